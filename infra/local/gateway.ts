@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
+import { routes, jobs, type Route } from '../routes.js';
+import { GATEWAY_BODIES } from '../../shared/http/errors.js';
+
+/**
+ * An in-process stand-in for API Gateway's REST API: route matching from the route table, the
+ * real TOKEN authorizer on every request (no cache), REST proxy events, and the gateway's own
+ * answers with the same bodies CDK templates. The local server and the tests both use it.
+ */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
+
+export interface GatewayRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  query?: Record<string, string[]>;
+  headers?: Record<string, string>;
+  body?: string;
+  sourceIp?: string;
+}
+
+export interface GatewayResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+const modules = new Map<string, Promise<LambdaHandler>>();
+
+/** Loads `functions/<name>.ts` once and returns its `handler`. */
+export function loadHandler(name: string): Promise<LambdaHandler> {
+  let loaded = modules.get(name);
+  if (!loaded) {
+    const url = pathToFileURL(resolve(PROJECT_ROOT, 'functions', `${name}.ts`)).href;
+    loaded = import(url).then((m: { handler?: LambdaHandler }) => {
+      if (typeof m.handler !== 'function') throw new Error(`functions/${name}.ts exports no handler`);
+      return m.handler;
+    });
+    modules.set(name, loaded);
+  }
+  return loaded;
+}
+
+export function lambdaContext(functionName: string, timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+interface Compiled {
+  route: Route;
+  regex: RegExp;
+  names: string[];
+  literalSegments: number;
+}
+
+const compiled: Compiled[] = routes.map((route) => {
+  const names: string[] = [];
+  const pattern = route.path
+    .split('/')
+    .map((seg) => {
+      const m = /^\{(\w+)\}$/.exec(seg);
+      if (m) {
+        names.push(m[1]!);
+        return '([^/]+)';
+      }
+      return seg.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return { route, regex: new RegExp(`^${pattern}/?$`), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
+});
+// A literal segment beats a parameter (as API Gateway matches `/phoneConnections/batch` before `{id}`).
+compiled.sort((a, b) => b.literalSegments - a.literalSegments);
+
+export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+  for (const c of compiled) {
+    if (c.route.method !== method) continue;
+    const m = c.regex.exec(path);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    c.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+    return { route: c.route, params };
+  }
+  return undefined;
+}
+
+function gatewayAnswer(statusCode: number, body: object): GatewayResponse {
+  return { statusCode, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+const API_ARN = 'arn:aws:execute-api:local:000000000000:local';
+
+function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): boolean {
+  const statements = result.policyDocument?.Statement ?? [];
+  return statements.some((s) => {
+    const st = s as { Effect: string; Resource?: string | string[] };
+    const resources = Array.isArray(st.Resource) ? st.Resource : [st.Resource ?? ''];
+    return st.Effect === 'Allow' && resources.some((r) => new RegExp(`^${r.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(methodArn));
+  });
+}
+
+/** Handles one request the way the deployed API Gateway + Lambda would. */
+export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
+  const method = req.method.toUpperCase();
+  const match = matchRoute(method, req.path);
+  if (!match) return gatewayAnswer(404, GATEWAY_BODIES.notFound);
+  const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+
+  // The TOKEN authorizer: identity source is the Authorization header.
+  const token = headers['authorization'];
+  if (!token) return gatewayAnswer(401, GATEWAY_BODIES.unauthorized);
+  const methodArn = `${API_ARN}/local/${method}${req.path}`;
+  let authorizer: APIGatewayAuthorizerResult;
+  try {
+    const authorize = await loadHandler('authorizer');
+    authorizer = (await authorize({ type: 'TOKEN', authorizationToken: token, methodArn }, lambdaContext('authorizer'))) as APIGatewayAuthorizerResult;
+  } catch (error) {
+    if ((error as Error).message === 'Unauthorized') return gatewayAnswer(401, GATEWAY_BODIES.unauthorized);
+    console.error('authorizer failed', error);
+    return gatewayAnswer(500, GATEWAY_BODIES.default5xx);
+  }
+  if (!policyAllows(authorizer, methodArn)) return gatewayAnswer(403, GATEWAY_BODIES.accessDenied);
+
+  const query = req.query ?? {};
+  const hasQuery = Object.keys(query).length > 0;
+  const event: APIGatewayProxyEvent = {
+    resource: match.route.path,
+    path: req.path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: hasQuery ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v[v.length - 1]!])) : null,
+    multiValueQueryStringParameters: hasQuery ? query : null,
+    pathParameters: Object.keys(match.params).length ? match.params : null,
+    stageVariables: null,
+    body: req.body && req.body.length > 0 ? req.body : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: { ...(authorizer.context ?? {}), principalId: authorizer.principalId },
+      httpMethod: method,
+      identity: { sourceIp: req.sourceIp ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/local${req.path}`,
+      protocol: 'HTTP/1.1',
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: match.route.path,
+      stage: 'local',
+    },
+  };
+  try {
+    const handler = await loadHandler(match.route.handler);
+    const result = (await handler(event, lambdaContext(match.route.handler))) as APIGatewayProxyResult;
+    const outHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(result.headers ?? {})) outHeaders[k] = String(v);
+    return { statusCode: result.statusCode, headers: outHeaders, body: result.body ?? '' };
+  } catch (error) {
+    console.error(`function ${match.route.handler} failed`, error);
+    return gatewayAnswer(500, GATEWAY_BODIES.default5xx);
+  }
+}
+
+/** Runs a job function by its name (the local stand-in for Lambda Invoke). */
+export async function invokeJob(name: string, payload: unknown): Promise<unknown> {
+  const job = jobs.find((j) => j.name === name || localFunctionName(j.name) === name);
+  if (!job) throw new Error(`no job named ${name}`);
+  const handler = await loadHandler(job.handler);
+  return handler(payload, lambdaContext(localFunctionName(job.name)));
+}
+
+export function localFunctionName(job: string): string {
+  return `local-${job}`;
+}

@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execSync } from 'node:child_process';
+import type { Server } from 'node:http';
+import { ENV } from '../../shared/config/env.js';
+import { freePort, startDynamoDbLocal, startS3, type RunningService } from './services.js';
+import { jobs } from '../routes.js';
+
+export interface LocalRuntimeOptions {
+  port: number;
+  inMemory: boolean;
+  dataDir: string;
+  demoApiKey?: string;
+  dynamodbEndpoint?: string;
+  s3Endpoint?: string;
+  /** Seconds between local scanner/aggregator runs; 0 disables them. */
+  scanIntervalSeconds: number;
+  quiet?: boolean;
+}
+
+export interface LocalRuntime {
+  url: string;
+  port: number;
+  demoApiKey: string;
+  demoOrganizationId: string;
+  env: Record<string, string>;
+  stop: () => Promise<void>;
+}
+
+export const LOCAL_TABLE = 'eval-platform-local';
+export const LOCAL_BUCKET = 'eval-platform-local';
+
+function gitCommit(): string {
+  try {
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Starts everything `npm start` needs: DynamoDB Local and s3rver (unless endpoints are given),
+ * the environment the functions read, the table, the demo organization, the HTTP server and the
+ * in-process schedules.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const children: RunningService[] = [];
+  const cleanup: (() => void)[] = [];
+  const stopAll = async () => {
+    for (const c of children.reverse()) await c.stop().catch(() => undefined);
+    cleanup.forEach((f) => f());
+  };
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+    let dynamoEndpoint = options.dynamodbEndpoint;
+    if (!dynamoEndpoint) {
+      const dynamo = await startDynamoDbLocal({ port: await freePort(), dbPath: options.inMemory ? undefined : join(options.dataDir, 'dynamodb') });
+      children.push(dynamo);
+      dynamoEndpoint = dynamo.endpoint;
+    }
+    let s3Endpoint = options.s3Endpoint;
+    if (!s3Endpoint) {
+      const dir = options.inMemory ? mkdtempSync(join(tmpdir(), 'evp-s3-')) : join(options.dataDir, 's3');
+      if (options.inMemory) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+      const s3 = await startS3({ port: await freePort(), directory: dir, bucket: LOCAL_BUCKET });
+      children.push(s3);
+      s3Endpoint = s3.endpoint;
+    }
+
+    const port = options.port;
+    const url = `http://127.0.0.1:${port}`;
+    const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const env: Record<string, string> = {
+      [ENV.tableName]: process.env[ENV.tableName] ?? LOCAL_TABLE,
+      [ENV.bucketName]: process.env[ENV.bucketName] ?? LOCAL_BUCKET,
+      [ENV.dynamodbEndpoint]: dynamoEndpoint,
+      [ENV.s3Endpoint]: s3Endpoint,
+      [ENV.lambdaEndpoint]: url,
+      [ENV.evaluatorFunction]: 'local-evaluator',
+      [ENV.scannerFunction]: 'local-scanner',
+      [ENV.aggregatorFunction]: 'local-aggregator',
+      [ENV.queueUrl]: 'local://evaluation-queue',
+      AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      BUILD_VERSION: pkg.version,
+      BUILD_COMMIT: process.env.BUILD_COMMIT ?? gitCommit(),
+      BUILD_DATE: new Date().toISOString(),
+    };
+    Object.assign(process.env, env);
+
+    // Function modules read the environment at load, so they are imported only now.
+    const bootstrap = await import('./bootstrap.js');
+    await bootstrap.ensureTable();
+    const keyFile = join(options.dataDir, 'demo-api-key');
+    const remembered = !options.inMemory && existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
+    const demoApiKey = await bootstrap.seedDemoOrganization({ demoKey: options.demoApiKey, rememberedKey: remembered || undefined });
+    writeFileSync(keyFile, `${demoApiKey}\n`, { mode: 0o600 });
+
+    const { createLocalServer } = await import('./server.js');
+    const server: Server = createLocalServer({ quiet: options.quiet });
+    await new Promise<void>((res, rej) => {
+      server.once('error', rej);
+      server.listen(port, '127.0.0.1', () => res());
+    });
+    const { invokeJob } = await import('./gateway.js');
+    const timers: NodeJS.Timeout[] = [];
+    if (options.scanIntervalSeconds > 0) {
+      for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
+        let running = false;
+        const timer = setInterval(() => {
+          if (running) return;
+          running = true;
+          invokeJob(job.name, { source: 'local.schedule', 'detail-type': 'Scheduled Event', time: new Date().toISOString(), detail: {} })
+            .catch((e: unknown) => console.error(`${job.name} failed`, e))
+            .finally(() => (running = false));
+        }, options.scanIntervalSeconds * 1000);
+        timer.unref();
+        timers.push(timer);
+      }
+    }
+    return {
+      url,
+      port,
+      demoApiKey,
+      demoOrganizationId: bootstrap.DEMO_ORG_ID,
+      env,
+      stop: async () => {
+        timers.forEach(clearInterval);
+        await new Promise<void>((res) => {
+          server.close(() => res());
+          server.closeAllConnections();
+        });
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

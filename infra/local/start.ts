@@ -1,0 +1,43 @@
+/**
+ * `npm start`: the whole service on this machine. Flags: `--in-memory` (nothing kept under .data/).
+ * Environment: PORT (3000), DEMO_API_KEY, DYNAMODB_ENDPOINT, S3_ENDPOINT, SCAN_INTERVAL_SECONDS (10).
+ */
+import { resolve } from 'node:path';
+import { startLocalRuntime } from './runtime.js';
+
+const args = new Set(process.argv.slice(2));
+const port = Number(process.env.PORT ?? 3000);
+const interval = Number(process.env.SCAN_INTERVAL_SECONDS ?? 10);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, got ${process.env.PORT}`);
+  process.exit(2);
+}
+
+try {
+  const runtime = await startLocalRuntime({
+    port,
+    inMemory: args.has('--in-memory'),
+    dataDir: resolve(import.meta.dirname, '..', '..', '.data'),
+    demoApiKey: process.env.DEMO_API_KEY || undefined,
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    s3Endpoint: process.env.S3_ENDPOINT || undefined,
+    scanIntervalSeconds: Number.isFinite(interval) ? interval : 10,
+  });
+  console.log(`Evaluation platform API listening on ${runtime.url}`);
+  console.log(`Demo organization: ${runtime.demoOrganizationId} (ENTERPRISE)`);
+  console.log(`Demo API key: ${runtime.demoApiKey}`);
+  console.log(`Try: curl -s -H "Authorization: Bearer ${runtime.demoApiKey}" ${runtime.url}/organization`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    await runtime.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+} catch (error) {
+  console.error(`Could not start: ${(error as Error).message}`);
+  process.exit(1);
+}

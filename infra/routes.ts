@@ -1,0 +1,78 @@
+/**
+ * The route table: the one place a route's method, path, handler module and access level are
+ * written. CDK (infra/stack.ts) and the local server (infra/local/server.ts) both read it.
+ *
+ * - `handler` is the module under `functions/` (without extension) exporting `handler`.
+ * - `access`: who may call it. `member` = any valid key; `admin` = ADMIN role;
+ *   `adminOrEnterprise` = ADMIN role or an organization on the ENTERPRISE plan.
+ * - `data`: the table access its function is granted (`read` routes get read-only grants).
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Access = 'member' | 'admin' | 'adminOrEnterprise';
+export type DataAccess = 'read' | 'write';
+/** Extra permissions a route's function needs beyond the table. */
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend';
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  handler: string;
+  access: Access;
+  data: DataAccess;
+  capabilities?: readonly Capability[];
+}
+
+const r = (method: HttpMethod, path: string, handler: string, data: DataAccess, extra: Partial<Route> = {}): Route => ({
+  method,
+  path,
+  handler,
+  access: 'member',
+  data,
+  ...extra,
+});
+
+export const routes: readonly Route[] = [
+  // organization and API keys
+  r('GET', '/organization', 'organization/get', 'read'),
+  r('PATCH', '/organizations/{id}', 'organization/update', 'write', { access: 'admin' }),
+  r('POST', '/apiKeys', 'api-keys/create', 'write'),
+  r('GET', '/apiKeys', 'api-keys/list', 'read'),
+  r('GET', '/apiKeys/{id}', 'api-keys/get', 'read'),
+  r('DELETE', '/apiKeys/{id}', 'api-keys/delete', 'write'),
+
+  // phone connections
+  r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
+  r('GET', '/phoneConnections', 'phone-connections/list', 'read'),
+  r('DELETE', '/phoneConnections/batch', 'phone-connections/batch-delete', 'write'),
+  r('GET', '/phoneConnections/{id}', 'phone-connections/get', 'read'),
+  r('PATCH', '/phoneConnections/{id}', 'phone-connections/update', 'write'),
+
+  // build info
+  r('GET', '/build-info', 'build-info/get', 'read', { access: 'adminOrEnterprise' }),
+  r('GET', '/build-info/services', 'build-info/services', 'read', { access: 'adminOrEnterprise', capabilities: ['invokeJobs'] }),
+];
+
+/** Scheduled and queue-driven functions (not behind the API). */
+export interface Job {
+  name: 'scanner' | 'aggregator' | 'evaluator';
+  handler: string;
+  trigger: 'schedule' | 'queue';
+}
+
+export const jobs: readonly Job[] = [
+  { name: 'scanner', handler: 'jobs/scanner', trigger: 'schedule' },
+  { name: 'aggregator', handler: 'jobs/aggregator', trigger: 'schedule' },
+  { name: 'evaluator', handler: 'jobs/evaluator', trigger: 'queue' },
+];
+
+export function routeOf(handler: string): Route {
+  const route = routes.find((x) => x.handler === handler);
+  if (!route) throw new Error(`no route in infra/routes.ts for handler ${handler}`);
+  return route;
+}
+
+/** A stable construct id for a route, e.g. `GET /phoneConnections/{id}` → `GetPhoneConnectionsId`. */
+export function routeId(route: Route): string {
+  const words = [route.method.toLowerCase(), ...route.path.split(/[/{}\-]+/).filter(Boolean)];
+  return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}

@@ -1,0 +1,208 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  AuthorizationType,
+  LambdaIntegration,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { ManagedPolicy, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV } from '../shared/config/env.js';
+import { GATEWAY_BODIES } from '../shared/http/errors.js';
+import { TABLE } from '../shared/db/table.js';
+import { AppFunction } from './constructs/app-function.js';
+import { jobs, routeId, routes, type Capability, type Route } from './routes.js';
+
+export const AUTHORIZER_CACHE_SECONDS = 300;
+export const SCHEDULE_MINUTES = 5;
+
+const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
+
+export class EvalPlatformStack extends Stack {
+  readonly api: RestApi;
+  readonly table: Table;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    // ---------- storage ----------
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      timeToLiveAttribute: TABLE.timeToLiveAttribute,
+    });
+    for (const index of TABLE.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    this.table = table;
+
+    const bucket = new Bucket(this, 'Bucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.GET], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3000 }],
+    });
+
+    const dlq = new Queue(this, 'EvaluationDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const queue = new Queue(this, 'EvaluationQueue', {
+      visibilityTimeout: Duration.minutes(6),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: dlq, maxReceiveCount: 3 },
+    });
+
+    const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+
+    // ---------- roles: shared per access level (keeps the stack far below 500 resources) ----------
+    const roles = new Map<string, Role>();
+    const newRole = (name: string) =>
+      new Role(this, name, {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+        managedPolicies: [
+          ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'),
+          ManagedPolicy.fromAwsManagedPolicyName('AWSXRayDaemonWriteAccess'),
+        ],
+      });
+
+    const baseEnv: Record<string, string> = {
+      [ENV.tableName]: table.tableName,
+      [ENV.bucketName]: bucket.bucketName,
+      [ENV.queueUrl]: queue.queueUrl,
+    };
+
+    // ---------- jobs ----------
+    const jobsRole = newRole('JobsRole');
+    table.grantReadWriteData(jobsRole);
+    bucket.grantReadWrite(jobsRole);
+    queue.grantSendMessages(jobsRole);
+    queue.grantConsumeMessages(jobsRole);
+    const jobFunctions = new Map<string, AppFunction>();
+    for (const job of jobs) {
+      const fn = new AppFunction(this, `Job${job.name[0]!.toUpperCase()}${job.name.slice(1)}`, {
+        handler: job.handler,
+        role: jobsRole,
+        logGroup: jobLogs,
+        environment: baseEnv,
+        timeout: Duration.minutes(job.trigger === 'queue' ? 1 : 4),
+        memorySize: 1024,
+      });
+      jobFunctions.set(job.name, fn);
+      if (job.trigger === 'schedule') {
+        new Rule(this, `${fn.node.id}Schedule`, {
+          schedule: Schedule.rate(Duration.minutes(SCHEDULE_MINUTES)),
+          targets: [new LambdaFunction(fn.fn, { retryAttempts: 2 })],
+        });
+      } else {
+        fn.fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+      }
+    }
+    const jobEnv: Record<string, string> = {
+      [ENV.evaluatorFunction]: jobFunctions.get('evaluator')!.fn.functionName,
+      [ENV.scannerFunction]: jobFunctions.get('scanner')!.fn.functionName,
+      [ENV.aggregatorFunction]: jobFunctions.get('aggregator')!.fn.functionName,
+    };
+
+    const roleFor = (route: Route): IRole => {
+      const caps = [...(route.capabilities ?? [])].sort();
+      const key = [route.data, ...caps].join('-');
+      let role = roles.get(key);
+      if (!role) {
+        role = newRole(`Api${key.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Role`);
+        if (route.data === 'read') table.grantReadData(role);
+        else table.grantReadWriteData(role);
+        for (const cap of caps as Capability[]) {
+          if (cap === 'bucketRead') bucket.grantRead(role);
+          if (cap === 'bucketWrite') bucket.grantReadWrite(role);
+          if (cap === 'queueSend') queue.grantSendMessages(role);
+          if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
+        }
+        roles.set(key, role);
+      }
+      return role;
+    };
+
+    // ---------- API ----------
+    const api = new RestApi(this, 'Api', {
+      restApiName: 'eval-platform',
+      description: 'Evaluation platform API',
+      deployOptions: {
+        stageName: 'v1',
+        throttlingRateLimit: 100,
+        throttlingBurstLimit: 200,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.OFF,
+      },
+      cloudWatchRole: false,
+    });
+    this.api = api;
+
+    const authorizerRole = newRole('AuthorizerRole');
+    table.grantReadData(authorizerRole);
+    const authorizerFn = new AppFunction(this, 'Authorizer', {
+      handler: 'authorizer',
+      role: authorizerRole,
+      logGroup: apiLogs,
+      environment: { [ENV.tableName]: table.tableName },
+      timeout: Duration.seconds(10),
+    });
+    const authorizer = new TokenAuthorizer(this, 'KeyAuthorizer', {
+      handler: authorizerFn.fn,
+      identitySource: 'method.request.header.Authorization',
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+    });
+
+    api.addGatewayResponse('Unauthorized', { type: ResponseType.UNAUTHORIZED, statusCode: '401', templates: body(GATEWAY_BODIES.unauthorized) });
+    api.addGatewayResponse('AccessDenied', { type: ResponseType.ACCESS_DENIED, statusCode: '403', templates: body(GATEWAY_BODIES.accessDenied) });
+    api.addGatewayResponse('MissingToken', { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', templates: body(GATEWAY_BODIES.notFound) });
+    api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', templates: body(GATEWAY_BODIES.throttled) });
+    api.addGatewayResponse('TooLarge', {
+      type: ResponseType.REQUEST_TOO_LARGE,
+      statusCode: '413',
+      templates: { 'application/json': '{"error":"Payload Too Large","message":$context.error.messageString}' },
+    });
+    api.addGatewayResponse('Default4xx', {
+      type: ResponseType.DEFAULT_4XX,
+      templates: { 'application/json': '{"error":"Bad Request","message":$context.error.messageString}' },
+    });
+    api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: body(GATEWAY_BODIES.default5xx) });
+
+    const apiEnv = { ...baseEnv, ...jobEnv };
+    for (const route of routes) {
+      const fn = new AppFunction(this, routeId(route), {
+        handler: route.handler,
+        role: roleFor(route),
+        logGroup: apiLogs,
+        environment: apiEnv,
+      });
+      api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }), {
+        authorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+  }
+}

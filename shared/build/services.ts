@@ -1,0 +1,44 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { ENV, optionalEnv, requireEnv } from '../config/env.js';
+import { buildStamp, type BuildStamp } from './stamp.js';
+
+export interface ServiceInfo extends BuildStamp {
+  name: string;
+  status: 'ok' | 'unreachable';
+}
+
+const PROBE_TIMEOUT_MS = 2000;
+const endpoint = optionalEnv(ENV.lambdaEndpoint);
+const lambda = new LambdaClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 1 });
+
+/** The downstream services and the functions that answer for them (names set by infra). */
+const services = [
+  { name: 'evaluator', functionName: requireEnv(ENV.evaluatorFunction) },
+  { name: 'scanner', functionName: requireEnv(ENV.scannerFunction) },
+  { name: 'aggregator', functionName: requireEnv(ENV.aggregatorFunction) },
+];
+
+const UNKNOWN = { version: 'unknown', commit: 'unknown', buildDate: 'unknown' };
+
+/** Asks one function for its stamp; any failure or a 2-second silence is `unreachable`, never a throw. */
+export async function probe(name: string, functionName: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServiceInfo> {
+  try {
+    const out = await lambda.send(
+      new InvokeCommand({ FunctionName: functionName, Payload: new TextEncoder().encode(JSON.stringify({ probe: 'build-info' })) }),
+      { abortSignal: AbortSignal.timeout(timeoutMs) },
+    );
+    if (out.FunctionError || !out.Payload) return { name, status: 'unreachable', ...UNKNOWN };
+    const stamp = JSON.parse(new TextDecoder().decode(out.Payload)) as Partial<BuildStamp>;
+    if (typeof stamp.version !== 'string' || typeof stamp.commit !== 'string' || typeof stamp.buildDate !== 'string') {
+      return { name, status: 'unreachable', ...UNKNOWN };
+    }
+    return { name, status: 'ok', version: stamp.version, commit: stamp.commit, buildDate: stamp.buildDate };
+  } catch {
+    return { name, status: 'unreachable', ...UNKNOWN };
+  }
+}
+
+export async function buildInfoWithServices(): Promise<{ api: BuildStamp; services: ServiceInfo[] }> {
+  const results = await Promise.all(services.map((s) => probe(s.name, s.functionName)));
+  return { api: buildStamp, services: results };
+}

@@ -1,0 +1,38 @@
+/**
+ * Environment variable names, shared by `infra/` (which sets them) and `functions/`
+ * (which reads them). A function reads its configuration once, at module load.
+ */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  bucketName: 'BUCKET_NAME',
+  queueUrl: 'EVALUATION_QUEUE_URL',
+  evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',
+  scannerFunction: 'SCANNER_FUNCTION_NAME',
+  aggregatorFunction: 'AGGREGATOR_FUNCTION_NAME',
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  s3Endpoint: 'S3_ENDPOINT',
+  s3PublicEndpoint: 'S3_PUBLIC_ENDPOINT',
+  lambdaEndpoint: 'LAMBDA_ENDPOINT',
+  sqsEndpoint: 'SQS_ENDPOINT',
+  judgeBaseUrl: 'JUDGE_BASE_URL',
+  judgeApiKey: 'JUDGE_API_KEY',
+  monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
+  logLevel: 'LOG_LEVEL',
+} as const;
+
+export type EnvName = (typeof ENV)[keyof typeof ENV];
+
+/** Reads a required variable; a missing one fails at load with its name. */
+export function requireEnv(name: EnvName): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`missing required environment variable ${name}`);
+  }
+  return value;
+}
+
+/** Reads an optional variable: undefined when unset or empty. */
+export function optionalEnv(name: EnvName): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,202 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { doc, tableName } from './client.js';
+import { keys, type CatalogType } from './keys.js';
+import { isConditionalCheckFailed, transactionCancellationCodes } from './errors.js';
+import { batchGet, queryIndex, queryPrefix } from './query.js';
+import { toRecord } from './records.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
+
+type Item = Record<string, unknown>;
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A catalog record: owned by an organization, soft-deletable. */
+export interface CatalogRecord {
+  id: string;
+  organizationId: string;
+  createdAt: string;
+  deletedAt?: string;
+  productId?: string;
+}
+
+export interface CatalogEntity {
+  type: CatalogType;
+  /** Used in messages: "phone connection phc_… not found". */
+  label: string;
+  /** Indexed on gsi1 by product. */
+  byProduct: boolean;
+}
+
+export function itemFor<T extends CatalogRecord>(entity: CatalogEntity, record: T): Item {
+  const fields = { ...record } as unknown as Item;
+  return {
+    ...keys.catalog(record.organizationId, entity.type, record.id),
+    ...(entity.byProduct && record.productId ? keys.byProduct(record.productId, entity.type, record.createdAt, record.id) : {}),
+    entity: entity.type,
+    ...fields,
+  };
+}
+
+/** The Put of a new record and its owner pointer, for a transaction. */
+export function putNewItems<T extends CatalogRecord>(entity: CatalogEntity, record: T): TransactItem[] {
+  return [
+    { Put: { TableName: tableName, Item: itemFor(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.idOwner(record.id), entity: 'ID', organizationId: record.organizationId, type: entity.type },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/** Creates a record (and any extra items) in one transaction. */
+export async function createRecord<T extends CatalogRecord>(entity: CatalogEntity, record: T, extra: TransactItem[] = []): Promise<T> {
+  await transact([...putNewItems(entity, record), ...extra], (codes) => {
+    if (codes[0] === 'ConditionalCheckFailed' || codes[1] === 'ConditionalCheckFailed') {
+      return new ConflictError(`${entity.label} ${record.id} already exists`);
+    }
+    return undefined;
+  });
+  return record;
+}
+
+/**
+ * Runs a transaction; a cancellation is translated by `translate` (given the per-item reason
+ * codes) or, failing that, to a 409 (a concurrent change).
+ */
+export async function transact(items: TransactItem[], translate?: (codes: string[]) => Error | undefined): Promise<void> {
+  if (items.length === 0) return;
+  if (items.length > 100) throw new ValidationError('too many items change in one request (at most 100)');
+  try {
+    await doc.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    const codes = transactionCancellationCodes(error);
+    if (!codes) throw error;
+    const translated = translate?.(codes);
+    if (translated) throw translated;
+    if (codes.includes('TransactionConflict')) throw new ConflictError('a concurrent request changed the same records; retry');
+    if (codes.includes('ConditionalCheckFailed')) throw new ConflictError('the records changed while this request ran; retry');
+    throw error;
+  }
+}
+
+/** Reads one record by id within the caller's organization; 403 for another's, 404 for none. */
+export async function getRecord<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  options: { includeDeleted?: boolean; consistent?: boolean } = {},
+): Promise<T> {
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, entity.type, id), ConsistentRead: options.consistent ?? true }),
+  );
+  if (out.Item) {
+    const record = toRecord<T>(out.Item);
+    if (record.deletedAt && !options.includeDeleted) throw new NotFoundError(`${entity.label} ${id} not found`);
+    return record;
+  }
+  await throwMissing(entity, orgId, id);
+  throw new NotFoundError(`${entity.label} ${id} not found`);
+}
+
+/** Throws 403 when the id belongs to another organization's record of this type, else 404. */
+export async function throwMissing(entity: CatalogEntity, orgId: string, id: string): Promise<never> {
+  const owner = await doc.send(new GetCommand({ TableName: tableName, Key: keys.idOwner(id) }));
+  const item = owner.Item as { organizationId?: string; type?: string } | undefined;
+  if (item && item.type === entity.type && item.organizationId !== orgId) {
+    throw new ForbiddenError(`${entity.label} ${id} belongs to another organization`);
+  }
+  throw new NotFoundError(`${entity.label} ${id} not found`);
+}
+
+/**
+ * Reads many records by id (all-or-nothing semantics for callers): returns them in the order
+ * asked, or throws 403/404 naming the first id that is another organization's or absent/deleted.
+ */
+export async function getLiveRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string, ids: string[]): Promise<T[]> {
+  const items = await batchGet(ids.map((id) => keys.catalog(orgId, entity.type, id)), true);
+  const byId = new Map(items.map((i) => [String(i.id), toRecord<T>(i)]));
+  const out: T[] = [];
+  for (const id of ids) {
+    const record = byId.get(id);
+    if (!record) await throwMissing(entity, orgId, id);
+    else if (record.deletedAt) throw new NotFoundError(`${entity.label} ${id} not found`);
+    else out.push(record);
+  }
+  return out;
+}
+
+/** Live records of one type of an organization (every page). */
+export async function listOrgRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string): Promise<T[]> {
+  const { pk, skPrefix } = keys.catalogPrefix(orgId, entity.type);
+  const items = await queryPrefix(pk, skPrefix);
+  return items.map((i) => toRecord<T>(i)).filter((r) => !r.deletedAt);
+}
+
+/** Live records of one type of some products (gsi1), restricted to the organization. */
+export async function listProductRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string, productIds: string[]): Promise<T[]> {
+  const lists = await Promise.all(productIds.map((p) => queryIndex('gsi1', keys.byProductPartition(p, entity.type))));
+  return lists
+    .flat()
+    .map((i) => toRecord<T>(i))
+    .filter((r) => r.organizationId === orgId && !r.deletedAt);
+}
+
+/** The Update of a live record, for a transaction or alone. */
+export function updateItem(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+): NonNullable<TransactItem['Update']> {
+  const names: Record<string, string> = { '#deletedAt': 'deletedAt' };
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  Object.entries(set).forEach(([k, v], i) => {
+    names[`#s${i}`] = k;
+    values[`:s${i}`] = v;
+    sets.push(`#s${i} = :s${i}`);
+  });
+  const removes = remove.map((k, i) => {
+    names[`#r${i}`] = k;
+    return `#r${i}`;
+  });
+  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
+    .filter(Boolean)
+    .join(' ');
+  return {
+    TableName: tableName,
+    Key: keys.catalog(orgId, entity.type, id),
+    UpdateExpression: expression,
+    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deletedAt)',
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  };
+}
+
+/** Updates a live record and returns it; 404 when it is absent or deleted (403 when another's). */
+export async function updateRecord<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+): Promise<T> {
+  if (Object.keys(set).length === 0 && remove.length === 0) return getRecord<T>(entity, orgId, id);
+  try {
+    const out = await doc.send(new UpdateCommand({ ...updateItem(entity, orgId, id, set, remove), ReturnValues: 'ALL_NEW' }));
+    return toRecord<T>(out.Attributes ?? {});
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    await getRecord(entity, orgId, id); // throws the precise 403/404
+    throw new NotFoundError(`${entity.label} ${id} not found`);
+  }
+}
+
+/** Soft-deletes a live record; returns `{id, deletedAt}`. */
+export async function softDeleteRecord(entity: CatalogEntity, orgId: string, id: string, at: string): Promise<{ id: string; deletedAt: string }> {
+  await updateRecord(entity, orgId, id, { deletedAt: at });
+  return { id, deletedAt: at };
+}

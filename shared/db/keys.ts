@@ -1,0 +1,45 @@
+/**
+ * Every key of the table, built by pure functions (DESIGN.md §7). Nothing else writes a key.
+ */
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+/** Catalog record types stored under their organization's partition. */
+export const CATALOG_TYPES = [
+  'PRODUCT',
+  'VERSION',
+  'ECON',
+  'PHONE',
+  'METRIC',
+  'SPEC',
+  'TEST',
+  'MONITOR',
+  'APIKEY',
+] as const;
+export type CatalogType = (typeof CATALOG_TYPES)[number];
+
+export const PLATFORM_ORG = '_platform';
+
+export const keys = {
+  organization: (orgId: string): Key => ({ pk: `ORG#${orgId}`, sk: 'ORG' }),
+  /** The credit spend of one organization in one cycle (`YYYY-MM`). */
+  orgSpend: (orgId: string, cycle: string): Key => ({ pk: `ORG#${orgId}`, sk: `SPEND#${cycle}` }),
+
+  /** Lookup item of an API key by the SHA-256 of its body (read by the authorizer). */
+  apiKeyLookup: (hash: string): Key => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
+
+  /** A catalog record of an organization. */
+  catalog: (orgId: string, type: CatalogType, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `${type}#${id}` }),
+  catalogPrefix: (orgId: string, type: CatalogType): { pk: string; skPrefix: string } => ({ pk: `ORG#${orgId}`, skPrefix: `${type}#` }),
+  /** gsi1: the catalog records of one product, by type, oldest first. */
+  byProduct: (productId: string, type: CatalogType, createdAt: string, id: string) => ({
+    gsi1pk: `PRODUCT#${productId}#${type}`,
+    gsi1sk: `${createdAt}#${id}`,
+  }),
+  byProductPartition: (productId: string, type: CatalogType): string => `PRODUCT#${productId}#${type}`,
+
+  /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
+  idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
+} as const;

@@ -1,0 +1,57 @@
+import { QueryCommand, type QueryCommandInput, BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { doc, tableName } from './client.js';
+import type { Key } from './keys.js';
+import type { IndexName } from './table.js';
+
+type Item = Record<string, unknown>;
+
+/** Reads every page of a Query (never stopping at the first 1 MB page). */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await doc.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...((out.Items ?? []) as Item[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** All items of a partition whose sort key starts with a prefix. */
+export function queryPrefix(pk: string, skPrefix: string, options: { consistent?: boolean } = {}): Promise<Item[]> {
+  return queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+    ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
+    ConsistentRead: options.consistent ?? false,
+  });
+}
+
+/** All items of an index partition. */
+export function queryIndex(index: IndexName, pk: string, skPrefix?: string): Promise<Item[]> {
+  const pkName = `${index}pk`;
+  const skName = `${index}sk`;
+  return queryAll({
+    IndexName: index,
+    KeyConditionExpression: skPrefix ? `#pk = :pk AND begins_with(#sk, :sk)` : '#pk = :pk',
+    ExpressionAttributeNames: skPrefix ? { '#pk': pkName, '#sk': skName } : { '#pk': pkName },
+    ExpressionAttributeValues: skPrefix ? { ':pk': pk, ':sk': skPrefix } : { ':pk': pk },
+  });
+}
+
+/** BatchGet of up to any number of keys (chunks of 100, unprocessed keys retried). */
+export async function batchGet(keyList: Key[], consistent = false): Promise<Item[]> {
+  const out: Item[] = [];
+  for (let i = 0; i < keyList.length; i += 100) {
+    let pending: Record<string, unknown>[] = keyList.slice(i, i + 100).map((k) => ({ pk: k.pk, sk: k.sk }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+      const res = await doc.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
+      out.push(...((res.Responses?.[tableName] ?? []) as Item[]));
+      pending = (res.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      if (attempt > 8 && pending.length > 0) throw new Error('BatchGet kept returning unprocessed keys');
+    }
+  }
+  return out;
+}

@@ -1,0 +1,185 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { routeOf, type Route } from '../../infra/routes.js';
+import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.js';
+import { compile } from '../schemas/ajv.js';
+import { toErrorResponse, UnsupportedMediaTypeError, ValidationError } from './errors.js';
+import { log } from './logger.js';
+import { normaliseQuery } from './query.js';
+
+export interface Reply {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** 200 with the value. */
+export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
+/** 201 with the created record. */
+export const created = (body: unknown): Reply => ({ statusCode: 201, body });
+/** 200 with a JSON array and the total number of matches in `X-Total-Count`. */
+export const page = (result: { items: unknown[]; total: number }): Reply => ({
+  statusCode: 200,
+  body: result.items,
+  headers: { 'X-Total-Count': String(result.total) },
+});
+
+export interface HttpRequest<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  auth: AuthContext;
+  requestId: string;
+  route: Route;
+}
+
+interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
+  /** The handler module name in the route table, e.g. `phone-connections/create`. */
+  handler: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+}
+
+const NoParams = Type.Object({}, { additionalProperties: true });
+const NoQuery = Type.Object({}, { additionalProperties: false });
+
+type Internal = {
+  started: number;
+  auth?: AuthContext;
+  body?: unknown;
+  params?: unknown;
+  query?: unknown;
+};
+
+/**
+ * The one Middy stack of every API function: request log line, header normalising, auth context
+ * and route access, JSON body parsing, schema validation, JSON response, error mapping (last).
+ * Schemas are compiled here, at module load of the function that calls it.
+ */
+export function httpHandler<P extends TObject = typeof NoParams, Q extends TObject = typeof NoQuery, B extends TSchema = TSchema>(
+  spec: Spec<P, Q, B>,
+  fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : undefined>) => Promise<Reply>,
+) {
+  const route = routeOf(spec.handler);
+  const validateParams = compile(spec.params ?? NoParams, 'path');
+  const querySchema = spec.query ?? NoQuery;
+  const validateQuery = compile(querySchema, 'query');
+  const validateBody = spec.body ? compile(spec.body, 'body') : undefined;
+
+  type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>;
+
+  const requestLog: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal> = {
+    before: (request: Req) => {
+      request.internal.started = Date.now();
+    },
+    after: (request: Req) => logLine(request),
+    onError: (request: Req) => logLine(request),
+  };
+
+  const authorize = {
+    before: (request: Req) => {
+      const auth = authFromEvent(request.event);
+      assertAccess(auth, route.access);
+      request.internal.auth = auth;
+    },
+  };
+
+  const parseAndValidate = {
+    before: (request: Req) => {
+      const { event } = request;
+      request.internal.params = validateParams({ ...(event.pathParameters ?? {}) });
+      request.internal.query = validateQuery(normaliseQuery(event, querySchema));
+      request.internal.body = parseBody(event, validateBody);
+    },
+  };
+
+  const errorHandler = {
+    onError: (request: Req) => {
+      const { statusCode, body } = toErrorResponse(request.error);
+      if (statusCode >= 500) {
+        log('error', 'request failed', {
+          requestId: request.context.awsRequestId,
+          error: request.error?.name,
+          detail: request.error?.message,
+          stack: request.error?.stack,
+        });
+      }
+      request.response = json(statusCode, body, request.context.awsRequestId);
+    },
+  };
+
+  const core = async (_event: APIGatewayProxyEvent, context: Context, internal: Internal): Promise<APIGatewayProxyResult> => {
+    const reply = await fn({
+      params: internal.params as Static<P>,
+      query: internal.query as Static<Q>,
+      body: internal.body as B extends TSchema ? Static<B> : undefined,
+      auth: internal.auth!,
+      requestId: context.awsRequestId,
+      route,
+    });
+    return json(reply.statusCode, reply.body, context.awsRequestId, reply.headers);
+  };
+
+  // Validated inputs travel from the middlewares to the handler keyed by the invocation's context
+  // (the local server may run one function concurrently).
+  const state = new WeakMap<Context, Internal>();
+  const captureRequest = {
+    before: (request: Req) => {
+      state.set(request.context, request.internal);
+    },
+  };
+
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
+    .use(requestLog)
+    .use(httpHeaderNormalizer() as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>)
+    .use(authorize)
+    .use(parseAndValidate)
+    .use(captureRequest)
+    .use(errorHandler)
+    .handler((event, context) => core(event, context, state.get(context)!));
+
+  function logLine(request: Req) {
+    log('info', 'request', {
+      requestId: request.context.awsRequestId,
+      method: request.event.httpMethod,
+      path: request.event.path,
+      status: request.response?.statusCode,
+      ms: Date.now() - (request.internal.started ?? Date.now()),
+      org: request.internal.auth?.organizationId,
+    });
+  }
+}
+
+function json(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
+
+function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unknown) | undefined): unknown {
+  const raw = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const hasBody = raw.trim().length > 0;
+  if (!validate) {
+    if (hasBody) throw new ValidationError('this route takes no request body');
+    return undefined;
+  }
+  if (!hasBody) throw new ValidationError('a JSON request body is required');
+  const contentType = event.headers?.['content-type'] ?? event.headers?.['Content-Type'];
+  if (!contentType || !JSON_TYPE.test(contentType)) {
+    throw new UnsupportedMediaTypeError('the request body must be JSON (Content-Type: application/json)');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ValidationError('the request body is not valid JSON');
+  }
+  return validate(parsed);
+}
