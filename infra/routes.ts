@@ -31,6 +31,15 @@ const r = (method: HttpMethod, path: string, handler: string, data: DataAccess, 
   ...extra,
 });
 
+/** Create, list, read, update and (soft) delete of one resource. */
+const crud = (base: string, folder: string): Route[] => [
+  r('POST', base, `${folder}/create`, 'write'),
+  r('GET', base, `${folder}/list`, 'read'),
+  r('GET', `${base}/{id}`, `${folder}/get`, 'read'),
+  r('PATCH', `${base}/{id}`, `${folder}/update`, 'write'),
+  r('DELETE', `${base}/{id}`, `${folder}/delete`, 'write'),
+];
+
 export const routes: readonly Route[] = [
   // organization and API keys
   r('GET', '/organization', 'organization/get', 'read'),
@@ -39,6 +48,11 @@ export const routes: readonly Route[] = [
   r('GET', '/apiKeys', 'api-keys/list', 'read'),
   r('GET', '/apiKeys/{id}', 'api-keys/get', 'read'),
   r('DELETE', '/apiKeys/{id}', 'api-keys/delete', 'write'),
+
+  // products, versions, endpoint connections
+  ...crud('/products', 'products'),
+  ...crud('/versions', 'versions'),
+  ...crud('/endpointConnections', 'endpoint-connections'),
 
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),

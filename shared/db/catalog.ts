@@ -143,6 +143,13 @@ export async function listProductRecords<T extends CatalogRecord>(entity: Catalo
     .filter((r) => r.organizationId === orgId && !r.deletedAt);
 }
 
+/** An extra condition on an update: `expression` may use the given placeholder names and values. */
+export interface ExtraCondition {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
 /** The Update of a live record, for a transaction or alone. */
 export function updateItem(
   entity: CatalogEntity,
@@ -150,9 +157,10 @@ export function updateItem(
   id: string,
   set: Record<string, unknown>,
   remove: string[] = [],
+  extra?: ExtraCondition,
 ): NonNullable<TransactItem['Update']> {
-  const names: Record<string, string> = { '#deletedAt': 'deletedAt' };
-  const values: Record<string, unknown> = {};
+  const names: Record<string, string> = { '#deletedAt': 'deletedAt', ...(extra?.names ?? {}) };
+  const values: Record<string, unknown> = { ...(extra?.values ?? {}) };
   const sets: string[] = [];
   Object.entries(set).forEach(([k, v], i) => {
     names[`#s${i}`] = k;
@@ -170,7 +178,7 @@ export function updateItem(
     TableName: tableName,
     Key: keys.catalog(orgId, entity.type, id),
     UpdateExpression: expression,
-    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deletedAt)',
+    ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#deletedAt)${extra ? ` AND (${extra.expression})` : ''}`,
     ExpressionAttributeNames: names,
     ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
   };

@@ -40,6 +40,11 @@ export const keys = {
   }),
   byProductPartition: (productId: string, type: CatalogType): string => `PRODUCT#${productId}#${type}`,
 
+  /** Guard item keeping a version name unique within its product. */
+  versionName: (productId: string, name: string): Key => ({ pk: `PRODUCT#${productId}`, sk: `VERSIONNAME#${name}` }),
+  /** Write-only secrets of an endpoint connection: a separate item that no read path loads. */
+  endpointSecrets: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#ECON#${id}` }),
+
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
 } as const;

@@ -8,7 +8,6 @@ import {
   transact,
   updateItem,
   updateRecord,
-  type CatalogEntity,
 } from '../db/catalog.js';
 import { NotFoundError } from '../http/errors.js';
 import type { BatchIds, PhoneConnection, PhoneConnectionCreate, PhoneConnectionListQuery, PhoneConnectionUpdate } from '../schemas/phone-connections.js';
@@ -16,8 +15,9 @@ import { newId, nowIso } from './ids.js';
 import { patchOf, rejectImmutable } from './immutable.js';
 import { anyOf, applyList, type Page } from './list.js';
 import { requireLiveProduct } from './product-refs.js';
+import { phoneConnectionEntity } from './entities.js';
+import { productLiveCheck } from './products.js';
 
-export const phoneConnectionEntity: CatalogEntity = { type: 'PHONE', label: 'phone connection', byProduct: true };
 
 export async function createPhoneConnection(auth: AuthContext, input: PhoneConnectionCreate): Promise<PhoneConnection> {
   await requireLiveProduct(auth, input.productId);
@@ -31,7 +31,7 @@ export async function createPhoneConnection(auth: AuthContext, input: PhoneConne
     agentSpeaksFirst: input.agentSpeaksFirst ?? false,
     createdAt: nowIso(),
   };
-  return createRecord(phoneConnectionEntity, record);
+  return createRecord(phoneConnectionEntity, record, [productLiveCheck(auth.organizationId, input.productId)]);
 }
 
 export function getPhoneConnection(auth: AuthContext, id: string): Promise<PhoneConnection> {

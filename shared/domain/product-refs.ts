@@ -1,8 +1,7 @@
 import type { AuthContext } from '../auth/context.js';
-import { getRecord, type CatalogEntity, type CatalogRecord } from '../db/catalog.js';
+import { getRecord, type CatalogRecord } from '../db/catalog.js';
+import { productEntity } from './entities.js';
 import { ValidationError, NotFoundError } from '../http/errors.js';
-
-export const productEntity: CatalogEntity = { type: 'PRODUCT', label: 'product', byProduct: false };
 
 /**
  * A reference from a body to a product: it must be a live product of the caller's organization.

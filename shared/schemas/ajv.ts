@@ -8,6 +8,7 @@ const addFormats = addFormatsModule.default;
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: false,
+    verbose: true,
     strict: true,
     strictRequired: false,
     useDefaults: true,

@@ -1,0 +1,26 @@
+import type { CatalogEntity, CatalogRecord, TransactItem } from '../db/catalog.js';
+import { keys } from '../db/keys.js';
+import { tableName } from '../db/client.js';
+
+/** Every catalog entity in one place: its table type, its label in messages, its indexes. */
+export const productEntity: CatalogEntity = { type: 'PRODUCT', label: 'product', byProduct: false };
+export const versionEntity: CatalogEntity = { type: 'VERSION', label: 'version', byProduct: true };
+export const endpointConnectionEntity: CatalogEntity = { type: 'ECON', label: 'endpoint connection', byProduct: true };
+export const phoneConnectionEntity: CatalogEntity = { type: 'PHONE', label: 'phone connection', byProduct: true };
+
+type ChildRecord = CatalogRecord & Record<string, unknown>;
+
+/** Records that hang off a product and are soft-deleted with it, with the extra items each delete changes. */
+export const productChildren: { entity: CatalogEntity; onDelete?: (record: ChildRecord) => TransactItem[] }[] = [
+  {
+    entity: versionEntity,
+    // Frees the version's name within the product.
+    onDelete: (r) => [{ Delete: { TableName: tableName, Key: keys.versionName(String(r.productId), String(r.name)) } }],
+  },
+  {
+    entity: endpointConnectionEntity,
+    // Secrets of a deleted connection are never needed again.
+    onDelete: (r) => [{ Delete: { TableName: tableName, Key: keys.endpointSecrets(r.organizationId, r.id) } }],
+  },
+  { entity: phoneConnectionEntity },
+];

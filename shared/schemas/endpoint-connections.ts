@@ -1,0 +1,145 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const AUTH_TYPES = ['NONE', 'BEARER', 'API_KEY', 'BASIC'] as const;
+export const CONNECTION_TYPES = ['INITIALIZATION', 'CONVERSATION', 'FINALIZATION'] as const;
+export const BACKOFF_STRATEGIES = ['FIXED', 'EXPONENTIAL', 'LINEAR'] as const;
+
+export type HttpMethodName = (typeof HTTP_METHODS)[number];
+export type AuthType = (typeof AUTH_TYPES)[number];
+export type ConnectionType = (typeof CONNECTION_TYPES)[number];
+export type BackoffStrategy = (typeof BACKOFF_STRATEGIES)[number];
+
+const Secret = Type.String({ minLength: 1, maxLength: 4096 });
+const HeaderName = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
+
+const editable = {
+  name: Name,
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  httpMethod: StringEnum(HTTP_METHODS),
+  authType: StringEnum(AUTH_TYPES),
+  authToken: Nullable(Secret),
+  username: Nullable(Type.String({ minLength: 1, maxLength: 512 })),
+  password: Nullable(Secret),
+  headers: Type.Record(Type.String({ pattern: HeaderName, maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 }),
+  inputTemplate: Type.String({ minLength: 1, maxLength: 100_000 }),
+  outputMapping: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ minLength: 1, maxLength: 1000 }), {
+    maxProperties: 50,
+  }),
+  inputSchema: Nullable(Type.Object({}, { additionalProperties: true })),
+  type: StringEnum(CONNECTION_TYPES),
+  // Larger values are capped server-side (contract), so only the lower bounds are schema rules.
+  timeout: Type.Integer({ minimum: 1 }),
+  rateLimit: Nullable(Type.Integer({ minimum: 1 })),
+  retryEnabled: Type.Boolean(),
+  retryMaxAttempts: Type.Integer({ minimum: 0, maximum: 10 }),
+  retryInitialDelayMs: Type.Integer({ minimum: 0 }),
+  retryBackoffStrategy: StringEnum(BACKOFF_STRATEGIES),
+  retryMaxDelayMs: Type.Integer({ minimum: 0 }),
+  retryableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { maxItems: 100, uniqueItems: true }),
+};
+
+export const EndpointConnectionCreate = Type.Object(
+  {
+    productId: Id,
+    name: editable.name,
+    url: editable.url,
+    httpMethod: Type.Optional(editable.httpMethod),
+    authType: Type.Optional(editable.authType),
+    authToken: Type.Optional(editable.authToken),
+    username: Type.Optional(editable.username),
+    password: Type.Optional(editable.password),
+    headers: Type.Optional(editable.headers),
+    inputTemplate: editable.inputTemplate,
+    outputMapping: editable.outputMapping,
+    inputSchema: Type.Optional(editable.inputSchema),
+    type: editable.type,
+    timeout: Type.Optional(Nullable(editable.timeout)),
+    rateLimit: Type.Optional(editable.rateLimit),
+    retryEnabled: Type.Optional(editable.retryEnabled),
+    retryMaxAttempts: Type.Optional(editable.retryMaxAttempts),
+    retryInitialDelayMs: Type.Optional(editable.retryInitialDelayMs),
+    retryBackoffStrategy: Type.Optional(editable.retryBackoffStrategy),
+    retryMaxDelayMs: Type.Optional(editable.retryMaxDelayMs),
+    retryableStatusCodes: Type.Optional(editable.retryableStatusCodes),
+  },
+  { additionalProperties: false },
+);
+export type EndpointConnectionCreate = Static<typeof EndpointConnectionCreate>;
+
+export const EndpointConnectionUpdate = Type.Object(
+  {
+    name: Type.Optional(editable.name),
+    url: Type.Optional(editable.url),
+    httpMethod: Type.Optional(editable.httpMethod),
+    authType: Type.Optional(editable.authType),
+    authToken: Type.Optional(editable.authToken),
+    username: Type.Optional(editable.username),
+    password: Type.Optional(editable.password),
+    headers: Type.Optional(editable.headers),
+    inputTemplate: Type.Optional(editable.inputTemplate),
+    outputMapping: Type.Optional(editable.outputMapping),
+    inputSchema: Type.Optional(editable.inputSchema),
+    type: Type.Optional(editable.type),
+    timeout: Type.Optional(Nullable(editable.timeout)),
+    rateLimit: Type.Optional(editable.rateLimit),
+    retryEnabled: Type.Optional(editable.retryEnabled),
+    retryMaxAttempts: Type.Optional(editable.retryMaxAttempts),
+    retryInitialDelayMs: Type.Optional(editable.retryInitialDelayMs),
+    retryBackoffStrategy: Type.Optional(editable.retryBackoffStrategy),
+    retryMaxDelayMs: Type.Optional(editable.retryMaxDelayMs),
+    retryableStatusCodes: Type.Optional(editable.retryableStatusCodes),
+    productId: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type EndpointConnectionUpdate = Static<typeof EndpointConnectionUpdate>;
+
+export const EndpointConnectionListQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    productIds: Type.Optional(IdList),
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    types: Type.Optional(Type.Array(StringEnum(CONNECTION_TYPES), { maxItems: 3 })),
+    httpMethods: Type.Optional(Type.Array(StringEnum(HTTP_METHODS), { maxItems: 5 })),
+    authTypes: Type.Optional(Type.Array(StringEnum(AUTH_TYPES), { maxItems: 4 })),
+  },
+  { additionalProperties: false },
+);
+export type EndpointConnectionListQuery = Static<typeof EndpointConnectionListQuery>;
+
+/** The readable record: secrets never appear, only `hasAuthToken` and `hasPassword`. */
+export interface EndpointConnection {
+  id: string;
+  organizationId: string;
+  productId: string;
+  userId: string;
+  name: string;
+  url: string;
+  httpMethod: HttpMethodName;
+  authType: AuthType;
+  hasAuthToken: boolean;
+  username: string | null;
+  hasPassword: boolean;
+  headers: Record<string, string>;
+  inputTemplate: string;
+  outputMapping: Record<string, string>;
+  inputSchema: Record<string, unknown> | null;
+  type: ConnectionType;
+  timeout: number;
+  rateLimit: number | null;
+  retryEnabled: boolean;
+  retryMaxAttempts: number;
+  retryInitialDelayMs: number;
+  retryBackoffStrategy: BackoffStrategy;
+  retryMaxDelayMs: number;
+  retryableStatusCodes: number[];
+  createdAt: string;
+  deletedAt?: string;
+}
+
+export interface EndpointSecrets {
+  authToken?: string;
+  password?: string;
+}

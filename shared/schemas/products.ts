@@ -1,0 +1,91 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
+
+const Text = (max: number) => Type.String({ maxLength: max });
+const Statements = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 100 });
+
+const productFields = {
+  name: Name,
+  description: Type.Optional(Text(10_000)),
+  capabilities: Type.Optional(Statements),
+  inabilities: Type.Optional(Statements),
+  securityBoundaries: Type.Optional(Statements),
+  policies: Type.Optional(Statements),
+};
+
+export const ProductCreate = Type.Object(productFields, { additionalProperties: false });
+export type ProductCreate = Static<typeof ProductCreate>;
+
+export const ProductUpdate = Type.Object(
+  { ...productFields, name: Type.Optional(Name) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ProductUpdate = Static<typeof ProductUpdate>;
+
+export const ProductListQuery = Type.Object({ ...ListQueryBase }, { additionalProperties: false });
+export type ProductListQuery = Static<typeof ProductListQuery>;
+
+export interface Product {
+  id: string;
+  organizationId: string;
+  userId: string;
+  name: string;
+  description: string;
+  capabilities: string[];
+  inabilities: string[];
+  securityBoundaries: string[];
+  policies: string[];
+  createdAt: string;
+  deletedAt?: string;
+}
+
+const connectionRefs = {
+  conversationEndpointConnectionId: Type.Optional(Nullable(Id)),
+  initializationEndpointConnectionId: Type.Optional(Nullable(Id)),
+  finalizationEndpointConnectionId: Type.Optional(Nullable(Id)),
+};
+
+export const VersionCreate = Type.Object(
+  {
+    productId: Id,
+    name: Name,
+    description: Type.Optional(Text(10_000)),
+    modelId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    systemPrompt: Type.Optional(Text(100_000)),
+    ...connectionRefs,
+  },
+  { additionalProperties: false },
+);
+export type VersionCreate = Static<typeof VersionCreate>;
+
+export const VersionUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Text(10_000)),
+    modelId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    systemPrompt: Type.Optional(Nullable(Text(100_000))),
+    ...connectionRefs,
+    productId: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type VersionUpdate = Static<typeof VersionUpdate>;
+
+export const VersionListQuery = Type.Object({ ...ListQueryBase, productIds: Type.Optional(IdList) }, { additionalProperties: false });
+export type VersionListQuery = Static<typeof VersionListQuery>;
+
+export interface Version {
+  id: string;
+  organizationId: string;
+  productId: string;
+  userId: string;
+  name: string;
+  description: string;
+  modelId: string | null;
+  systemPrompt: string | null;
+  conversationEndpointConnectionId: string | null;
+  initializationEndpointConnectionId: string | null;
+  finalizationEndpointConnectionId: string | null;
+  createdAt: string;
+  deletedAt?: string;
+}

@@ -1,0 +1,29 @@
+import type { Client } from './api.js';
+
+export async function createProduct(api: Client, overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/products', { name: 'Support bot', description: 'Answers billing questions', capabilities: ['refunds'], ...overrides });
+  if (res.status !== 201) throw new Error(`product: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; name: string };
+}
+
+export const connectionBody = (productId: string, overrides: Record<string, unknown> = {}) => ({
+  productId,
+  name: 'chat endpoint',
+  url: 'https://agent.example.com/chat',
+  inputTemplate: '{"message": "{{ input.user_message }}"}',
+  outputMapping: { output: '$.reply', retrieval_context: '$.sources[*].text' },
+  type: 'CONVERSATION',
+  ...overrides,
+});
+
+export async function createConnection(api: Client, productId: string, overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/endpointConnections', connectionBody(productId, overrides));
+  if (res.status !== 201) throw new Error(`connection: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; type: string };
+}
+
+export async function createVersion(api: Client, productId: string, overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/versions', { productId, name: `v${Math.random().toString(36).slice(2, 8)}`, ...overrides });
+  if (res.status !== 201) throw new Error(`version: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; name: string };
+}

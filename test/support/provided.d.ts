@@ -1,0 +1,11 @@
+import 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Environment the functions read (table, endpoints), set by the integration global setup. */
+    localEnv: Record<string, string>;
+    /** The e2e server's base URL and demo key. */
+    serverUrl: string;
+    demoApiKey: string;
+  }
+}

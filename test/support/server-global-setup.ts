@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../../infra/local/services.js';
+
+/** e2e: starts `npm start` (in memory, on a free port) as a child process, exactly as a developer would. */
+export default async function setup(project: TestProject) {
+  const root = resolve(import.meta.dirname, '..', '..');
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const key = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`local server did not start:\n${output}`)), 80_000);
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      const m = /Demo API key: (\S+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => rej(new Error(`local server exited with ${code}:\n${output}`)));
+  });
+  project.provide('serverUrl', `http://127.0.0.1:${port}`);
+  project.provide('demoApiKey', key);
+  return async () => {
+    await new Promise<void>((res) => {
+      if (child.exitCode !== null) return res();
+      child.once('exit', () => res());
+      child.kill('SIGINT');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+  };
+}
