@@ -9,6 +9,9 @@ import { jobs } from '../routes.js';
 
 export interface LocalRuntimeOptions {
   port: number;
+  /** Ports of DynamoDB Local and s3rver when this runtime starts them (0 = any free port). */
+  dynamodbPort?: number;
+  s3Port?: number;
   inMemory: boolean;
   dataDir: string;
   demoApiKey?: string;
@@ -30,6 +33,7 @@ export interface LocalRuntime {
 
 export const LOCAL_TABLE = 'eval-platform-local';
 export const LOCAL_BUCKET = 'eval-platform-local';
+export const LOCAL_ENV_FILE = 'local-env.json';
 
 function gitCommit(): string {
   try {
@@ -55,7 +59,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     mkdirSync(options.dataDir, { recursive: true });
     let dynamoEndpoint = options.dynamodbEndpoint;
     if (!dynamoEndpoint) {
-      const dynamo = await startDynamoDbLocal({ port: await freePort(), dbPath: options.inMemory ? undefined : join(options.dataDir, 'dynamodb') });
+      const dynamo = await startDynamoDbLocal({ port: options.dynamodbPort || (await freePort()), dbPath: options.inMemory ? undefined : join(options.dataDir, 'dynamodb') });
       children.push(dynamo);
       dynamoEndpoint = dynamo.endpoint;
     }
@@ -63,7 +67,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (!s3Endpoint) {
       const dir = options.inMemory ? mkdtempSync(join(tmpdir(), 'evp-s3-')) : join(options.dataDir, 's3');
       if (options.inMemory) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-      const s3 = await startS3({ port: await freePort(), directory: dir, bucket: LOCAL_BUCKET });
+      const s3 = await startS3({ port: options.s3Port || (await freePort()), directory: dir, bucket: LOCAL_BUCKET });
       children.push(s3);
       s3Endpoint = s3.endpoint;
     }
@@ -99,6 +103,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const remembered = !options.inMemory && existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
     const demoApiKey = await bootstrap.seedDemoOrganization({ demoKey: options.demoApiKey, rememberedKey: remembered || undefined });
     writeFileSync(keyFile, `${demoApiKey}\n`, { mode: 0o600 });
+    // Lets `npm run invoke` and `npm run admin` find the running local services.
+    writeFileSync(join(options.dataDir, LOCAL_ENV_FILE), JSON.stringify(env, null, 2));
+    cleanup.push(() => rmSync(join(options.dataDir, LOCAL_ENV_FILE), { force: true }));
 
     const { createLocalServer } = await import('./server.js');
     const server: Server = createLocalServer({ quiet: options.quiet });

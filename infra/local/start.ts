@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole service on this machine. Flags: `--in-memory` (nothing kept under .data/).
- * Environment: PORT (3000), DEMO_API_KEY, DYNAMODB_ENDPOINT, S3_ENDPOINT, SCAN_INTERVAL_SECONDS (10).
+ * Environment: PORT (3000), DEMO_API_KEY, DYNAMODB_ENDPOINT, S3_ENDPOINT, SCAN_INTERVAL_SECONDS (10),
+ * DYNAMODB_LOCAL_PORT (8000) and S3_LOCAL_PORT (4569) for the emulators it starts (0 = any free port).
  */
 import { resolve } from 'node:path';
 import { startLocalRuntime } from './runtime.js';
@@ -16,6 +17,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 try {
   const runtime = await startLocalRuntime({
     port,
+    dynamodbPort: Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000),
+    s3Port: Number(process.env.S3_LOCAL_PORT ?? 4569),
     inMemory: args.has('--in-memory'),
     dataDir: resolve(import.meta.dirname, '..', '..', '.data'),
     demoApiKey: process.env.DEMO_API_KEY || undefined,

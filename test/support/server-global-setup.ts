@@ -9,7 +9,7 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error' },
+    env: { ...process.env, PORT: String(port), DYNAMODB_LOCAL_PORT: '0', S3_LOCAL_PORT: '0', SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,0 +1,116 @@
+/**
+ * Writes `events/` from the route table: one REST API proxy event per route (as the demo
+ * organization), plus the authorizer and job events. Run after adding a route:
+ *   npx tsx infra/local/make-events.ts
+ * Sample bodies and queries live here; ids that must exist are left as placeholders that read 404.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { routes, type Route } from '../routes.js';
+
+export const EVENTS_DIR = resolve(import.meta.dirname, '..', '..', 'events');
+
+const samples: Record<string, { body?: unknown; query?: Record<string, string>; id?: string }> = {
+  'api-keys/create': { body: { name: 'ci pipeline' } },
+  'api-keys/list': { query: { limit: '10' } },
+  'organization/update': { body: { monthlyCredits: 2000 }, id: 'org_demo' },
+  'phone-connections/create': { body: { productId: 'prod_example', name: 'support line', phoneNumber: '+14155550123', agentSpeaksFirst: false } },
+  'phone-connections/list': { query: { limit: '10', sort: 'createdAt:desc' } },
+  'phone-connections/update': { body: { agentSpeaksFirst: true } },
+  'phone-connections/batch-delete': { body: { ids: ['phc_example'] } },
+  'products/create': { body: { name: 'Support bot', description: 'Answers billing questions', capabilities: ['issue refunds'], inabilities: ['legal advice'] } },
+  'products/list': { query: { name: 'support' } },
+  'products/update': { body: { policies: ['never share card numbers'] } },
+  'versions/create': { body: { productId: 'prod_example', name: 'v1', modelId: 'gpt-4o-mini' } },
+  'versions/list': { query: { productIds: 'prod_example' } },
+  'versions/update': { body: { systemPrompt: 'You are a helpful support agent.' } },
+  'endpoint-connections/create': {
+    body: {
+      productId: 'prod_example',
+      name: 'chat endpoint',
+      url: 'https://agent.example.com/chat',
+      httpMethod: 'POST',
+      authType: 'BEARER',
+      authToken: 'replace-me',
+      inputTemplate: '{"message": "{{ input.user_message }}"}',
+      outputMapping: { output: '$.reply' },
+      type: 'CONVERSATION',
+      timeout: 30,
+      retryEnabled: true,
+      retryMaxAttempts: 3,
+    },
+  },
+  'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
+  'endpoint-connections/update': { body: { timeout: 60 } },
+};
+
+export function eventFileName(route: Route): string {
+  return `${route.handler.replace(/\//g, '-')}.json`;
+}
+
+function proxyEvent(route: Route) {
+  const sample = samples[route.handler] ?? {};
+  const id = sample.id ?? `${route.handler.split('/')[0]!.replace(/-/g, '').slice(0, 4)}_example`;
+  const path = route.path.replace('{id}', id);
+  const query = sample.query ?? null;
+  return {
+    resource: route.path,
+    path,
+    httpMethod: route.method,
+    headers: { Authorization: 'Bearer evk_replace-with-your-key', 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    queryStringParameters: query,
+    multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null,
+    pathParameters: route.path.includes('{id}') ? { id } : null,
+    stageVariables: null,
+    body: sample.body === undefined ? null : JSON.stringify(sample.body),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: { organizationId: 'org_demo', userId: 'usr_demo', role: route.access === 'admin' ? 'ADMIN' : 'MEMBER', plan: 'ENTERPRISE', keyId: 'key_demo', principalId: 'usr_demo' },
+      httpMethod: route.method,
+      identity: { sourceIp: '127.0.0.1' },
+      path: `/v1${path}`,
+      protocol: 'HTTP/1.1',
+      requestId: `sample-${route.handler.replace(/\//g, '-')}`,
+      requestTimeEpoch: 1767225600000,
+      resourceId: 'sample',
+      resourcePath: route.path,
+      stage: 'v1',
+    },
+  };
+}
+
+const jobEvents: Record<string, unknown> = {
+  'authorizer.json': {
+    type: 'TOKEN',
+    authorizationToken: 'Bearer evk_replace-with-your-key',
+    methodArn: 'arn:aws:execute-api:us-east-1:000000000000:local/v1/GET/organization',
+  },
+  'jobs-scanner.json': { version: '0', id: 'sample-scan', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:05:00Z', region: 'us-east-1', resources: [], detail: {} },
+  'jobs-aggregator.json': { version: '0', id: 'sample-aggregate', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:05:00Z', region: 'us-east-1', resources: [], detail: {} },
+  'jobs-evaluator.json': {
+    Records: [
+      {
+        messageId: 'sample-message',
+        receiptHandle: 'sample',
+        body: JSON.stringify({ kind: 'evaluation', evaluationId: 'eval_example', sessionId: 'sess_example' }),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:evaluation-jobs',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  },
+  'jobs-probe.json': { probe: 'build-info' },
+};
+
+if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
+  mkdirSync(EVENTS_DIR, { recursive: true });
+  for (const route of routes) writeFileSync(join(EVENTS_DIR, eventFileName(route)), `${JSON.stringify(proxyEvent(route), null, 2)}\n`);
+  for (const [file, event] of Object.entries(jobEvents)) writeFileSync(join(EVENTS_DIR, file), `${JSON.stringify(event, null, 2)}\n`);
+  console.log(`wrote ${routes.length + Object.keys(jobEvents).length} events to ${EVENTS_DIR}`);
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it, inject } from 'vitest';
+
+const base = inject('serverUrl');
+const key = inject('demoApiKey');
+
+async function http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+describe('local server over HTTP', () => {
+  it('serves the demo organization with the printed key', async () => {
+    const res = await http('GET', '/organization');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: 'org_demo', plan: 'ENTERPRISE', monthlyCredits: 1000 });
+  });
+
+  it('answers 401 as the gateway would, without and with a bad key', async () => {
+    const none = await fetch(`${base}/organization`);
+    expect(none.status).toBe(401);
+    expect(await none.json()).toEqual({ error: 'Unauthorized', message: 'missing or invalid API key' });
+    expect((await http('GET', '/organization', undefined, { authorization: 'Bearer evk_nope' })).status).toBe(401);
+  });
+
+  it('runs a product → connection → version → phone connection flow', async () => {
+    const product = await http('POST', '/products', { name: 'e2e bot' });
+    expect(product.status).toBe(201);
+    const conn = await http('POST', '/endpointConnections', {
+      productId: product.body.id,
+      name: 'chat',
+      url: 'http://127.0.0.1:9/chat',
+      inputTemplate: '{"m": "{{ input.user_message }}"}',
+      outputMapping: { output: '$.reply' },
+      type: 'CONVERSATION',
+    });
+    expect(conn.status).toBe(201);
+    const version = await http('POST', '/versions', { productId: product.body.id, name: 'v1', conversationEndpointConnectionId: conn.body.id });
+    expect(version.status).toBe(201);
+    const phone = await http('POST', '/phoneConnections', { productId: product.body.id, name: 'line', phoneNumber: '+14155550123' });
+    expect(phone.status).toBe(201);
+    const list = await http('GET', `/phoneConnections?productIds=${product.body.id}`);
+    expect(list.headers.get('x-total-count')).toBe('1');
+    const del = await http('DELETE', '/phoneConnections/batch', { ids: [phone.body.id] });
+    expect(del.status).toBe(200);
+  });
+
+  it('answers malformed JSON with 400 and a non-JSON body with 415', async () => {
+    const bad = await fetch(`${base}/products`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":' });
+    expect(bad.status).toBe(400);
+    const text = await fetch(`${base}/products`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: 'name' });
+    expect(text.status).toBe(415);
+    expect(await text.json()).toMatchObject({ error: 'Unsupported Media Type' });
+  });
+
+  it('reports build info with every downstream service reachable in process', async () => {
+    const res = await http('GET', '/build-info/services');
+    expect(res.status).toBe(200);
+    expect(res.body.services.map((s: { status: string }) => s.status)).toEqual(['ok', 'ok', 'ok']);
+  });
+});

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { EvalPlatformStack, AUTHORIZER_CACHE_SECONDS } from '../../infra/stack.js';
+import { routes, jobs } from '../../infra/routes.js';
+import { TABLE } from '../../shared/db/table.js';
+
+function synth(): Template {
+  // No bundling here (one test in bundling.test.ts bundles for real), no CloudFormation validator.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new EvalPlatformStack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
+  return Template.fromStack(stack);
+}
+
+const template = synth();
+const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
+const resources = Object.entries(json.Resources);
+const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
+
+describe('CDK stack', () => {
+  it('stays under CloudFormation’s 500-resource limit', () => {
+    expect(resources.length).toBeLessThan(500);
+  });
+
+  it('has one method per route, every one protected by the TOKEN authorizer', () => {
+    const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'OPTIONS');
+    expect(methods).toHaveLength(routes.length);
+    for (const [, m] of methods) {
+      expect(m.Properties.AuthorizationType).toBe('CUSTOM');
+      expect(m.Properties.AuthorizerId).toBeDefined();
+    }
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
+    });
+  });
+
+  it('templates the gateway’s own answers to {error, message}', () => {
+    const expected: Record<string, string | undefined> = {
+      UNAUTHORIZED: '401',
+      ACCESS_DENIED: '403',
+      THROTTLED: '429',
+      MISSING_AUTHENTICATION_TOKEN: '404',
+      DEFAULT_4XX: undefined,
+      DEFAULT_5XX: undefined,
+    };
+    const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+    for (const [type, status] of Object.entries(expected)) {
+      const r = responses.find((x) => x.ResponseType === type);
+      expect(r, type).toBeDefined();
+      if (status) expect(r!.StatusCode).toBe(status);
+      const body = r!.ResponseTemplates['application/json'] as string;
+      expect(body).toMatch(/"error":/);
+      expect(body).toMatch(/"message":/);
+    }
+    const unauthorized = responses.find((x) => x.ResponseType === 'UNAUTHORIZED')!;
+    expect(JSON.parse(unauthorized.ResponseTemplates['application/json'])).toEqual({ error: 'Unauthorized', message: 'missing or invalid API key' });
+  });
+
+  it('throttles the stage', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 })]),
+    });
+  });
+
+  it('defines the table with its keys, indexes, TTL, PITR, deletion protection and RETAIN', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+      TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true },
+      GlobalSecondaryIndexes: TABLE.indexes.map((i) =>
+        Match.objectLike({
+          IndexName: i.name,
+          KeySchema: [
+            { AttributeName: i.partitionKey, KeyType: 'HASH' },
+            { AttributeName: i.sortKey, KeyType: 'RANGE' },
+          ],
+        }),
+      ),
+    });
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('makes the bucket private, encrypted and TLS-only', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('runs every function on Node.js 22, arm64, with tracing', () => {
+    const functions = ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Runtime !== undefined && f.Properties.Handler === 'index.handler');
+    expect(functions.length).toBe(routes.length + jobs.length + 1);
+    for (const [, f] of functions) {
+      expect(f.Properties.Runtime).toBe('nodejs22.x');
+      expect(f.Properties.Architectures).toEqual(['arm64']);
+      expect(f.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    }
+    for (const [, lg] of ofType('AWS::Logs::LogGroup')) expect(lg.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('wires the two schedules every 5 minutes and the evaluator to the queue with a DLQ after 3 receives', () => {
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules).toHaveLength(2);
+    for (const [, r] of rules) expect(r.Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }) });
+  });
+
+  it('grants read routes read-only table access', () => {
+    const policies = ofType('AWS::IAM::Policy');
+    const actionsOfRole = (roleLogicalId: string) =>
+      policies
+        .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleLogicalId))
+        .flatMap(([, p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => [s.Action].flat()));
+    const readRoles = ofType('AWS::IAM::Role').filter(([id]) => id.startsWith('ApiRead')).map(([id]) => id);
+    expect(readRoles.length).toBeGreaterThan(0);
+    for (const role of readRoles) {
+      const actions = actionsOfRole(role);
+      expect(actions).toContain('dynamodb:GetItem');
+      expect(actions.filter((a) => /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(a))).toEqual([]);
+    }
+    const writeRole = ofType('AWS::IAM::Role').find(([id]) => id.startsWith('ApiWrite'))![0];
+    expect(actionsOfRole(writeRole)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    // every read route's function uses a read role
+    const readRouteCount = routes.filter((r) => r.data === 'read').length;
+    const fnsOnReadRoles = ofType('AWS::Lambda::Function').filter(([, f]) => readRoles.includes(f.Properties.Role?.['Fn::GetAtt']?.[0]));
+    expect(fnsOnReadRoles).toHaveLength(readRouteCount);
+  });
+});
