@@ -54,6 +54,15 @@ export const routes: readonly Route[] = [
   ...crud('/versions', 'versions'),
   ...crud('/endpointConnections', 'endpoint-connections'),
 
+  // metrics, evaluator models, specifications
+  ...crud('/metrics', 'metrics'),
+  r('GET', '/models', 'models/list', 'read'),
+  r('PUT', '/models/{name}', 'models/put', 'write', { access: 'admin' }),
+  ...crud('/specifications', 'specifications'),
+  r('POST', '/specifications/{id}/metrics', 'specifications/link-metrics', 'write'),
+  r('DELETE', '/specifications/{id}/metrics', 'specifications/unlink-metrics', 'write'),
+  r('GET', '/specifications/{id}/metrics', 'specifications/list-metrics', 'read'),
+
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
   r('GET', '/phoneConnections', 'phone-connections/list', 'read'),

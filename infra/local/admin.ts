@@ -3,6 +3,7 @@
  * set and AWS credentials, a deployed table:
  *   create-org --name <name> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited]
  *   set-credits --org <id> --credits <n>|unlimited
+ *   seed          (evaluator models and predefined metrics; idempotent, run after each deploy)
  */
 import { parseArgs } from 'node:util';
 import { loadCliEnv } from './cli-env.js';
@@ -60,6 +61,12 @@ switch (command) {
     console.log(`organization ${org.id}: ${org.monthlyCredits ?? 'unlimited'} credits/month`);
     break;
   }
+  case 'seed': {
+    const { seedPlatform } = await import('../../shared/domain/predefined/seed.js');
+    const out = await seedPlatform();
+    console.log(`seeded ${out.models} new evaluator models and ${out.metrics} predefined metrics`);
+    break;
+  }
   default:
-    fail('usage: npm run admin -- create-org --name <n> [--plan ENTERPRISE] [--admin] [--credits n] | set-credits --org <id> --credits <n>');
+    fail('usage: npm run admin -- create-org --name <n> [--plan ENTERPRISE] [--admin] [--credits n] | set-credits --org <id> --credits <n> | seed');
 }

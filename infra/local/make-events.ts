@@ -10,7 +10,7 @@ import { routes, type Route } from '../routes.js';
 
 export const EVENTS_DIR = resolve(import.meta.dirname, '..', '..', 'events');
 
-const samples: Record<string, { body?: unknown; query?: Record<string, string>; id?: string }> = {
+const samples: Record<string, { body?: unknown; query?: Record<string, string>; id?: string; params?: Record<string, string> }> = {
   'api-keys/create': { body: { name: 'ci pipeline' } },
   'api-keys/list': { query: { limit: '10' } },
   'organization/update': { body: { monthlyCredits: 2000 }, id: 'org_demo' },
@@ -40,6 +40,25 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
       retryMaxAttempts: 3,
     },
   },
+  'metrics/create': {
+    body: {
+      name: 'Refund policy adherence',
+      source: 'PARTIAL_PROMPT',
+      evaluationParams: ['input', 'actual_output'],
+      judgePrompt: 'Score 1 when the answer follows the refund policy, 0 otherwise.',
+      evaluatorModelName: 'gpt-4o-mini',
+      tags: ['billing'],
+    },
+  },
+  'metrics/list': { query: { includeDefault: 'true', sources: 'DETERMINISTIC,PARTIAL_PROMPT', monitorable: 'true' } },
+  'metrics/get': { id: 'met_json_field_match' },
+  'metrics/update': { body: { tags: ['billing', 'v2'] } },
+  'models/put': { params: { name: 'gpt-4o-mini' }, body: { provider: 'openai', creditsPerEvaluation: 1 } },
+  'specifications/create': { body: { productId: 'prod_example', description: 'Never gives legal advice', type: 'POLICY', testType: 'RED_TEAMING', testVariant: 'misuse' } },
+  'specifications/list': { query: { types: 'POLICY' } },
+  'specifications/update': { body: { description: 'Never gives legal or tax advice' } },
+  'specifications/link-metrics': { body: { metricIds: ['met_non_toxic'] } },
+  'specifications/unlink-metrics': { body: { metricIds: ['met_non_toxic'] } },
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
 };
@@ -51,7 +70,8 @@ export function eventFileName(route: Route): string {
 function proxyEvent(route: Route) {
   const sample = samples[route.handler] ?? {};
   const id = sample.id ?? `${route.handler.split('/')[0]!.replace(/-/g, '').slice(0, 4)}_example`;
-  const path = route.path.replace('{id}', id);
+  const params = Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, m[1] === 'id' ? id : (sample.params?.[m[1]!] ?? 'example')]));
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!);
   const query = sample.query ?? null;
   return {
     resource: route.path,
@@ -61,7 +81,7 @@ function proxyEvent(route: Route) {
     multiValueHeaders: {},
     queryStringParameters: query,
     multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null,
-    pathParameters: route.path.includes('{id}') ? { id } : null,
+    pathParameters: Object.keys(params).length ? params : null,
     stageVariables: null,
     body: sample.body === undefined ? null : JSON.stringify(sample.body),
     isBase64Encoded: false,

@@ -37,9 +37,9 @@ export function itemFor<T extends CatalogRecord>(entity: CatalogEntity, record: 
 }
 
 /** The Put of a new record and its owner pointer, for a transaction. */
-export function putNewItems<T extends CatalogRecord>(entity: CatalogEntity, record: T): TransactItem[] {
+export function putNewItems<T extends CatalogRecord>(entity: CatalogEntity, record: T, item: Item = itemFor(entity, record)): TransactItem[] {
   return [
-    { Put: { TableName: tableName, Item: itemFor(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     {
       Put: {
         TableName: tableName,
@@ -51,8 +51,8 @@ export function putNewItems<T extends CatalogRecord>(entity: CatalogEntity, reco
 }
 
 /** Creates a record (and any extra items) in one transaction. */
-export async function createRecord<T extends CatalogRecord>(entity: CatalogEntity, record: T, extra: TransactItem[] = []): Promise<T> {
-  await transact([...putNewItems(entity, record), ...extra], (codes) => {
+export async function createRecord<T extends CatalogRecord>(entity: CatalogEntity, record: T, extra: TransactItem[] = [], item?: Item): Promise<T> {
+  await transact([...putNewItems(entity, record, item), ...extra], (codes) => {
     if (codes[0] === 'ConditionalCheckFailed' || codes[1] === 'ConditionalCheckFailed') {
       return new ConflictError(`${entity.label} ${record.id} already exists`);
     }
@@ -68,17 +68,30 @@ export async function createRecord<T extends CatalogRecord>(entity: CatalogEntit
 export async function transact(items: TransactItem[], translate?: (codes: string[]) => Error | undefined): Promise<void> {
   if (items.length === 0) return;
   if (items.length > 100) throw new ValidationError('too many items change in one request (at most 100)');
-  try {
-    await doc.send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    const codes = transactionCancellationCodes(error);
-    if (!codes) throw error;
-    const translated = translate?.(codes);
-    if (translated) throw translated;
-    if (codes.includes('TransactionConflict')) throw new ConflictError('a concurrent request changed the same records; retry');
-    if (codes.includes('ConditionalCheckFailed')) throw new ConflictError('the records changed while this request ran; retry');
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await doc.send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      const codes = transactionCancellationCodes(error);
+      if (!codes) throw error;
+      // Two transactions touching one item: the loser is cancelled with TransactionConflict and
+      // may simply run again (every write here is conditional, so a retry is safe).
+      if (codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed') && attempt < 6) {
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+        continue;
+      }
+      throwTranslated(codes, error, translate);
+    }
   }
+}
+
+function throwTranslated(codes: string[], error: unknown, translate?: (codes: string[]) => Error | undefined): never {
+  const translated = translate?.(codes);
+  if (translated) throw translated;
+  if (codes.includes('TransactionConflict')) throw new ConflictError('a concurrent request changed the same records; retry');
+  if (codes.includes('ConditionalCheckFailed')) throw new ConflictError('the records changed while this request ran; retry');
+  throw error;
 }
 
 /** Reads one record by id within the caller's organization; 403 for another's, 404 for none. */

@@ -45,6 +45,17 @@ export const keys = {
   /** Write-only secrets of an endpoint connection: a separate item that no read path loads. */
   endpointSecrets: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#ECON#${id}` }),
 
+  /** gsi2: every metric of one revision family, oldest first. */
+  metricFamily: (groupId: string, createdAt: string, id: string) => ({ gsi2pk: `MGROUP#${groupId}`, gsi2sk: `${createdAt}#${id}` }),
+  metricFamilyPartition: (groupId: string): string => `MGROUP#${groupId}`,
+  /** Platform-wide evaluator models. */
+  model: (name: string): Key => ({ pk: `ORG#${PLATFORM_ORG}`, sk: `MODEL#${name}` }),
+  /**
+   * A metric ↔ specification link, owned by the specification's organization (so links to
+   * predefined metrics stay private to it).
+   */
+  metricLink: (orgId: string, metricId: string, specId: string): Key => ({ pk: `ORG#${orgId}`, sk: `MLINK#${metricId}#${specId}` }),
+
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
 } as const;

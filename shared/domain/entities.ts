@@ -1,17 +1,19 @@
 import type { CatalogEntity, CatalogRecord, TransactItem } from '../db/catalog.js';
 import { keys } from '../db/keys.js';
 import { tableName } from '../db/client.js';
+import { linkDelete, listSpecLinks } from '../db/metrics.js';
 
 /** Every catalog entity in one place: its table type, its label in messages, its indexes. */
 export const productEntity: CatalogEntity = { type: 'PRODUCT', label: 'product', byProduct: false };
 export const versionEntity: CatalogEntity = { type: 'VERSION', label: 'version', byProduct: true };
 export const endpointConnectionEntity: CatalogEntity = { type: 'ECON', label: 'endpoint connection', byProduct: true };
 export const phoneConnectionEntity: CatalogEntity = { type: 'PHONE', label: 'phone connection', byProduct: true };
+export const specificationEntity: CatalogEntity = { type: 'SPEC', label: 'specification', byProduct: true };
 
 type ChildRecord = CatalogRecord & Record<string, unknown>;
 
 /** Records that hang off a product and are soft-deleted with it, with the extra items each delete changes. */
-export const productChildren: { entity: CatalogEntity; onDelete?: (record: ChildRecord) => TransactItem[] }[] = [
+export const productChildren: { entity: CatalogEntity; onDelete?: (record: ChildRecord) => TransactItem[] | Promise<TransactItem[]> }[] = [
   {
     entity: versionEntity,
     // Frees the version's name within the product.
@@ -23,4 +25,9 @@ export const productChildren: { entity: CatalogEntity; onDelete?: (record: Child
     onDelete: (r) => [{ Delete: { TableName: tableName, Key: keys.endpointSecrets(r.organizationId, r.id) } }],
   },
   { entity: phoneConnectionEntity },
+  {
+    entity: specificationEntity,
+    // Links of a deleted specification go with it.
+    onDelete: async (r) => (await listSpecLinks(r.organizationId, r.id)).map((l) => linkDelete(r.organizationId, l.metricId, l.specificationId)),
+  },
 ];

@@ -63,7 +63,15 @@ export async function deleteProduct(auth: AuthContext, id: string): Promise<{ id
   for (const child of productChildren) {
     const records = await listProductRecords<CatalogRecord & Record<string, unknown>>(child.entity, auth.organizationId, [id]);
     for (const r of records) {
-      groups.push([{ Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }) }, ...(child.onDelete?.(r) ?? [])]);
+      const update: TransactItem = { Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }) };
+      const extras = (await child.onDelete?.(r)) ?? [];
+      if (extras.length < MAX_ITEMS) {
+        groups.push([update, ...extras]);
+        continue;
+      }
+      // Too many extras for one transaction: they go first (the child stays live until its update).
+      for (let i = 0; i < extras.length; i += MAX_ITEMS) await transact(extras.slice(i, i + MAX_ITEMS));
+      groups.push([update]);
     }
   }
   let chunk: TransactItem[] = [];

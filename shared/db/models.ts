@@ -1,0 +1,21 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { doc, tableName } from './client.js';
+import { keys, PLATFORM_ORG } from './keys.js';
+import { queryPrefix } from './query.js';
+import { toRecord } from './records.js';
+import type { EvaluatorModel } from '../schemas/metrics.js';
+
+export async function listModels(): Promise<EvaluatorModel[]> {
+  const items = await queryPrefix(`ORG#${PLATFORM_ORG}`, 'MODEL#');
+  return items.map((i) => toRecord<EvaluatorModel>(i));
+}
+
+export async function getModel(name: string): Promise<EvaluatorModel | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.model(name) }));
+  return out.Item ? toRecord<EvaluatorModel>(out.Item) : undefined;
+}
+
+export async function putModel(model: EvaluatorModel): Promise<EvaluatorModel> {
+  await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.model(model.name), entity: 'MODEL', ...model } }));
+  return model;
+}

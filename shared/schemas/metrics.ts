@@ -1,0 +1,119 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Id, IdList, ListQueryBase, Name, Nullable, StringEnum, StringList } from './common.js';
+import { EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation-params.js';
+
+export const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/-]+$', description: 'a model name (letters, digits, . _ : / -)' });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true });
+const UserGroupIds = Type.Array(Id, { maxItems: 100, uniqueItems: true });
+
+export const MetricCreate = Type.Object(
+  {
+    name: Name,
+    source: StringEnum(METRIC_SOURCES),
+    evaluationParams: Type.Array(StringEnum(EVALUATION_PARAMS), { minItems: 1, maxItems: EVALUATION_PARAMS.length, uniqueItems: true }),
+    judgePrompt: Type.Optional(Type.String({ minLength: 1, maxLength: 50_000 })),
+    evaluatorModelName: Type.Optional(ModelName),
+    parentMetricId: Type.Optional(Nullable(Id)),
+    tags: Type.Optional(Tags),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    documentationUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    areEvalParamsTop: Type.Optional(Type.Boolean()),
+    isBeingOptimized: Type.Optional(Type.Boolean()),
+    specificationIds: Type.Optional(Type.Array(Id, { maxItems: 100, uniqueItems: true })),
+    userGroupIds: Type.Optional(UserGroupIds),
+  },
+  { additionalProperties: false },
+);
+export type MetricCreate = Static<typeof MetricCreate>;
+
+/** Fields that change scoring: a PATCH of one of them is a 400 (make a revision instead). */
+export const SCORING_FIELDS = ['source', 'evaluationParams', 'judgePrompt', 'evaluatorModelName', 'areEvalParamsTop', 'parentMetricId', 'isBeingOptimized', 'specificationIds'] as const;
+
+export const MetricUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    tags: Type.Optional(Tags),
+    documentationUrl: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
+    userGroupIds: Type.Optional(UserGroupIds),
+    ...Object.fromEntries(SCORING_FIELDS.map((f) => [f, Type.Optional(Type.Unknown())])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type MetricUpdate = Static<typeof MetricUpdate> & Partial<Record<(typeof SCORING_FIELDS)[number], unknown>>;
+
+export const MetricListQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    organizationIds: Type.Optional(IdList),
+    productIds: Type.Optional(IdList),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    tags: Type.Optional(StringList),
+    sources: Type.Optional(Type.Array(StringEnum(METRIC_SOURCES), { maxItems: 7 })),
+    specificationIds: Type.Optional(IdList),
+    userGroupIds: Type.Optional(IdList),
+    includeDefault: Type.Optional(Type.Boolean()),
+    includeOwned: Type.Optional(Type.Boolean()),
+    includeLegacy: Type.Optional(Type.Boolean()),
+    monitorable: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type MetricListQuery = Static<typeof MetricListQuery>;
+
+/** A metric as stored (own dates are internal; reads derive legacyAt/disabledAt). */
+export interface StoredMetric {
+  id: string;
+  metricGroupId: string;
+  parentMetricId: string | null;
+  organizationId: string | null;
+  userId: string;
+  name: string;
+  evaluationParams: EvaluationParam[];
+  source: MetricSource;
+  judgePrompt: string | null;
+  tags: string[];
+  description: string;
+  documentationUrl: string | null;
+  evaluatorModelName: string | null;
+  areEvalParamsTop: boolean;
+  isBeingOptimized: boolean;
+  userGroupIds: string[];
+  createdAt: string;
+  deletedAt?: string;
+  /** The metric's own legacy date: set when a revision supersedes it. */
+  ownLegacyAt?: string | null;
+  /** The metric's own disabled date (platform operations). */
+  ownDisabledAt?: string | null;
+}
+
+export interface Metric extends Omit<StoredMetric, 'ownLegacyAt' | 'ownDisabledAt'> {
+  specificationIds: string[];
+  legacyAt: string | null;
+  disabledAt: string | null;
+}
+
+export const ModelPut = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 100 }),
+    providerModelId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    creditsPerEvaluation: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    unselectableAt: Type.Optional(Nullable(DateTime)),
+    disabledAt: Type.Optional(Nullable(DateTime)),
+  },
+  { additionalProperties: false },
+);
+export type ModelPut = Static<typeof ModelPut>;
+
+export const ModelParams = Type.Object({ name: ModelName }, { additionalProperties: false });
+
+export interface EvaluatorModel {
+  name: string;
+  provider: string;
+  providerModelId: string;
+  creditsPerEvaluation: number;
+  unselectableAt: string | null;
+  disabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
