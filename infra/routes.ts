@@ -63,6 +63,15 @@ export const routes: readonly Route[] = [
   r('DELETE', '/specifications/{id}/metrics', 'specifications/unlink-metrics', 'write'),
   r('GET', '/specifications/{id}/metrics', 'specifications/list-metrics', 'read'),
 
+  // tests (datasets), test cases, storage
+  ...crud('/tests', 'tests').map((x) => (x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead'] as const } : x)),
+  r('POST', '/testCases', 'test-cases/create', 'write'),
+  r('GET', '/testCases', 'test-cases/list', 'read'),
+  r('GET', '/testCases/{id}', 'test-cases/get', 'read'),
+  r('DELETE', '/testCases/{id}', 'test-cases/delete', 'write'),
+  r('GET', '/storage/generate-put-presigned-url', 'storage/upload-url', 'read', { capabilities: ['bucketWrite'] }),
+  r('GET', '/storage', 'storage/resolve', 'read', { capabilities: ['bucketRead'] }),
+
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
   r('GET', '/phoneConnections', 'phone-connections/list', 'read'),

@@ -59,6 +59,13 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'specifications/update': { body: { description: 'Never gives legal or tax advice' } },
   'specifications/link-metrics': { body: { metricIds: ['met_non_toxic'] } },
   'specifications/unlink-metrics': { body: { metricIds: ['met_non_toxic'] } },
+  'tests/create': { body: { productId: 'prod_example', name: 'Refund questions', type: 'QUALITY', variants: ['rag'], languageCode: 'en-US', maxTestCases: 50 } },
+  'tests/list': { query: { types: 'QUALITY', hasLiveSpecification: 'true' } },
+  'tests/update': { body: { name: 'Refund questions v2' } },
+  'test-cases/create': { body: { testId: 'test_example', input: 'Can I get a refund after 30 days?', expectedOutput: 'Refunds are possible within 30 days.' } },
+  'test-cases/list': { query: { testIds: 'test_example' } },
+  'storage/upload-url': { query: { fileName: 'dataset.csv', contentType: 'text/csv' } },
+  'storage/resolve': { query: { uri: 's3://eval-platform-local/orgs/org_demo/uploads/01EXAMPLE/dataset.csv' } },
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
 };

@@ -86,8 +86,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.aggregatorFunction]: 'local-aggregator',
       [ENV.queueUrl]: 'local://evaluation-queue',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      // s3rver accepts only its own fixed credentials; DynamoDB Local accepts any.
+      AWS_ACCESS_KEY_ID: options.s3Endpoint ? (process.env.AWS_ACCESS_KEY_ID ?? 'S3RVER') : 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: options.s3Endpoint ? (process.env.AWS_SECRET_ACCESS_KEY ?? 'S3RVER') : 'S3RVER',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       BUILD_VERSION: pkg.version,

@@ -141,18 +141,23 @@ export async function getLiveRecords<T extends CatalogRecord>(entity: CatalogEnt
 }
 
 /** Live records of one type of an organization (every page). */
-export async function listOrgRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string): Promise<T[]> {
+export async function listOrgRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string, options: { keepInternal?: boolean } = {}): Promise<T[]> {
   const { pk, skPrefix } = keys.catalogPrefix(orgId, entity.type);
   const items = await queryPrefix(pk, skPrefix);
-  return items.map((i) => toRecord<T>(i)).filter((r) => !r.deletedAt);
+  return items.map((i) => toRecord<T>(i, options)).filter((r) => !r.deletedAt);
 }
 
 /** Live records of one type of some products (gsi1), restricted to the organization. */
-export async function listProductRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string, productIds: string[]): Promise<T[]> {
+export async function listProductRecords<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  orgId: string,
+  productIds: string[],
+  options: { keepInternal?: boolean } = {},
+): Promise<T[]> {
   const lists = await Promise.all(productIds.map((p) => queryIndex('gsi1', keys.byProductPartition(p, entity.type))));
   return lists
     .flat()
-    .map((i) => toRecord<T>(i))
+    .map((i) => toRecord<T>(i, options))
     .filter((r) => r.organizationId === orgId && !r.deletedAt);
 }
 

@@ -17,6 +17,7 @@ export const CATALOG_TYPES = [
   'TEST',
   'MONITOR',
   'APIKEY',
+  'TCASE',
 ] as const;
 export type CatalogType = (typeof CATALOG_TYPES)[number];
 
@@ -55,6 +56,10 @@ export const keys = {
    * predefined metrics stay private to it).
    */
   metricLink: (orgId: string, metricId: string, specId: string): Key => ({ pk: `ORG#${orgId}`, sk: `MLINK#${metricId}#${specId}` }),
+
+  /** gsi1: the test cases of one test, in file order. */
+  byTest: (testId: string, index: number, id: string) => ({ gsi1pk: `TEST#${testId}#TCASE`, gsi1sk: `${String(index).padStart(6, '0')}#${id}` }),
+  byTestPartition: (testId: string): string => `TEST#${testId}#TCASE`,
 
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),

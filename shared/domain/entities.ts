@@ -9,6 +9,8 @@ export const versionEntity: CatalogEntity = { type: 'VERSION', label: 'version',
 export const endpointConnectionEntity: CatalogEntity = { type: 'ECON', label: 'endpoint connection', byProduct: true };
 export const phoneConnectionEntity: CatalogEntity = { type: 'PHONE', label: 'phone connection', byProduct: true };
 export const specificationEntity: CatalogEntity = { type: 'SPEC', label: 'specification', byProduct: true };
+export const testEntity: CatalogEntity = { type: 'TEST', label: 'test', byProduct: true };
+export const testCaseEntity: CatalogEntity = { type: 'TCASE', label: 'test case', byProduct: false };
 
 type ChildRecord = CatalogRecord & Record<string, unknown>;
 
@@ -25,6 +27,7 @@ export const productChildren: { entity: CatalogEntity; onDelete?: (record: Child
     onDelete: (r) => [{ Delete: { TableName: tableName, Key: keys.endpointSecrets(r.organizationId, r.id) } }],
   },
   { entity: phoneConnectionEntity },
+  { entity: testEntity },
   {
     entity: specificationEntity,
     // Links of a deleted specification go with it.

@@ -16,6 +16,8 @@ export interface ListQuery {
 export interface ListSpec<T> {
   /** Fields a client may sort by. */
   sortable: readonly (keyof T & string)[];
+  /** Sort when the query gives none (default `createdAt:desc`). */
+  defaultSort?: string[];
   /** Resource-specific filters: each returns false to drop a record. */
   filters?: ((record: T) => boolean)[];
 }
@@ -44,8 +46,8 @@ export function intersects<T>(values: readonly unknown[] | undefined, get: (r: T
 }
 
 /** Parses `sort=field:dir` entries against the sortable fields; default `createdAt:desc`. */
-export function parseSort<T>(sort: string[] | undefined, sortable: readonly string[]): { field: string; dir: 1 | -1 }[] {
-  const entries = sort && sort.length > 0 ? sort : ['createdAt:desc'];
+export function parseSort(sort: string[] | undefined, sortable: readonly string[], fallback: string[] = ['createdAt:desc']): { field: string; dir: 1 | -1 }[] {
+  const entries = sort && sort.length > 0 ? sort : fallback;
   return entries.map((entry) => {
     const [field, dir] = entry.split(':') as [string, string];
     if (!sortable.includes(field)) {
@@ -69,7 +71,7 @@ function compareValues(a: unknown, b: unknown): number {
  * every match, before limit and offset. Ties are broken by id, so pages are stable.
  */
 export function applyList<T extends { id: string; createdAt: string; name?: string }>(records: T[], query: ListQuery, spec: ListSpec<T>): Page<T> {
-  const sortKeys = parseSort(query.sort, spec.sortable);
+  const sortKeys = parseSort(query.sort, spec.sortable, spec.defaultSort);
   if (query.fromCreatedAt && query.toCreatedAt && Date.parse(query.fromCreatedAt) > Date.parse(query.toCreatedAt)) {
     throw new ValidationError('fromCreatedAt must not be after toCreatedAt');
   }

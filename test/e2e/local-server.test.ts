@@ -63,3 +63,19 @@ describe('local server over HTTP', () => {
     expect(res.body.services.map((s: { status: string }) => s.status)).toEqual(['ok', 'ok', 'ok']);
   });
 });
+
+describe('storage and uploaded tests over HTTP', () => {
+  it('uploads a CSV with the presigned URL using plain fetch, downloads it through the resolved URL, and imports it', async () => {
+    const presigned = await http('GET', '/storage/generate-put-presigned-url?fileName=cases.csv&contentType=text/csv');
+    expect(presigned.status).toBe(200);
+    const csv = 'input,expected_output\nWhat is 2+2?,4\n';
+    const put = await fetch(presigned.body.url, { method: 'PUT', body: csv, headers: { 'content-type': 'text/csv' } });
+    expect(put.status).toBe(200);
+    const resolved = await http('GET', `/storage?uri=${encodeURIComponent(presigned.body.uri)}`);
+    expect(resolved.status).toBe(200);
+    expect(await (await fetch(resolved.body.url)).text()).toBe(csv);
+    const product = await http('POST', '/products', { name: 'uploads' });
+    const test = await http('POST', '/tests', { productId: product.body.id, name: 'uploaded', type: 'QUALITY', uri: presigned.body.uri });
+    expect(test.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 1 });
+  });
+});

@@ -22,8 +22,8 @@ export default async function setup(project: TestProject) {
     // Nothing listens here: probes must report `unreachable` rather than fail.
     LAMBDA_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
   };
   Object.assign(process.env, env);
   const { ensureTable } = await import('../../infra/local/bootstrap.js');

@@ -1,0 +1,163 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
+import { TEST_TYPES, type TestType } from '../domain/evaluation-params.js';
+
+export const TEST_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'AUGMENTING', 'EXTENDING', 'CANCELLED'] as const;
+export type TestStatus = (typeof TEST_STATUSES)[number];
+export const NOISE_PROFILES = ['office', 'street', 'car', 'white', 'pink'] as const;
+export const NOISE_LEVELS = ['light', 'medium', 'heavy'] as const;
+
+const Uri = Type.String({ minLength: 1, maxLength: 4096 });
+const Short = Type.String({ minLength: 1, maxLength: 200 });
+const Long = Type.String({ maxLength: 50_000 });
+
+export const TestCreate = Type.Object(
+  {
+    productId: Id,
+    name: Name,
+    type: Type.Optional(StringEnum(TEST_TYPES)),
+    models: Type.Optional(Type.Array(Short, { maxItems: 20, uniqueItems: true })),
+    groundTruthUri: Type.Optional(Nullable(Uri)),
+    uri: Type.Optional(Nullable(Uri)),
+    fewShot: Type.Optional(Nullable(Long)),
+    languageCode: Type.Optional(Type.String({ minLength: 2, maxLength: 35 })),
+    backgroundNoiseProfile: Type.Optional(Nullable(StringEnum(NOISE_PROFILES))),
+    backgroundNoiseLevel: Type.Optional(Nullable(StringEnum(NOISE_LEVELS))),
+    variants: Type.Optional(Type.Array(Short, { maxItems: 20, uniqueItems: true })),
+    customVariantDescription: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 5000 }))),
+    strategies: Type.Optional(Type.Array(Short, { maxItems: 20, uniqueItems: true })),
+    customUserPersona: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 5000 }))),
+    maxTestCases: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    sourceTestId: Type.Optional(Nullable(Id)),
+    dataCatalogUri: Type.Optional(Nullable(Uri)),
+    metadata: Type.Optional(Metadata),
+    specificationId: Type.Optional(Nullable(Id)),
+  },
+  { additionalProperties: false },
+);
+export type TestCreate = Static<typeof TestCreate>;
+
+export const TestUpdate = Type.Object(
+  { name: Type.Optional(Name), metadata: Type.Optional(Metadata) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type TestUpdate = Static<typeof TestUpdate>;
+
+export const TestListQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    productIds: Type.Optional(IdList),
+    testCaseIds: Type.Optional(IdList),
+    versionIds: Type.Optional(IdList),
+    types: Type.Optional(Type.Array(StringEnum(TEST_TYPES), { maxItems: 3 })),
+    specificationIds: Type.Optional(IdList),
+    statuses: Type.Optional(Type.Array(StringEnum(TEST_STATUSES), { maxItems: 6 })),
+    hasLiveSpecification: Type.Optional(Type.Boolean()),
+    hasEvaluations: Type.Optional(Type.Boolean()),
+    hasTraces: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type TestListQuery = Static<typeof TestListQuery>;
+
+export interface TestRecord {
+  id: string;
+  organizationId: string;
+  productId: string;
+  userId: string;
+  name: string;
+  type: TestType;
+  models: string[];
+  groundTruthUri: string | null;
+  uri: string | null;
+  error: string | null;
+  status: TestStatus;
+  fewShot: string | null;
+  languageCode: string;
+  backgroundNoiseProfile: (typeof NOISE_PROFILES)[number] | null;
+  backgroundNoiseLevel: (typeof NOISE_LEVELS)[number] | null;
+  variants: string[];
+  customVariantDescription: string | null;
+  strategies: string[];
+  customUserPersona: string | null;
+  maxTestCases: number | null;
+  sourceTestId: string | null;
+  dataCatalogUri: string | null;
+  metadata: Record<string, unknown>;
+  specificationId: string | null;
+  isExtendable: boolean;
+  testCaseCount: number;
+  createdAt: string;
+  deletedAt?: string;
+}
+
+/** Attributes maintained by session, evaluation and span writes (issue: sessions), for list filters. */
+export interface TestActivity {
+  _versionIds?: string[];
+  _hasEvaluations?: boolean;
+  _hasTraces?: boolean;
+}
+
+const TestInput = Type.Union([Type.String({ maxLength: 250_000 }), Type.Record(Type.String(), Type.Unknown())]);
+
+export const TestCaseCreate = Type.Object(
+  {
+    testId: Id,
+    input: Type.Optional(TestInput),
+    expectedOutput: Type.Optional(Nullable(Type.String({ maxLength: 250_000 }))),
+    expectedTools: Type.Optional(Type.Array(Short, { maxItems: 100 })),
+    context: Type.Optional(Nullable(Type.String({ maxLength: 250_000 }))),
+    variant: Type.Optional(Nullable(Short)),
+    strategy: Type.Optional(Nullable(Short)),
+    languageCode: Type.Optional(Type.String({ minLength: 2, maxLength: 35 })),
+    goal: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    userPersona: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    scenario: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    stoppingCriterias: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 })),
+    maxIterations: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100 }))),
+  },
+  { additionalProperties: false },
+);
+export type TestCaseCreate = Static<typeof TestCaseCreate>;
+
+export const TestCaseListQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    testIds: Type.Array(Id, { minItems: 1, maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+export type TestCaseListQuery = Static<typeof TestCaseListQuery>;
+
+export interface TestCase {
+  id: string;
+  organizationId: string;
+  productId: string;
+  testId: string;
+  index: number;
+  input: string | Record<string, unknown> | null;
+  expectedOutput: string | null;
+  expectedTools: string[];
+  context: string | null;
+  variant: string | null;
+  strategy: string | null;
+  languageCode: string | null;
+  goal: string | null;
+  userPersona: string | null;
+  scenario: string | null;
+  stoppingCriterias: string[];
+  maxIterations: number | null;
+  createdAt: string;
+  deletedAt?: string;
+}
+
+export const StorageUploadQuery = Type.Object(
+  {
+    fileName: Type.String({ minLength: 1, maxLength: 1000 }),
+    contentType: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+export type StorageUploadQuery = Static<typeof StorageUploadQuery>;
+
+export const StorageResolveQuery = Type.Object({ uri: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });

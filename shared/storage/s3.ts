@@ -1,0 +1,61 @@
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Readable } from 'node:stream';
+import { ENV, optionalEnv, requireEnv } from '../config/env.js';
+
+/** Created once per process. `S3_ENDPOINT` points at the local emulator (path-style addressing). */
+const endpoint = optionalEnv(ENV.s3Endpoint);
+export const s3 = new S3Client({
+  ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+export const bucketName = requireEnv(ENV.bucketName);
+/** Endpoints whose path-style URLs count as S3 when canonicalising (the local emulator). */
+export const localS3Endpoints = endpoint ? [endpoint] : [];
+
+export const PUT_URL_SECONDS = 15 * 60;
+export const GET_URL_SECONDS = 60 * 60;
+
+export function presignPut(key: string, contentType: string): Promise<string> {
+  return getSignedUrl(s3, new PutObjectCommand({ Bucket: bucketName, Key: key, ContentType: contentType }), { expiresIn: PUT_URL_SECONDS });
+}
+
+export function presignGet(key: string): Promise<string> {
+  return getSignedUrl(s3, new GetObjectCommand({ Bucket: bucketName, Key: key }), { expiresIn: GET_URL_SECONDS });
+}
+
+export async function objectExists(key: string): Promise<boolean> {
+  try {
+    await s3.send(new HeadObjectCommand({ Bucket: bucketName, Key: key }));
+    return true;
+  } catch (error) {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return false;
+    throw error;
+  }
+}
+
+/** A streamed read of an object; undefined when it does not exist. */
+export async function readObjectStream(key: string): Promise<Readable | undefined> {
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
+    return out.Body as Readable;
+  } catch (error) {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+export async function putObject(key: string, body: string | Uint8Array, contentType: string): Promise<void> {
+  await s3.send(new PutObjectCommand({ Bucket: bucketName, Key: key, Body: body, ContentType: contentType }));
+}
+
+export async function readObjectText(key: string): Promise<string | undefined> {
+  const stream = await readObjectStream(key);
+  if (!stream) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
