@@ -72,6 +72,24 @@ export const routes: readonly Route[] = [
   r('GET', '/storage/generate-put-presigned-url', 'storage/upload-url', 'read', { capabilities: ['bucketWrite'] }),
   r('GET', '/storage', 'storage/resolve', 'read', { capabilities: ['bucketRead'] }),
 
+  // sessions, turns (inference results), spans (traces), evaluations
+  ...crud('/sessions', 'sessions'),
+  r('GET', '/sessions/{id}/metricCompatibility', 'sessions/metric-compatibility', 'read', { capabilities: ['bucketRead'] }),
+  r('POST', '/inferenceResults', 'inference-results/create', 'write'),
+  r('POST', '/inferenceResults/batch', 'inference-results/batch', 'write'),
+  r('GET', '/inferenceResults', 'inference-results/list', 'read'),
+  r('GET', '/inferenceResults/{id}', 'inference-results/get', 'read'),
+  r('PATCH', '/inferenceResults/{id}', 'inference-results/update', 'write'),
+  r('POST', '/traces', 'traces/create', 'write', { capabilities: ['bucketWrite'] }),
+  r('POST', '/traces/batch', 'traces/batch', 'write', { capabilities: ['bucketWrite'] }),
+  r('GET', '/traces', 'traces/list', 'read', { capabilities: ['bucketRead'] }),
+  r('GET', '/traces/{id}', 'traces/get', 'read', { capabilities: ['bucketRead'] }),
+  r('DELETE', '/traces/{id}', 'traces/delete', 'write'),
+  r('POST', '/evaluations', 'evaluations/create', 'write', { capabilities: ['bucketRead', 'queueSend'] }),
+  r('GET', '/evaluations', 'evaluations/list', 'read'),
+  r('GET', '/evaluations/{id}', 'evaluations/get', 'read'),
+  r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
+
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
   r('GET', '/phoneConnections', 'phone-connections/list', 'read'),

@@ -61,6 +61,28 @@ export const keys = {
   byTest: (testId: string, index: number, id: string) => ({ gsi1pk: `TEST#${testId}#TCASE`, gsi1sk: `${String(index).padStart(6, '0')}#${id}` }),
   byTestPartition: (testId: string): string => `TEST#${testId}#TCASE`,
 
+  // ---------- high-volume records, partitioned by their own session ----------
+  session: (id: string): Key => ({ pk: `SESSION#${id}`, sk: '#' }),
+  /** gsi1: the sessions of a version; gsi2: the sessions of a test. */
+  sessionByVersion: (versionId: string, createdAt: string, id: string) => ({ gsi1pk: `VERSION#${versionId}#SESSION`, gsi1sk: `${createdAt}#${id}` }),
+  sessionByVersionPartition: (versionId: string): string => `VERSION#${versionId}#SESSION`,
+  sessionByTest: (testId: string, createdAt: string, id: string) => ({ gsi2pk: `TEST#${testId}#SESSION`, gsi2sk: `${createdAt}#${id}` }),
+  sessionByTestPartition: (testId: string): string => `TEST#${testId}#SESSION`,
+  /** Sessions of an organization with one customId. */
+  sessionCustomId: (orgId: string, customId: string, sessionId: string): Key => ({ pk: `ORG#${orgId}#CUSTOM#${customId}`, sk: `SESSION#${sessionId}` }),
+  sessionCustomIdPartition: (orgId: string, customId: string): string => `ORG#${orgId}#CUSTOM#${customId}`,
+  turn: (sessionId: string, index: number): Key => ({ pk: `SESSION#${sessionId}`, sk: `TURN#${String(index).padStart(6, '0')}` }),
+  evaluation: (sessionId: string, id: string): Key => ({ pk: `SESSION#${sessionId}`, sk: `EVAL#${id}` }),
+  /** gsi2 (sparse): a session-partitioned record by its own id (turns, evaluations). */
+  byOwnId: (id: string) => ({ gsi2pk: `BYID#${id}`, gsi2sk: '#' }),
+  byOwnIdPartition: (id: string): string => `BYID#${id}`,
+  /** Spans are their own partition (ids are client-given and globally unique). */
+  span: (id: string): Key => ({ pk: `SPAN#${id}`, sk: 'SPAN' }),
+  spanBySession: (sessionId: string, startTime: string, id: string) => ({ gsi1pk: `SESSION#${sessionId}#SPANS`, gsi1sk: `${startTime}#${id}` }),
+  spanBySessionPartition: (sessionId: string): string => `SESSION#${sessionId}#SPANS`,
+  spanByTurn: (inferenceResultId: string, startTime: string, id: string) => ({ gsi2pk: `INF#${inferenceResultId}#SPANS`, gsi2sk: `${startTime}#${id}` }),
+  spanByTurnPartition: (inferenceResultId: string): string => `INF#${inferenceResultId}#SPANS`,
+
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
 } as const;

@@ -183,7 +183,7 @@ export async function listTests(auth: AuthContext, query: TestListQuery): Promis
       ...anyOf<StoredTest>(query.statuses, (t) => t.status),
       ...anyOf<StoredTest>(query.specificationIds, (t) => t.specificationId),
       ...(caseTests ? [(t: StoredTest) => caseTests.has(t.id)] : []),
-      ...intersects<StoredTest>(query.versionIds, (t) => t._versionIds),
+      ...intersects<StoredTest>(query.versionIds, (t) => [...(t._versionIds ?? [])]),
       ...(live ? [(t: StoredTest) => (t.specificationId !== null && live.has(t.specificationId)) === query.hasLiveSpecification] : []),
       ...(query.hasEvaluations === undefined ? [] : [(t: StoredTest) => Boolean(t._hasEvaluations) === query.hasEvaluations]),
       ...(query.hasTraces === undefined ? [] : [(t: StoredTest) => Boolean(t._hasTraces) === query.hasTraces]),

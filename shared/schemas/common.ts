@@ -3,6 +3,7 @@ import { Type, type TSchema, type Static, type TUnsafe, type SchemaOptions } fro
 /** A nullable scalar as one JSON Schema (`type: [T, "null"]`), so errors read cleanly. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const { type, enum: values, ...rest } = schema as unknown as { type?: string; enum?: unknown[] } & Record<string, unknown>;
+  if (type === undefined) return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
   const out: Record<string, unknown> = { ...rest, type: [type, 'null'] };
   if (values) out.enum = [...values, null];
   return Type.Unsafe<Static<T> | null>(out);

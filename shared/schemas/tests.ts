@@ -93,7 +93,7 @@ export interface TestRecord {
 
 /** Attributes maintained by session, evaluation and span writes (issue: sessions), for list filters. */
 export interface TestActivity {
-  _versionIds?: string[];
+  _versionIds?: Set<string> | string[];
   _hasEvaluations?: boolean;
   _hasTraces?: boolean;
 }

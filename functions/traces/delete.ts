@@ -1,0 +1,7 @@
+import { httpHandler, ok } from '../../shared/http/handler.js';
+import { Type } from '@sinclair/typebox';
+import { deleteSpan } from '../../shared/domain/spans.js';
+
+const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+
+export const handler = httpHandler({ handler: 'traces/delete', params: Params }, async ({ auth, params }) => ok(await deleteSpan(auth, params.id)));

@@ -1,0 +1,158 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { doc, tableName } from './client.js';
+import { keys } from './keys.js';
+import { queryAll, queryIndex, queryPrefix } from './query.js';
+import { toRecord } from './records.js';
+import { isConditionalCheckFailed } from './errors.js';
+import type { TransactItem } from './catalog.js';
+import { ForbiddenError, NotFoundError } from '../http/errors.js';
+import type { Evaluation, Session, Span, Turn } from '../schemas/sessions.js';
+
+// ---------- sessions ----------
+
+export function sessionItem(s: Session): Record<string, unknown> {
+  return {
+    ...keys.session(s.id),
+    ...keys.sessionByVersion(s.versionId, s.createdAt, s.id),
+    ...(s.testId ? keys.sessionByTest(s.testId, s.createdAt, s.id) : {}),
+    entity: 'SESSION',
+    ...s,
+  };
+}
+
+export function customIdItem(orgId: string, customId: string, sessionId: string): Record<string, unknown> {
+  return { ...keys.sessionCustomId(orgId, customId, sessionId), entity: 'SESSIONCUSTOMID', sessionId };
+}
+
+/** A session of the caller: 403 another organization's, 404 none (deleted ones only with includeDeleted). */
+export async function getSession(orgId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<Session> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(id), ConsistentRead: true }));
+  if (!out.Item) throw new NotFoundError(`session ${id} not found`);
+  const session = toRecord<Session>(out.Item);
+  if (session.organizationId !== orgId) throw new ForbiddenError(`session ${id} belongs to another organization`);
+  if (session.deletedAt && !options.includeDeleted) throw new NotFoundError(`session ${id} not found`);
+  return session;
+}
+
+export async function sessionsByVersion(versionId: string): Promise<Session[]> {
+  return (await queryIndex('gsi1', keys.sessionByVersionPartition(versionId))).map((i) => toRecord<Session>(i));
+}
+
+export async function sessionsByTest(testId: string): Promise<Session[]> {
+  return (await queryIndex('gsi2', keys.sessionByTestPartition(testId))).map((i) => toRecord<Session>(i));
+}
+
+export async function sessionIdsByCustomId(orgId: string, customId: string): Promise<string[]> {
+  return (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.sessionCustomIdPartition(orgId, customId) } })).map((i) =>
+    String(i.sessionId),
+  );
+}
+
+export function sessionUpdate(id: string, set: Record<string, unknown>, condition?: string, values: Record<string, unknown> = {}): TransactItem {
+  const names: Record<string, string> = {};
+  const vals: Record<string, unknown> = { ...values };
+  const parts = Object.entries(set).map(([k, v], i) => {
+    names[`#f${i}`] = k;
+    vals[`:v${i}`] = v;
+    return `#f${i} = :v${i}`;
+  });
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.session(id),
+      UpdateExpression: `SET ${parts.join(', ')}`,
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deletedAt)${condition ? ` AND (${condition})` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: vals,
+    },
+  };
+}
+
+/** Records the newest turn on the session (never moves backwards). */
+export async function recordTurnCount(sessionId: string, count: number, at: string): Promise<void> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.session(sessionId),
+        UpdateExpression: 'SET turnCount = :n, lastTurnAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(turnCount) OR turnCount < :n)',
+        ExpressionAttributeValues: { ':n': count, ':at': at },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
+
+// ---------- turns ----------
+
+export function turnItem(t: Turn): Record<string, unknown> {
+  return { ...keys.turn(t.sessionId, t.index), ...keys.byOwnId(t.id), entity: 'TURN', ...t };
+}
+
+/** The highest turn index of a session (0 when none), read consistently. */
+export async function maxTurnIndex(sessionId: string): Promise<number> {
+  const out = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': `SESSION#${sessionId}`, ':sk': 'TURN#' },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const item = out.Items?.[0];
+  return item ? Number(item.index) : 0;
+}
+
+export async function listTurns(sessionId: string): Promise<Turn[]> {
+  return (await queryPrefix(`SESSION#${sessionId}`, 'TURN#', { consistent: true })).map((i) => toRecord<Turn>(i));
+}
+
+/** A session-partitioned record by its own id (gsi2), or undefined. */
+export async function findByOwnId<T>(id: string): Promise<T | undefined> {
+  const items = await queryIndex('gsi2', keys.byOwnIdPartition(id));
+  return items[0] ? toRecord<T>(items[0]) : undefined;
+}
+
+// ---------- spans ----------
+
+export function spanItem(s: Span, startKey: string): Record<string, unknown> {
+  return {
+    ...keys.span(s.id),
+    ...keys.spanBySession(s.sessionId, startKey, s.id),
+    ...keys.spanByTurn(s.inferenceResultId, startKey, s.id),
+    entity: 'SPAN',
+    ...s,
+  };
+}
+
+export async function getSpanItem(id: string): Promise<Record<string, unknown> | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.span(id), ConsistentRead: true }));
+  return out.Item;
+}
+
+export async function spansOfSession(sessionId: string): Promise<Record<string, unknown>[]> {
+  return queryIndex('gsi1', keys.spanBySessionPartition(sessionId));
+}
+
+export async function spansOfTurn(inferenceResultId: string): Promise<Record<string, unknown>[]> {
+  return queryIndex('gsi2', keys.spanByTurnPartition(inferenceResultId));
+}
+
+// ---------- evaluations ----------
+
+export function evaluationItem(e: Evaluation): Record<string, unknown> {
+  return { ...keys.evaluation(e.sessionId, e.id), ...keys.byOwnId(e.id), entity: 'EVAL', ...e };
+}
+
+export async function listEvaluations(sessionId: string): Promise<Evaluation[]> {
+  return (await queryPrefix(`SESSION#${sessionId}`, 'EVAL#', { consistent: true })).map((i) => toRecord<Evaluation>(i));
+}
+
+export async function getEvaluationItem(sessionId: string, id: string): Promise<Evaluation | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.evaluation(sessionId, id), ConsistentRead: true }));
+  return out.Item ? toRecord<Evaluation>(out.Item) : undefined;
+}

@@ -1,0 +1,272 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
+
+export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export const SPAN_TYPES = ['SPAN', 'GENERATION', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'] as const;
+export type SpanType = (typeof SPAN_TYPES)[number];
+export const EVALUATION_STATUSES = ['PENDING', 'PENDING_HUMAN', 'SUCCESS', 'FAILED', 'SKIPPED'] as const;
+export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
+
+export const MAX_TURN_TEXT = 250_000;
+const Context = Type.Union([Type.String({ maxLength: 100_000 }), Type.Record(Type.String(), Type.Unknown())]);
+const CustomId = Type.String({ minLength: 1, maxLength: 200 });
+
+export const SessionCreate = Type.Object(
+  {
+    versionId: Id,
+    testCaseId: Type.Optional(Nullable(Id)),
+    customId: Type.Optional(Nullable(CustomId)),
+    context: Type.Optional(Nullable(Context)),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type SessionCreate = Static<typeof SessionCreate>;
+
+export const SessionUpdate = Type.Object(
+  {
+    status: Type.Optional(StringEnum(['COMPLETED', 'FAILED'] as const)),
+    error: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    stoppingReason: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 1000 }))),
+    metadata: Type.Optional(Metadata),
+    context: Type.Optional(Nullable(Context)),
+    customId: Type.Optional(Nullable(CustomId)),
+    recordingUri: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 4096 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type SessionUpdate = Static<typeof SessionUpdate>;
+
+export const SessionListQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    versionIds: Type.Optional(IdList),
+    testIds: Type.Optional(IdList),
+    testCaseIds: Type.Optional(IdList),
+    customIds: Type.Optional(StringList),
+    isProduction: Type.Optional(Type.Boolean()),
+    statuses: Type.Optional(Type.Array(StringEnum(SESSION_STATUSES), { maxItems: 3 })),
+  },
+  { additionalProperties: false },
+);
+export type SessionListQuery = Static<typeof SessionListQuery>;
+
+export interface Session {
+  id: string;
+  organizationId: string;
+  productId: string;
+  versionId: string;
+  userId: string;
+  customId: string | null;
+  testId: string | null;
+  testCaseId: string | null;
+  context: Record<string, unknown> | null;
+  stoppingReason: string | null;
+  recordingUri: string | null;
+  error: string | null;
+  status: SessionStatus;
+  isProduction: boolean;
+  metadata: Record<string, unknown>;
+  turnCount: number;
+  lastTurnAt: string | null;
+  closedAt: string | null;
+  createdAt: string;
+  deletedAt?: string;
+}
+
+const Usage = Type.Object(
+  {
+    inputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    outputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    cacheReadInputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+const RetrievalContext = Type.Array(Type.String({ maxLength: MAX_TURN_TEXT }), { maxItems: 200 });
+
+export const TurnCreate = Type.Object(
+  {
+    sessionId: Id,
+    input: Type.String({ maxLength: MAX_TURN_TEXT }),
+    output: Type.Optional(Nullable(Type.String({ maxLength: MAX_TURN_TEXT }))),
+    retrievalContext: Type.Optional(RetrievalContext),
+    latencyMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+    usage: Type.Optional(Usage),
+    cost: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  },
+  { additionalProperties: false },
+);
+export type TurnCreate = Static<typeof TurnCreate>;
+
+export const TurnBatch = Type.Object(
+  {
+    sessionId: Id,
+    messages: Type.Array(
+      Type.Object(
+        {
+          role: StringEnum(['user', 'assistant'] as const),
+          content: Type.String({ maxLength: MAX_TURN_TEXT }),
+          retrievalContext: Type.Optional(RetrievalContext),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 200 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TurnBatch = Static<typeof TurnBatch>;
+
+export const TurnUpdate = Type.Object(
+  {
+    output: Type.Optional(Nullable(Type.String({ maxLength: MAX_TURN_TEXT }))),
+    retrievalContext: Type.Optional(RetrievalContext),
+    latencyMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+    usage: Type.Optional(Usage),
+    cost: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type TurnUpdate = Static<typeof TurnUpdate>;
+
+export const TurnListQuery = Type.Object(
+  { sessionIds: Type.Array(Id, { minItems: 1, maxItems: 50 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { additionalProperties: false },
+);
+export type TurnListQuery = Static<typeof TurnListQuery>;
+
+export interface Turn {
+  id: string;
+  organizationId: string;
+  sessionId: string;
+  index: number;
+  input: string;
+  output: string | null;
+  retrievalContext: string[];
+  latencyMs: number | null;
+  usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number };
+  cost: number | null;
+  createdAt: string;
+}
+
+export const MAX_DESCRIPTION_BYTES = 1024 * 1024;
+
+export const SpanCreate = Type.Object(
+  {
+    id: Type.Optional(Type.String({ pattern: '^trace_[A-Za-z0-9_-]{1,100}$', description: "an id starting with 'trace_'" })),
+    inferenceResultId: Id,
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    type: StringEnum(SPAN_TYPES),
+    description: Type.Optional(Nullable(Type.String())),
+    inputData: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    outputData: Type.Optional(Nullable(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()]))),
+    error: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
+    latencyMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+    metadata: Type.Optional(Metadata),
+    parentTraceId: Type.Optional(Nullable(Type.String({ pattern: '^trace_', description: "a span id (starting with 'trace_')" }))),
+    startTime: Type.Optional(Nullable(DateTime)),
+    endTime: Type.Optional(Nullable(DateTime)),
+  },
+  { additionalProperties: false },
+);
+export type SpanCreate = Static<typeof SpanCreate>;
+
+export const SpanBatch = Type.Object({ spans: Type.Array(SpanCreate, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false });
+export type SpanBatch = Static<typeof SpanBatch>;
+
+export const SpanListQuery = Type.Object(
+  {
+    inferenceResultIds: Type.Optional(IdList),
+    sessionIds: Type.Optional(IdList),
+    types: Type.Optional(Type.Array(StringEnum(SPAN_TYPES), { maxItems: 10 })),
+    names: Type.Optional(StringList),
+    fromStartTime: Type.Optional(DateTime),
+    toStartTime: Type.Optional(DateTime),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type SpanListQuery = Static<typeof SpanListQuery>;
+
+export interface Span {
+  id: string;
+  organizationId: string;
+  sessionId: string;
+  inferenceResultId: string;
+  name: string;
+  type: SpanType;
+  description: string | null;
+  inputData: Record<string, unknown> | null;
+  outputData: Record<string, unknown> | string | null;
+  error: string | null;
+  latencyMs: number | null;
+  metadata: Record<string, unknown>;
+  parentTraceId: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  createdAt: string;
+  deletedAt?: string;
+}
+
+export const EvaluationCreate = Type.Object(
+  {
+    sessionId: Id,
+    metricIds: Type.Array(Id, { minItems: 1, maxItems: 50, uniqueItems: true }),
+    inferenceResultId: Type.Optional(Nullable(Id)),
+    scores: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { metricId: Id, score: Type.Number({ minimum: 0, maximum: 1 }), reason: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 50 },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EvaluationCreate = Static<typeof EvaluationCreate>;
+
+export const EvaluationUpdate = Type.Object(
+  {
+    humanScore: Type.Number({ minimum: 0, maximum: 1 }),
+    humanReason: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+  },
+  { additionalProperties: false },
+);
+export type EvaluationUpdate = Static<typeof EvaluationUpdate>;
+
+export const EvaluationListQuery = Type.Object(
+  {
+    sessionIds: Type.Array(Id, { minItems: 1, maxItems: 50 }),
+    metricIds: Type.Optional(IdList),
+    statuses: Type.Optional(Type.Array(StringEnum(EVALUATION_STATUSES), { maxItems: 5 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type EvaluationListQuery = Static<typeof EvaluationListQuery>;
+
+export interface Evaluation {
+  id: string;
+  organizationId: string;
+  sessionId: string;
+  inferenceResultId: string | null;
+  metricId: string;
+  metricGroupId: string;
+  monitorId: string | null;
+  status: EvaluationStatus;
+  score: number | null;
+  reason: string | null;
+  error: string | null;
+  creditsUsed: number;
+  humanScore: number | null;
+  humanReason: string | null;
+  createdAt: string;
+  evaluatedAt: string | null;
+}
+
+export const CompatibilityQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });
