@@ -89,6 +89,7 @@ export const routes: readonly Route[] = [
   r('GET', '/evaluations', 'evaluations/list', 'read'),
   r('GET', '/evaluations/{id}', 'evaluations/get', 'read'),
   r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
+  r('POST', '/evaluations/{id}/retry', 'evaluations/retry', 'write', { capabilities: ['queueSend'] }),
 
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),

@@ -86,6 +86,7 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'evaluations/create': { body: { sessionId: 'sess_example', metricIds: ['met_is_json', 'met_non_empty_output'] } },
   'evaluations/list': { query: { sessionIds: 'sess_example', statuses: 'SUCCESS' } },
   'evaluations/update': { body: { humanScore: 0.8, humanReason: 'Helpful but slow' } },
+  'evaluations/retry': { id: 'eval_example' },
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
 };

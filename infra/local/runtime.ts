@@ -117,6 +117,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       server.listen(port, '127.0.0.1', () => res());
     });
     const { invokeJob } = await import('./gateway.js');
+    // The evaluation queue: drained by the real evaluator handler whenever something is enqueued.
+    const { localQueue } = await import('../../shared/queue/evaluation-queue.js');
+    const { drainLocalQueue } = await import('./queue.js');
+    let draining: Promise<unknown> | undefined;
+    const drain = () => {
+      draining ??= drainLocalQueue((event) => invokeJob('evaluator', event))
+        .catch((e: unknown) => console.error('evaluation queue failed', e))
+        .finally(() => {
+          draining = undefined;
+          if (localQueue.messages.length) setTimeout(drain, 50);
+        });
+    };
+    localQueue.onEnqueue = () => setImmediate(drain);
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -140,6 +153,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       env,
       stop: async () => {
         timers.forEach(clearInterval);
+        localQueue.onEnqueue = undefined;
+        await draining;
         await new Promise<void>((res) => {
           server.close(() => res());
           server.closeAllConnections();

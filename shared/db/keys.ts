@@ -83,6 +83,9 @@ export const keys = {
   spanByTurn: (inferenceResultId: string, startTime: string, id: string) => ({ gsi2pk: `INF#${inferenceResultId}#SPANS`, gsi2sk: `${startTime}#${id}` }),
   spanByTurnPartition: (inferenceResultId: string): string => `INF#${inferenceResultId}#SPANS`,
 
+  /** A monitor's spend in one cycle (`YYYY-MM`). */
+  monitorSpend: (monitorId: string, cycle: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SPEND#${cycle}` }),
+
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
 } as const;

@@ -4,7 +4,8 @@ import { tableName } from '../db/client.js';
 import { getVisibleMetric } from '../db/metrics.js';
 import { evaluationItem, findByOwnId, getEvaluationItem, getSession, listEvaluations } from '../db/sessions.js';
 import { keys } from '../db/keys.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
+import { resetForRetry } from './evaluator.js';
 import type { StoredMetric } from '../schemas/metrics.js';
 import type { Evaluation, EvaluationCreate, EvaluationListQuery, EvaluationUpdate, Session, Turn } from '../schemas/sessions.js';
 import { enqueue } from '../queue/evaluation-queue.js';
@@ -143,3 +144,12 @@ export async function scoreByHuman(auth: AuthContext, id: string, body: Evaluati
   return updated;
 }
 
+
+/** POST /evaluations/{id}/retry: only a FAILED evaluation goes back to the queue (409 otherwise). */
+export async function retryEvaluation(auth: AuthContext, id: string): Promise<Evaluation> {
+  const current = await getEvaluation(auth, id);
+  if (current.status !== 'FAILED') throw new ConflictError(`evaluation ${id} is ${current.status}; only FAILED evaluations can be retried`);
+  const reset = await resetForRetry(current);
+  await enqueue([{ kind: 'evaluation', sessionId: reset.sessionId, evaluationId: reset.id }]);
+  return reset;
+}

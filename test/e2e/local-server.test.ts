@@ -79,3 +79,29 @@ describe('storage and uploaded tests over HTTP', () => {
     expect(test.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 1 });
   });
 });
+
+describe('evaluations scored by the local queue', () => {
+  it('scores json_field_match, tool_correctness and is_json a moment after they are requested', async () => {
+    const product = (await http('POST', '/products', { name: 'evaluated bot' })).body;
+    const version = (await http('POST', '/versions', { productId: product.id, name: 'v1' })).body;
+    const test = (await http('POST', '/tests', { productId: product.id, name: 'orders', type: 'QUALITY' })).body;
+    const tc = (await http('POST', '/testCases', { testId: test.id, input: 'Where is order 42?', expectedOutput: '{"status":"shipped","eta":2}', expectedTools: ['search_orders'] })).body;
+    const session = (await http('POST', '/sessions', { versionId: version.id, testCaseId: tc.id })).body;
+    const turn = (await http('POST', '/inferenceResults', { sessionId: session.id, input: 'Where is order 42?', output: '{"status":"shipped","eta":2}' })).body;
+    expect((await http('POST', '/traces', { inferenceResultId: turn.id, name: 'search_orders', type: 'TOOL', inputData: { id: 42 } })).status).toBe(201);
+    const created = await http('POST', '/evaluations', { sessionId: session.id, metricIds: ['met_json_field_match', 'met_tool_correctness', 'met_is_json'] });
+    expect(created.status).toBe(201);
+    const deadline = Date.now() + 15_000;
+    let evaluations: { status: string; score: number; metricId: string }[] = [];
+    while (Date.now() < deadline) {
+      evaluations = (await http('GET', `/evaluations?sessionIds=${session.id}`)).body;
+      if (evaluations.every((e) => e.status !== 'PENDING')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(Object.fromEntries(evaluations.map((e) => [e.metricId, [e.status, e.score]]))).toEqual({
+      met_json_field_match: ['SUCCESS', 1],
+      met_tool_correctness: ['SUCCESS', 1],
+      met_is_json: ['SUCCESS', 1],
+    });
+  });
+});

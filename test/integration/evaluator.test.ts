@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newTenant } from '../support/api.js';
+import { createProduct, createVersion } from '../support/fixtures.js';
+import { startJudge } from '../support/judge-server.js';
+import { setJudgeConfig } from '../../shared/judge/client.js';
+import { localQueue } from '../../shared/queue/evaluation-queue.js';
+import { drainLocalQueue } from '../../infra/local/queue.js';
+import { handler as evaluator } from '../../functions/jobs/evaluator.js';
+
+let judge: Awaited<ReturnType<typeof startJudge>>;
+beforeAll(async () => {
+  judge = await startJudge();
+});
+afterAll(async () => {
+  setJudgeConfig({ baseUrl: undefined });
+  await judge.close();
+});
+beforeEach(() => {
+  localQueue.messages.length = 0;
+  setJudgeConfig({ baseUrl: judge.url, timeoutMs: 400, backoffMs: 10, maxAttempts: 3 });
+  judge.setMode('good', 0.75);
+});
+
+const drain = (duplicate = false) => drainLocalQueue((e) => evaluator(e) as Promise<unknown>, { duplicate });
+
+async function setup(monthlyCredits: number | null = 1000) {
+  const t = await newTenant({ monthlyCredits });
+  const product = await createProduct(t.api);
+  const version = await createVersion(t.api, product.id);
+  const test = (await t.api.post('/tests', { productId: product.id, name: 'x', type: 'QUALITY' })).body;
+  const tc = (await t.api.post('/testCases', { testId: test.id, input: 'order?', expectedOutput: '{"status":"shipped","eta":2}', expectedTools: ['search_orders'] })).body;
+  const session = (await t.api.post('/sessions', { versionId: version.id, testCaseId: tc.id })).body;
+  const turn = (await t.api.post('/inferenceResults', { sessionId: session.id, input: 'Where is order 42?', output: '{"status":"shipped","eta":3}' })).body;
+  await t.api.post('/traces', { inferenceResultId: turn.id, name: 'Search Orders', type: 'TOOL' });
+  const judged = (await t.api.post('/metrics', { name: 'polite', source: 'PARTIAL_PROMPT', evaluationParams: ['input', 'actual_output'], judgePrompt: 'Score politeness.', evaluatorModelName: 'gpt-4o' })).body;
+  const evaluate = async (metricIds: string[]) => (await t.api.post('/evaluations', { sessionId: session.id, metricIds })).body as { id: string; metricId: string }[];
+  const read = async (id: string) => (await t.api.get(`/evaluations/${id}`)).body;
+  return { ...t, session, judged, evaluate, read };
+}
+
+describe('evaluator', () => {
+  it('scores deterministic metrics in code at no cost', async () => {
+    const t = await setup();
+    const evals = await t.evaluate(['met_json_field_match', 'met_tool_correctness', 'met_is_json']);
+    await drain();
+    const scores = Object.fromEntries(await Promise.all(evals.map(async (e) => [e.metricId, await t.read(e.id)])));
+    expect(scores.met_json_field_match).toMatchObject({ status: 'SUCCESS', score: 0.5, creditsUsed: 0 });
+    expect(scores.met_tool_correctness).toMatchObject({ status: 'SUCCESS', score: 1 });
+    expect(scores.met_is_json).toMatchObject({ status: 'SUCCESS', score: 1, evaluatedAt: expect.any(String) });
+    expect((await t.api.get('/organization')).body.spentCredits).toBe(0);
+  });
+
+  it('fails a deterministic evaluation on invalid JSON with the parse error', async () => {
+    const t = await setup();
+    await t.api.post('/inferenceResults', { sessionId: t.session.id, input: 'again', output: 'not json' });
+    const [e] = await t.evaluate(['met_json_field_match']);
+    await drain();
+    expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/^actual_output is not valid JSON/) });
+  });
+
+  it('asks the judge, scores, and charges the model’s credits once even when every message is delivered twice', async () => {
+    const t = await setup();
+    const [e] = await t.evaluate([t.judged.id]);
+    await drain(true);
+    await drain(true);
+    expect(await t.read(e!.id)).toMatchObject({ status: 'SUCCESS', score: 0.75, reason: 'judged by the test judge', creditsUsed: 4 });
+    expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 4, pendingCredits: 0, availableCredits: 996 });
+    const request = judge.requests.at(-1) as { model: string; messages: { content: string }[] };
+    expect(request.model).toBe('gpt-4o');
+    expect(request.messages.map((m) => m.content).join('\n')).toContain('<<<BEGIN actual_output>>>');
+  });
+
+  it('fails on a garbage answer, quoting it, and releases the credits', async () => {
+    const t = await setup();
+    judge.setMode('garbage');
+    const [e] = await t.evaluate([t.judged.id]);
+    await drain();
+    expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: expect.stringContaining('maybe 8/10'), creditsUsed: 0 });
+    expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 0, pendingCredits: 0 });
+  });
+
+  it('retries 429 then succeeds; gives up after three timeouts', async () => {
+    const t = await setup();
+    judge.setMode('flaky429');
+    const [ok] = await t.evaluate([t.judged.id]);
+    await drain();
+    expect((await t.read(ok!.id)).status).toBe('SUCCESS');
+    judge.setMode('timeout');
+    const [slow] = await t.evaluate([t.judged.id]);
+    await drain();
+    expect(await t.read(slow!.id)).toMatchObject({ status: 'FAILED', error: 'the judge did not answer within 400 ms (after 3 attempts)' });
+  });
+
+  it('without a judge, AI-judged evaluations fail clearly; retry re-queues a FAILED one', async () => {
+    const t = await setup();
+    setJudgeConfig({ baseUrl: undefined });
+    const [e] = await t.evaluate([t.judged.id]);
+    await drain();
+    expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: 'no judge model is configured' });
+    setJudgeConfig({ baseUrl: judge.url });
+    const retried = await t.api.post(`/evaluations/${e!.id}/retry`);
+    expect(retried.body).toMatchObject({ status: 'PENDING', error: null });
+    expect((await t.api.post(`/evaluations/${e!.id}/retry`)).status).toBe(409);
+    await drain();
+    expect((await t.read(e!.id)).status).toBe('SUCCESS');
+    const other = await newTenant();
+    expect((await other.api.post(`/evaluations/${e!.id}/retry`)).status).toBe(403);
+  });
+
+  it('fails an evaluation when the organization has no credits left', async () => {
+    const t = await setup(3);
+    const [e] = await t.evaluate([t.judged.id]);
+    await drain();
+    expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/^no credits available/) });
+    expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 0, pendingCredits: 0, availableCredits: 3 });
+  });
+});
