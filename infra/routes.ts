@@ -91,6 +91,10 @@ export const routes: readonly Route[] = [
   r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
   r('POST', '/evaluations/{id}/retry', 'evaluations/retry', 'write', { capabilities: ['queueSend'] }),
 
+  // monitors
+  ...crud('/monitors', 'monitors'),
+  r('GET', '/monitors/{id}/results', 'monitors/results', 'read'),
+
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
   r('GET', '/phoneConnections', 'phone-connections/list', 'read'),

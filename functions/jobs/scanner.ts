@@ -1,10 +1,9 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { buildStamp, isProbe, type BuildStamp, type ProbeEvent } from '../../shared/build/stamp.js';
-import { log } from '../../shared/http/logger.js';
+import { runScanner, type ScanReport } from '../../shared/domain/monitors/scanner.js';
 
-/** Monitor scanner (EventBridge, every 5 minutes). Answers the build-info probe. */
-export const handler = async (event: ScheduledEvent | ProbeEvent): Promise<BuildStamp | { scanned: number }> => {
+/** Monitor scanner (EventBridge, every 5 minutes): idle closing and status rules. Answers the build-info probe. */
+export const handler = async (event: ScheduledEvent | ProbeEvent): Promise<BuildStamp | ScanReport> => {
   if (isProbe(event)) return buildStamp;
-  log('info', 'scanner run', { time: event.time });
-  return { scanned: 0 };
+  return runScanner();
 };

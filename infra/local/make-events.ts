@@ -87,6 +87,12 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'evaluations/list': { query: { sessionIds: 'sess_example', statuses: 'SUCCESS' } },
   'evaluations/update': { body: { humanScore: 0.8, humanReason: 'Helpful but slow' } },
   'evaluations/retry': { id: 'eval_example' },
+  'monitors/create': {
+    body: { productId: 'prod_example', name: 'Production quality', metricGroupIds: ['mgrp_non_empty_output', 'mgrp_no_pii'], samplingPercentage: 25, monthlyCreditCap: 500, filterQuery: 'refund, invoice', filterTarget: 'INPUT' },
+  },
+  'monitors/list': { query: { statuses: 'ACTIVE,FAILING' } },
+  'monitors/update': { body: { samplingPercentage: 50 } },
+  'monitors/results': { query: { days: '14' } },
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
 };

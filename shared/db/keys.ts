@@ -83,6 +83,27 @@ export const keys = {
   spanByTurn: (inferenceResultId: string, startTime: string, id: string) => ({ gsi2pk: `INF#${inferenceResultId}#SPANS`, gsi2sk: `${startTime}#${id}` }),
   spanByTurnPartition: (inferenceResultId: string): string => `INF#${inferenceResultId}#SPANS`,
 
+  // ---------- monitors ----------
+  /** gsi2 (sparse): live monitors by shard, so the scanner reads them without a Scan. */
+  monitorShard: (shard: number, id: string) => ({ gsi2pk: `MONITORS#${shard}`, gsi2sk: id }),
+  monitorShardPartition: (shard: number): string => `MONITORS#${shard}`,
+  monitorWaiting: (monitorId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `WAIT#${sessionId}` }),
+  /** gsi1: a monitor's waiting sessions by their last turn. */
+  monitorWaitingByTurn: (monitorId: string, lastTurnAt: string, sessionId: string) => ({ gsi1pk: `MONITOR#${monitorId}#WAITING`, gsi1sk: `${lastTurnAt}#${sessionId}` }),
+  monitorWaitingPartition: (monitorId: string): string => `MONITOR#${monitorId}#WAITING`,
+  monitorQueued: (monitorId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `QUEUED#${sessionId}` }),
+  monitorEvaluationGuard: (monitorId: string, sessionId: string, groupId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `EVALFOR#${sessionId}#${groupId}` }),
+  monitorScore: (monitorId: string, day: string, groupId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SCORE#${day}#${groupId}#${sessionId}` }),
+  monitorScored: (monitorId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SCORED#${sessionId}` }),
+  /** gsi1: a monitor's scored sessions, newest first. */
+  monitorScoredByTime: (monitorId: string, evaluatedAt: string, sessionId: string) => ({ gsi1pk: `MONITOR#${monitorId}#SCORED`, gsi1sk: `${evaluatedAt}#${sessionId}` }),
+  monitorScoredPartition: (monitorId: string): string => `MONITOR#${monitorId}#SCORED`,
+  monitorBucket: (monitorId: string, day: string, groupId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `BUCKET#${day}#${groupId}` }),
+  monitorSampling: (monitorId: string, at: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SAMPLING#${at}` }),
+  monitorAttempt: (monitorId: string, at: string, evaluationId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ATTEMPT#${at}#${evaluationId}` }),
+  monitorStats: (monitorId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: 'STATS' }),
+  /** Buckets to recompute (the aggregator's work list), sharded like monitors. */
+  dirtyBucket: (shard: number, monitorId: string, day: string, groupId: string): Key => ({ pk: `DIRTY#${shard}`, sk: `${monitorId}#${day}#${groupId}` }),
   /** A monitor's spend in one cycle (`YYYY-MM`). */
   monitorSpend: (monitorId: string, cycle: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SPEND#${cycle}` }),
 

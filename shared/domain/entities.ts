@@ -11,11 +11,16 @@ export const phoneConnectionEntity: CatalogEntity = { type: 'PHONE', label: 'pho
 export const specificationEntity: CatalogEntity = { type: 'SPEC', label: 'specification', byProduct: true };
 export const testEntity: CatalogEntity = { type: 'TEST', label: 'test', byProduct: true };
 export const testCaseEntity: CatalogEntity = { type: 'TCASE', label: 'test case', byProduct: false };
+export const monitorEntity: CatalogEntity = { type: 'MONITOR', label: 'monitor', byProduct: true };
 
 type ChildRecord = CatalogRecord & Record<string, unknown>;
 
 /** Records that hang off a product and are soft-deleted with it, with the extra items each delete changes. */
-export const productChildren: { entity: CatalogEntity; onDelete?: (record: ChildRecord) => TransactItem[] | Promise<TransactItem[]> }[] = [
+export const productChildren: {
+  entity: CatalogEntity;
+  onDelete?: (record: ChildRecord) => TransactItem[] | Promise<TransactItem[]>;
+  removeOnDelete?: string[];
+}[] = [
   {
     entity: versionEntity,
     // Frees the version's name within the product.
@@ -28,6 +33,8 @@ export const productChildren: { entity: CatalogEntity; onDelete?: (record: Child
   },
   { entity: phoneConnectionEntity },
   { entity: testEntity },
+  // A deleted monitor leaves the scanner's sharded index.
+  { entity: monitorEntity, removeOnDelete: ['gsi2pk', 'gsi2sk'] },
   {
     entity: specificationEntity,
     // Links of a deleted specification go with it.

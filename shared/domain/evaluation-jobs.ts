@@ -2,6 +2,8 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { parseJob } from '../queue/evaluation-queue.js';
 import { log } from '../http/logger.js';
 import { runEvaluation } from './evaluator.js';
+// Registers the monitor side of the evaluator (caps, score records) for every evaluation this function runs.
+import { processMonitorJob } from './monitors/engine.js';
 
 /** Processes one SQS batch; a failed record is reported so SQS redelivers it (DLQ after 3 receives). */
 export async function processEvaluationBatch(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -14,7 +16,7 @@ export async function processEvaluationBatch(event: SQSEvent): Promise<SQSBatchR
     }
     try {
       if (job.kind === 'evaluation') await runEvaluation(job.sessionId, job.evaluationId);
-      else await (await import('./monitors/engine.js')).processMonitorJob(job.monitorId, job.sessionId);
+      else await processMonitorJob(job.monitorId, job.sessionId);
     } catch (error) {
       log('error', 'evaluation job failed', { messageId: record.messageId, error: (error as Error).message });
       failures.push({ itemIdentifier: record.messageId });

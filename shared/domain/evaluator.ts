@@ -59,8 +59,8 @@ async function chargeOf(evaluation: Evaluation, metric: StoredMetric, now: Date)
 export interface EvaluationExtensions {
   /** The monitor's spend item and cap, when the evaluation belongs to a monitor. */
   monitorLimit?: (evaluation: Evaluation, cycle: string) => Promise<{ key: { pk: string; sk: string }; cap: number | null } | undefined>;
-  /** Items written in the same transaction as the final result (a monitor's score record). */
-  onSettled?: (evaluation: Evaluation) => TransactItem[];
+  /** Items written in the same transaction as a SUCCESS or FAILED result (a monitor's score and attempt records). */
+  onSettled?: (evaluation: Evaluation) => Promise<TransactItem[]>;
   /** Called when credits could not be reserved. */
   onNoCredits?: (evaluation: Evaluation) => Promise<void>;
 }
@@ -160,7 +160,7 @@ async function finish(
     items.push(move(ledger.orgKey, credits));
     if (ledger.monitorKey) items.push(move(ledger.monitorKey, credits));
   }
-  if (outcome.status === 'SUCCESS') items.push(...(evaluationExtensions.onSettled?.(done) ?? []));
+  if (outcome.status !== 'SKIPPED' && done.monitorId) items.push(...((await evaluationExtensions.onSettled?.(done)) ?? []));
   try {
     await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new AlreadyHandled() : undefined));
   } catch (error) {

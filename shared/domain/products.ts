@@ -63,7 +63,7 @@ export async function deleteProduct(auth: AuthContext, id: string): Promise<{ id
   for (const child of productChildren) {
     const records = await listProductRecords<CatalogRecord & Record<string, unknown>>(child.entity, auth.organizationId, [id]);
     for (const r of records) {
-      const update: TransactItem = { Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }) };
+      const update: TransactItem = { Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }, child.removeOnDelete ?? []) };
       const extras = (await child.onDelete?.(r)) ?? [];
       if (extras.length < MAX_ITEMS) {
         groups.push([update, ...extras]);

@@ -1,2 +1,147 @@
-/** The monitor engine: evaluation jobs of monitors (filled by the monitor work). */
-export async function processMonitorJob(_monitorId: string, _sessionId: string): Promise<void> {}
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
+import { doc, tableName } from '../../db/client.js';
+import { keys } from '../../db/keys.js';
+import { shardOf } from '../../db/monitors.js';
+import { evaluationItem } from '../../db/sessions.js';
+import type { Monitor } from '../../schemas/monitors.js';
+import type { Evaluation } from '../../schemas/sessions.js';
+import { clock } from '../clock.js';
+import { monitorEntity } from '../entities.js';
+import { evaluationExtensions, runEvaluation } from '../evaluator.js';
+import { newId } from '../ids.js';
+import { isMonitorable } from '../metric-rules.js';
+import { loadFamily } from './families.js';
+
+/** What a monitor's evaluation needs to know about the session it scores (kept on its guard item). */
+interface Guard {
+  evaluationId: string;
+  weight: number;
+  description: string;
+  turns: number;
+}
+
+async function readItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+  return (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+}
+
+/**
+ * A monitor evaluation job (at-least-once delivery, exactly-once effect): for each bound family,
+ * the family's current revision at scoring time is evaluated once per (monitor, session, family)
+ * (a guard item makes a redelivered job reuse the same evaluation), then the session leaves the
+ * queue.
+ */
+export async function processMonitorJob(monitorId: string, sessionId: string): Promise<void> {
+  const queued = await readItem(keys.monitorQueued(monitorId, sessionId));
+  if (!queued) return; // already done
+  const orgId = String(queued.organizationId);
+  let monitor: Monitor | undefined;
+  try {
+    monitor = await getRecord<Monitor>(monitorEntity, orgId, monitorId);
+  } catch {
+    monitor = undefined; // deleted since: nothing to score
+  }
+  const now = clock.now();
+  for (const groupId of monitor?.metricGroupIds ?? []) {
+    const guardKey = keys.monitorEvaluationGuard(monitorId, sessionId, groupId);
+    let guard = (await readItem(guardKey)) as Guard | undefined;
+    if (!guard) {
+      const family = await loadFamily(orgId, groupId, now);
+      const metric = family.current;
+      if (!metric || !isMonitorable(metric, now)) continue;
+      const evaluation: Evaluation = {
+        id: newId('evaluation'),
+        organizationId: orgId,
+        sessionId,
+        inferenceResultId: null,
+        metricId: metric.id,
+        metricGroupId: groupId,
+        monitorId,
+        status: 'PENDING',
+        score: null,
+        reason: null,
+        error: null,
+        creditsUsed: 0,
+        humanScore: null,
+        humanReason: null,
+        createdAt: now.toISOString(),
+        evaluatedAt: null,
+      };
+      const newGuard: Guard = { evaluationId: evaluation.id, weight: Number(queued.weight), description: String(queued.description ?? ''), turns: Number(queued.turns ?? 0) };
+      try {
+        await transact([
+          { Put: { TableName: tableName, Item: { ...guardKey, entity: 'EVALFOR', ...newGuard }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName, Item: evaluationItem(evaluation), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ]);
+        guard = newGuard;
+      } catch {
+        guard = (await readItem(guardKey)) as Guard | undefined;
+        if (!guard) throw new Error(`could not create the evaluation of monitor ${monitorId} for session ${sessionId}`);
+      }
+    }
+    await runEvaluation(sessionId, guard.evaluationId);
+  }
+  await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.monitorQueued(monitorId, sessionId) }));
+}
+
+export function dayOf(iso: string): string {
+  return iso.slice(0, 10);
+}
+
+// ---------- the monitor side of the evaluator ----------
+
+evaluationExtensions.monitorLimit = async (evaluation, cycle) => {
+  const monitor = await getRecord<Monitor>(monitorEntity, evaluation.organizationId, evaluation.monitorId!, { includeDeleted: true });
+  return { key: keys.monitorSpend(monitor.id, cycle), cap: monitor.monthlyCreditCap };
+};
+
+/**
+ * Written with a monitor evaluation's result: the attempt (for the FAILING rule) and, on success,
+ * the score (for the daily bucket), the scored-session entry and the bucket's dirty marker.
+ */
+evaluationExtensions.onSettled = async (evaluation) => {
+  const monitorId = evaluation.monitorId!;
+  const at = evaluation.evaluatedAt!;
+  const items: TransactItem[] = [
+    { Put: { TableName: tableName, Item: { ...keys.monitorAttempt(monitorId, at, evaluation.id), entity: 'ATTEMPT', at, ok: evaluation.status === 'SUCCESS', ttl: ttlIn(90) } } },
+  ];
+  if (evaluation.status !== 'SUCCESS' || evaluation.score === null) return items;
+  const guard = (await readItem(keys.monitorEvaluationGuard(monitorId, evaluation.sessionId, evaluation.metricGroupId))) as Guard | undefined;
+  const weight = guard?.weight ?? 1;
+  const day = dayOf(at);
+  items.push(
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.monitorScore(monitorId, day, evaluation.metricGroupId, evaluation.sessionId), entity: 'SCORE', score: evaluation.score, weight, evaluatedAt: at, metricId: evaluation.metricId },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.monitorScored(monitorId, evaluation.sessionId),
+          ...keys.monitorScoredByTime(monitorId, at, evaluation.sessionId),
+          entity: 'SCORED',
+          sessionId: evaluation.sessionId,
+          evaluatedAt: at,
+          settledAtTurn: guard?.turns ?? null,
+          description: guard?.description ?? '',
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.dirtyBucket(shardOf(monitorId), monitorId, day, evaluation.metricGroupId), entity: 'DIRTY', monitorId, day, groupId: evaluation.metricGroupId, touchedAt: `${clock.now().toISOString()}#${evaluation.id}` },
+      },
+    },
+  );
+  return items;
+};
+
+evaluationExtensions.onNoCredits = async () => undefined;
+
+function ttlIn(days: number): number {
+  return Math.floor(clock.now().getTime() / 1000) + days * 86_400;
+}

@@ -1,6 +1,138 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getRecord, listProductRecords, transact, type TransactItem } from '../../db/catalog.js';
+import { doc, tableName } from '../../db/client.js';
+import { isConditionalCheckFailed } from '../../db/errors.js';
+import { keys } from '../../db/keys.js';
+import { listTurns } from '../../db/sessions.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Monitor } from '../../schemas/monitors.js';
 import type { Session, Turn } from '../../schemas/sessions.js';
+import { enqueue } from '../../queue/evaluation-queue.js';
+import { monitorEntity } from '../entities.js';
+import { describe, isSampled, passesFilters, samplingWeight } from './sampling.js';
 
-/** Monitor reactions to the session lifecycle (attachment, waiting, closing). */
-export async function onSessionCreated(_session: Session): Promise<void> {}
-export async function onTurnsAdded(_session: Session, _turns: Turn[]): Promise<void> {}
-export async function onSessionClosed(_session: Session): Promise<void> {}
+type SessionWithMonitors = Session & { monitorIds?: Set<string> | string[] };
+
+export function monitorIdsOf(session: SessionWithMonitors): string[] {
+  return [...(session.monitorIds ?? [])];
+}
+
+/**
+ * Attachment: each ACTIVE or FAILING monitor of the session's product (and version, if the
+ * monitor names one) samples a new production session deterministically. A sampled session is
+ * waiting for that monitor, with weight 100 / samplingPercentage fixed now.
+ */
+export async function onSessionCreated(session: Session): Promise<void> {
+  if (!session.isProduction) return;
+  const monitors = (await listProductRecords<Monitor>(monitorEntity, session.organizationId, [session.productId])).filter(
+    (m) => (m.status === 'ACTIVE' || m.status === 'FAILING') && (m.versionId === null || m.versionId === session.versionId),
+  );
+  const sampled = monitors.filter((m) => isSampled(m.id, session.id, m.samplingPercentage));
+  if (sampled.length === 0) return;
+  const at = session.createdAt;
+  const items: TransactItem[] = sampled.map((m) => ({
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...keys.monitorWaiting(m.id, session.id),
+        ...keys.monitorWaitingByTurn(m.id, at, session.id),
+        entity: 'WAIT',
+        monitorId: m.id,
+        organizationId: session.organizationId,
+        sessionId: session.id,
+        weight: samplingWeight(m.samplingPercentage),
+        attachedAt: at,
+        lastTurnAt: at,
+        description: '',
+      },
+    },
+  }));
+  items.push({
+    Update: {
+      TableName: tableName,
+      Key: keys.session(session.id),
+      UpdateExpression: 'ADD monitorIds :m',
+      ExpressionAttributeValues: { ':m': new Set(sampled.map((m) => m.id)) },
+    },
+  });
+  for (let i = 0; i < items.length; i += 99) await transact(items.slice(i, i + 99));
+}
+
+/** Each new turn keeps the waiting entries' lastTurnAt current (and sets the description once). */
+export async function onTurnsAdded(session: Session, turns: Turn[]): Promise<void> {
+  const ids = monitorIdsOf(await freshSession(session));
+  if (ids.length === 0 || turns.length === 0) return;
+  const last = turns[turns.length - 1]!;
+  const first = turns.find((t) => t.index === 1);
+  for (const monitorId of ids) {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.monitorWaiting(monitorId, session.id),
+          UpdateExpression: `SET lastTurnAt = :at, gsi1sk = :sk${first ? ', description = :d' : ''}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': last.createdAt, ':sk': `${last.createdAt}#${session.id}`, ...(first ? { ':d': describe(first.input) } : {}) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error; // no longer waiting: closed meanwhile
+    }
+  }
+}
+
+async function freshSession(session: Session): Promise<SessionWithMonitors> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(session.id), ConsistentRead: true }));
+  return (out.Item ?? session) as SessionWithMonitors;
+}
+
+export async function onSessionClosed(session: Session): Promise<void> {
+  const fresh = await freshSession(session);
+  for (const monitorId of monitorIdsOf(fresh)) await closeForMonitor(monitorId, fresh);
+}
+
+/**
+ * Closing for one monitor: the filters run on the session's turns. A session that does not pass
+ * is dropped and counted as skipped (no credits); one that passes is queued for evaluation. The
+ * waiting entry is removed in the same transaction, so a session closes once per monitor.
+ */
+export async function closeForMonitor(monitorId: string, session: Session): Promise<'queued' | 'skipped' | 'gone'> {
+  const waiting = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorWaiting(monitorId, session.id), ConsistentRead: true }));
+  if (!waiting.Item) return 'gone';
+  let monitor: Monitor | undefined;
+  try {
+    monitor = await getRecord<Monitor>(monitorEntity, session.organizationId, monitorId);
+  } catch {
+    monitor = undefined;
+  }
+  const turns = await listTurns(session.id);
+  const passes = monitor !== undefined && passesFilters(monitor, turns);
+  const items: TransactItem[] = [{ Delete: { TableName: tableName, Key: keys.monitorWaiting(monitorId, session.id), ConditionExpression: 'attribute_exists(pk)' } }];
+  if (passes) {
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.monitorQueued(monitorId, session.id),
+          entity: 'QUEUED',
+          organizationId: session.organizationId,
+          sessionId: session.id,
+          weight: waiting.Item.weight,
+          description: describe(turns[0]?.input),
+          turns: turns.length,
+        },
+      },
+    });
+  } else if (monitor) {
+    items.push({ Update: { TableName: tableName, Key: keys.monitorStats(monitorId), UpdateExpression: 'ADD skippedSessions :one', ExpressionAttributeValues: { ':one': 1 } } });
+  }
+  try {
+    await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new Error('closed-elsewhere') : undefined));
+  } catch (error) {
+    if ((error as Error).message === 'closed-elsewhere') return 'gone';
+    throw error;
+  }
+  if (!passes) return 'skipped';
+  await enqueue([{ kind: 'monitor', monitorId, sessionId: session.id }]);
+  return 'queued';
+}

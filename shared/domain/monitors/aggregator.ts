@@ -1,0 +1,49 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { doc, tableName } from '../../db/client.js';
+import { isConditionalCheckFailed } from '../../db/errors.js';
+import { keys } from '../../db/keys.js';
+import { MONITOR_SHARDS } from '../../db/monitors.js';
+import { queryAll, queryPrefix } from '../../db/query.js';
+import { clock } from '../clock.js';
+import { addScore, emptySums, type Sums } from './statistics.js';
+
+/** Recomputes one daily bucket from that day's scores and overwrites it. */
+export async function recomputeBucket(monitorId: string, day: string, groupId: string): Promise<Sums> {
+  const scores = await queryPrefix(`MONITOR#${monitorId}`, `SCORE#${day}#${groupId}#`, { consistent: true });
+  const sums = scores.reduce<Sums>((s, i) => addScore(s, Number(i.score), Number(i.weight)), emptySums());
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.monitorBucket(monitorId, day, groupId), entity: 'BUCKET', monitorId, day, groupId, ...sums, updatedAt: clock.now().toISOString() },
+    }),
+  );
+  return sums;
+}
+
+/**
+ * The aggregator (every 5 minutes): every bucket touched since its last run (a dirty marker per
+ * monitor × family × day, written with each score) is recomputed from scores and overwritten, so a
+ * second run changes nothing. A marker touched again meanwhile stays for the next run.
+ */
+export async function runAggregator(): Promise<{ buckets: number }> {
+  let buckets = 0;
+  for (let shard = 0; shard < MONITOR_SHARDS; shard++) {
+    for (const marker of await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` }, ConsistentRead: true })) {
+      await recomputeBucket(String(marker.monitorId), String(marker.day), String(marker.groupId));
+      buckets++;
+      try {
+        await doc.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { pk: String(marker.pk), sk: String(marker.sk) },
+            ConditionExpression: 'touchedAt = :t',
+            ExpressionAttributeValues: { ':t': marker.touchedAt },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    }
+  }
+  return { buckets };
+}

@@ -1,0 +1,155 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuthContext } from '../../auth/context.js';
+import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, type TransactItem } from '../../db/catalog.js';
+import { doc, tableName } from '../../db/client.js';
+import { keys } from '../../db/keys.js';
+import { monitorItem } from '../../db/monitors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { Version } from '../../schemas/products.js';
+import { SYSTEM_STATUSES, type Monitor, type MonitorCreate, type MonitorListQuery, type MonitorUpdate } from '../../schemas/monitors.js';
+import { clock } from '../clock.js';
+import { monitorEntity, versionEntity } from '../entities.js';
+import { newId } from '../ids.js';
+import { rejectImmutable } from '../immutable.js';
+import { anyOf, applyList, intersects, type Page } from '../list.js';
+import { whyNotMonitorable } from '../metric-rules.js';
+import { requireLiveProduct } from '../product-refs.js';
+import { loadFamily } from './families.js';
+
+/** Each bound family's current revision must be monitorable (DESIGN.md §6). */
+async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {
+  for (const [i, groupId] of groupIds.entries()) {
+    const family = await loadFamily(auth.organizationId, groupId, now);
+    if (family.foreignOnly) throw new ForbiddenError(`metricGroupIds[${i}] ${groupId} is another organization's metric family`);
+    if (!family.current) throw new ValidationError(`metricGroupIds[${i}] ${groupId} does not name a metric family with a live metric`);
+    const why = whyNotMonitorable(family.current, now);
+    if (why) throw new ValidationError(`metricGroupIds[${i}] ${groupId} cannot be monitored: its current revision ${family.current.id} ${why.replace(/^it /, 'is ').replace(/^is needs/, 'needs').replace(/^is its/, 'has')}`);
+  }
+}
+
+function checkStatusWrite(status: string | undefined): void {
+  if (status && (SYSTEM_STATUSES as readonly string[]).includes(status)) {
+    throw new ValidationError(`status ${status} is set only by the system; write ACTIVE or PAUSED`);
+  }
+}
+
+function checkPairs(m: Pick<Monitor, 'filterQuery' | 'filterTarget' | 'excludeQuery' | 'excludeTarget'>): void {
+  if ((m.filterQuery === null) !== (m.filterTarget === null)) throw new ValidationError('filterQuery and filterTarget must be set together (or both null)');
+  if ((m.excludeQuery === null) !== (m.excludeTarget === null)) throw new ValidationError('excludeQuery and excludeTarget must be set together (or both null)');
+}
+
+async function checkVersion(auth: AuthContext, versionId: string | null | undefined, productId: string): Promise<void> {
+  if (!versionId) return;
+  let version: Version;
+  try {
+    version = await getRecord<Version>(versionEntity, auth.organizationId, versionId);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new ValidationError(`versionId ${versionId} does not name an existing version`);
+    throw error;
+  }
+  if (version.productId !== productId) throw new ValidationError(`versionId ${versionId} belongs to another product`);
+}
+
+export function samplingMarker(monitorId: string, at: string, samplingPercentage: number): TransactItem {
+  return { Put: { TableName: tableName, Item: { ...keys.monitorSampling(monitorId, at), entity: 'SAMPLING', at, samplingPercentage } } };
+}
+
+export async function createMonitor(auth: AuthContext, input: MonitorCreate): Promise<Monitor> {
+  checkStatusWrite(input.status);
+  await requireLiveProduct(auth, input.productId);
+  await checkVersion(auth, input.versionId, input.productId);
+  const now = clock.now();
+  await checkFamilies(auth, input.metricGroupIds, now);
+  const monitor: Monitor = {
+    id: newId('monitor'),
+    organizationId: auth.organizationId,
+    productId: input.productId,
+    name: input.name,
+    metricGroupIds: input.metricGroupIds,
+    versionId: input.versionId ?? null,
+    userId: auth.userId,
+    samplingPercentage: input.samplingPercentage,
+    monthlyCreditCap: input.monthlyCreditCap ?? null,
+    filterQuery: input.filterQuery ?? null,
+    filterTarget: input.filterTarget ?? null,
+    excludeQuery: input.excludeQuery ?? null,
+    excludeTarget: input.excludeTarget ?? null,
+    status: input.status ?? 'ACTIVE',
+    statusUserAt: now.toISOString(),
+    createdAt: now.toISOString(),
+  };
+  checkPairs(monitor);
+  await createRecord(monitorEntity, monitor, [], monitorItem(monitor));
+  return monitor;
+}
+
+export function getMonitor(auth: AuthContext, id: string, options: { includeDeleted?: boolean } = { includeDeleted: true }): Promise<Monitor> {
+  return getRecord<Monitor>(monitorEntity, auth.organizationId, id, options);
+}
+
+export async function listMonitors(auth: AuthContext, query: MonitorListQuery): Promise<Page<Monitor>> {
+  const records = query.productIds
+    ? await listProductRecords<Monitor>(monitorEntity, auth.organizationId, query.productIds)
+    : await listOrgRecords<Monitor>(monitorEntity, auth.organizationId);
+  return applyList(records, query, {
+    sortable: ['createdAt', 'name', 'status', 'samplingPercentage', 'productId'],
+    filters: [
+      ...anyOf<Monitor>(query.productIds, (m) => m.productId),
+      ...anyOf<Monitor>(query.versionIds, (m) => m.versionId),
+      ...anyOf<Monitor>(query.statuses, (m) => m.status),
+      ...intersects<Monitor>(query.metricGroupIds, (m) => m.metricGroupIds),
+    ],
+  });
+}
+
+/**
+ * PATCH: a status write is ACTIVE or PAUSED only (nothing changes otherwise); a sampling change is
+ * recorded as a marker; the whole record is written conditionally on the one read, so a
+ * concurrent scanner or user write is never lost (409 on a race).
+ */
+export async function updateMonitor(auth: AuthContext, id: string, body: MonitorUpdate): Promise<Monitor> {
+  rejectImmutable(body, ['productId']);
+  checkStatusWrite(body.status);
+  const current = await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
+  const now = clock.now();
+  const next: Monitor = { ...current };
+  const fields = ['name', 'metricGroupIds', 'versionId', 'samplingPercentage', 'monthlyCreditCap', 'filterQuery', 'filterTarget', 'excludeQuery', 'excludeTarget'] as const;
+  for (const f of fields) if (body[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = body[f];
+  if (body.status !== undefined) {
+    next.status = body.status;
+    next.statusUserAt = now.toISOString();
+  }
+  checkPairs(next);
+  if (body.versionId !== undefined) await checkVersion(auth, body.versionId, current.productId);
+  if (body.metricGroupIds) await checkFamilies(auth, body.metricGroupIds, now);
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName,
+        Item: monitorItem(next),
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #s = :s',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': current.status },
+      },
+    },
+  ];
+  if (body.samplingPercentage !== undefined && body.samplingPercentage !== current.samplingPercentage) {
+    items.push(samplingMarker(id, now.toISOString(), body.samplingPercentage));
+  }
+  await transact(items);
+  return next;
+}
+
+export async function deleteMonitor(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
+  const current = await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
+  const deletedAt = clock.now().toISOString();
+  // Rewriting the item without its shard keys takes it out of the scanner's index.
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: monitorItem({ ...current, deletedAt }),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    }),
+  );
+  return { id, deletedAt };
+}

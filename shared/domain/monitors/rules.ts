@@ -1,0 +1,36 @@
+import type { Monitor, MonitorStatus } from '../../schemas/monitors.js';
+import { SYSTEM_STATUSES } from '../../schemas/monitors.js';
+
+export const FAILING_ATTEMPTS = 5;
+
+export interface ScanFacts {
+  /** The monitor's spend (spent + pending) this cycle. */
+  monitorUsed: number;
+  /** The organization's monthly credits (null = unlimited) and spend this cycle. */
+  orgMonthlyCredits: number | null;
+  orgUsed: number;
+  /** The newest attempts since the last user status write, newest first. */
+  attemptsSinceUserWrite: { ok: boolean }[];
+}
+
+/**
+ * The scanner's status rules, in their order (DESIGN.md §6): CAPPED, NO_CREDITS, FAILING, else a
+ * system-set status returns to ACTIVE. PAUSED is the user's and is left alone.
+ */
+export function desiredStatus(monitor: Pick<Monitor, 'status' | 'monthlyCreditCap'>, facts: ScanFacts): MonitorStatus {
+  if (monitor.status === 'PAUSED') return 'PAUSED';
+  if (monitor.monthlyCreditCap !== null && facts.monitorUsed >= monitor.monthlyCreditCap) return 'CAPPED';
+  if (facts.orgMonthlyCredits !== null && facts.orgUsed >= facts.orgMonthlyCredits) return 'NO_CREDITS';
+  const recent = facts.attemptsSinceUserWrite.slice(0, FAILING_ATTEMPTS);
+  if (recent.length === FAILING_ATTEMPTS && recent.every((a) => !a.ok)) return 'FAILING';
+  if (SYSTEM_STATUSES.includes(monitor.status)) return 'ACTIVE';
+  return monitor.status;
+}
+
+/** The UTC days of a results window: today − (days − 1) … today. */
+export function windowDays(now: Date, days: number): string[] {
+  const out: string[] = [];
+  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * 86_400_000;
+  for (let i = 0; i < days; i++) out.push(new Date(start + i * 86_400_000).toISOString().slice(0, 10));
+  return out;
+}

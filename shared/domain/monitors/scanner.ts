@@ -1,0 +1,98 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { doc, tableName } from '../../db/client.js';
+import { isConditionalCheckFailed } from '../../db/errors.js';
+import { keys } from '../../db/keys.js';
+import { idleWaiting, latestAttempts, monitorsOfShard, MONITOR_SHARDS } from '../../db/monitors.js';
+import { getOrganization } from '../../db/organizations.js';
+import { getSession, sessionUpdate } from '../../db/sessions.js';
+import { transact } from '../../db/catalog.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ENV, optionalEnv } from '../../config/env.js';
+import type { Monitor } from '../../schemas/monitors.js';
+import type { Session } from '../../schemas/sessions.js';
+import { clock } from '../clock.js';
+import { cycleOf } from '../organization.js';
+import { sessionLifecycle } from '../session-lifecycle.js';
+import { desiredStatus } from './rules.js';
+
+const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);
+
+async function used(key: { pk: string; sk: string }): Promise<number> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return Number(out.Item?.used ?? 0);
+}
+
+/** A status write conditional on the status read, so a user's concurrent PAUSED always wins. */
+export async function writeSystemStatus(monitor: Monitor, to: Monitor['status']): Promise<boolean> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.catalog(monitor.organizationId, 'MONITOR', monitor.id),
+        UpdateExpression: 'SET #s = :to',
+        ConditionExpression: '#s = :from AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':to': to, ':from': monitor.status },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** Closes a session that had no turn for MONITOR_IDLE_MINUTES (idempotent). */
+async function closeIdle(session: Session, at: string): Promise<void> {
+  if (session.closedAt === null) {
+    try {
+      await transact([sessionUpdate(session.id, { closedAt: at, status: session.status === 'PENDING' ? 'COMPLETED' : session.status, stoppingReason: session.stoppingReason ?? 'idle_timeout' }, 'attribute_not_exists(closedAt) OR attribute_type(closedAt, :nullType)', { ':nullType': 'NULL' })]);
+    } catch {
+      // closed concurrently: the closing hook below is idempotent
+    }
+  }
+  await sessionLifecycle.closed({ ...session, closedAt: session.closedAt ?? at });
+}
+
+export interface ScanReport {
+  monitors: number;
+  statusChanges: number;
+  closedSessions: number;
+}
+
+/**
+ * The monitor scanner (every 5 minutes): idle closing, then the status rules. Reads monitors from
+ * the sharded index, never a Scan; running it twice changes nothing more.
+ */
+export async function runScanner(now: Date = clock.now()): Promise<ScanReport> {
+  const report: ScanReport = { monitors: 0, statusChanges: 0, closedSessions: 0 };
+  const cutoff = new Date(now.getTime() - IDLE_MINUTES * 60_000).toISOString();
+  const cycle = cycleOf(now);
+  for (let shard = 0; shard < MONITOR_SHARDS; shard++) {
+    for (const monitor of await monitorsOfShard(shard)) {
+      if (monitor.deletedAt) continue;
+      report.monitors++;
+      for (const waiting of await idleWaiting(monitor.id, cutoff)) {
+        let session: Session;
+        try {
+          session = await getSession(monitor.organizationId, String(waiting.sessionId), { includeDeleted: true });
+        } catch {
+          continue;
+        }
+        await closeIdle(session, now.toISOString());
+        report.closedSessions++;
+      }
+      if (monitor.status === 'PAUSED') continue;
+      const org = await getOrganization(monitor.organizationId);
+      const attempts = (await latestAttempts(monitor.id, 5)).filter((a) => a.at > monitor.statusUserAt);
+      const to = desiredStatus(monitor, {
+        monitorUsed: monitor.monthlyCreditCap === null ? 0 : await used(keys.monitorSpend(monitor.id, cycle)),
+        orgMonthlyCredits: org?.monthlyCredits ?? null,
+        orgUsed: org?.monthlyCredits === null || !org ? 0 : await used(keys.orgSpend(monitor.organizationId, cycle)),
+        attemptsSinceUserWrite: attempts,
+      });
+      if (to !== monitor.status && (await writeSystemStatus(monitor, to))) report.statusChanges++;
+    }
+  }
+  return report;
+}
