@@ -3,7 +3,6 @@ import { transact, type TransactItem } from '../db/catalog.js';
 import { tableName } from '../db/client.js';
 import { getVisibleMetric } from '../db/metrics.js';
 import { evaluationItem, findByOwnId, getEvaluationItem, getSession, listEvaluations } from '../db/sessions.js';
-import { keys } from '../db/keys.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 import { resetForRetry } from './evaluator.js';
 import type { StoredMetric } from '../schemas/metrics.js';
@@ -15,6 +14,7 @@ import { loadSources } from './evaluation-sources.js';
 import { newId } from './ids.js';
 import type { Page } from './list.js';
 import { testActivityUpdate } from './sessions.js';
+import { bodyReference } from './references.js';
 
 /** The status an evaluation starts in, by its metric's source (DESIGN.md §6; issue "evaluation records"). */
 export function initialStatus(metric: Pick<StoredMetric, 'source'>): Evaluation['status'] {
@@ -23,13 +23,8 @@ export function initialStatus(metric: Pick<StoredMetric, 'source'>): Evaluation[
   return 'PENDING';
 }
 
-async function sessionFor(auth: AuthContext, id: string): Promise<Session> {
-  try {
-    return await getSession(auth.organizationId, id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`sessionId ${id} does not name an existing session`);
-    throw error;
-  }
+function sessionFor(auth: AuthContext, id: string): Promise<Session> {
+  return bodyReference(() => getSession(auth.organizationId, id), 'sessionId', id, 'session');
 }
 
 async function metricFor(auth: AuthContext, id: string): Promise<StoredMetric> {

@@ -1,17 +1,12 @@
 import type { AuthContext } from '../auth/context.js';
 import { getRecord, type CatalogRecord } from '../db/catalog.js';
 import { productEntity } from './entities.js';
-import { ValidationError, NotFoundError } from '../http/errors.js';
+import { bodyReference } from './references.js';
 
 /**
  * A reference from a body to a product: it must be a live product of the caller's organization.
  * Another organization's product is a 403; an unknown or deleted one is a 400 naming the field.
  */
 export async function requireLiveProduct(auth: AuthContext, productId: string, field = 'productId'): Promise<CatalogRecord> {
-  try {
-    return await getRecord<CatalogRecord>(productEntity, auth.organizationId, productId);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`${field} ${productId} does not name an existing product`);
-    throw error;
-  }
+  return bodyReference(() => getRecord<CatalogRecord>(productEntity, auth.organizationId, productId), field, productId, 'product');
 }

@@ -17,6 +17,7 @@ import { newId } from './ids.js';
 import { anyOf, applyList, type Page } from './list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
 import { ownedKey } from './storage.js';
+import { bodyReference } from './references.js';
 
 /** Plain-text context is stored as `{value}`. */
 function contextOf(value: string | Record<string, unknown> | null | undefined): Record<string, unknown> | null {
@@ -24,20 +25,11 @@ function contextOf(value: string | Record<string, unknown> | null | undefined): 
   return typeof value === 'string' ? { value } : value;
 }
 
-async function reference<T>(load: () => Promise<T>, field: string, id: string, what: string): Promise<T> {
-  try {
-    return await load();
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`${field} ${id} does not name an existing ${what}`);
-    throw error;
-  }
-}
-
 export async function createSession(auth: AuthContext, input: SessionCreate): Promise<Session> {
-  const version = await reference(() => getRecord<Version>(versionEntity, auth.organizationId, input.versionId), 'versionId', input.versionId, 'version');
+  const version = await bodyReference(() => getRecord<Version>(versionEntity, auth.organizationId, input.versionId), 'versionId', input.versionId, 'version');
   let testCase: TestCase | undefined;
   if (input.testCaseId) {
-    testCase = await reference(() => getRecord<TestCase>(testCaseEntity, auth.organizationId, input.testCaseId!), 'testCaseId', input.testCaseId, 'test case');
+    testCase = await bodyReference(() => getRecord<TestCase>(testCaseEntity, auth.organizationId, input.testCaseId!), 'testCaseId', input.testCaseId, 'test case');
     if (testCase.productId !== version.productId) throw new ValidationError(`testCaseId ${testCase.id} belongs to another product than version ${version.id}`);
   }
   const now = clock.now().toISOString();

@@ -4,7 +4,7 @@ import { tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { queryIndex } from '../db/query.js';
 import { toRecord } from '../db/records.js';
-import { NotFoundError, ValidationError } from '../http/errors.js';
+import { ValidationError } from '../http/errors.js';
 import type { TestCase, TestCaseCreate, TestCaseListQuery, TestRecord } from '../schemas/tests.js';
 import { clock } from './clock.js';
 import { testCaseEntity, testEntity } from './entities.js';
@@ -12,6 +12,7 @@ import { newId } from './ids.js';
 import { applyList, type Page } from './list.js';
 import { canonicalLanguageTag } from './test-rules.js';
 import { caseItems, nextCaseIndex } from './tests.js';
+import { bodyReference } from './references.js';
 
 /** Fields a case must carry for its test's type. */
 function checkCase(test: TestRecord, input: TestCaseCreate): void {
@@ -27,13 +28,7 @@ function checkCase(test: TestRecord, input: TestCaseCreate): void {
 }
 
 export async function createTestCase(auth: AuthContext, input: TestCaseCreate): Promise<TestCase> {
-  let test: TestRecord;
-  try {
-    test = await getRecord<TestRecord>(testEntity, auth.organizationId, input.testId);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`testId ${input.testId} does not name an existing test`);
-    throw error;
-  }
+  const test = await bodyReference(() => getRecord<TestRecord>(testEntity, auth.organizationId, input.testId), 'testId', input.testId, 'test');
   checkCase(test, input);
   const index = await nextCaseIndex(auth.organizationId, test.id);
   const testCase: TestCase = {

@@ -6,7 +6,7 @@ import { doc, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { batchGet } from '../db/query.js';
 import { toRecord } from '../db/records.js';
-import { NotFoundError, ValidationError } from '../http/errors.js';
+import { ValidationError } from '../http/errors.js';
 import type { StoredSpecification } from '../schemas/specifications.js';
 import type { TestActivity, TestCase, TestCreate, TestListQuery, TestRecord, TestUpdate } from '../schemas/tests.js';
 import { bucketName, localS3Endpoints, readObjectStream } from '../storage/s3.js';
@@ -19,6 +19,7 @@ import { anyOf, applyList, intersects, type Page } from './list.js';
 import { requireLiveProduct } from './product-refs.js';
 import { productLiveCheck } from './products.js';
 import { ownedKey } from './storage.js';
+import { bodyReference } from './references.js';
 import { ImportError, readCases, type CaseDraft } from './test-import.js';
 import { applySpecification, canonicalLanguageTag, checkTest, defaultStrategies, isExtendable } from './test-rules.js';
 
@@ -33,13 +34,7 @@ function storageField(auth: AuthContext, value: string | null | undefined, field
 
 async function specificationFor(auth: AuthContext, id: string | null | undefined, productId: string): Promise<StoredSpecification | undefined> {
   if (!id) return undefined;
-  let spec: StoredSpecification;
-  try {
-    spec = await getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`specificationId ${id} does not name an existing specification`);
-    throw error;
-  }
+  const spec = await bodyReference(() => getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id), 'specificationId', id, 'specification');
   if (spec.productId !== productId) throw new ValidationError(`specificationId ${id} belongs to another product`);
   return spec;
 }
@@ -48,14 +43,8 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
   await requireLiveProduct(auth, input.productId);
   const spec = await specificationFor(auth, input.specificationId, input.productId);
   const { type, variants } = applySpecification(input, spec);
-  if (input.sourceTestId) {
-    try {
-      await getRecord<TestRecord>(testEntity, auth.organizationId, input.sourceTestId);
-    } catch (error) {
-      if (error instanceof NotFoundError) throw new ValidationError(`sourceTestId ${input.sourceTestId} does not name an existing test`);
-      throw error;
-    }
-  }
+  const sourceTestId = input.sourceTestId;
+  if (sourceTestId) await bodyReference(() => getRecord<TestRecord>(testEntity, auth.organizationId, sourceTestId), 'sourceTestId', sourceTestId, 'test');
   const uri = input.uri ? canonicalStorageUri(input.uri, 'uri', localS3Endpoints) : null;
   const record: TestRecord = {
     id: newId('test'),

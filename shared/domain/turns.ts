@@ -11,6 +11,7 @@ import { clock } from './clock.js';
 import { newId } from './ids.js';
 import type { Page } from './list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
+import { bodyReference } from './references.js';
 
 type TurnDraft = Omit<Turn, 'id' | 'index' | 'organizationId' | 'sessionId' | 'createdAt'>;
 
@@ -79,13 +80,8 @@ async function appendTurns(session: Session, drafts: TurnDraft[]): Promise<Turn[
   }
 }
 
-async function liveSession(auth: AuthContext, id: string): Promise<Session> {
-  try {
-    return await getSession(auth.organizationId, id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`sessionId ${id} does not name an existing session`);
-    throw error;
-  }
+function liveSession(auth: AuthContext, id: string): Promise<Session> {
+  return bodyReference(() => getSession(auth.organizationId, id), 'sessionId', id, 'session');
 }
 
 export async function createTurn(auth: AuthContext, input: TurnCreate): Promise<Turn> {

@@ -2,7 +2,7 @@ import type { AuthContext } from '../auth/context.js';
 import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../db/catalog.js';
 import { tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
-import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
+import { ConflictError, ValidationError } from '../http/errors.js';
 import type { EndpointConnection } from '../schemas/endpoint-connections.js';
 import type { Version, VersionCreate, VersionListQuery, VersionUpdate } from '../schemas/products.js';
 import { endpointConnectionEntity, versionEntity } from './entities.js';
@@ -10,6 +10,7 @@ import { newId, nowIso } from './ids.js';
 import { patchOf, rejectImmutable } from './immutable.js';
 import { anyOf, applyList, type Page } from './list.js';
 import { requireLiveProduct } from './product-refs.js';
+import { bodyReference } from './references.js';
 import { productLiveCheck } from './products.js';
 import { doc } from '../db/client.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -32,13 +33,12 @@ async function checkConnectionRefs(auth: AuthContext, productId: string, refs: P
   for (const [field, type] of CONNECTION_REFS) {
     const id = refs[field];
     if (!id) continue;
-    let connection: EndpointConnection;
-    try {
-      connection = await getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id);
-    } catch (error) {
-      if (error instanceof NotFoundError) throw new ValidationError(`${field} ${id} does not name an existing endpoint connection`);
-      throw error;
-    }
+    const connection = await bodyReference(
+      () => getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id),
+      field,
+      id,
+      'endpoint connection',
+    );
     if (connection.productId !== productId) throw new ValidationError(`${field} ${id} belongs to another product`);
     if (connection.type !== type) throw new ValidationError(`${field} must name a ${type} endpoint connection, not ${connection.type}`);
     checks.push({

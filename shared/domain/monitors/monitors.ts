@@ -4,7 +4,7 @@ import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, 
 import { doc, tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { monitorItem } from '../../db/monitors.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ForbiddenError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
 import { SYSTEM_STATUSES, type Monitor, type MonitorCreate, type MonitorListQuery, type MonitorUpdate } from '../../schemas/monitors.js';
 import { clock } from '../clock.js';
@@ -15,6 +15,7 @@ import { anyOf, applyList, intersects, type Page } from '../list.js';
 import { whyNotMonitorable } from '../metric-rules.js';
 import { requireLiveProduct } from '../product-refs.js';
 import { loadFamily } from './families.js';
+import { bodyReference } from '../references.js';
 
 /** Each bound family's current revision must be monitorable (DESIGN.md §6). */
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {
@@ -40,13 +41,7 @@ function checkPairs(m: Pick<Monitor, 'filterQuery' | 'filterTarget' | 'excludeQu
 
 async function checkVersion(auth: AuthContext, versionId: string | null | undefined, productId: string): Promise<void> {
   if (!versionId) return;
-  let version: Version;
-  try {
-    version = await getRecord<Version>(versionEntity, auth.organizationId, versionId);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`versionId ${versionId} does not name an existing version`);
-    throw error;
-  }
+  const version = await bodyReference(() => getRecord<Version>(versionEntity, auth.organizationId, versionId), 'versionId', versionId, 'version');
   if (version.productId !== productId) throw new ValidationError(`versionId ${versionId} belongs to another product`);
 }
 
