@@ -120,6 +120,8 @@ describe('monitor engine', () => {
     let results = (await t.api.get(`/monitors/${m.id}/results`)).body;
     expect(results.sessions.waiting.map((w: { sessionId: string }) => w.sessionId).sort()).toEqual([a.id, b.id, c.id, open.id].sort());
     expect(results.sessions.waiting.find((w: { sessionId: string }) => w.sessionId === a.id).description).toBe('Refund please');
+    const attached = (await t.api.get(`/sessions/${a.id}`)).body;
+    expect(Object.keys(attached).some((k) => /monitorIds/i.test(k))).toBe(false);
     for (const s of [a, b, c]) await t.close(s.id);
     await drain(true); // every job delivered twice: still one score per (monitor, session, family)
     await runAggregator();

@@ -218,6 +218,24 @@ describe('evaluations', () => {
   });
 });
 
+describe('test activity flags', () => {
+  it('marks a test as having traces and evaluations once its sessions get them', async () => {
+    const t = await setup();
+    const test = (await t.api.post('/tests', { productId: t.product.id, name: 'flags', type: 'QUALITY' })).body;
+    const tc = (await t.api.post('/testCases', { testId: test.id, input: 'q' })).body;
+    const s = await t.session({ testCaseId: tc.id });
+    const turn = await t.turn(s.id);
+    const flags = async () => ({
+      traces: ((await t.api.get('/tests', { hasTraces: true })).body as { id: string }[]).map((x) => x.id),
+      evaluations: ((await t.api.get('/tests', { hasEvaluations: true })).body as { id: string }[]).map((x) => x.id),
+    });
+    expect(await flags()).toEqual({ traces: [], evaluations: [] });
+    await t.api.post('/traces', { inferenceResultId: turn.id, name: 'x', type: 'TOOL' });
+    await t.api.post('/evaluations', { sessionId: s.id, metricIds: ['met_is_json'] });
+    expect(await flags()).toEqual({ traces: [test.id], evaluations: [test.id] });
+  });
+});
+
 describe('metric compatibility', () => {
   const entry = (list: { id: string }[], id: string) => list.find((e) => e.id === id) as Record<string, unknown>;
 

@@ -11,10 +11,10 @@ import { enqueue } from '../../queue/evaluation-queue.js';
 import { monitorEntity } from '../entities.js';
 import { describe, isSampled, passesFilters, samplingWeight } from './sampling.js';
 
-type SessionWithMonitors = Session & { monitorIds?: Set<string> | string[] };
+type SessionWithMonitors = Session & { _monitorIds?: Set<string> | string[] };
 
 export function monitorIdsOf(session: SessionWithMonitors): string[] {
-  return [...(session.monitorIds ?? [])];
+  return [...(session._monitorIds ?? [])];
 }
 
 /**
@@ -51,7 +51,8 @@ export async function onSessionCreated(session: Session): Promise<void> {
     Update: {
       TableName: tableName,
       Key: keys.session(session.id),
-      UpdateExpression: 'ADD monitorIds :m',
+      UpdateExpression: 'ADD #m :m',
+      ExpressionAttributeNames: { '#m': '_monitorIds' },
       ExpressionAttributeValues: { ':m': new Set(sampled.map((m) => m.id)) },
     },
   });
