@@ -16,6 +16,36 @@ import type { Page } from './list.js';
 import { testActivityUpdate } from './sessions.js';
 import { bodyReference } from './references.js';
 
+/** A new evaluation record, unscored. */
+export function newEvaluation(f: {
+  organizationId: string;
+  sessionId: string;
+  inferenceResultId: string | null;
+  metric: Pick<StoredMetric, 'id' | 'metricGroupId'>;
+  monitorId: string | null;
+  status: Evaluation['status'];
+  createdAt: string;
+}): Evaluation {
+  return {
+    id: newId('evaluation'),
+    organizationId: f.organizationId,
+    sessionId: f.sessionId,
+    inferenceResultId: f.inferenceResultId,
+    metricId: f.metric.id,
+    metricGroupId: f.metric.metricGroupId,
+    monitorId: f.monitorId,
+    status: f.status,
+    score: null,
+    reason: null,
+    error: null,
+    creditsUsed: 0,
+    humanScore: null,
+    humanReason: null,
+    createdAt: f.createdAt,
+    evaluatedAt: null,
+  };
+}
+
 /** The status an evaluation starts in, by its metric's source (DESIGN.md §6; issue "evaluation records"). */
 export function initialStatus(metric: Pick<StoredMetric, 'source'>): Evaluation['status'] {
   if (metric.source === 'SELF_HOSTED') return 'SUCCESS';
@@ -60,24 +90,15 @@ export async function createEvaluations(auth: AuthContext, input: EvaluationCrea
   const src = await loadSources(session);
   const now = clock.now().toISOString();
   const evaluations: Evaluation[] = metrics.map((m) => {
-    const base: Evaluation = {
-      id: newId('evaluation'),
+    const base = newEvaluation({
       organizationId: auth.organizationId,
       sessionId: session.id,
       inferenceResultId: input.inferenceResultId ?? null,
-      metricId: m.id,
-      metricGroupId: m.metricGroupId,
+      metric: m,
       monitorId: null,
       status: initialStatus(m),
-      score: null,
-      reason: null,
-      error: null,
-      creditsUsed: 0,
-      humanScore: null,
-      humanReason: null,
       createdAt: now,
-      evaluatedAt: null,
-    };
+    });
     if (m.source === 'SELF_HOSTED') {
       const given = scores.get(m.id);
       if (!given) throw new ValidationError(`scores must hold a score for metric ${m.id} (source SELF_HOSTED)`);

@@ -40,29 +40,14 @@ const editable = {
   retryableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { maxItems: 100, uniqueItems: true }),
 };
 
+const Editable = Type.Object({ ...editable, timeout: Nullable(editable.timeout) });
+const REQUIRED = ['name', 'url', 'inputTemplate', 'outputMapping', 'type'] as const;
+
 export const EndpointConnectionCreate = Type.Object(
   {
     productId: Id,
-    name: editable.name,
-    url: editable.url,
-    httpMethod: Type.Optional(editable.httpMethod),
-    authType: Type.Optional(editable.authType),
-    authToken: Type.Optional(editable.authToken),
-    username: Type.Optional(editable.username),
-    password: Type.Optional(editable.password),
-    headers: Type.Optional(editable.headers),
-    inputTemplate: editable.inputTemplate,
-    outputMapping: editable.outputMapping,
-    inputSchema: Type.Optional(editable.inputSchema),
-    type: editable.type,
-    timeout: Type.Optional(Nullable(editable.timeout)),
-    rateLimit: Type.Optional(editable.rateLimit),
-    retryEnabled: Type.Optional(editable.retryEnabled),
-    retryMaxAttempts: Type.Optional(editable.retryMaxAttempts),
-    retryInitialDelayMs: Type.Optional(editable.retryInitialDelayMs),
-    retryBackoffStrategy: Type.Optional(editable.retryBackoffStrategy),
-    retryMaxDelayMs: Type.Optional(editable.retryMaxDelayMs),
-    retryableStatusCodes: Type.Optional(editable.retryableStatusCodes),
+    ...Type.Pick(Editable, REQUIRED).properties,
+    ...Type.Partial(Type.Omit(Editable, REQUIRED)).properties,
   },
   { additionalProperties: false },
 );
@@ -70,26 +55,8 @@ export type EndpointConnectionCreate = Static<typeof EndpointConnectionCreate>;
 
 export const EndpointConnectionUpdate = Type.Object(
   {
-    name: Type.Optional(editable.name),
-    url: Type.Optional(editable.url),
-    httpMethod: Type.Optional(editable.httpMethod),
-    authType: Type.Optional(editable.authType),
-    authToken: Type.Optional(editable.authToken),
-    username: Type.Optional(editable.username),
-    password: Type.Optional(editable.password),
-    headers: Type.Optional(editable.headers),
-    inputTemplate: Type.Optional(editable.inputTemplate),
-    outputMapping: Type.Optional(editable.outputMapping),
-    inputSchema: Type.Optional(editable.inputSchema),
-    type: Type.Optional(editable.type),
-    timeout: Type.Optional(Nullable(editable.timeout)),
-    rateLimit: Type.Optional(editable.rateLimit),
-    retryEnabled: Type.Optional(editable.retryEnabled),
-    retryMaxAttempts: Type.Optional(editable.retryMaxAttempts),
-    retryInitialDelayMs: Type.Optional(editable.retryInitialDelayMs),
-    retryBackoffStrategy: Type.Optional(editable.retryBackoffStrategy),
-    retryMaxDelayMs: Type.Optional(editable.retryMaxDelayMs),
-    retryableStatusCodes: Type.Optional(editable.retryableStatusCodes),
+    ...Type.Partial(Editable).properties,
+    /** Immutable: accepted by the schema only so the domain can answer "cannot be changed". */
     productId: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false, minProperties: 1 },

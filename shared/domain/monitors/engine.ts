@@ -5,11 +5,10 @@ import { keys } from '../../db/keys.js';
 import { shardOf } from '../../db/monitors.js';
 import { evaluationItem } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
-import type { Evaluation } from '../../schemas/sessions.js';
 import { clock } from '../clock.js';
 import { monitorEntity } from '../entities.js';
 import { evaluationExtensions, runEvaluation } from '../evaluator.js';
-import { newId } from '../ids.js';
+import { newEvaluation } from '../evaluations.js';
 import { isMonitorable } from '../metric-rules.js';
 import { loadFamily } from './families.js';
 
@@ -49,24 +48,15 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
       const family = await loadFamily(orgId, groupId, now);
       const metric = family.current;
       if (!metric || !isMonitorable(metric, now)) continue;
-      const evaluation: Evaluation = {
-        id: newId('evaluation'),
+      const evaluation = newEvaluation({
         organizationId: orgId,
         sessionId,
         inferenceResultId: null,
-        metricId: metric.id,
-        metricGroupId: groupId,
+        metric: { id: metric.id, metricGroupId: groupId },
         monitorId,
         status: 'PENDING',
-        score: null,
-        reason: null,
-        error: null,
-        creditsUsed: 0,
-        humanScore: null,
-        humanReason: null,
         createdAt: now.toISOString(),
-        evaluatedAt: null,
-      };
+      });
       const newGuard: Guard = { evaluationId: evaluation.id, weight: Number(queued.weight), description: String(queued.description ?? ''), turns: Number(queued.turns ?? 0) };
       try {
         await transact([
