@@ -202,7 +202,7 @@ describe('scanner statuses and credits', () => {
     expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('ACTIVE');
   });
 
-  it('sets FAILING after five failed attempts since the last user status write; a user write starts a new window', async () => {
+  it('sets FAILING after five failed attempts, clears it on a success; a user status write starts a new window', async () => {
     const t = await setup();
     const judged = (await t.api.post('/metrics', { name: 'j', source: 'PARTIAL_PROMPT', evaluationParams: ['actual_output'], judgePrompt: 'p', evaluatorModelName: 'gpt-4o-mini' })).body;
     const m = await t.monitor({ metricGroupIds: [judged.metricGroupId] });
@@ -210,7 +210,25 @@ describe('scanner statuses and credits', () => {
     await drain();
     await runScanner();
     expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('FAILING');
-    // a user write starts a new window
+    // a success clears it (FAILING monitors keep sampling)
+    const { setJudgeConfig } = await import('../../shared/judge/client.js');
+    const { startJudge } = await import('../support/judge-server.js');
+    const judge = await startJudge();
+    setJudgeConfig({ baseUrl: judge.url, timeoutMs: 2000 });
+    try {
+      await t.close((await t.session('ok', 'fine')).id);
+      await drain();
+      await runScanner();
+      expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('ACTIVE');
+    } finally {
+      setJudgeConfig({ baseUrl: undefined });
+      await judge.close();
+    }
+    // back to FAILING after five more failures; then a user write starts a new window
+    for (let i = 0; i < 5; i++) await t.close((await t.session(`again${i}`, 'a')).id);
+    await drain();
+    await runScanner();
+    expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('FAILING');
     await t.api.patch(`/monitors/${m.id}`, { status: 'ACTIVE' });
     await runScanner();
     expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('ACTIVE');
@@ -241,6 +259,9 @@ describe('scanner statuses and credits', () => {
       const spend = (await t.api.get(`/monitors/${capped.id}/results`)).body.spend;
       expect(spend.spentCredits + spend.pendingCredits).toBeLessThanOrEqual(20);
       expect(spend.spentCredits).toBe(20);
+      // a redelivered job charges nothing more
+      await Promise.all(sessions.slice(0, 10).map((s) => processMonitorJob(capped.id, s.id)));
+      expect((await t.api.get(`/monitors/${capped.id}/results`)).body.spend.spentCredits).toBe(20);
       // a second monitor with a larger cap is clamped by the organization's 30 credits
       const big = await t.monitor({ name: 'big', metricGroupIds: [judged.metricGroupId], monthlyCreditCap: 1000 });
       const more = await Promise.all(Array.from({ length: 10 }, (_, i) => t.session(`r${i}`, 'a')));
