@@ -18,6 +18,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether nothing listens on 127.0.0.1:port. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** The preferred port when it is free, else any free port. */
+export async function preferredPort(port: number): Promise<number> {
+  return (await portIsFree(port)) ? port : freePort();
+}
+
 export async function waitForPort(port: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { startLocalRuntime } from './runtime.js';
+import { preferredPort } from './services.js';
 
 const args = new Set(process.argv.slice(2));
 const port = Number(process.env.PORT ?? 3000);
@@ -17,8 +18,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 try {
   const runtime = await startLocalRuntime({
     port,
-    dynamodbPort: Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000),
-    s3Port: Number(process.env.S3_LOCAL_PORT ?? 4569),
+    // Explicit ports are used as given; the defaults step aside when something else holds them.
+    dynamodbPort: process.env.DYNAMODB_LOCAL_PORT ? Number(process.env.DYNAMODB_LOCAL_PORT) : await preferredPort(8000),
+    s3Port: process.env.S3_LOCAL_PORT ? Number(process.env.S3_LOCAL_PORT) : await preferredPort(4569),
     inMemory: args.has('--in-memory'),
     dataDir: resolve(import.meta.dirname, '..', '..', '.data'),
     demoApiKey: process.env.DEMO_API_KEY || undefined,
