@@ -113,6 +113,7 @@ describe('monitor engine', () => {
   it('attaches, filters, scores on close, aggregates, and reports', async () => {
     const t = await setup();
     const m = await t.monitor({ metricGroupIds: ['mgrp_is_json', 'mgrp_non_empty_output'], excludeQuery: 'ignore me', excludeTarget: 'EITHER' });
+    const paused = await t.monitor({ name: 'paused later' });
     const a = await t.session('Refund please', '{"ok":true}');
     const b = await t.session('hello', 'not json');
     const c = await t.session('please ignore me', '{}');
@@ -122,6 +123,7 @@ describe('monitor engine', () => {
     expect(results.sessions.waiting.find((w: { sessionId: string }) => w.sessionId === a.id).description).toBe('Refund please');
     const attached = (await t.api.get(`/sessions/${a.id}`)).body;
     expect(Object.keys(attached).some((k) => /monitorIds/i.test(k))).toBe(false);
+    await t.api.patch(`/monitors/${paused.id}`, { status: 'PAUSED' });
     for (const s of [a, b, c]) await t.close(s.id);
     await drain(true); // every job delivered twice: still one score per (monitor, session, family)
     await runAggregator();
@@ -139,6 +141,10 @@ describe('monitor engine', () => {
     expect(byGroup.mgrp_is_json.buckets).toHaveLength(7);
     expect(byGroup.mgrp_is_json.buckets[0]).toMatchObject({ scoredSessions: 0, score: null });
     expect(results.spend).toMatchObject({ spentCredits: 0, pendingCredits: 0, capCredits: null, cycleStart: expect.any(String) });
+    // the monitor paused before the sessions closed had them waiting, then scored none of them
+    const pausedResults = (await t.api.get(`/monitors/${paused.id}/results`)).body;
+    expect(pausedResults.metrics[0].headline.scoredSessions).toBe(0);
+    expect(pausedResults.sessions.waiting.map((w: { sessionId: string }) => w.sessionId)).toEqual([open.id]);
   });
 
   it('samples deterministically and closes idle sessions in the scanner', async () => {

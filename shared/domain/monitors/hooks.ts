@@ -107,7 +107,8 @@ export async function closeForMonitor(monitorId: string, session: Session): Prom
     monitor = undefined;
   }
   const turns = await listTurns(session.id);
-  const passes = monitor !== undefined && passesFilters(monitor, turns);
+  // A paused monitor spends nothing: what closes while it is paused is dropped like a filtered session.
+  const passes = monitor !== undefined && monitor.status !== 'PAUSED' && passesFilters(monitor, turns);
   const items: TransactItem[] = [{ Delete: { TableName: tableName, Key: keys.monitorWaiting(monitorId, session.id), ConditionExpression: 'attribute_exists(pk)' } }];
   if (passes) {
     items.push({
