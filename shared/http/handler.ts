@@ -43,6 +43,14 @@ interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
   body?: B;
 }
 
+/** What a handler declares about its route: read by the OpenAPI generator. */
+export interface Contract {
+  route: Route;
+  params?: TObject;
+  query: TObject;
+  body?: TSchema;
+}
+
 const NoParams = Type.Object({}, { additionalProperties: true });
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
@@ -132,7 +140,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     },
   };
 
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
+  const fnWithContract = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
     .use(requestLog)
     .use(httpHeaderNormalizer() as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>)
     .use(authorize)
@@ -140,6 +148,8 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     .use(captureRequest)
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
+  // The route's schemas, for the OpenAPI document (infra/openapi.ts).
+  return Object.assign(fnWithContract, { contract: { route, params: spec.params, query: querySchema, body: spec.body } satisfies Contract });
 
   function logLine(request: Req) {
     log('info', 'request', {
