@@ -244,9 +244,13 @@ describe('scanner statuses and credits', () => {
     const t = await setup({ monthlyCredits: 100 });
     const m = await t.monitor({ monthlyCreditCap: 5 });
     await setUsed(keys.monitorSpend(m.id, cycle()), 5);
-    await Promise.all([runScanner(), t.api.patch(`/monitors/${m.id}`, { status: 'PAUSED' })]);
-    await runScanner();
-    expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('PAUSED');
+    for (let round = 0; round < 5; round++) {
+      await t.api.patch(`/monitors/${m.id}`, { status: 'ACTIVE' });
+      const [, paused] = await Promise.all([runScanner(), t.api.patch(`/monitors/${m.id}`, { status: 'PAUSED' })]);
+      expect(paused.status).toBe(200);
+      await runScanner();
+      expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('PAUSED');
+    }
   });
 
   it('never exceeds the cap under 50 concurrent jobs, and clamps spend to the organization’s credits', async () => {

@@ -1,10 +1,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, type TransactItem } from '../../db/catalog.js';
+import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
 import { doc, tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { monitorItem } from '../../db/monitors.js';
-import { ForbiddenError, ValidationError } from '../../http/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
 import { SYSTEM_STATUSES, type Monitor, type MonitorCreate, type MonitorListQuery, type MonitorUpdate } from '../../schemas/monitors.js';
 import { clock } from '../clock.js';
@@ -99,8 +99,7 @@ export async function listMonitors(auth: AuthContext, query: MonitorListQuery): 
 
 /**
  * PATCH: a status write is ACTIVE or PAUSED only (nothing changes otherwise); a sampling change is
- * recorded as a marker; the whole record is written conditionally on the one read, so a
- * concurrent scanner or user write is never lost (409 on a race).
+ * recorded as a marker in the same transaction.
  */
 export async function updateMonitor(auth: AuthContext, id: string, body: MonitorUpdate): Promise<Monitor> {
   rejectImmutable(body, ['productId']);
@@ -117,22 +116,19 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
   checkPairs(next);
   if (body.versionId !== undefined) await checkVersion(auth, body.versionId, current.productId);
   if (body.metricGroupIds) await checkFamilies(auth, body.metricGroupIds, now);
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName,
-        Item: monitorItem(next),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #s = :s',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': current.status },
-      },
-    },
-  ];
+  // Only the fields sent are written, so a user's status write always lands (the scanner's writes
+  // are the conditional ones) and no concurrent change of another field is lost.
+  const set: Record<string, unknown> = {};
+  for (const f of [...fields, 'status', 'statusUserAt'] as const) {
+    if (JSON.stringify(next[f]) !== JSON.stringify(current[f])) set[f] = next[f];
+  }
+  if (Object.keys(set).length === 0) return current;
+  const items: TransactItem[] = [{ Update: updateItem(monitorEntity, auth.organizationId, id, set) }];
   if (body.samplingPercentage !== undefined && body.samplingPercentage !== current.samplingPercentage) {
     items.push(samplingMarker(id, now.toISOString(), body.samplingPercentage));
   }
-  await transact(items);
-  return next;
+  await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined));
+  return getRecord<Monitor>(monitorEntity, auth.organizationId, id);
 }
 
 export async function deleteMonitor(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
