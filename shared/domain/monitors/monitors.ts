@@ -1,7 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthContext } from '../../auth/context.js';
 import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { monitorItem } from '../../db/monitors.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
@@ -132,15 +131,11 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
 }
 
 export async function deleteMonitor(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
-  const current = await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
+  await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
   const deletedAt = clock.now().toISOString();
-  // Rewriting the item without its shard keys takes it out of the scanner's index.
-  await doc.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: monitorItem({ ...current, deletedAt }),
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-    }),
+  // Removing the shard keys takes the monitor out of the scanner's index.
+  await transact([{ Update: updateItem(monitorEntity, auth.organizationId, id, { deletedAt }, ['gsi2pk', 'gsi2sk']) }], (codes) =>
+    codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined,
   );
   return { id, deletedAt };
 }
