@@ -61,6 +61,7 @@ export async function onSessionCreated(session: Session): Promise<void> {
 
 /** Each new turn keeps the waiting entries' lastTurnAt current (and sets the description once). */
 export async function onTurnsAdded(session: Session, turns: Turn[]): Promise<void> {
+  if (!session.isProduction) return; // only production sessions are ever attached
   const ids = monitorIdsOf(await freshSession(session));
   if (ids.length === 0 || turns.length === 0) return;
   const last = turns[turns.length - 1]!;
@@ -88,6 +89,7 @@ async function freshSession(session: Session): Promise<SessionWithMonitors> {
 }
 
 export async function onSessionClosed(session: Session): Promise<void> {
+  if (!session.isProduction) return;
   const fresh = await freshSession(session);
   for (const monitorId of monitorIdsOf(fresh)) await closeForMonitor(monitorId, fresh);
 }
