@@ -4,6 +4,7 @@ import { keys, type CatalogType } from './keys.js';
 import { isConditionalCheckFailed, transactionCancellationCodes } from './errors.js';
 import { batchGet, queryIndex, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
+import { allOf, LIVE, updateOf, type Condition } from './update.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 
 type Item = Record<string, unknown>;
@@ -161,12 +162,8 @@ export async function listProductRecords<T extends CatalogRecord>(
     .filter((r) => r.organizationId === orgId && !r.deletedAt);
 }
 
-/** An extra condition on an update: `expression` may use the given placeholder names and values. */
-export interface ExtraCondition {
-  expression: string;
-  names?: Record<string, string>;
-  values?: Record<string, unknown>;
-}
+/** An extra condition on an update (see shared/db/update.ts). */
+export type ExtraCondition = Condition;
 
 /** The Update of a live record, for a transaction or alone. */
 export function updateItem(
@@ -177,29 +174,7 @@ export function updateItem(
   remove: string[] = [],
   extra?: ExtraCondition,
 ): NonNullable<TransactItem['Update']> {
-  const names: Record<string, string> = { '#deletedAt': 'deletedAt', ...(extra?.names ?? {}) };
-  const values: Record<string, unknown> = { ...(extra?.values ?? {}) };
-  const sets: string[] = [];
-  Object.entries(set).forEach(([k, v], i) => {
-    names[`#s${i}`] = k;
-    values[`:s${i}`] = v;
-    sets.push(`#s${i} = :s${i}`);
-  });
-  const removes = remove.map((k, i) => {
-    names[`#r${i}`] = k;
-    return `#r${i}`;
-  });
-  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
-    .filter(Boolean)
-    .join(' ');
-  return {
-    TableName: tableName,
-    Key: keys.catalog(orgId, entity.type, id),
-    UpdateExpression: expression,
-    ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#deletedAt)${extra ? ` AND (${extra.expression})` : ''}`,
-    ExpressionAttributeNames: names,
-    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-  };
+  return updateOf(keys.catalog(orgId, entity.type, id), set, remove, allOf(LIVE, extra));
 }
 
 /** Updates a live record and returns it; 404 when it is absent or deleted (403 when another's). */

@@ -4,6 +4,7 @@ import { keys } from './keys.js';
 import { toRecord } from './records.js';
 import { createRecord, type CatalogEntity } from './catalog.js';
 import { isConditionalCheckFailed } from './errors.js';
+import { updateOf } from './update.js';
 import { NotFoundError } from '../http/errors.js';
 import type { ApiKeyRecord, Organization, Spend } from '../domain/organization.js';
 import type { Role } from '../auth/context.js';
@@ -33,12 +34,7 @@ export async function updateOrganization(orgId: string, patch: Partial<Pick<Orga
   try {
     const out = await doc.send(
       new UpdateCommand({
-        TableName: tableName,
-        Key: keys.organization(orgId),
-        UpdateExpression: `SET ${entries.map((_, i) => `#k${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#k${i}`, k])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+        ...updateOf(keys.organization(orgId), Object.fromEntries(entries), [], { expression: 'attribute_exists(pk)' }),
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -5,6 +5,7 @@ import { queryAll, queryIndex, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { TransactItem } from './catalog.js';
+import { allOf, LIVE, updateOf } from './update.js';
 import { ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { Evaluation, Session, Span, Turn } from '../schemas/sessions.js';
 
@@ -49,23 +50,7 @@ export async function sessionIdsByCustomId(orgId: string, customId: string): Pro
 }
 
 export function sessionUpdate(id: string, set: Record<string, unknown>, condition?: string, values: Record<string, unknown> = {}): TransactItem {
-  const names: Record<string, string> = {};
-  const vals: Record<string, unknown> = { ...values };
-  const parts = Object.entries(set).map(([k, v], i) => {
-    names[`#f${i}`] = k;
-    vals[`:v${i}`] = v;
-    return `#f${i} = :v${i}`;
-  });
-  return {
-    Update: {
-      TableName: tableName,
-      Key: keys.session(id),
-      UpdateExpression: `SET ${parts.join(', ')}`,
-      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deletedAt)${condition ? ` AND (${condition})` : ''}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: vals,
-    },
-  };
+  return { Update: updateOf(keys.session(id), set, [], allOf(LIVE, condition ? { expression: condition, values } : undefined)) };
 }
 
 /** Records the newest turn on the session (never moves backwards). */

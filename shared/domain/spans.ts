@@ -1,4 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../db/keys.js';
+import { LIVE, updateOf } from '../db/update.js';
 import type { AuthContext } from '../auth/context.js';
 import { transact, type TransactItem } from '../db/catalog.js';
 import { doc, tableName } from '../db/client.js';
@@ -215,13 +217,7 @@ export async function deleteSpan(auth: AuthContext, id: string): Promise<{ id: s
   if (span.deletedAt) throw new NotFoundError(`span ${id} not found`);
   const deletedAt = clock.now().toISOString();
   try {
-    await doc.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...(await getSpanItem(id)), deletedAt },
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-      }),
-    );
+    await doc.send(new UpdateCommand(updateOf(keys.span(id), { deletedAt }, [], LIVE)));
   } catch (error) {
     if (isConditionalCheckFailed(error)) throw new NotFoundError(`span ${id} not found`);
     throw error;

@@ -2,6 +2,7 @@ import type { AuthContext } from '../auth/context.js';
 import { transact, type TransactItem } from '../db/catalog.js';
 import { doc, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
+import { updateOf } from '../db/update.js';
 import { toRecord } from '../db/records.js';
 import { findByOwnId, getSession, listTurns, maxTurnIndex, recordTurnCount, turnItem } from '../db/sessions.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -116,16 +117,9 @@ export async function updateTurn(auth: AuthContext, id: string, body: TurnUpdate
   const turn = await getTurn(auth, id);
   const set: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (v !== undefined) set[k] = k === 'usage' ? { ...turn.usage, ...(v as object) } : v;
-  const names = Object.fromEntries(Object.keys(set).map((k, i) => [`#f${i}`, k]));
-  const values = Object.fromEntries(Object.values(set).map((v, i) => [`:v${i}`, v]));
   const out = await doc.send(
     new UpdateCommand({
-      TableName: tableName,
-      Key: keys.turn(turn.sessionId, turn.index),
-      UpdateExpression: `SET ${Object.keys(set).map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ...updateOf(keys.turn(turn.sessionId, turn.index), set, [], { expression: 'attribute_exists(pk)' }),
       ReturnValues: 'ALL_NEW',
     }),
   );
