@@ -15,36 +15,30 @@ const Cap = Nullable(Type.Integer({ minimum: 1 }));
 // Every status is accepted by the schema so the domain can answer "set only by the system".
 const Status = StringEnum(MONITOR_STATUSES);
 
+const Settings = Type.Object({
+  name: Name,
+  metricGroupIds: GroupIds,
+  versionId: Nullable(Id),
+  samplingPercentage: Sampling,
+  monthlyCreditCap: Cap,
+  filterQuery: Query,
+  filterTarget: Target,
+  excludeQuery: Query,
+  excludeTarget: Target,
+  status: Status,
+});
+const REQUIRED = ['name', 'metricGroupIds', 'samplingPercentage'] as const;
+
 export const MonitorCreate = Type.Object(
-  {
-    productId: Id,
-    name: Name,
-    metricGroupIds: GroupIds,
-    versionId: Type.Optional(Nullable(Id)),
-    samplingPercentage: Sampling,
-    monthlyCreditCap: Type.Optional(Cap),
-    filterQuery: Type.Optional(Query),
-    filterTarget: Type.Optional(Target),
-    excludeQuery: Type.Optional(Query),
-    excludeTarget: Type.Optional(Target),
-    status: Type.Optional(Status),
-  },
+  { productId: Id, ...Type.Pick(Settings, REQUIRED).properties, ...Type.Partial(Type.Omit(Settings, REQUIRED)).properties },
   { additionalProperties: false },
 );
 export type MonitorCreate = Static<typeof MonitorCreate>;
 
 export const MonitorUpdate = Type.Object(
   {
-    name: Type.Optional(Name),
-    metricGroupIds: Type.Optional(GroupIds),
-    versionId: Type.Optional(Nullable(Id)),
-    samplingPercentage: Type.Optional(Sampling),
-    monthlyCreditCap: Type.Optional(Cap),
-    filterQuery: Type.Optional(Query),
-    filterTarget: Type.Optional(Target),
-    excludeQuery: Type.Optional(Query),
-    excludeTarget: Type.Optional(Target),
-    status: Type.Optional(Status),
+    ...Type.Partial(Settings).properties,
+    /** Immutable: accepted by the schema only so the domain can answer "cannot be changed". */
     productId: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false, minProperties: 1 },
