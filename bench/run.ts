@@ -27,7 +27,7 @@ try {
 
   const { resolveCaller } = await import('../shared/auth/authorize.js');
   const auth = await resolveCaller(`Bearer ${runtime.demoApiKey}`);
-  const { createProduct } = await import('../shared/domain/products.js');
+  const { createProduct } = await import('../shared/domain/catalog/products.js');
   const { createMonitor } = await import('../shared/domain/monitors/monitors.js');
   const { batchPut } = await import('../shared/db/batch.js');
   const { keys } = await import('../shared/db/keys.js');

@@ -1,5 +1,5 @@
 import { created, httpHandler } from '../../shared/http/handler.js';
 import { EvaluationCreate } from '../../shared/schemas/sessions.js';
-import { createEvaluations } from '../../shared/domain/evaluations.js';
+import { createEvaluations } from '../../shared/domain/evaluation/evaluations.js';
 
 export const handler = httpHandler({ handler: 'evaluations/create', body: EvaluationCreate }, async ({ auth, body }) => created(await createEvaluations(auth, body)));

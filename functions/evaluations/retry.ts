@@ -1,5 +1,5 @@
 import { httpHandler, ok } from '../../shared/http/handler.js';
 import { IdParams } from '../../shared/schemas/common.js';
-import { retryEvaluation } from '../../shared/domain/evaluations.js';
+import { retryEvaluation } from '../../shared/domain/evaluation/evaluations.js';
 
 export const handler = httpHandler({ handler: 'evaluations/retry', params: IdParams }, async ({ auth, params }) => ok(await retryEvaluation(auth, params.id)));

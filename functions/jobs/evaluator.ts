@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { buildStamp, isProbe, type BuildStamp, type ProbeEvent } from '../../shared/build/stamp.js';
-import { processEvaluationBatch } from '../../shared/domain/evaluation-jobs.js';
+import { processEvaluationBatch } from '../../shared/domain/evaluation/jobs.js';
 
 /** Evaluation-queue consumer (SQS, batch 10, partial batch failures). Answers the build-info probe. */
 export const handler = async (event: SQSEvent | ProbeEvent): Promise<BuildStamp | SQSBatchResponse> => {

@@ -1,5 +1,5 @@
 import { httpHandler, ok } from '../../shared/http/handler.js';
 import { IdParams } from '../../shared/schemas/common.js';
-import { deleteProduct } from '../../shared/domain/products.js';
+import { deleteProduct } from '../../shared/domain/catalog/products.js';
 
 export const handler = httpHandler({ handler: 'products/delete', params: IdParams }, async ({ auth, params }) => ok(await deleteProduct(auth, params.id)));

@@ -1,5 +1,5 @@
 import { httpHandler, ok } from '../../shared/http/handler.js';
 import { IdParams } from '../../shared/schemas/common.js';
-import { deleteTestCase } from '../../shared/domain/test-cases.js';
+import { deleteTestCase } from '../../shared/domain/tests/test-cases.js';
 
 export const handler = httpHandler({ handler: 'test-cases/delete', params: IdParams }, async ({ auth, params }) => ok(await deleteTestCase(auth, params.id)));

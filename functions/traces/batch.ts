@@ -1,5 +1,5 @@
 import { created, httpHandler } from '../../shared/http/handler.js';
 import { SpanBatch } from '../../shared/schemas/sessions.js';
-import { createSpanBatch } from '../../shared/domain/spans.js';
+import { createSpanBatch } from '../../shared/domain/sessions/spans.js';
 
 export const handler = httpHandler({ handler: 'traces/batch', body: SpanBatch }, async ({ auth, body }) => created(await createSpanBatch(auth, body)));

@@ -42,7 +42,7 @@ switch (command) {
     if (!values.name) fail('create-org needs --name <name>');
     const plan = (values.plan ?? 'FREE').toUpperCase();
     if (!PLANS.includes(plan as (typeof PLANS)[number])) fail(`--plan must be one of ${PLANS.join(', ')}`);
-    const { createOrganizationWithKey } = await import('../../shared/domain/api-keys.js');
+    const { createOrganizationWithKey } = await import('../../shared/domain/accounts/api-keys.js');
     const { organization, apiKey } = await createOrganizationWithKey({
       name: values.name,
       plan: plan as (typeof PLANS)[number],
@@ -62,7 +62,7 @@ switch (command) {
     break;
   }
   case 'seed': {
-    const { seedPlatform } = await import('../../shared/domain/predefined/seed.js');
+    const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
     const out = await seedPlatform();
     console.log(`seeded ${out.models} new evaluator models and ${out.metrics} predefined metrics`);
     break;

@@ -1,10 +1,10 @@
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { dynamo, tableName } from '../../shared/db/client.js';
 import { createTableInput, TABLE } from '../../shared/db/table.js';
-import { createOrganizationWithKey } from '../../shared/domain/api-keys.js';
+import { createOrganizationWithKey } from '../../shared/domain/accounts/api-keys.js';
 import { findKeyByHash, getOrganization, insertApiKey } from '../../shared/db/organizations.js';
 import { keyFromString, generateApiKey, type GeneratedKey } from '../../shared/auth/api-key.js';
-import { newId, nowIso } from '../../shared/domain/ids.js';
+import { newId, nowIso } from '../../shared/domain/common/ids.js';
 
 /** Creates the table from the same definition CDK uses, when it is missing. */
 export async function ensureTable(): Promise<void> {

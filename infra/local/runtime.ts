@@ -100,7 +100,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Function modules read the environment at load, so they are imported only now.
     const bootstrap = await import('./bootstrap.js');
     await bootstrap.ensureTable();
-    const { seedPlatform } = await import('../../shared/domain/predefined/seed.js');
+    const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
     await seedPlatform();
     const keyFile = join(options.dataDir, 'demo-api-key');
     const remembered = !options.inMemory && existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;

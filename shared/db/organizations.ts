@@ -6,7 +6,7 @@ import { createRecord, type CatalogEntity } from './catalog.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { updateOf } from './update.js';
 import { NotFoundError } from '../http/errors.js';
-import type { ApiKeyRecord, Organization, Spend } from '../domain/organization.js';
+import type { ApiKeyRecord, Organization, Spend } from '../domain/accounts/organization.js';
 import type { Role } from '../auth/context.js';
 import type { GeneratedKey } from '../auth/api-key.js';
 

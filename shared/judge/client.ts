@@ -1,5 +1,5 @@
 import { ENV, optionalEnv } from '../config/env.js';
-import type { ChatMessage } from '../domain/judge-prompt.js';
+import type { ChatMessage } from '../domain/evaluation/judge-prompt.js';
 
 /** An OpenAI-compatible chat-completions client for the LLM judge. */
 export interface JudgeConfig {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Id, IdList, ListQueryBase, Name, Nullable, StringEnum, StringList } from './common.js';
-import { EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation-params.js';
+import { EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation/params.js';
 
 export const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/-]+$', description: 'a model name (letters, digits, . _ : / -)' });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true });

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Nullable, StringEnum } from './common.js';
-import { TEST_TYPES, type TestType } from '../domain/evaluation-params.js';
+import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
 
 export const SPECIFICATION_TYPES = ['CAPABILITY', 'INABILITY', 'POLICY'] as const;
 export type SpecificationType = (typeof SPECIFICATION_TYPES)[number];

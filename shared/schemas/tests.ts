@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
-import { TEST_TYPES, type TestType } from '../domain/evaluation-params.js';
+import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
 
 export const TEST_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'AUGMENTING', 'EXTENDING', 'CANCELLED'] as const;
 export type TestStatus = (typeof TEST_STATUSES)[number];

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createProduct } from '../support/fixtures.js';
-import { clock } from '../../shared/domain/clock.js';
-import { predefinedMetrics } from '../../shared/domain/predefined/seed.js';
+import { clock } from '../../shared/domain/common/clock.js';
+import { predefinedMetrics } from '../../shared/domain/metrics/predefined/seed.js';
 
 const judged = (o: Record<string, unknown> = {}) => ({
   name: 'Politeness',

@@ -8,7 +8,7 @@ import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { runScanner } from '../../shared/domain/monitors/scanner.js';
 import { runAggregator } from '../../shared/domain/monitors/aggregator.js';
 import { isSampled } from '../../shared/domain/monitors/sampling.js';
-import { clock } from '../../shared/domain/clock.js';
+import { clock } from '../../shared/domain/common/clock.js';
 import { doc, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { processMonitorJob } from '../../shared/domain/monitors/engine.js';

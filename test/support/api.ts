@@ -1,5 +1,5 @@
 import { dispatch } from '../../infra/local/gateway.js';
-import { createOrganizationWithKey } from '../../shared/domain/api-keys.js';
+import { createOrganizationWithKey } from '../../shared/domain/accounts/api-keys.js';
 import type { Plan } from '../../shared/auth/context.js';
 
 export interface ApiResponse<T = any> {

@@ -28,7 +28,7 @@ export default async function setup(project: TestProject) {
   Object.assign(process.env, env);
   const { ensureTable } = await import('../../infra/local/bootstrap.js');
   await ensureTable();
-  const { seedPlatform } = await import('../../shared/domain/predefined/seed.js');
+  const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
   await seedPlatform();
   project.provide('localEnv', env);
   return async () => {

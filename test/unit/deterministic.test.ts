@@ -15,8 +15,8 @@ import {
   textMatch,
   textSimilarity,
   toolCorrectness,
-} from '../../shared/domain/deterministic.js';
-import { predefinedMetrics } from '../../shared/domain/predefined/seed.js';
+} from '../../shared/domain/evaluation/deterministic.js';
+import { predefinedMetrics } from '../../shared/domain/metrics/predefined/seed.js';
 
 describe('text similarity', () => {
   it('is 1 − Levenshtein / longer length, on code points', () => {

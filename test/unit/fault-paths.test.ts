@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { deletePhoneConnections } from '../../shared/domain/phone-connections.js';
+import { deletePhoneConnections } from '../../shared/domain/catalog/phone-connections.js';
 import { handler as getPhoneConnection } from '../../functions/phone-connections/get.js';
 import { handler as authorizer } from '../../functions/authorizer.js';
 import { generateApiKey } from '../../shared/auth/api-key.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildJudgeMessages, parseJudgeAnswer } from '../../shared/domain/judge-prompt.js';
+import { buildJudgeMessages, parseJudgeAnswer } from '../../shared/domain/evaluation/judge-prompt.js';
 
 describe('judge prompt', () => {
   const metric = { judgePrompt: 'Score politeness.', evaluationParams: ['input', 'actual_output'] as const, areEvalParamsTop: true };

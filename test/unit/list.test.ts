@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyList, anyOf } from '../../shared/domain/list.js';
+import { applyList, anyOf } from '../../shared/domain/common/list.js';
 
 const records = [
   { id: 'a', name: 'Alpha support bot', createdAt: '2026-01-01T00:00:00.000Z', kind: 'x' },

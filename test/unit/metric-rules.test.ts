@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkModelSelectable, checkSourceRequirements, deriveDates, isMonitorable, whyNotMonitorable } from '../../shared/domain/metric-rules.js';
-import { checkSpecification } from '../../shared/domain/specification-rules.js';
+import { checkModelSelectable, checkSourceRequirements, deriveDates, isMonitorable, whyNotMonitorable } from '../../shared/domain/metrics/metric-rules.js';
+import { checkSpecification } from '../../shared/domain/metrics/specification-rules.js';
 import type { Metric } from '../../shared/schemas/metrics.js';
 
 const now = new Date('2026-06-15T12:00:00.000Z');

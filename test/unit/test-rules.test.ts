@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applySpecification, canonicalLanguageTag, checkTest, isExtendable } from '../../shared/domain/test-rules.js';
-import { parseCsv } from '../../shared/domain/csv.js';
-import { readCases } from '../../shared/domain/test-import.js';
+import { applySpecification, canonicalLanguageTag, checkTest, isExtendable } from '../../shared/domain/tests/test-rules.js';
+import { parseCsv } from '../../shared/domain/tests/csv.js';
+import { readCases } from '../../shared/domain/tests/test-import.js';
 import type { TestRecord } from '../../shared/schemas/tests.js';
 
 const base: TestRecord = {

@@ -4,7 +4,7 @@ import { isConditionalCheckFailed } from '../../db/errors.js';
 import { keys } from '../../db/keys.js';
 import { MONITOR_SHARDS } from '../../db/monitors.js';
 import { queryAll, queryPrefix } from '../../db/query.js';
-import { clock } from '../clock.js';
+import { clock } from '../common/clock.js';
 import { addScore, emptySums, type Sums } from './statistics.js';
 
 /** Recomputes one daily bucket from that day's scores and overwrites it. */

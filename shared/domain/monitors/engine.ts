@@ -5,11 +5,11 @@ import { keys } from '../../db/keys.js';
 import { shardOf } from '../../db/monitors.js';
 import { evaluationItem } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
-import { clock } from '../clock.js';
-import { monitorEntity } from '../entities.js';
-import { evaluationExtensions, runEvaluation } from '../evaluator.js';
-import { newEvaluation } from '../evaluations.js';
-import { isMonitorable } from '../metric-rules.js';
+import { clock } from '../common/clock.js';
+import { monitorEntity } from '../common/entities.js';
+import { evaluationExtensions, runEvaluation } from '../evaluation/evaluator.js';
+import { newEvaluation } from '../evaluation/evaluations.js';
+import { isMonitorable } from '../metrics/metric-rules.js';
 import { loadFamily } from './families.js';
 
 /** What a monitor's evaluation needs to know about the session it scores (kept on its guard item). */

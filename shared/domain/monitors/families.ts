@@ -2,8 +2,8 @@ import { listFamily } from '../../db/metrics.js';
 import { listModels } from '../../db/models.js';
 import { PLATFORM_ORG } from '../../db/keys.js';
 import type { Metric, StoredMetric } from '../../schemas/metrics.js';
-import { present } from '../metrics.js';
-import { isDisabled } from '../metric-rules.js';
+import { present } from '../metrics/metrics.js';
+import { isDisabled } from '../metrics/metric-rules.js';
 
 export interface Family {
   groupId: string;

@@ -8,7 +8,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Monitor } from '../../schemas/monitors.js';
 import type { Session, Turn } from '../../schemas/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
-import { monitorEntity } from '../entities.js';
+import { monitorEntity } from '../common/entities.js';
 import { describe, isSampled, passesFilters, samplingWeight } from './sampling.js';
 
 type SessionWithMonitors = Session & { _monitorIds?: Set<string> | string[] };

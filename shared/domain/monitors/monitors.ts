@@ -6,15 +6,15 @@ import { monitorItem } from '../../db/monitors.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
 import { SYSTEM_STATUSES, type Monitor, type MonitorCreate, type MonitorListQuery, type MonitorUpdate } from '../../schemas/monitors.js';
-import { clock } from '../clock.js';
-import { monitorEntity, versionEntity } from '../entities.js';
-import { newId } from '../ids.js';
-import { rejectImmutable } from '../immutable.js';
-import { anyOf, applyList, intersects, type Page } from '../list.js';
-import { whyNotMonitorable } from '../metric-rules.js';
-import { requireLiveProduct } from '../product-refs.js';
+import { clock } from '../common/clock.js';
+import { monitorEntity, versionEntity } from '../common/entities.js';
+import { newId } from '../common/ids.js';
+import { rejectImmutable } from '../common/immutable.js';
+import { anyOf, applyList, intersects, type Page } from '../common/list.js';
+import { whyNotMonitorable } from '../metrics/metric-rules.js';
+import { requireLiveProduct } from '../catalog/product-refs.js';
 import { loadFamily } from './families.js';
-import { bodyReference } from '../references.js';
+import { bodyReference } from '../common/references.js';
 
 /** Each bound family's current revision must be monitorable (DESIGN.md §6). */
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {

@@ -10,9 +10,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV, optionalEnv } from '../../config/env.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import type { Session } from '../../schemas/sessions.js';
-import { clock } from '../clock.js';
-import { cycleOf } from '../organization.js';
-import { sessionLifecycle } from '../session-lifecycle.js';
+import { clock } from '../common/clock.js';
+import { cycleOf } from '../accounts/organization.js';
+import { sessionLifecycle } from '../sessions/session-lifecycle.js';
 import { desiredStatus } from './rules.js';
 
 const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);

@@ -1,0 +1,123 @@
+import nunjucks from 'nunjucks';
+import { JSONPath } from 'jsonpath-plus';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ValidationError } from '../../http/errors.js';
+import type { AuthType, BackoffStrategy, EndpointConnection, EndpointSecrets } from '../../schemas/endpoint-connections.js';
+
+/** Pure rules of an endpoint connection (service-interface.md, Endpoint connection table). */
+
+export const TIMEOUT_DEFAULT = 15;
+export const TIMEOUT_MAX = 120;
+export const RETRY_MAX_DELAY_CAP = 60_000;
+export const RETRY_DEFAULTS = {
+  enabledAttempts: 3,
+  initialDelayMs: 1000,
+  backoff: 'EXPONENTIAL' as BackoffStrategy,
+  maxDelayMs: 30_000,
+  statusCodes: [429, 500, 502, 503, 504],
+};
+
+const PLACEHOLDER = /\{\{-?\s*input\.user_message\s*(\|[^}]*)?-?\}\}/;
+const nunjucksEnv = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+
+export function checkInputTemplate(template: string): void {
+  try {
+    // Compiling parses the whole template: a syntax error anywhere is reported here.
+    new nunjucks.Template(template, nunjucksEnv, undefined, true);
+  } catch (error) {
+    const detail = String((error as Error).message ?? error).replace(/\s+/g, ' ').trim().slice(0, 300);
+    throw new ValidationError(`inputTemplate is not a valid Nunjucks template: ${detail}`);
+  }
+  if (!PLACEHOLDER.test(template)) {
+    throw new ValidationError('inputTemplate must contain the placeholder {{ input.user_message }}');
+  }
+}
+
+export function checkOutputMapping(mapping: Record<string, string>): void {
+  if (!Object.prototype.hasOwnProperty.call(mapping, 'output')) {
+    throw new ValidationError("outputMapping must contain the key 'output'");
+  }
+  for (const [name, expression] of Object.entries(mapping)) {
+    if (!isJsonPath(expression)) {
+      throw new ValidationError(`outputMapping.${name} is not a valid JSONPath expression: ${expression}`);
+    }
+  }
+}
+
+export function isJsonPath(expression: string): boolean {
+  if (!expression.startsWith('$')) return false;
+  try {
+    JSONPath.toPathArray(expression);
+    JSONPath({ path: expression, json: { a: [{ b: 1 }] }, wrap: false, eval: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const schemaCompiler = new Ajv2020({ strict: false, allErrors: false });
+
+export function checkInputSchema(schema: Record<string, unknown> | null | undefined): void {
+  if (schema === null || schema === undefined) return;
+  if (schema.type !== 'object') throw new ValidationError("inputSchema must have type 'object'");
+  if (typeof schema.properties !== 'object' || schema.properties === null || Array.isArray(schema.properties)) {
+    throw new ValidationError("inputSchema must have a 'properties' object");
+  }
+  if (schema.$schema !== undefined && schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
+    throw new ValidationError('inputSchema must be a JSON Schema of draft 2020-12');
+  }
+  try {
+    schemaCompiler.compile(schema);
+  } catch (error) {
+    throw new ValidationError(`inputSchema is not a valid JSON Schema (draft 2020-12): ${(error as Error).message.slice(0, 300)}`);
+  }
+}
+
+export function checkUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ValidationError('url must be an absolute http or https URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError('url must be an absolute http or https URL');
+  if (parsed.username || parsed.password) throw new ValidationError('url must not carry credentials; use authType and its fields');
+}
+
+/** The contract caps, not rejects, values above these limits. */
+export function capTimeout(timeout: number | null | undefined): number {
+  return timeout === null || timeout === undefined ? TIMEOUT_DEFAULT : Math.min(timeout, TIMEOUT_MAX);
+}
+export function capRetryMaxDelay(ms: number): number {
+  return Math.min(ms, RETRY_MAX_DELAY_CAP);
+}
+
+export function checkRetry(c: Pick<EndpointConnection, 'retryEnabled' | 'retryMaxAttempts'>): void {
+  if (c.retryEnabled && c.retryMaxAttempts < 1) {
+    throw new ValidationError('retryMaxAttempts must be at least 1 when retryEnabled is true');
+  }
+}
+
+/** Which credentials each authType takes. */
+export function checkAuth(authType: AuthType, username: string | null, secrets: EndpointSecrets): void {
+  const hasToken = Boolean(secrets.authToken);
+  const hasPassword = Boolean(secrets.password);
+  switch (authType) {
+    case 'NONE':
+      if (hasToken) throw new ValidationError('authToken must not be set when authType is NONE');
+      if (username) throw new ValidationError('username must not be set when authType is NONE');
+      if (hasPassword) throw new ValidationError('password must not be set when authType is NONE');
+      return;
+    case 'BEARER':
+    case 'API_KEY':
+      if (!hasToken) throw new ValidationError(`authToken is required when authType is ${authType}`);
+      if (username) throw new ValidationError(`username must not be set when authType is ${authType}`);
+      if (hasPassword) throw new ValidationError(`password must not be set when authType is ${authType}`);
+      return;
+    case 'BASIC':
+      if (!username) throw new ValidationError('username is required when authType is BASIC');
+      if (!hasPassword) throw new ValidationError('password is required when authType is BASIC');
+      if (hasToken) throw new ValidationError('authToken must not be set when authType is BASIC');
+      return;
+  }
+}

@@ -1,0 +1,199 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuthContext } from '../../auth/context.js';
+import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
+import { doc, tableName } from '../../db/client.js';
+import { keys } from '../../db/keys.js';
+import { ConflictError } from '../../http/errors.js';
+import type {
+  EndpointConnection,
+  EndpointConnectionCreate,
+  EndpointConnectionListQuery,
+  EndpointConnectionUpdate,
+  EndpointSecrets,
+} from '../../schemas/endpoint-connections.js';
+import type { Version } from '../../schemas/products.js';
+import {
+  capRetryMaxDelay,
+  capTimeout,
+  checkAuth,
+  checkInputSchema,
+  checkInputTemplate,
+  checkOutputMapping,
+  checkRetry,
+  checkUrl,
+  RETRY_DEFAULTS,
+} from './endpoint-connection-rules.js';
+import { endpointConnectionEntity, versionEntity } from '../common/entities.js';
+import { newId, nowIso } from '../common/ids.js';
+import { rejectImmutable } from '../common/immutable.js';
+import { anyOf, applyList, containsIgnoreCase, type Page } from '../common/list.js';
+import { requireLiveProduct } from './product-refs.js';
+import { productLiveCheck } from './products.js';
+import { CONNECTION_REFS } from './versions.js';
+
+/** Every rule of the contract on a whole (merged) connection and its secrets. */
+function checkConnection(c: EndpointConnection, secrets: EndpointSecrets): void {
+  checkUrl(c.url);
+  checkInputTemplate(c.inputTemplate);
+  checkOutputMapping(c.outputMapping);
+  checkInputSchema(c.inputSchema);
+  checkRetry(c);
+  checkAuth(c.authType, c.username, secrets);
+}
+
+function secretsItem(orgId: string, id: string, secrets: EndpointSecrets): TransactItem {
+  if (!secrets.authToken && !secrets.password) {
+    return { Delete: { TableName: tableName, Key: keys.endpointSecrets(orgId, id) } };
+  }
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.endpointSecrets(orgId, id), entity: 'ECONSECRET', ...secrets },
+    },
+  };
+}
+
+export async function createEndpointConnection(auth: AuthContext, input: EndpointConnectionCreate): Promise<EndpointConnection> {
+  await requireLiveProduct(auth, input.productId);
+  const retryEnabled = input.retryEnabled ?? false;
+  const secrets: EndpointSecrets = { authToken: input.authToken ?? undefined, password: input.password ?? undefined };
+  const record: EndpointConnection = {
+    id: newId('endpointConnection'),
+    organizationId: auth.organizationId,
+    productId: input.productId,
+    userId: auth.userId,
+    name: input.name,
+    url: input.url,
+    httpMethod: input.httpMethod ?? 'POST',
+    authType: input.authType ?? 'NONE',
+    hasAuthToken: Boolean(secrets.authToken),
+    username: input.username ?? null,
+    hasPassword: Boolean(secrets.password),
+    headers: input.headers ?? {},
+    inputTemplate: input.inputTemplate,
+    outputMapping: input.outputMapping,
+    inputSchema: input.inputSchema ?? null,
+    type: input.type,
+    timeout: capTimeout(input.timeout),
+    rateLimit: input.rateLimit ?? null,
+    retryEnabled,
+    retryMaxAttempts: input.retryMaxAttempts ?? (retryEnabled ? RETRY_DEFAULTS.enabledAttempts : 0),
+    retryInitialDelayMs: input.retryInitialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
+    retryBackoffStrategy: input.retryBackoffStrategy ?? RETRY_DEFAULTS.backoff,
+    retryMaxDelayMs: capRetryMaxDelay(input.retryMaxDelayMs ?? RETRY_DEFAULTS.maxDelayMs),
+    retryableStatusCodes: input.retryableStatusCodes ?? RETRY_DEFAULTS.statusCodes,
+    createdAt: nowIso(),
+  };
+  checkConnection(record, secrets);
+  const extra: TransactItem[] = [productLiveCheck(auth.organizationId, record.productId)];
+  if (record.hasAuthToken || record.hasPassword) extra.push(secretsItem(auth.organizationId, record.id, secrets));
+  return createRecord(endpointConnectionEntity, record, extra);
+}
+
+export function getEndpointConnection(auth: AuthContext, id: string): Promise<EndpointConnection> {
+  return getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id, { includeDeleted: true });
+}
+
+export async function listEndpointConnections(auth: AuthContext, query: EndpointConnectionListQuery): Promise<Page<EndpointConnection>> {
+  const records = query.productIds
+    ? await listProductRecords<EndpointConnection>(endpointConnectionEntity, auth.organizationId, query.productIds)
+    : await listOrgRecords<EndpointConnection>(endpointConnectionEntity, auth.organizationId);
+  return applyList(records, query, {
+    sortable: ['createdAt', 'name', 'url', 'type', 'httpMethod', 'authType', 'productId', 'timeout'],
+    filters: [
+      ...anyOf<EndpointConnection>(query.productIds, (r) => r.productId),
+      ...anyOf<EndpointConnection>(query.types, (r) => r.type),
+      ...anyOf<EndpointConnection>(query.httpMethods, (r) => r.httpMethod),
+      ...anyOf<EndpointConnection>(query.authTypes, (r) => r.authType),
+      ...(query.url ? [(r: EndpointConnection) => containsIgnoreCase(r.url, query.url!)] : []),
+    ],
+  });
+}
+
+/** Loads the stored secrets: only the write path does this, to re-check the auth rules. */
+async function loadSecrets(orgId: string, id: string): Promise<EndpointSecrets> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.endpointSecrets(orgId, id), ConsistentRead: true }));
+  return { authToken: out.Item?.authToken as string | undefined, password: out.Item?.password as string | undefined };
+}
+
+const PLAIN_FIELDS = [
+  'name',
+  'url',
+  'httpMethod',
+  'authType',
+  'headers',
+  'inputTemplate',
+  'outputMapping',
+  'inputSchema',
+  'type',
+  'rateLimit',
+  'retryEnabled',
+  'retryMaxAttempts',
+  'retryInitialDelayMs',
+  'retryBackoffStrategy',
+  'retryableStatusCodes',
+  'username',
+] as const;
+
+/**
+ * PATCH: omitted = unchanged, null = cleared (nullable fields), productId immutable. Secrets:
+ * a value replaces, null clears, omitted keeps; a secret the new authType does not use is dropped.
+ * The merged connection must satisfy every rule.
+ */
+export async function updateEndpointConnection(auth: AuthContext, id: string, body: EndpointConnectionUpdate): Promise<EndpointConnection> {
+  rejectImmutable(body, ['productId']);
+  const current = await getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id);
+  const stored = await loadSecrets(auth.organizationId, id);
+  const next: EndpointConnection = { ...current };
+  const assign = next as unknown as Record<string, unknown>;
+  for (const field of PLAIN_FIELDS) if (body[field] !== undefined) assign[field] = body[field];
+  if (body.timeout !== undefined) next.timeout = capTimeout(body.timeout);
+  if (body.retryMaxDelayMs !== undefined) next.retryMaxDelayMs = capRetryMaxDelay(body.retryMaxDelayMs);
+  if (body.retryEnabled === true && body.retryMaxAttempts === undefined && next.retryMaxAttempts < 1) next.retryMaxAttempts = RETRY_DEFAULTS.enabledAttempts;
+
+  const secrets: EndpointSecrets = {
+    authToken: body.authToken === undefined ? stored.authToken : (body.authToken ?? undefined),
+    password: body.password === undefined ? stored.password : (body.password ?? undefined),
+  };
+  if (body.authType !== undefined && body.authType !== current.authType) {
+    // Credentials the new authType does not take, and that the body did not send, are dropped.
+    const usesToken = next.authType === 'BEARER' || next.authType === 'API_KEY';
+    if (!usesToken && body.authToken === undefined) secrets.authToken = undefined;
+    if (next.authType !== 'BASIC' && body.password === undefined) secrets.password = undefined;
+    if (next.authType !== 'BASIC' && body.username === undefined) next.username = null;
+  }
+  next.hasAuthToken = Boolean(secrets.authToken);
+  next.hasPassword = Boolean(secrets.password);
+  checkConnection(next, secrets);
+  if (next.type !== current.type) await assertNotReferenced(auth, current, 'change the type of');
+
+  const set: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(next)) {
+    if (k === 'id' || k === 'organizationId' || k === 'createdAt') continue;
+    if (JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k])) set[k] = v;
+  }
+  const secretsChanged = secrets.authToken !== stored.authToken || secrets.password !== stored.password;
+  if (Object.keys(set).length === 0 && !secretsChanged) return current;
+  const items: TransactItem[] = [{ Update: updateItem(endpointConnectionEntity, auth.organizationId, id, { ...set, hasAuthToken: next.hasAuthToken, hasPassword: next.hasPassword }) }];
+  if (secretsChanged) items.push(secretsItem(auth.organizationId, id, secrets));
+  await transact(items);
+  return next;
+}
+
+/** A connection a live version uses cannot be deleted or change type (409 naming the version). */
+async function assertNotReferenced(auth: AuthContext, connection: EndpointConnection, action: string): Promise<void> {
+  const versions = await listProductRecords<Version>(versionEntity, auth.organizationId, [connection.productId]);
+  const user = versions.find((v) => CONNECTION_REFS.some(([field]) => v[field] === connection.id));
+  if (user) throw new ConflictError(`cannot ${action} endpoint connection ${connection.id}: version ${user.id} uses it`);
+}
+
+export async function deleteEndpointConnection(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
+  const current = await getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id);
+  await assertNotReferenced(auth, current, 'delete');
+  const deletedAt = nowIso();
+  await transact([
+    { Update: updateItem(endpointConnectionEntity, auth.organizationId, id, { deletedAt }) },
+    { Delete: { TableName: tableName, Key: keys.endpointSecrets(auth.organizationId, id) } },
+  ]);
+  return { id, deletedAt };
+}

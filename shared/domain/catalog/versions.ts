@@ -1,0 +1,155 @@
+import type { AuthContext } from '../../auth/context.js';
+import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
+import { tableName } from '../../db/client.js';
+import { keys } from '../../db/keys.js';
+import { ConflictError, ValidationError } from '../../http/errors.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
+import type { Version, VersionCreate, VersionListQuery, VersionUpdate } from '../../schemas/products.js';
+import { endpointConnectionEntity, versionEntity } from '../common/entities.js';
+import { newId, nowIso } from '../common/ids.js';
+import { patchOf, rejectImmutable } from '../common/immutable.js';
+import { anyOf, applyList, type Page } from '../common/list.js';
+import { requireLiveProduct } from './product-refs.js';
+import { bodyReference } from '../common/references.js';
+import { productLiveCheck } from './products.js';
+import { doc } from '../../db/client.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+
+/** Each connection reference of a version and the connection type it must name. */
+export const CONNECTION_REFS = [
+  ['conversationEndpointConnectionId', 'CONVERSATION'],
+  ['initializationEndpointConnectionId', 'INITIALIZATION'],
+  ['finalizationEndpointConnectionId', 'FINALIZATION'],
+] as const;
+
+type RefField = (typeof CONNECTION_REFS)[number][0];
+
+/**
+ * Checks that each given connection id names a live connection of the same product with the
+ * matching type; returns ConditionChecks that keep it so while the write commits.
+ */
+async function checkConnectionRefs(auth: AuthContext, productId: string, refs: Partial<Record<RefField, string | null>>): Promise<TransactItem[]> {
+  const checks: TransactItem[] = [];
+  for (const [field, type] of CONNECTION_REFS) {
+    const id = refs[field];
+    if (!id) continue;
+    const connection = await bodyReference(
+      () => getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id),
+      field,
+      id,
+      'endpoint connection',
+    );
+    if (connection.productId !== productId) throw new ValidationError(`${field} ${id} belongs to another product`);
+    if (connection.type !== type) throw new ValidationError(`${field} must name a ${type} endpoint connection, not ${connection.type}`);
+    checks.push({
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.catalog(auth.organizationId, 'ECON', id),
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+      },
+    });
+  }
+  return checks;
+}
+
+function nameGuard(productId: string, name: string, versionId: string): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.versionName(productId, name), entity: 'VERSIONNAME', versionId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+export async function createVersion(auth: AuthContext, input: VersionCreate): Promise<Version> {
+  await requireLiveProduct(auth, input.productId);
+  const checks = await checkConnectionRefs(auth, input.productId, input);
+  const version: Version = {
+    id: newId('version'),
+    organizationId: auth.organizationId,
+    productId: input.productId,
+    userId: auth.userId,
+    name: input.name,
+    description: input.description ?? '',
+    modelId: input.modelId ?? null,
+    systemPrompt: input.systemPrompt ?? null,
+    conversationEndpointConnectionId: input.conversationEndpointConnectionId ?? null,
+    initializationEndpointConnectionId: input.initializationEndpointConnectionId ?? null,
+    finalizationEndpointConnectionId: input.finalizationEndpointConnectionId ?? null,
+    createdAt: nowIso(),
+  };
+  const extra = [nameGuard(version.productId, version.name, version.id), productLiveCheck(auth.organizationId, version.productId), ...checks];
+  try {
+    return await createRecord(versionEntity, version, extra);
+  } catch (error) {
+    if (error instanceof ConflictError) await explainConflict(version.productId, version.name, version.id);
+    throw error;
+  }
+}
+
+async function explainConflict(productId: string, name: string, ownId: string): Promise<void> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.versionName(productId, name), ConsistentRead: true }));
+  if (out.Item && out.Item.versionId !== ownId) throw new ConflictError(`a version named '${name}' already exists in product ${productId}`);
+}
+
+export function getVersion(auth: AuthContext, id: string): Promise<Version> {
+  return getRecord<Version>(versionEntity, auth.organizationId, id, { includeDeleted: true });
+}
+
+export async function listVersions(auth: AuthContext, query: VersionListQuery): Promise<Page<Version>> {
+  const records = query.productIds
+    ? await listProductRecords<Version>(versionEntity, auth.organizationId, query.productIds)
+    : await listOrgRecords<Version>(versionEntity, auth.organizationId);
+  return applyList(records, query, {
+    sortable: ['createdAt', 'name', 'productId'],
+    filters: anyOf<Version>(query.productIds, (r) => r.productId),
+  });
+}
+
+export async function updateVersion(auth: AuthContext, id: string, body: VersionUpdate): Promise<Version> {
+  rejectImmutable(body, ['productId']);
+  const current = await getRecord<Version>(versionEntity, auth.organizationId, id);
+  const { set, remove } = patchOf(body, [
+    'name',
+    'description',
+    'modelId',
+    'systemPrompt',
+    'conversationEndpointConnectionId',
+    'initializationEndpointConnectionId',
+    'finalizationEndpointConnectionId',
+  ]);
+  // Cleared references are stored as null (the record always shows every field).
+  for (const field of remove) set[field] = null;
+  if (Object.keys(set).length === 0) return current;
+  const checks = await checkConnectionRefs(auth, current.productId, body);
+  // The name guard must move with the name: the update is conditional on the name it read.
+  const update = updateItem(versionEntity, auth.organizationId, id, set, [], {
+    expression: '#curName = :curName',
+    names: { '#curName': 'name' },
+    values: { ':curName': current.name },
+  });
+  const items: TransactItem[] = [{ Update: update }, ...checks];
+  const renamed = typeof body.name === 'string' && body.name !== current.name;
+  if (renamed) {
+    items.push(nameGuard(current.productId, body.name!, id));
+    items.push({ Delete: { TableName: tableName, Key: keys.versionName(current.productId, current.name) } });
+  }
+  await transact(items, (codes) => {
+    if (renamed && codes[items.length - 2] === 'ConditionalCheckFailed') {
+      return new ConflictError(`a version named '${body.name}' already exists in product ${current.productId}`);
+    }
+    return undefined;
+  });
+  return getRecord<Version>(versionEntity, auth.organizationId, id);
+}
+
+export async function deleteVersion(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
+  const current = await getRecord<Version>(versionEntity, auth.organizationId, id);
+  const deletedAt = nowIso();
+  await transact([
+    { Update: updateItem(versionEntity, auth.organizationId, id, { deletedAt }) },
+    { Delete: { TableName: tableName, Key: keys.versionName(current.productId, current.name) } },
+  ]);
+  return { id, deletedAt };
+}

@@ -1,0 +1,15 @@
+import { NotFoundError, ValidationError } from '../../http/errors.js';
+
+/**
+ * A record named in a request body: another organization's stays a 403, but an unknown or deleted
+ * one is a 400 naming the field ("productId prod_x does not name an existing product"), because the
+ * request itself is malformed. One rule for every body reference (see docs/decisions.md).
+ */
+export async function bodyReference<T>(load: () => Promise<T>, field: string, id: string, what: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new ValidationError(`${field} ${id} does not name an existing ${what}`);
+    throw error;
+  }
+}

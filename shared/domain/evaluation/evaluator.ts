@@ -1,0 +1,186 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { transact, type TransactItem } from '../../db/catalog.js';
+import { doc, tableName } from '../../db/client.js';
+import { releaseItem, reserveItem, settleItem } from '../../db/credits.js';
+import { keys } from '../../db/keys.js';
+import { getVisibleMetric } from '../../db/metrics.js';
+import { getModel } from '../../db/models.js';
+import { getOrganization } from '../../db/organizations.js';
+import { evaluationItem, getEvaluationItem, getSession } from '../../db/sessions.js';
+import { askJudge, JudgeUnavailableError } from '../../judge/client.js';
+import type { StoredMetric } from '../../schemas/metrics.js';
+import type { Evaluation } from '../../schemas/sessions.js';
+import { clock } from '../common/clock.js';
+import { DETERMINISTIC_METRICS, MetricInputError } from './deterministic.js';
+import { parameterValues, type EvaluationSources } from './context.js';
+import { AI_JUDGED_SOURCES } from './params.js';
+import { loadSources } from './sources.js';
+import { buildJudgeMessages, JudgeAnswerError, parseJudgeAnswer } from './judge-prompt.js';
+import { cycleOf } from '../accounts/organization.js';
+
+export type Outcome = { status: 'SUCCESS'; score: number; reason: string } | { status: 'FAILED' | 'SKIPPED'; error: string };
+
+/** Scores one evaluation (no I/O beyond the judge): deterministic metrics in code, the rest by the judge. */
+export async function score(metric: StoredMetric, src: EvaluationSources, turnId: string | null, judgeModel: string | undefined): Promise<Outcome> {
+  const values = parameterValues(src, turnId);
+  if (metric.source === 'DETERMINISTIC') {
+    const fn = DETERMINISTIC_METRICS[metric.name];
+    if (!fn) return { status: 'FAILED', error: `no implementation for deterministic metric ${metric.name}` };
+    try {
+      const value = fn(values as Record<string, unknown>);
+      return { status: 'SUCCESS', score: value, reason: `${metric.name} = ${Number(value.toFixed(6))}` };
+    } catch (error) {
+      if (error instanceof MetricInputError) return { status: 'FAILED', error: error.message };
+      throw error;
+    }
+  }
+  if (!AI_JUDGED_SOURCES.includes(metric.source) || !metric.judgePrompt) {
+    return { status: 'FAILED', error: `metric ${metric.id} (source ${metric.source}) is not scored by the platform` };
+  }
+  try {
+    const answer = await askJudge(judgeModel ?? metric.evaluatorModelName ?? '', buildJudgeMessages({ ...metric, judgePrompt: metric.judgePrompt }, values));
+    const parsed = parseJudgeAnswer(answer);
+    return { status: 'SUCCESS', score: parsed.score, reason: parsed.reason };
+  } catch (error) {
+    if (error instanceof JudgeUnavailableError || error instanceof JudgeAnswerError) return { status: 'FAILED', error: error.message };
+    throw error;
+  }
+}
+
+/** What one evaluation costs, and against which spend items (the organization's, and its monitor's). */
+async function chargeOf(evaluation: Evaluation, metric: StoredMetric, now: Date) {
+  const model = metric.source === 'DETERMINISTIC' || !metric.evaluatorModelName ? undefined : await getModel(metric.evaluatorModelName);
+  const credits = metric.source === 'DETERMINISTIC' ? 0 : (model?.creditsPerEvaluation ?? 1);
+  const cycle = cycleOf(now);
+  return { credits, model, orgKey: keys.orgSpend(evaluation.organizationId, cycle), cycle };
+}
+
+/** Extra items and outcome handling contributed by monitors (set by the monitor engine). */
+export interface EvaluationExtensions {
+  /** The monitor's spend item and cap, when the evaluation belongs to a monitor. */
+  monitorLimit?: (evaluation: Evaluation, cycle: string) => Promise<{ key: { pk: string; sk: string }; cap: number | null } | undefined>;
+  /** Items written in the same transaction as a SUCCESS or FAILED result (a monitor's score and attempt records). */
+  onSettled?: (evaluation: Evaluation) => Promise<TransactItem[]>;
+  /** Called when credits could not be reserved. */
+  onNoCredits?: (evaluation: Evaluation) => Promise<void>;
+}
+export const evaluationExtensions: EvaluationExtensions = {};
+
+/**
+ * Runs one PENDING evaluation exactly once in effect, however often its job is delivered:
+ * credits are reserved once (marked on the evaluation), the result is written only while the
+ * evaluation is still PENDING, and settling or releasing the credits happens in that same write.
+ */
+export async function runEvaluation(sessionId: string, evaluationId: string): Promise<Evaluation | undefined> {
+  let evaluation = await getEvaluationItem(sessionId, evaluationId);
+  if (!evaluation || evaluation.status !== 'PENDING') return evaluation;
+  const now = clock.now();
+  const metric = await getVisibleMetric(evaluation.organizationId, evaluation.metricId);
+  const { credits, model, orgKey, cycle } = await chargeOf(evaluation, metric, now);
+  const monitor = evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
+  const reserved = (evaluation as Evaluation & { reservedCredits?: number }).reservedCredits;
+
+  if (credits > 0 && reserved === undefined) {
+    const org = await getOrganization(evaluation.organizationId);
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.evaluation(sessionId, evaluationId),
+          UpdateExpression: 'SET reservedCredits = :c, reservedCycle = :cy',
+          ConditionExpression: '#s = :pending AND attribute_not_exists(reservedCredits)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':c': credits, ':cy': cycle, ':pending': 'PENDING' },
+        },
+      },
+      reserveItem(orgKey, credits, org?.monthlyCredits ?? null),
+      ...(monitor ? [reserveItem(monitor.key, credits, monitor.cap)] : []),
+    ];
+    try {
+      await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new AlreadyHandled() : codes.some((c) => c === 'ConditionalCheckFailed') ? new NoCredits(codes[1] === 'ConditionalCheckFailed' ? 'organization' : 'monitor') : undefined));
+    } catch (error) {
+      if (error instanceof AlreadyHandled) return getEvaluationItem(sessionId, evaluationId);
+      if (error instanceof NoCredits) {
+        if (evaluation.monitorId) {
+          // Not scored and not a failed attempt: the scanner moves the monitor to CAPPED or NO_CREDITS.
+          await evaluationExtensions.onNoCredits?.(evaluation);
+          return finish(evaluation, { status: 'SKIPPED', error: error.message }, 0, undefined);
+        }
+        return finish(evaluation, { status: 'FAILED', error: error.message }, 0, undefined);
+      }
+      throw error;
+    }
+    evaluation = { ...evaluation, reservedCredits: credits } as Evaluation;
+  }
+  const session = await getSession(evaluation.organizationId, sessionId, { includeDeleted: true });
+  const src = await loadSources(session);
+  const outcome = await score(metric, src, evaluation.inferenceResultId, model?.providerModelId);
+  const charged = (evaluation as Evaluation & { reservedCredits?: number }).reservedCredits ?? 0;
+  return finish(evaluation, outcome, charged, charged > 0 ? { orgKey, monitorKey: monitor?.key } : undefined);
+}
+
+class AlreadyHandled extends Error {}
+class NoCredits extends Error {
+  constructor(who: 'organization' | 'monitor') {
+    super(who === 'organization' ? 'no credits available: the organization has used its monthly credits' : "no credits available: the monitor's monthly credit cap is reached");
+  }
+}
+
+async function finish(
+  evaluation: Evaluation,
+  outcome: Outcome,
+  credits: number,
+  ledger: { orgKey: { pk: string; sk: string }; monitorKey?: { pk: string; sk: string } } | undefined,
+): Promise<Evaluation> {
+  const now = clock.now().toISOString();
+  const done: Evaluation = {
+    ...evaluation,
+    status: outcome.status,
+    score: outcome.status === 'SUCCESS' ? outcome.score : null,
+    reason: outcome.status === 'SUCCESS' ? outcome.reason : null,
+    error: outcome.status === 'SUCCESS' ? null : outcome.error,
+    creditsUsed: outcome.status === 'SUCCESS' ? credits : 0,
+    evaluatedAt: now,
+  };
+  const item = evaluationItem(done);
+  delete item.reservedCredits;
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName,
+        Item: item,
+        ConditionExpression: '#s = :pending',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':pending': 'PENDING' },
+      },
+    },
+  ];
+  if (ledger && credits > 0) {
+    const move = outcome.status === 'SUCCESS' ? settleItem : releaseItem;
+    items.push(move(ledger.orgKey, credits));
+    if (ledger.monitorKey) items.push(move(ledger.monitorKey, credits));
+  }
+  if (outcome.status !== 'SKIPPED' && done.monitorId) items.push(...((await evaluationExtensions.onSettled?.(done)) ?? []));
+  try {
+    await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new AlreadyHandled() : undefined));
+  } catch (error) {
+    if (error instanceof AlreadyHandled) return (await getEvaluationItem(evaluation.sessionId, evaluation.id)) ?? done;
+    throw error;
+  }
+  return done;
+}
+
+/** POST /evaluations/{id}/retry: a FAILED evaluation goes back to PENDING (and to the queue). */
+export async function resetForRetry(evaluation: Evaluation): Promise<Evaluation> {
+  const reset: Evaluation = { ...evaluation, status: 'PENDING', error: null, score: null, reason: null, evaluatedAt: null, creditsUsed: 0 };
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: evaluationItem(reset),
+      ConditionExpression: '#s = :failed',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':failed': 'FAILED' },
+    }),
+  );
+  return reset;
+}

@@ -1,0 +1,26 @@
+import { getModel, listModels, putModel } from '../../db/models.js';
+import type { EvaluatorModel, ModelPut } from '../../schemas/metrics.js';
+import { nowIso } from '../common/ids.js';
+
+export async function listEvaluatorModels(): Promise<{ items: EvaluatorModel[]; total: number }> {
+  const items = (await listModels()).sort((a, b) => a.name.localeCompare(b.name));
+  return { items, total: items.length };
+}
+
+/** ADMIN only (route access): creates or replaces a model's settings; omitted fields keep their value. */
+export async function upsertEvaluatorModel(name: string, body: ModelPut): Promise<{ model: EvaluatorModel; created: boolean }> {
+  const current = await getModel(name);
+  const now = nowIso();
+  const model: EvaluatorModel = {
+    name,
+    provider: body.provider,
+    providerModelId: body.providerModelId ?? current?.providerModelId ?? name,
+    creditsPerEvaluation: body.creditsPerEvaluation ?? current?.creditsPerEvaluation ?? 1,
+    unselectableAt: body.unselectableAt === undefined ? (current?.unselectableAt ?? null) : body.unselectableAt,
+    disabledAt: body.disabledAt === undefined ? (current?.disabledAt ?? null) : body.disabledAt,
+    createdAt: current?.createdAt ?? now,
+    updatedAt: now,
+  };
+  await putModel(model);
+  return { model, created: !current };
+}

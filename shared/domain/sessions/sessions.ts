@@ -1,0 +1,174 @@
+import type { AuthContext } from '../../auth/context.js';
+import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
+import { tableName } from '../../db/client.js';
+import { keys } from '../../db/keys.js';
+import { batchGet } from '../../db/query.js';
+import { toRecord } from '../../db/records.js';
+import { customIdItem, getSession, sessionIdsByCustomId, sessionItem, sessionsByTest, sessionsByVersion, sessionUpdate } from '../../db/sessions.js';
+import { NotFoundError, ValidationError } from '../../http/errors.js';
+import type { Version } from '../../schemas/products.js';
+import type { Session, SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
+import type { TestCase } from '../../schemas/tests.js';
+import { localS3Endpoints, bucketName } from '../../storage/s3.js';
+import { canonicalStorageUri, parseS3Uri } from '../../storage/uri.js';
+import { clock } from '../common/clock.js';
+import { testCaseEntity, versionEntity } from '../common/entities.js';
+import { newId } from '../common/ids.js';
+import { anyOf, applyList, type Page } from '../common/list.js';
+import { sessionLifecycle } from './session-lifecycle.js';
+import { ownedKey } from '../tests/storage.js';
+import { bodyReference } from '../common/references.js';
+
+/** Plain-text context is stored as `{value}`. */
+function contextOf(value: string | Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? { value } : value;
+}
+
+export async function createSession(auth: AuthContext, input: SessionCreate): Promise<Session> {
+  const version = await bodyReference(() => getRecord<Version>(versionEntity, auth.organizationId, input.versionId), 'versionId', input.versionId, 'version');
+  let testCase: TestCase | undefined;
+  if (input.testCaseId) {
+    testCase = await bodyReference(() => getRecord<TestCase>(testCaseEntity, auth.organizationId, input.testCaseId!), 'testCaseId', input.testCaseId, 'test case');
+    if (testCase.productId !== version.productId) throw new ValidationError(`testCaseId ${testCase.id} belongs to another product than version ${version.id}`);
+  }
+  const now = clock.now().toISOString();
+  const session: Session = {
+    id: newId('session'),
+    organizationId: auth.organizationId,
+    productId: version.productId,
+    versionId: version.id,
+    userId: auth.userId,
+    customId: input.customId ?? null,
+    testId: testCase?.testId ?? null,
+    testCaseId: testCase?.id ?? null,
+    context: contextOf(input.context),
+    stoppingReason: null,
+    recordingUri: null,
+    error: null,
+    status: 'PENDING',
+    isProduction: !testCase,
+    metadata: input.metadata ?? {},
+    turnCount: 0,
+    lastTurnAt: null,
+    closedAt: null,
+    createdAt: now,
+  };
+  const items: TransactItem[] = [
+    { Put: { TableName: tableName, Item: sessionItem(session), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.catalog(auth.organizationId, 'VERSION', version.id),
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+      },
+    },
+  ];
+  if (session.customId) items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, session.customId, session.id) } });
+  if (session.testId) {
+    // Keeps GET /tests?versionIds= answerable from the test record itself.
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: keys.catalog(auth.organizationId, 'TEST', session.testId),
+        UpdateExpression: 'ADD #v :v',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: { '#v': '_versionIds' },
+        ExpressionAttributeValues: { ':v': new Set([version.id]) },
+      },
+    });
+  }
+  await transact(items);
+  await sessionLifecycle.created(session);
+  return session;
+}
+
+export function getSessionById(auth: AuthContext, id: string): Promise<Session> {
+  return getSession(auth.organizationId, id, { includeDeleted: true });
+}
+
+export async function listSessions(auth: AuthContext, query: SessionListQuery): Promise<Page<Session>> {
+  if (!query.versionIds && !query.testIds && !query.testCaseIds && !query.customIds) {
+    throw new ValidationError('one of versionIds, testIds, testCaseIds or customIds is required');
+  }
+  let candidates: Session[];
+  if (query.versionIds) {
+    candidates = (await Promise.all(query.versionIds.map(sessionsByVersion))).flat();
+  } else if (query.testIds) {
+    candidates = (await Promise.all(query.testIds.map(sessionsByTest))).flat();
+  } else if (query.testCaseIds) {
+    const cases = (await batchGet(query.testCaseIds.map((id) => keys.catalog(auth.organizationId, 'TCASE', id)))).map((i) => toRecord<TestCase>(i));
+    candidates = (await Promise.all([...new Set(cases.map((c) => c.testId))].map(sessionsByTest))).flat();
+  } else {
+    const ids = (await Promise.all(query.customIds!.map((c) => sessionIdsByCustomId(auth.organizationId, c)))).flat();
+    candidates = (await batchGet([...new Set(ids)].map((id) => keys.session(id)))).map((i) => toRecord<Session>(i));
+  }
+  const mine = candidates.filter((s) => s.organizationId === auth.organizationId && !s.deletedAt);
+  return applyList(mine as (Session & { name?: string })[], query, {
+    sortable: ['createdAt', 'status', 'lastTurnAt', 'customId'],
+    filters: [
+      ...anyOf<Session>(query.versionIds, (s) => s.versionId),
+      ...anyOf<Session>(query.testIds, (s) => s.testId),
+      ...anyOf<Session>(query.testCaseIds, (s) => s.testCaseId),
+      ...anyOf<Session>(query.customIds, (s) => s.customId),
+      ...anyOf<Session>(query.statuses, (s) => s.status),
+      ...(query.isProduction === undefined ? [] : [(s: Session) => s.isProduction === query.isProduction]),
+    ],
+  });
+}
+
+function recordingUriOf(auth: AuthContext, value: string): string {
+  const canonical = canonicalStorageUri(value, 'recordingUri', localS3Endpoints);
+  const loc = parseS3Uri(canonical);
+  if (loc && loc.bucket === bucketName) ownedKey(auth, canonical, 'recordingUri');
+  return canonical;
+}
+
+export async function updateSession(auth: AuthContext, id: string, body: SessionUpdate): Promise<Session> {
+  const current = await getSession(auth.organizationId, id);
+  const set: Record<string, unknown> = {};
+  if (body.status !== undefined) set.status = body.status;
+  if (body.error !== undefined) set.error = body.error;
+  if (body.stoppingReason !== undefined) set.stoppingReason = body.stoppingReason;
+  if (body.metadata !== undefined) set.metadata = body.metadata;
+  if (body.context !== undefined) set.context = contextOf(body.context);
+  if (body.customId !== undefined) set.customId = body.customId;
+  if (body.recordingUri !== undefined) set.recordingUri = body.recordingUri === null ? null : recordingUriOf(auth, body.recordingUri);
+  const closing = body.status !== undefined && current.closedAt === null;
+  if (closing) set.closedAt = clock.now().toISOString();
+  const items: TransactItem[] = [sessionUpdate(id, set)];
+  if (body.customId !== undefined && body.customId !== current.customId) {
+    if (current.customId) items.push({ Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) } });
+    if (body.customId) items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, body.customId, id) } });
+  }
+  await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`session ${id} not found`) : undefined));
+  const updated = { ...current, ...set } as Session;
+  if (closing) await sessionLifecycle.closed(updated);
+  return updated;
+}
+
+export async function deleteSession(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
+  const current = await getSession(auth.organizationId, id);
+  const deletedAt = clock.now().toISOString();
+  const items: TransactItem[] = [sessionUpdate(id, { deletedAt })];
+  if (current.customId) items.push({ Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) } });
+  await transact(items);
+  return { id, deletedAt };
+}
+
+/** Marks the session's test as having spans or evaluations (for GET /tests filters). */
+export function testActivityUpdate(session: Session, flag: '_hasTraces' | '_hasEvaluations'): TransactItem[] {
+  if (!session.testId) return [];
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.catalog(session.organizationId, 'TEST', session.testId),
+        UpdateExpression: 'SET #f = :t',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#f': flag },
+        ExpressionAttributeValues: { ':t': true },
+      },
+    },
+  ];
+}

@@ -1,0 +1,106 @@
+import type { TestType } from '../evaluation/params.js';
+import { CsvError, CsvReader, type CsvRecord } from './csv.js';
+
+/** CSV columns per test type (DESIGN.md §5). */
+export const CSV_COLUMNS: Record<TestType, { required: string[]; optional: string[] }> = {
+  QUALITY: { required: ['input', 'expected_output'], optional: [] },
+  RED_TEAMING: { required: ['input'], optional: [] },
+  SCENARIOS: { required: ['goal', 'user_persona'], optional: ['tag', 'context', 'scenario', 'stopping_criterias', 'max_iterations'] },
+};
+
+export const MAX_ROWS = 10_000;
+
+/** A test case read from a file, before ids and keys. */
+export interface CaseDraft {
+  index: number;
+  input: string | null;
+  expectedOutput: string | null;
+  context: string | null;
+  variant: string | null;
+  goal: string | null;
+  userPersona: string | null;
+  scenario: string | null;
+  stoppingCriterias: string[];
+  maxIterations: number | null;
+}
+
+export class ImportError extends Error {}
+
+function checkHeader(type: TestType, header: string[]): string[] {
+  const columns = header.map((h) => h.trim().toLowerCase());
+  const { required, optional } = CSV_COLUMNS[type];
+  const missing = required.filter((c) => !columns.includes(c));
+  if (missing.length) throw new ImportError(`line 1: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} for a ${type} test`);
+  const unknown = columns.filter((c) => !required.includes(c) && !optional.includes(c));
+  if (unknown.length) throw new ImportError(`line 1: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} for a ${type} test (columns: ${[...required, ...optional].join(', ')})`);
+  const dup = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (dup) throw new ImportError(`line 1: column ${dup} appears twice`);
+  return columns;
+}
+
+function draftOf(type: TestType, columns: string[], record: CsvRecord, index: number): CaseDraft {
+  if (record.fields.length !== columns.length) {
+    throw new ImportError(`line ${record.line}: expected ${columns.length} fields, found ${record.fields.length}`);
+  }
+  const row = Object.fromEntries(columns.map((c, i) => [c, record.fields[i]!]));
+  const need = (column: string) => {
+    const value = row[column]?.trim();
+    if (!value) throw new ImportError(`line ${record.line}: ${column} is empty`);
+    return row[column]!;
+  };
+  const optional = (column: string) => (row[column] !== undefined && row[column]!.trim() !== '' ? row[column]! : null);
+  const draft: CaseDraft = { index, input: null, expectedOutput: null, context: null, variant: null, goal: null, userPersona: null, scenario: null, stoppingCriterias: [], maxIterations: null };
+  if (type === 'QUALITY') {
+    draft.input = need('input');
+    draft.expectedOutput = need('expected_output');
+  } else if (type === 'RED_TEAMING') {
+    draft.input = need('input');
+  } else {
+    draft.goal = need('goal');
+    draft.userPersona = need('user_persona');
+    draft.variant = optional('tag');
+    draft.context = optional('context');
+    draft.scenario = optional('scenario');
+    const criterias = optional('stopping_criterias');
+    draft.stoppingCriterias = criterias ? criterias.split(/[|;]/).map((s) => s.trim()).filter(Boolean) : [];
+    const iterations = optional('max_iterations');
+    if (iterations !== null) {
+      const n = Number(iterations.trim());
+      if (!Number.isInteger(n) || n < 1 || n > 100) throw new ImportError(`line ${record.line}: max_iterations must be a whole number from 1 to 100`);
+      draft.maxIterations = n;
+    }
+  }
+  return draft;
+}
+
+/**
+ * Reads a whole CSV stream into case drafts, or throws ImportError naming the line and problem.
+ * Every row is checked before anything is written, so a bad file leaves nothing behind.
+ */
+export async function readCases(type: TestType, chunks: AsyncIterable<string | Uint8Array>): Promise<CaseDraft[]> {
+  const reader = new CsvReader();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let columns: string[] | undefined;
+  const drafts: CaseDraft[] = [];
+  const take = (records: CsvRecord[]) => {
+    for (const record of records) {
+      if (!columns) {
+        columns = checkHeader(type, record.fields);
+        continue;
+      }
+      if (drafts.length >= MAX_ROWS) throw new ImportError(`line ${record.line}: the file has more than ${MAX_ROWS} rows`);
+      drafts.push(draftOf(type, columns, record, drafts.length + 1));
+    }
+  };
+  try {
+    for await (const chunk of chunks) take(reader.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
+    take(reader.end());
+  } catch (error) {
+    if (error instanceof CsvError) throw new ImportError(`line ${error.line}: ${error.message}`);
+    if (error instanceof TypeError && /encoded|decode/i.test(error.message)) throw new ImportError('the file is not valid UTF-8');
+    throw error;
+  }
+  if (!columns) throw new ImportError('the file is empty');
+  if (drafts.length === 0) throw new ImportError('the file has a header but no rows');
+  return drafts;
+}
