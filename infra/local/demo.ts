@@ -5,11 +5,13 @@
  * as the HTTP route answers them.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadCliEnv } from './cli-env.js';
+import { exitWith, UsageError } from './cli.js';
 
-loadCliEnv();
-const dataDir = resolve(import.meta.dirname, '..', '..', '.data');
+const target = await loadCliEnv().catch(exitWith);
+if (target.kind !== 'local') exitWith(new UsageError('npm run demo works against the local runtime only: unset TABLE_NAME and run `npm start`'));
+const { url: apiUrl, dataDir } = target;
 const key = readFileSync(join(dataDir, 'demo-api-key'), 'utf8').trim();
 const { resolveCaller } = await import('../../shared/auth/authorize.js');
 const auth = await resolveCaller(`Bearer ${key}`);
@@ -71,7 +73,7 @@ clock.now = realNow;
 await runScanner();
 await runAggregator();
 console.log(`${created} production sessions over 14 days`);
-const res = await fetch(`${process.env.LAMBDA_ENDPOINT}/monitors/${monitor.id}/results?days=14`, { headers: { authorization: `Bearer ${key}` } });
+const res = await fetch(`${apiUrl}/monitors/${monitor.id}/results?days=14`, { headers: { authorization: `Bearer ${key}` } });
 const results = (await res.json()) as { metrics: { name: string; headline: unknown; buckets: { bucket: string; scoredSessions: number; score: number | null }[] }[]; worstMetric: unknown; spend: unknown };
 for (const m of results.metrics) {
   console.log(`\n${m.name}: ${JSON.stringify(m.headline)}`);
@@ -79,4 +81,4 @@ for (const m of results.metrics) {
 }
 console.log(`\nworstMetric: ${JSON.stringify(results.worstMetric)}`);
 console.log(`spend: ${JSON.stringify(results.spend)}`);
-console.log(`\nThe full answer: curl -H "Authorization: Bearer ${key}" "${process.env.LAMBDA_ENDPOINT}/monitors/${monitor.id}/results?days=14"`);
+console.log(`\nThe full answer: curl -H "Authorization: Bearer ${key}" "${apiUrl}/monitors/${monitor.id}/results?days=14"`);
