@@ -38,7 +38,7 @@ export function readRuntimeRecord(dataDir: string): RuntimeRecord | undefined {
     throw error;
   }
   const parsed = JSON.parse(text) as Partial<RuntimeRecord>;
-  if (typeof parsed.pid !== 'number' || typeof parsed.url !== 'string' || typeof parsed.ready !== 'boolean') {
+  if (!Number.isInteger(parsed.pid) || parsed.pid! <= 0 || typeof parsed.url !== 'string' || !URL.canParse(parsed.url) || typeof parsed.ready !== 'boolean') {
     throw new Error(`${runtimeRecordPath(dataDir)} is not a local runtime record`);
   }
   return parsed as RuntimeRecord;
