@@ -23,7 +23,7 @@ export async function loadSources(session: Session): Promise<EvaluationSources> 
     listTurns(session.id),
     spansOfSession(session.id),
     maybe(() => getRecord<Product>(productEntity, org, session.productId, { includeDeleted: true })),
-    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true })) : undefined,
+    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true, whole: true })) : undefined,
     maybe(() => getRecord<Version>(versionEntity, org, session.versionId, { includeDeleted: true })),
   ]);
   const connectionId = version?.conversationEndpointConnectionId;
