@@ -8,7 +8,7 @@ import { toRecord } from '../../db/records.js';
 import { findByOwnId, getSession, getSpanItem, spanItem, spansOfSession, spansOfTurn } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { MAX_DESCRIPTION_BYTES, type Session, type Span, type SpanBatch, type SpanCreate, type SpanListQuery, type Turn } from '../../schemas/sessions.js';
-import { discardObjects, offloadItems, restoreItem } from '../../db/offload.js';
+import { discardObjects, offloadItems, restoreItem, restoreItems } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
@@ -170,7 +170,7 @@ export async function listSpans(auth: AuthContext, query: SpanListQuery): Promis
   kept.sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)));
   const offset = query.offset ?? 0;
   const pageItems = kept.slice(offset, offset + (query.limit ?? 100));
-  return { items: await Promise.all(pageItems.map(restore)), total: kept.length };
+  return { items: (await restoreItems(pageItems)).map((i) => toRecord<Span>(i)), total: kept.length };
 }
 
 async function getTurnForRead(auth: AuthContext, id: string): Promise<void> {
