@@ -116,6 +116,30 @@ describe('large turns', () => {
   });
 });
 
+describe('large spans', () => {
+  it('keeps a batch of 100 spans (6 MB in all) within the 4 MB transaction, each read back whole', async () => {
+    const t = await setup();
+    const s = await t.session();
+    const turn = (await t.api.post('/inferenceResults', { sessionId: s.id, input: 'q', output: 'a' })).body as { id: string };
+    const spans = Array.from({ length: 100 }, (_, i) => ({
+      id: `trace_large_${i}`,
+      inferenceResultId: turn.id,
+      name: `step ${i}`,
+      type: 'TOOL',
+      description: `${i}:${'🧾'.repeat(15_000)}`, // 60 KB: under a span's 64 KB alone
+      startTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    }));
+    const res = await t.api.post('/traces/batch', { spans });
+    expect(res.status).toBe(201);
+    const list = (await t.api.get('/traces', { sessionIds: s.id, limit: 1000 })).body as { id: string; description: string }[];
+    expect(list.map((x) => [x.id, x.description])).toEqual(spans.map((x) => [x.id, x.description]));
+    // a duplicate id is a 409 and leaves the stored span's objects as they were
+    const dup = await t.api.post('/traces', { ...spans[0], description: '🧨'.repeat(100_000) });
+    expect(dup.status).toBe(409);
+    expect((await t.api.get('/traces/trace_large_0')).body.description).toBe(spans[0]!.description);
+  });
+});
+
 describe('large values seen whole by the evaluator', () => {
   beforeEach(() => {
     localQueue.messages.length = 0;
