@@ -6,6 +6,7 @@ import { toRecord } from './records.js';
 import { isConditionalCheckFailed } from './errors.js';
 import type { TransactItem } from './catalog.js';
 import { allOf, LIVE, updateOf } from './update.js';
+import { restoreItem, restoreItems } from './offload.js';
 import { ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { Evaluation, Session, Span, Turn } from '../schemas/sessions.js';
 
@@ -76,6 +77,17 @@ export function turnItem(t: Turn): Record<string, unknown> {
   return { ...keys.turn(t.sessionId, t.index), ...keys.byOwnId(t.id), entity: 'TURN', ...t };
 }
 
+/** Turn fields that may live in S3 (DESIGN.md §9): the texts. */
+export const TURN_OFFLOADABLE = ['input', 'output', 'retrievalContext'] as const;
+/** The S3 path segment of turns: `orgs/<org>/inferenceResults/<id>/<field>.json`. */
+export const TURN_KIND = 'inferenceResults';
+
+/** The stored item of a turn (offloaded fields still in S3), read consistently. */
+export async function getTurnItem(sessionId: string, index: number): Promise<Record<string, unknown> | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.turn(sessionId, index), ConsistentRead: true }));
+  return out.Item;
+}
+
 /** The highest turn index of a session (0 when none), read consistently. */
 export async function maxTurnIndex(sessionId: string): Promise<number> {
   const out = await doc.send(
@@ -92,14 +104,24 @@ export async function maxTurnIndex(sessionId: string): Promise<number> {
   return item ? Number(item.index) : 0;
 }
 
+/** Every turn of a session, texts whole (offloaded ones read back in parallel). */
 export async function listTurns(sessionId: string): Promise<Turn[]> {
-  return (await queryPrefix(`SESSION#${sessionId}`, 'TURN#', { consistent: true })).map((i) => toRecord<Turn>(i));
+  return (await restoreItems(await listTurnItems(sessionId))).map((i) => toRecord<Turn>(i));
 }
 
-/** A session-partitioned record by its own id (gsi2), or undefined. */
-export async function findByOwnId<T>(id: string): Promise<T | undefined> {
+/** Every turn item of a session as stored: offloaded texts are null (restore the page you return). */
+export function listTurnItems(sessionId: string): Promise<Record<string, unknown>[]> {
+  return queryPrefix(`SESSION#${sessionId}`, 'TURN#', { consistent: true });
+}
+
+/**
+ * A session-partitioned record by its own id (gsi2), or undefined. `whole` reads offloaded
+ * fields back; without it they are null (enough for ownership checks).
+ */
+export async function findByOwnId<T>(id: string, options: { whole?: boolean } = {}): Promise<T | undefined> {
   const items = await queryIndex('gsi2', keys.byOwnIdPartition(id));
-  return items[0] ? toRecord<T>(items[0]) : undefined;
+  if (!items[0]) return undefined;
+  return toRecord<T>(options.whole ? await restoreItem(items[0]) : items[0]);
 }
 
 // ---------- spans ----------

@@ -16,7 +16,25 @@ function makeAjv(coerce: boolean): Ajv {
     allowUnionTypes: true,
   });
   addFormats(ajv, ['date-time', 'uri', 'email', 'date']);
+  ajv.addKeyword({
+    keyword: 'maxBytes',
+    schemaType: 'number',
+    errors: true,
+    validate: function maxBytes(limit: number, data: unknown) {
+      const ok = byteSize(data) <= limit;
+      if (!ok) (maxBytes as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'maxBytes', params: { limit, string: typeof data === 'string' } }];
+      return ok;
+    },
+  });
   return ajv;
+}
+
+/**
+ * The bytes a value takes when stored: UTF-8 of a string, of the JSON of anything else. The
+ * `maxBytes` keyword bounds it, so a record's worst case fits a DynamoDB item (DESIGN.md §9).
+ */
+export function byteSize(value: unknown): number {
+  return Buffer.byteLength(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 'utf8');
 }
 
 /** Bodies are validated as sent; query and path strings are coerced to the schema's types. */
@@ -55,7 +73,9 @@ function join(parent: string, child: string): string {
 /** Turns an ajv error into a sentence that names the field and the rule. */
 export function describeError(err: ErrorObject | undefined, where: string): string {
   if (!err) return `invalid ${where}`;
-  const field = fieldName(err.instancePath, where);
+  const path = fieldName(err.instancePath, where);
+  // A rule on the keys of an object (propertyNames): name the key.
+  const field = err.propertyName === undefined ? path : `${path} key '${err.propertyName.length > 40 ? `${err.propertyName.slice(0, 40)}…` : err.propertyName}'`;
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'additionalProperties':
@@ -97,6 +117,8 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
       return `${field} must have at most ${String(p.limit)} fields`;
     case 'format':
       return `${field} must be a valid ${String(p.format)}`;
+    case 'maxBytes':
+      return `${field} must be at most ${String(p.limit)} bytes${p.string ? ' of UTF-8' : ' as JSON'}`;
     case 'pattern':
       return `${field} ${patternRule(err)}`;
     default:

@@ -17,7 +17,8 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'an identifier (letters, digits, _ and -)' });
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const DateTime = Type.String({ format: 'date-time' });
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100 });
+/** Free-form: at most 64 KB as JSON (DESIGN.md §9), so it never decides whether an item fits. */
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100, maxBytes: 64 * 1024 });
 
 export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
 export type IdParams = Static<typeof IdParams>;

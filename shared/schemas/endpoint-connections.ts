@@ -22,12 +22,20 @@ const editable = {
   authToken: Nullable(Secret),
   username: Nullable(Type.String({ minLength: 1, maxLength: 512 })),
   password: Nullable(Secret),
-  headers: Type.Record(Type.String({ pattern: HeaderName, maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 }),
-  inputTemplate: Type.String({ minLength: 1, maxLength: 100_000 }),
+  // Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9); TypeBox drops a Record
+  // key's own limits, so `propertyNames` carries them.
+  headers: Type.Record(Type.String({ pattern: HeaderName, maxLength: 256 }), Type.String({ maxLength: 8192 }), {
+    maxProperties: 50,
+    propertyNames: { type: 'string', maxLength: 256 },
+    maxBytes: 32 * 1024,
+  }),
+  inputTemplate: Type.String({ minLength: 1, maxLength: 100_000, maxBytes: 100 * 1024 }),
   outputMapping: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ minLength: 1, maxLength: 1000 }), {
     maxProperties: 50,
+    propertyNames: { type: 'string', minLength: 1, maxLength: 200 },
+    maxBytes: 32 * 1024,
   }),
-  inputSchema: Nullable(Type.Object({}, { additionalProperties: true })),
+  inputSchema: Nullable(Type.Object({}, { additionalProperties: true, maxBytes: 64 * 1024 })),
   type: StringEnum(CONNECTION_TYPES),
   // Larger values are capped server-side (contract), so only the lower bounds are schema rules.
   timeout: Type.Integer({ minimum: 1 }),

@@ -1,8 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
 
-const Text = (max: number) => Type.String({ maxLength: max });
-const Statements = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 100 });
+const Text = (max: number, maxBytes?: number) => Type.String({ maxLength: max, ...(maxBytes ? { maxBytes } : {}) });
+/**
+ * Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9): four statement lists of
+ * 64 KB, a 40 KB description. A system prompt may take 100,000 characters up to 256 KB of UTF-8.
+ */
+const Statements = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 100, maxBytes: 64 * 1024 });
+const SystemPrompt = Text(100_000, 256 * 1024);
 
 const productFields = {
   name: Name,
@@ -51,7 +56,7 @@ export const VersionCreate = Type.Object(
     name: Name,
     description: Type.Optional(Text(10_000)),
     modelId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    systemPrompt: Type.Optional(Text(100_000)),
+    systemPrompt: Type.Optional(SystemPrompt),
     ...connectionRefs,
   },
   { additionalProperties: false },
@@ -63,7 +68,7 @@ export const VersionUpdate = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Text(10_000)),
     modelId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-    systemPrompt: Type.Optional(Nullable(Text(100_000))),
+    systemPrompt: Type.Optional(Nullable(SystemPrompt)),
     ...connectionRefs,
     productId: Type.Optional(Type.Unknown()),
   },

@@ -9,7 +9,8 @@ export const EVALUATION_STATUSES = ['PENDING', 'PENDING_HUMAN', 'SUCCESS', 'FAIL
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
 
 export const MAX_TURN_TEXT = 250_000;
-const Context = Type.Union([Type.String({ maxLength: 100_000 }), Type.Record(Type.String(), Type.Unknown())]);
+/** 100,000 characters up to 128 KB of UTF-8: the worst-case session item stays under 350 KB (DESIGN.md §9). */
+const Context = Type.Union([Type.String({ maxLength: 100_000, maxBytes: 128 * 1024 }), Type.Record(Type.String(), Type.Unknown(), { maxBytes: 64 * 1024 })]);
 const CustomId = Type.String({ minLength: 1, maxLength: 200 });
 
 export const SessionCreate = Type.Object(

@@ -9,7 +9,8 @@ export const NOISE_LEVELS = ['light', 'medium', 'heavy'] as const;
 
 const Uri = Type.String({ minLength: 1, maxLength: 4096 });
 const Short = Type.String({ minLength: 1, maxLength: 200 });
-const Long = Type.String({ maxLength: 50_000 });
+/** 50,000 characters up to 64 KB of UTF-8: the worst-case test item stays under 350 KB (DESIGN.md §9). */
+const Long = Type.String({ maxLength: 50_000, maxBytes: 64 * 1024 });
 
 export const TestCreate = Type.Object(
   {

@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
@@ -58,4 +58,12 @@ export async function readObjectText(key: string): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Deletes objects (up to 1,000 per request); a key that does not exist is not an error. */
+export async function deleteObjects(keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
+    await s3.send(new DeleteObjectsCommand({ Bucket: bucketName, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }));
+  }
 }

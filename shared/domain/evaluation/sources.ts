@@ -2,11 +2,12 @@ import { getRecord } from '../../db/catalog.js';
 import { listTurns, spansOfSession } from '../../db/sessions.js';
 import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Product, Version } from '../../schemas/products.js';
-import type { Session } from '../../schemas/sessions.js';
+import type { Session, Span } from '../../schemas/sessions.js';
 import type { TestCase } from '../../schemas/tests.js';
 import { endpointConnectionEntity, productEntity, testCaseEntity, versionEntity } from '../common/entities.js';
 import type { EvaluationSources } from './context.js';
-import { restore } from '../sessions/spans.js';
+import { restoreItems } from '../../db/offload.js';
+import { toRecord } from '../../db/records.js';
 
 async function maybe<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -23,11 +24,11 @@ export async function loadSources(session: Session): Promise<EvaluationSources> 
     listTurns(session.id),
     spansOfSession(session.id),
     maybe(() => getRecord<Product>(productEntity, org, session.productId, { includeDeleted: true })),
-    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true })) : undefined,
+    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true, whole: true })) : undefined,
     maybe(() => getRecord<Version>(versionEntity, org, session.versionId, { includeDeleted: true })),
   ]);
   const connectionId = version?.conversationEndpointConnectionId;
   const conversationConnection = connectionId ? await maybe(() => getRecord<EndpointConnection>(endpointConnectionEntity, org, connectionId)) : undefined;
-  const spans = await Promise.all(spanItems.filter((i) => !i.deletedAt).map(restore));
+  const spans = (await restoreItems(spanItems.filter((i) => !i.deletedAt))).map((i) => toRecord<Span>(i));
   return { session, turns, spans, product, testCase, conversationConnection };
 }

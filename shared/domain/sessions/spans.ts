@@ -8,58 +8,18 @@ import { toRecord } from '../../db/records.js';
 import { findByOwnId, getSession, getSpanItem, spanItem, spansOfSession, spansOfTurn } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { MAX_DESCRIPTION_BYTES, type Session, type Span, type SpanBatch, type SpanCreate, type SpanListQuery, type Turn } from '../../schemas/sessions.js';
-import { putObject, readObjectText } from '../../storage/s3.js';
-import { orgPrefix } from '../../storage/uri.js';
+import { discardObjects, offloadItems, restoreItem, restoreItems } from '../../db/offload.js';
+import { transactionCancellationCodes } from '../../db/errors.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from './sessions.js';
 import { isConditionalCheckFailed } from '../../db/errors.js';
 
-/** Fields moved to S3 when the item would pass this size (DynamoDB items stop at 400 KB). */
-export const ITEM_LIMIT_BYTES = 64 * 1024;
-const OFFLOADABLE = ['description', 'inputData', 'outputData', 'error', 'metadata'] as const;
-type Offloadable = (typeof OFFLOADABLE)[number];
-
-const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null), 'utf8');
-
-/** Which fields to move to S3 so the rest stays under the limit: the largest first. */
-export function fieldsToOffload(span: Span, limit = ITEM_LIMIT_BYTES): Offloadable[] {
-  const out: Offloadable[] = [];
-  let total = size(span);
-  const bySize = [...OFFLOADABLE].sort((a, b) => size(span[b]) - size(span[a]));
-  for (const field of bySize) {
-    if (total <= limit - 2048) break;
-    if (span[field] === null || span[field] === undefined) continue;
-    out.push(field);
-    total -= size(span[field]);
-  }
-  return out;
-}
-
-function spanKeyPrefix(orgId: string, id: string): string {
-  return `${orgPrefix(orgId)}spans/${id}/`;
-}
-
-interface Prepared {
-  span: Span;
-  item: Record<string, unknown>;
-}
-
-async function prepare(span: Span): Promise<Prepared> {
-  const offload = fieldsToOffload(span);
-  const stored: Record<string, unknown> = { ...span };
-  const offloaded: Record<string, string> = {};
-  for (const field of offload) {
-    const key = `${spanKeyPrefix(span.organizationId, span.id)}${field}.json`;
-    await putObject(key, JSON.stringify(span[field]), 'application/json');
-    offloaded[field] = key;
-    stored[field] = null;
-  }
-  const item = spanItem(stored as unknown as Span, span.startTime ?? span.createdAt);
-  if (offload.length) item._offloaded = offloaded;
-  return { span, item };
-}
+/** Spans keep small items (lists and evaluations read many): fields move to S3 past 64 KB. */
+export const SPAN_BUDGET_BYTES = 64 * 1024;
+const SPAN_OFFLOADABLE = ['description', 'inputData', 'outputData', 'error', 'metadata'] as const;
+const SPAN_KIND = 'spans';
 
 function buildSpan(session: Session, turn: Turn, input: SpanCreate, now: string): Span {
   if (input.description && Buffer.byteLength(input.description, 'utf8') > MAX_DESCRIPTION_BYTES) {
@@ -122,12 +82,27 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
     }
     if (parent.inferenceResultId !== s.inferenceResultId) throw new ValidationError(`parentTraceId ${s.parentTraceId} belongs to another inference result`);
   }
-  const prepared = await Promise.all(spans.map(prepare));
+  // Large fields go to S3 first (fresh object names when the client chose the id, so a duplicate
+  // never overwrites a stored span's objects), each item within its share of the transaction.
+  const clientIds = new Set(ids);
+  const prepared = await offloadItems(
+    spans.map((span) => ({
+      item: spanItem(span, span.startTime ?? span.createdAt),
+      target: { orgId: span.organizationId, kind: SPAN_KIND, id: span.id, fields: SPAN_OFFLOADABLE, fresh: clientIds.has(span.id) },
+    })),
+    { itemBudget: SPAN_BUDGET_BYTES },
+  );
   const items: TransactItem[] = prepared.map((p) => ({ Put: { TableName: tableName, Item: p.item, ConditionExpression: 'attribute_not_exists(pk)' } }));
-  await transact(items, (codes) => {
-    const i = codes.indexOf('ConditionalCheckFailed');
-    return i >= 0 ? new ConflictError(`a span with id ${spans[i]!.id} already exists`) : undefined;
-  });
+  try {
+    await transact(items, (codes) => {
+      const i = codes.indexOf('ConditionalCheckFailed');
+      return i >= 0 ? new ConflictError(`a span with id ${spans[i]!.id} already exists`) : undefined;
+    });
+  } catch (error) {
+    // A cancelled transaction wrote nothing: no item points at these objects.
+    if (error instanceof ConflictError || transactionCancellationCodes(error)) await discardObjects(prepared.flatMap((p) => p.written));
+    throw error;
+  }
   for (const session of sessions.values()) {
     const flag = testActivityUpdate(session, '_hasTraces');
     if (flag.length) await transact(flag).catch(() => undefined);
@@ -144,17 +119,9 @@ export function createSpanBatch(auth: AuthContext, body: SpanBatch): Promise<Spa
   return createSpans(auth, body.spans);
 }
 
+/** A stored span with its offloaded fields read back. */
 export async function restore(item: Record<string, unknown>): Promise<Span> {
-  const span = toRecord<Span>(item);
-  const offloaded = item._offloaded as Record<string, string> | undefined;
-  if (offloaded) {
-    const record = span as unknown as Record<string, unknown>;
-    for (const [field, key] of Object.entries(offloaded)) {
-      const text = await readObjectText(key);
-      record[field] = text === undefined ? null : JSON.parse(text);
-    }
-  }
-  return span;
+  return toRecord<Span>(await restoreItem(item));
 }
 
 async function storedSpan(id: string): Promise<Span | undefined> {
@@ -203,7 +170,7 @@ export async function listSpans(auth: AuthContext, query: SpanListQuery): Promis
   kept.sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)));
   const offset = query.offset ?? 0;
   const pageItems = kept.slice(offset, offset + (query.limit ?? 100));
-  return { items: await Promise.all(pageItems.map(restore)), total: kept.length };
+  return { items: (await restoreItems(pageItems)).map((i) => toRecord<Span>(i)), total: kept.length };
 }
 
 async function getTurnForRead(auth: AuthContext, id: string): Promise<void> {

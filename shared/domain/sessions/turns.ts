@@ -4,7 +4,9 @@ import { doc, tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { updateOf } from '../../db/update.js';
 import { toRecord } from '../../db/records.js';
-import { findByOwnId, getSession, listTurns, maxTurnIndex, recordTurnCount, turnItem } from '../../db/sessions.js';
+import { findByOwnId, getSession, getTurnItem, listTurnItems, maxTurnIndex, recordTurnCount, TURN_KIND, TURN_OFFLOADABLE, turnItem } from '../../db/sessions.js';
+import { discardObjects, OFFLOADED, offloadedOf, offloadItem, offloadItems, restoreItems, supersededObjects } from '../../db/offload.js';
+import { isConditionalCheckFailed } from '../../db/errors.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
@@ -60,24 +62,55 @@ const MAX_ATTEMPTS = 60;
  */
 async function appendTurns(session: Session, drafts: TurnDraft[]): Promise<Turn[]> {
   if (drafts.length > 100) throw new ValidationError('a batch may add at most 100 turns');
-  for (let attempt = 1; ; attempt++) {
-    const base = await maxTurnIndex(session.id);
-    const now = clock.now().toISOString();
-    const turns: Turn[] = drafts.map((d, i) => ({ id: newId('inferenceResult'), organizationId: session.organizationId, sessionId: session.id, index: base + i + 1, ...d, createdAt: now }));
-    const items: TransactItem[] = turns.map((t) => ({ Put: { TableName: tableName, Item: turnItem(t), ConditionExpression: 'attribute_not_exists(pk)' } }));
-    try {
-      await transact(items, (codes) => (codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict') ? new ConflictError('turn index taken') : undefined));
-    } catch (error) {
-      if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) {
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * attempt)));
-        continue;
+  // Ids are fixed before the first attempt, so texts go to S3 once (keys name the id, not the
+  // index), each item within its share of the transaction's 4 MB.
+  const ids = drafts.map(() => newId('inferenceResult'));
+  const shaped = (now: string, base: number): Turn[] =>
+    drafts.map((d, i) => ({ id: ids[i]!, organizationId: session.organizationId, sessionId: session.id, index: base + i + 1, ...d, createdAt: now }));
+  const offloaded = await offloadItems(
+    shaped(clock.now().toISOString(), 999_999).map((t) => ({ item: turnItem(t), target: { orgId: t.organizationId, kind: TURN_KIND, id: t.id, fields: TURN_OFFLOADABLE } })),
+  );
+  const written = offloaded.flatMap((o) => o.written);
+  let committed = false;
+  let firstIndex = 0;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const base = await maxTurnIndex(session.id);
+      const now = clock.now().toISOString();
+      const turns = shaped(now, base);
+      firstIndex = base + 1;
+      const items: TransactItem[] = turns.map((t, i) => ({
+        Put: { TableName: tableName, Item: { ...offloaded[i]!.item, ...keys.turn(t.sessionId, t.index), index: t.index, createdAt: now }, ConditionExpression: 'attribute_not_exists(pk)' },
+      }));
+      try {
+        await transact(items, (codes) => (codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict') ? new ConflictError('turn index taken') : undefined));
+      } catch (error) {
+        if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) {
+          await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * attempt)));
+          continue;
+        }
+        if (error instanceof ConflictError) throw new ConflictError('too many concurrent writers on this session; retry');
+        throw error;
       }
-      if (error instanceof ConflictError) throw new ConflictError('too many concurrent writers on this session; retry');
-      throw error;
+      committed = true;
+      await recordTurnCount(session.id, turns[turns.length - 1]!.index, now);
+      await sessionLifecycle.turnsAdded({ ...session, turnCount: turns[turns.length - 1]!.index, lastTurnAt: now }, turns);
+      return turns;
     }
-    await recordTurnCount(session.id, turns[turns.length - 1]!.index, now);
-    await sessionLifecycle.turnsAdded({ ...session, turnCount: turns[turns.length - 1]!.index, lastTurnAt: now }, turns);
-    return turns;
+  } catch (error) {
+    // No item points at these objects unless the transaction committed.
+    if (!committed && written.length && !(await turnStored(session.id, firstIndex, ids[0]!))) await discardObjects(written);
+    throw error;
+  }
+}
+
+/** Whether the first turn of this write was stored after all (a failure that hides a commit). */
+async function turnStored(sessionId: string, index: number, id: string): Promise<boolean> {
+  if (index < 1) return false;
+  try {
+    return (await getTurnItem(sessionId, index))?.id === id;
+  } catch {
+    return true; // unknown: keep the objects (garbage at worst, never a dangling pointer)
   }
 }
 
@@ -97,31 +130,54 @@ export async function createTurns(auth: AuthContext, input: TurnBatch): Promise<
 }
 
 export async function getTurn(auth: AuthContext, id: string): Promise<Turn> {
-  const turn = await findByOwnId<Turn>(id);
+  const turn = await findByOwnId<Turn>(id, { whole: true });
   if (!turn || !id.startsWith('inf_')) throw new NotFoundError(`inference result ${id} not found`);
   if (turn.organizationId !== auth.organizationId) throw new ForbiddenError(`inference result ${id} belongs to another organization`);
   return turn;
 }
 
 export async function listTurnsOf(auth: AuthContext, query: TurnListQuery): Promise<Page<Turn>> {
-  const all: Turn[] = [];
+  const all: Record<string, unknown>[] = [];
   for (const id of query.sessionIds) {
     await getSession(auth.organizationId, id, { includeDeleted: true });
-    all.push(...(await listTurns(id)));
+    all.push(...(await listTurnItems(id)));
   }
   const offset = query.offset ?? 0;
-  return { items: all.slice(offset, offset + (query.limit ?? 100)), total: all.length };
+  // Only the page returned reads its texts back from S3.
+  const page = await restoreItems(all.slice(offset, offset + (query.limit ?? 100)));
+  return { items: page.map((i) => toRecord<Turn>(i)), total: all.length };
 }
 
+/**
+ * Changes a turn. The merged turn is offloaded again as a whole: changed texts that do not fit go
+ * to fresh objects (never over what the stored item points at), unchanged ones keep theirs. The
+ * update holds only if nobody changed the offloaded map meanwhile; superseded objects go after.
+ */
 export async function updateTurn(auth: AuthContext, id: string, body: TurnUpdate): Promise<Turn> {
   const turn = await getTurn(auth, id);
+  const stored = await getTurnItem(turn.sessionId, turn.index);
+  if (!stored) throw new NotFoundError(`inference result ${id} not found`);
+  const merged: Turn = { ...turn };
+  const record = merged as unknown as Record<string, unknown>;
+  for (const [k, v] of Object.entries(body)) if (v !== undefined) record[k] = k === 'usage' ? { ...turn.usage, ...(v as object) } : v;
+  const before = offloadedOf(stored);
+  const unchanged = Object.fromEntries(Object.entries(before).filter(([field]) => !(field in body)));
+  const { item, written } = await offloadItem(turnItem(merged), { orgId: turn.organizationId, kind: TURN_KIND, id, fields: TURN_OFFLOADABLE, fresh: true, stored: unchanged });
   const set: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (v !== undefined) set[k] = k === 'usage' ? { ...turn.usage, ...(v as object) } : v;
-  const out = await doc.send(
-    new UpdateCommand({
-      ...updateOf(keys.turn(turn.sessionId, turn.index), set, [], { expression: 'attribute_exists(pk)' }),
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return toRecord<Turn>(out.Attributes ?? {});
+  for (const k of new Set([...Object.keys(body), ...TURN_OFFLOADABLE])) set[k] = item[k] ?? null;
+  const remove: string[] = [];
+  if (item[OFFLOADED]) set[OFFLOADED] = item[OFFLOADED];
+  else remove.push(OFFLOADED);
+  const sameMap = Object.keys(before).length
+    ? { expression: 'attribute_exists(pk) AND #prev = :prev', names: { '#prev': OFFLOADED }, values: { ':prev': before } }
+    : { expression: 'attribute_exists(pk) AND attribute_not_exists(#prev)', names: { '#prev': OFFLOADED } };
+  try {
+    await doc.send(new UpdateCommand(updateOf(keys.turn(turn.sessionId, turn.index), set, remove, sameMap)));
+  } catch (error) {
+    await discardObjects(written);
+    if (isConditionalCheckFailed(error)) throw new ConflictError(`inference result ${id} changed while this request ran; retry`);
+    throw error;
+  }
+  await discardObjects(supersededObjects(stored, item));
+  return merged;
 }

@@ -4,14 +4,16 @@ import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { queryIndex } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
-import { ValidationError } from '../../http/errors.js';
+import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { TestCase, TestCaseCreate, TestCaseListQuery, TestRecord } from '../../schemas/tests.js';
 import { clock } from '../common/clock.js';
 import { testCaseEntity, testEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
 import { applyList, type Page } from '../common/list.js';
 import { canonicalLanguageTag } from './test-rules.js';
-import { caseItems, nextCaseIndex } from './tests.js';
+import { nextCaseIndex, offloadCases } from './tests.js';
+import { discardObjects, restoreItems, type OffloadResult } from '../../db/offload.js';
+import { transactionCancellationCodes } from '../../db/errors.js';
 import { bodyReference } from '../common/references.js';
 
 /** Fields a case must carry for its test's type. */
@@ -51,23 +53,29 @@ export async function createTestCase(auth: AuthContext, input: TestCaseCreate): 
     maxIterations: input.maxIterations ?? null,
     createdAt: clock.now().toISOString(),
   };
-  const [record, pointer] = caseItems(testCase);
-  await transact([
-    { Put: { TableName: tableName, Item: record!, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: tableName, Item: pointer!, ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.catalog(auth.organizationId, 'TEST', test.id),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+  const [[record, pointer]] = (await offloadCases([testCase])) as [[OffloadResult, Record<string, unknown>]];
+  try {
+    await transact([
+      { Put: { TableName: tableName, Item: record.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName, Item: pointer, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: keys.catalog(auth.organizationId, 'TEST', test.id),
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+        },
       },
-    },
-  ]);
+    ]);
+  } catch (error) {
+    // A cancelled transaction wrote nothing: no item points at these objects.
+    if (error instanceof ConflictError || transactionCancellationCodes(error)) await discardObjects(record.written);
+    throw error;
+  }
   return testCase;
 }
 
 export function getTestCase(auth: AuthContext, id: string): Promise<TestCase> {
-  return getRecord<TestCase>(testCaseEntity, auth.organizationId, id, { includeDeleted: true });
+  return getRecord<TestCase>(testCaseEntity, auth.organizationId, id, { includeDeleted: true, whole: true });
 }
 
 /** Cases of the caller's tests (each test must be the caller's: 403 another's, 404 unknown or deleted). */
@@ -76,12 +84,15 @@ export async function listTestCases(auth: AuthContext, query: TestCaseListQuery)
   const lists = await Promise.all(query.testIds.map((id) => queryIndex('gsi1', keys.byTestPartition(id))));
   const cases = lists
     .flat()
-    .map((i) => toRecord<TestCase>(i))
+    .map((i) => toRecord<TestCase>(i, { keepInternal: true }))
     .filter((c) => c.organizationId === auth.organizationId && !c.deletedAt);
-  return applyList(cases as (TestCase & { name?: string })[], query, {
+  const page = applyList(cases as (TestCase & { name?: string })[], query, {
     sortable: ['index', 'createdAt', 'testId'],
     defaultSort: ['testId:asc', 'index:asc'],
   });
+  // Only the page returned reads its large fields back from S3.
+  const items = await restoreItems(page.items as unknown as Record<string, unknown>[]);
+  return { items: items.map((i) => toRecord<TestCase>(i)), total: page.total };
 }
 
 export async function deleteTestCase(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {

@@ -10,6 +10,17 @@ export const CSV_COLUMNS: Record<TestType, { required: string[]; optional: strin
 
 export const MAX_ROWS = 10_000;
 
+/** A cell holds at most what the same field of POST /testCases takes (shared/schemas/tests.ts). */
+const CELL_LIMITS: Record<string, number> = { input: 250_000, expected_output: 250_000, context: 250_000, goal: 10_000, user_persona: 10_000, scenario: 10_000, tag: 200 };
+
+/** Characters as JSON Schema counts them (code points, not UTF-16 units). */
+function characters(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+
 /** A test case read from a file, before ids and keys. */
 export interface CaseDraft {
   index: number;
@@ -43,6 +54,12 @@ function draftOf(type: TestType, columns: string[], record: CsvRecord, index: nu
     throw new ImportError(`line ${record.line}: expected ${columns.length} fields, found ${record.fields.length}`);
   }
   const row = Object.fromEntries(columns.map((c, i) => [c, record.fields[i]!]));
+  for (const [column, value] of Object.entries(row)) {
+    const limit = CELL_LIMITS[column];
+    if (limit !== undefined && value.length > limit && characters(value) > limit) {
+      throw new ImportError(`line ${record.line}: ${column} must have at most ${limit} characters`);
+    }
+  }
   const need = (column: string) => {
     const value = row[column]?.trim();
     if (!value) throw new ImportError(`line ${record.line}: ${column} is empty`);
@@ -63,6 +80,8 @@ function draftOf(type: TestType, columns: string[], record: CsvRecord, index: nu
     draft.scenario = optional('scenario');
     const criterias = optional('stopping_criterias');
     draft.stoppingCriterias = criterias ? criterias.split(/[|;]/).map((s) => s.trim()).filter(Boolean) : [];
+    if (draft.stoppingCriterias.length > 50) throw new ImportError(`line ${record.line}: stopping_criterias must have at most 50 items`);
+    if (draft.stoppingCriterias.some((c) => characters(c) > 2000)) throw new ImportError(`line ${record.line}: each of stopping_criterias must have at most 2000 characters`);
     const iterations = optional('max_iterations');
     if (iterations !== null) {
       const n = Number(iterations.trim());

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthContext } from '../../auth/context.js';
 import { batchDelete, batchPut } from '../../db/batch.js';
+import { discardObjects, offloadItem, type OffloadResult } from '../../db/offload.js';
 import { createRecord, getRecord, listOrgRecords, listProductRecords, updateRecord, type CatalogRecord } from '../../db/catalog.js';
 import { doc, tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
@@ -101,12 +102,17 @@ async function importUploadedTest(auth: AuthContext, record: TestRecord, key: st
   }
   await createRecord(testEntity, record, [productLiveCheck(auth.organizationId, record.productId)]);
   const cases = drafts.map((d) => caseOf(record, d));
-  const items = cases.flatMap((c) => caseItems(c));
+  let offloaded: [OffloadResult, Record<string, unknown>][] = [];
   try {
-    await batchPut(items);
+    // Large fields go to S3 first; each item then stays under 350 KB, so a BatchWriteItem of 25
+    // stays far below its 16 MB.
+    offloaded = await offloadCases(cases);
+    await batchPut(offloaded.flatMap(([c, pointer]) => [c.item, pointer]));
   } catch (error) {
     // Nothing half-written: remove what was written, and say so on the test.
+    const items = cases.flatMap((c) => caseItems(c));
     await batchDelete(items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }))).catch(() => undefined);
+    await discardObjects(offloaded.flatMap(([c]) => c.written));
     await updateRecord(testEntity, auth.organizationId, record.id, { status: 'FAILED', error: 'the test cases could not be stored; create the test again' });
     throw error;
   }
@@ -142,6 +148,31 @@ export function caseItems(c: TestCase): Record<string, unknown>[] {
     { ...keys.catalog(c.organizationId, 'TCASE', c.id), ...keys.byTest(c.testId, c.index, c.id), entity: 'TCASE', ...c },
     { ...keys.idOwner(c.id), entity: 'ID', organizationId: c.organizationId, type: 'TCASE' },
   ];
+}
+
+/** Test-case fields that may live in S3 (DESIGN.md §9): `orgs/<org>/testCases/<id>/<field>.json`. */
+export const CASE_OFFLOADABLE = ['input', 'expectedOutput', 'context', 'goal', 'userPersona', 'scenario', 'stoppingCriterias', 'expectedTools'] as const;
+
+/**
+ * The items of test cases with what does not fit moved to S3 (objects written, in parallel, in
+ * chunks so a 10,000-row import never holds every request open at once); pairs of the record's
+ * offload result and its owner pointer. On a failure, the objects written are removed.
+ */
+export async function offloadCases(cases: TestCase[]): Promise<[OffloadResult, Record<string, unknown>][]> {
+  const out: [OffloadResult, Record<string, unknown>][] = [];
+  try {
+    for (let i = 0; i < cases.length; i += 100) {
+      const chunk = cases.slice(i, i + 100);
+      const results = await Promise.all(
+        chunk.map((c) => offloadItem(caseItems(c)[0]!, { orgId: c.organizationId, kind: 'testCases', id: c.id, fields: CASE_OFFLOADABLE })),
+      );
+      results.forEach((r, j) => out.push([r, caseItems(chunk[j]!)[1]!]));
+    }
+  } catch (error) {
+    await discardObjects(out.flatMap(([r]) => r.written));
+    throw error;
+  }
+  return out;
 }
 
 type StoredTest = TestRecord & TestActivity;
