@@ -94,10 +94,21 @@ export function matchRoute(method: string, path: string): { route: Route; params
     const m = c.regex.exec(path);
     if (!m) continue;
     const params: Record<string, string> = {};
-    c.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+    c.names.forEach((n, i) => (params[n] = decodePathSegment(m[i + 1]!)));
     return { route: c.route, params };
   }
   return undefined;
+}
+
+/** A malformed percent-encoding (`%E0%A4%A`, `%zz`) in a path parameter is the client's error. */
+export class MalformedPathError extends Error {}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new MalformedPathError(segment);
+  }
 }
 
 function gatewayAnswer(statusCode: number, body: object): GatewayResponse {
@@ -118,7 +129,13 @@ function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): bo
 /** Handles one request the way the deployed API Gateway + Lambda would. */
 export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   const method = req.method.toUpperCase();
-  const match = matchRoute(method, req.path);
+  let match: ReturnType<typeof matchRoute>;
+  try {
+    match = matchRoute(method, req.path);
+  } catch (error) {
+    if (error instanceof MalformedPathError) return gatewayAnswer(400, { error: 'Bad Request', message: 'the path is not valid percent-encoding' });
+    throw error;
+  }
   if (!match) return gatewayAnswer(404, GATEWAY_BODIES.notFound);
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 
