@@ -28,7 +28,7 @@ const seed = intEnv('FUZZ_SEED', Date.now() % 2 ** 31);
 const maxString = intEnv('FUZZ_MAX_STRING', 2000);
 
 // DYNAMODB_ENDPOINT / S3_ENDPOINT point at running emulators instead (as for `npm start`).
-const dynamo = process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT, stop: async () => undefined } : await startDynamoDbLocal({ port: await freePort() });
+const dynamo = process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT, stop: async () => undefined } : await startDynamoDbLocal({ port: await freePort(), startTimeoutMs: 180_000 });
 const s3dir = mkdtempSync(join(tmpdir(), 'evp-fuzz-s3-'));
 const bucket = 'fuzz-bucket';
 const s3 = process.env.S3_ENDPOINT ? { endpoint: process.env.S3_ENDPOINT, stop: async () => undefined } : await startS3({ port: await freePort(), directory: s3dir, bucket });
