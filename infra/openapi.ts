@@ -8,11 +8,12 @@ import { resolve } from 'node:path';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { routes } from './routes.js';
 import type { Contract } from '../shared/http/handler.js';
+import { withStorageBounds } from '../shared/schemas/ajv.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** TypeBox adds symbol keys only; a JSON round trip gives the plain JSON Schema. */
-const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+/** The plain JSON Schema ajv validates with: TypeBox's symbol keys dropped, number bounds added. */
+const plain = (schema: TSchema): Record<string, unknown> => withStorageBounds(schema) as unknown as Record<string, unknown>;
 
 function parameters(schema: TObject | undefined, where: 'path' | 'query') {
   if (!schema) return [];

@@ -147,8 +147,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     return log(path, answer.status);
   }
 
-  const query: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) (query[k] ??= []).push(v);
+  // A Map, then own properties: parameters named `__proto__` or `constructor` stay ordinary keys.
+  const grouped = new Map<string, string[]>();
+  for (const [k, v] of url.searchParams) grouped.set(k, [...(grouped.get(k) ?? []), v]);
+  const query: Record<string, string[]> = Object.fromEntries(grouped);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const out = await dispatch({ method: req.method ?? 'GET', path: url.pathname, query, headers, body: body.text, sourceIp: req.socket.remoteAddress });

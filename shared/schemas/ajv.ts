@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema, Static } from '@sinclair/typebox';
 import { ValidationError } from '../http/errors.js';
+import { freeFormProblem, MAX_NUMBER, NUMBER_RULE, type Problem } from './storable.js';
 
 const addFormats = addFormatsModule.default;
 
@@ -26,6 +27,18 @@ function makeAjv(coerce: boolean): Ajv {
       return ok;
     },
   });
+  ajv.addKeyword({
+    keyword: 'freeForm',
+    type: 'object',
+    schemaType: 'object',
+    metaSchema: {
+      type: 'object',
+      properties: { maxDepth: { type: 'integer', minimum: 1 }, maxBytes: { type: 'integer', minimum: 1 } },
+      additionalProperties: false,
+    },
+    errors: true,
+    validate: validateFreeForm,
+  });
   return ajv;
 }
 
@@ -35,6 +48,48 @@ function makeAjv(coerce: boolean): Ajv {
  */
 export function byteSize(value: unknown): number {
   return Buffer.byteLength(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 'utf8');
+}
+
+/**
+ * `freeForm: {maxDepth?, maxBytes?}` on an object schema: the value is a free key/value map that
+ * must still be storable (see `freeFormProblem`). Built by `FreeForm()` in common.ts.
+ */
+function validateFreeForm(this: unknown, options: { maxDepth?: number; maxBytes?: number }, data: unknown): boolean {
+  const problem = freeFormProblem(data, options);
+  if (!problem) return true;
+  validateFreeForm.errors = [{ keyword: 'freeForm', message: problem.rule, params: problem }];
+  return false;
+}
+validateFreeForm.errors = undefined as Partial<ErrorObject>[] | undefined;
+
+/**
+ * Every number and integer schema gets finite bounds: `minimum`/`maximum` ±(2^53 − 1) where the
+ * schema sets none. Query strings are coerced to numbers ("Infinity", "1e309"), and ajv only checks
+ * ranges on finite numbers, so the bounds and the query normaliser's syntax check together keep
+ * any number the service cannot store out. Returns a copy; the input is not changed.
+ */
+export function withStorageBounds<S extends TSchema>(schema: S): S {
+  const copy = JSON.parse(JSON.stringify(schema)) as S;
+  bound(copy);
+  return copy;
+}
+
+function bound(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(bound);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  if (types.includes('number') || types.includes('integer')) {
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = -MAX_NUMBER;
+    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = MAX_NUMBER;
+  }
+  for (const [key, child] of Object.entries(schema)) {
+    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples' || key === 'freeForm') continue;
+    bound(child);
+  }
 }
 
 /** Bodies are validated as sent; query and path strings are coerced to the schema's types. */
@@ -48,10 +103,10 @@ export type Validator<T> = (value: unknown) => T;
  * and throws a ValidationError whose message names the field and the rule.
  */
 export function compile<S extends TSchema>(schema: S, where: 'body' | 'query' | 'path' = 'body'): Validator<Static<S>> {
-  const fn: ValidateFunction = (where === 'body' ? bodyAjv : stringAjv).compile(schema);
+  const fn: ValidateFunction = (where === 'body' ? bodyAjv : stringAjv).compile(withStorageBounds(schema));
   return (value: unknown) => {
     if (fn(value)) return value as Static<S>;
-    throw new ValidationError(describeError(fn.errors?.[0], where));
+    throw new ValidationError(describeErrors(fn.errors, where));
   };
 }
 
@@ -70,6 +125,23 @@ function join(parent: string, child: string): string {
   return parent === 'body' || parent === 'query' || parent === 'path' ? child : `${parent}.${child}`;
 }
 
+/**
+ * The sentence for a failed validation. A union (`anyOf`) reports one error per branch: the most
+ * specific one wins (a branch that failed on a rule, not on its type); when every branch failed
+ * on its type, the types are joined ("context must be a string or an object or null").
+ */
+export function describeErrors(errors: ErrorObject[] | null | undefined, where: string): string {
+  const list = errors ?? [];
+  const specific = list.find((e) => e.keyword !== 'type' && e.keyword !== 'anyOf');
+  if (specific) return describeError(specific, where);
+  const first = list[0];
+  if (!first) return describeError(undefined, where);
+  const sameField = list.filter((e) => e.keyword === 'type' && e.instancePath === first.instancePath);
+  if (sameField.length < 2) return describeError(first, where);
+  const types = [...new Set(sameField.flatMap((e) => String((e.params as { type: string }).type).split(',')))];
+  return describeError({ ...first, params: { type: types.join(',') } }, where);
+}
+
 /** Turns an ajv error into a sentence that names the field and the rule. */
 export function describeError(err: ErrorObject | undefined, where: string): string {
   if (!err) return `invalid ${where}`;
@@ -85,6 +157,7 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
     case 'required':
       return `${join(field, String(p.missingProperty))} is required`;
     case 'type': {
+      if (typeof err.data === 'number' && !Number.isFinite(err.data)) return `${field} ${NUMBER_RULE}`;
       const t = String(p.type).split(',').filter((x) => x !== 'null');
       const nullable = String(p.type).includes('null') ? ' or null' : '';
       return `${field} must be ${t.map(article).join(' or ')}${nullable}`;
@@ -121,6 +194,10 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
       return `${field} must be at most ${String(p.limit)} bytes${p.string ? ' of UTF-8' : ' as JSON'}`;
     case 'pattern':
       return `${field} ${patternRule(err)}`;
+    case 'freeForm': {
+      const problem = p as unknown as Problem;
+      return `${field}${problem.at} ${problem.rule}`;
+    }
     default:
       return `${field} ${err.message ?? 'is invalid'}`;
   }

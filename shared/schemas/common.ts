@@ -1,4 +1,5 @@
 import { Type, type TSchema, type Static, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { FREE_FORM_MAX_BYTES, FREE_FORM_MAX_DEPTH } from './storable.js';
 
 /** A nullable scalar as one JSON Schema (`type: [T, "null"]`), so errors read cleanly. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
@@ -17,8 +18,21 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'an identifier (letters, digits, _ and -)' });
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const DateTime = Type.String({ format: 'date-time' });
-/** Free-form: at most 64 KB as JSON (DESIGN.md §9), so it never decides whether an item fits. */
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100, maxBytes: 64 * 1024 });
+/**
+ * A free key/value object (`metadata`, `context`, span data, …) that DynamoDB can still store: at
+ * most 16 levels, no empty or `__proto__`/`constructor`/`prototype` key, finite numbers within
+ * ±(2^53 − 1), at most 64 KB of JSON unless `maxBytes` says more (the `freeForm` keyword in ajv.ts).
+ */
+export function FreeForm(options: { maxBytes?: number; maxDepth?: number; maxProperties?: number } = {}): TUnsafe<Record<string, unknown>> {
+  const { maxBytes = FREE_FORM_MAX_BYTES, maxDepth = FREE_FORM_MAX_DEPTH, maxProperties } = options;
+  return Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    ...(maxProperties !== undefined ? { maxProperties } : {}),
+    freeForm: { maxDepth, maxBytes },
+  });
+}
+
+export const Metadata = FreeForm({ maxProperties: 100 });
 
 export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
 export type IdParams = Static<typeof IdParams>;

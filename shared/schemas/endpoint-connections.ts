@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
+import { FreeForm, Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
+import { FREE_FORM_MAX_BYTES } from './storable.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const AUTH_TYPES = ['NONE', 'BEARER', 'API_KEY', 'BASIC'] as const;
@@ -12,7 +13,8 @@ export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 export type BackoffStrategy = (typeof BACKOFF_STRATEGIES)[number];
 
 const Secret = Type.String({ minLength: 1, maxLength: 4096 });
-const HeaderName = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
+/** Maps of strings keyed by the client: the free-form key and size rules, one level deep. */
+const stringMap = { freeForm: { maxDepth: 1, maxBytes: FREE_FORM_MAX_BYTES } };
 
 const editable = {
   name: Name,
@@ -22,20 +24,13 @@ const editable = {
   authToken: Nullable(Secret),
   username: Nullable(Type.String({ minLength: 1, maxLength: 512 })),
   password: Nullable(Secret),
-  // Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9); TypeBox drops a Record
-  // key's own limits, so `propertyNames` carries them.
-  headers: Type.Record(Type.String({ pattern: HeaderName, maxLength: 256 }), Type.String({ maxLength: 8192 }), {
-    maxProperties: 50,
-    propertyNames: { type: 'string', maxLength: 256 },
-    maxBytes: 32 * 1024,
-  }),
+  // Names (RFC 9110 tokens, no Host/Content-Length/Transfer-Encoding/Connection) and values (no
+  // CR, LF or NUL) are checked by checkHeaders in endpoint-connection-rules.ts, naming the header.
+  headers: Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 50, ...stringMap, maxBytes: 32 * 1024 }),
+  // Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9).
   inputTemplate: Type.String({ minLength: 1, maxLength: 100_000, maxBytes: 100 * 1024 }),
-  outputMapping: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ minLength: 1, maxLength: 1000 }), {
-    maxProperties: 50,
-    propertyNames: { type: 'string', minLength: 1, maxLength: 200 },
-    maxBytes: 32 * 1024,
-  }),
-  inputSchema: Nullable(Type.Object({}, { additionalProperties: true, maxBytes: 64 * 1024 })),
+  outputMapping: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 1000 }), { maxProperties: 50, ...stringMap, maxBytes: 32 * 1024 }),
+  inputSchema: Nullable(FreeForm()),
   type: StringEnum(CONNECTION_TYPES),
   // Larger values are capped server-side (contract), so only the lower bounds are schema rules.
   timeout: Type.Integer({ minimum: 1 }),

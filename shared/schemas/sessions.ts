@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
+import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
 
 export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -9,8 +9,9 @@ export const EVALUATION_STATUSES = ['PENDING', 'PENDING_HUMAN', 'SUCCESS', 'FAIL
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
 
 export const MAX_TURN_TEXT = 250_000;
-/** 100,000 characters up to 128 KB of UTF-8: the worst-case session item stays under 350 KB (DESIGN.md §9). */
-const Context = Type.Union([Type.String({ maxLength: 100_000, maxBytes: 128 * 1024 }), Type.Record(Type.String(), Type.Unknown(), { maxBytes: 64 * 1024 })]);
+const MAX_CONTEXT = 100_000;
+/** 100,000 characters up to 128 KB of UTF-8, or an object of 64 KB: the worst-case session item stays under 350 KB (DESIGN.md §9). */
+const Context = Type.Union([Type.String({ maxLength: MAX_CONTEXT, maxBytes: 128 * 1024 }), FreeForm({ maxBytes: 64 * 1024 })]);
 const CustomId = Type.String({ minLength: 1, maxLength: 200 });
 
 export const SessionCreate = Type.Object(
@@ -152,6 +153,8 @@ export interface Turn {
 }
 
 export const MAX_DESCRIPTION_BYTES = 1024 * 1024;
+/** Span data over 64 KB is kept in S3 (spans.ts), so the field allows as much as a description. */
+const SpanData = FreeForm({ maxBytes: MAX_DESCRIPTION_BYTES });
 
 export const SpanCreate = Type.Object(
   {
@@ -160,8 +163,8 @@ export const SpanCreate = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 500 }),
     type: StringEnum(SPAN_TYPES),
     description: Type.Optional(Nullable(Type.String())),
-    inputData: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-    outputData: Type.Optional(Nullable(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()]))),
+    inputData: Type.Optional(Nullable(SpanData)),
+    outputData: Type.Optional(Nullable(Type.Union([SpanData, Type.String()]))),
     error: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
     latencyMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
     metadata: Type.Optional(Metadata),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
+import { FreeForm, Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
 
 export const TEST_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'AUGMENTING', 'EXTENDING', 'CANCELLED'] as const;
@@ -99,7 +99,7 @@ export interface TestActivity {
   _hasTraces?: boolean;
 }
 
-const TestInput = Type.Union([Type.String({ maxLength: 250_000 }), Type.Record(Type.String(), Type.Unknown())]);
+const TestInput = Type.Union([Type.String({ maxLength: 250_000 }), FreeForm({ maxBytes: 250_000 })]);
 
 export const TestCaseCreate = Type.Object(
   {

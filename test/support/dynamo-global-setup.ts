@@ -6,7 +6,8 @@ import { join } from 'node:path';
 
 /** Integration tests: a real DynamoDB Local (in memory) and s3rver, started once for the project. */
 export default async function setup(project: TestProject) {
-  const dynamo: RunningService = await startDynamoDbLocal({ port: await freePort() });
+  // A loaded machine can take well over 30 s to start the JVM.
+  const dynamo: RunningService = await startDynamoDbLocal({ port: await freePort(), startTimeoutMs: 120_000 });
   const s3dir = mkdtempSync(join(tmpdir(), 'evp-it-s3-'));
   const bucket = 'integration-bucket';
   const s3 = await startS3({ port: await freePort(), directory: s3dir, bucket });

@@ -33,11 +33,33 @@ export function checkInputTemplate(template: string): void {
   }
 }
 
+/** RFC 9110 §5.6.2: a header name is a token. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Set by the HTTP client from the URL and the body; a stored value would corrupt the request. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+const UNSAFE_VALUE = /[\r\n\0]/;
+const MAX_HEADER_NAME = 256;
+
+/** Header names are RFC 9110 tokens other than the connection-level ones; values have no CR, LF or NUL. */
+export function checkHeaders(headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) {
+      throw new ValidationError(`headers: ${JSON.stringify(name)} is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`);
+    }
+    if (name.length > MAX_HEADER_NAME) throw new ValidationError(`headers: a header name must have at most ${MAX_HEADER_NAME} characters`);
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw new ValidationError(`headers.${name} is not allowed (it is set by the HTTP client)`);
+    if (UNSAFE_VALUE.test(value)) throw new ValidationError(`headers.${name} must not contain CR, LF or NUL characters`);
+  }
+}
+
+const MAX_OUTPUT_NAME = 200;
+
 export function checkOutputMapping(mapping: Record<string, string>): void {
   if (!Object.prototype.hasOwnProperty.call(mapping, 'output')) {
     throw new ValidationError("outputMapping must contain the key 'output'");
   }
   for (const [name, expression] of Object.entries(mapping)) {
+    if (name.length > MAX_OUTPUT_NAME) throw new ValidationError(`outputMapping: a key must have at most ${MAX_OUTPUT_NAME} characters`);
     if (!isJsonPath(expression)) {
       throw new ValidationError(`outputMapping.${name} is not a valid JSONPath expression: ${expression}`);
     }

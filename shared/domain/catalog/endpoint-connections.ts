@@ -16,6 +16,7 @@ import {
   capRetryMaxDelay,
   capTimeout,
   checkAuth,
+  checkHeaders,
   checkInputSchema,
   checkInputTemplate,
   checkOutputMapping,
@@ -34,6 +35,7 @@ import { CONNECTION_REFS } from './versions.js';
 /** Every rule of the contract on a whole (merged) connection and its secrets. */
 function checkConnection(c: EndpointConnection, secrets: EndpointSecrets): void {
   checkUrl(c.url);
+  checkHeaders(c.headers);
   checkInputTemplate(c.inputTemplate);
   checkOutputMapping(c.outputMapping);
   checkInputSchema(c.inputSchema);

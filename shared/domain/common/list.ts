@@ -1,5 +1,6 @@
 import { DEFAULT_LIMIT } from '../../schemas/common.js';
 import { ValidationError } from '../../http/errors.js';
+import { parseDateTime } from './dates.js';
 
 /** The query parameters every list takes (DESIGN.md §3), after validation. */
 export interface ListQuery {
@@ -72,11 +73,9 @@ function compareValues(a: unknown, b: unknown): number {
  */
 export function applyList<T extends { id: string; createdAt: string; name?: string }>(records: T[], query: ListQuery, spec: ListSpec<T>): Page<T> {
   const sortKeys = parseSort(query.sort, spec.sortable, spec.defaultSort);
-  if (query.fromCreatedAt && query.toCreatedAt && Date.parse(query.fromCreatedAt) > Date.parse(query.toCreatedAt)) {
-    throw new ValidationError('fromCreatedAt must not be after toCreatedAt');
-  }
-  const from = query.fromCreatedAt ? Date.parse(query.fromCreatedAt) : undefined;
-  const to = query.toCreatedAt ? Date.parse(query.toCreatedAt) : undefined;
+  const from = query.fromCreatedAt ? parseDateTime(query.fromCreatedAt, 'fromCreatedAt') : undefined;
+  const to = query.toCreatedAt ? parseDateTime(query.toCreatedAt, 'toCreatedAt') : undefined;
+  if (from !== undefined && to !== undefined && from > to) throw new ValidationError('fromCreatedAt must not be after toCreatedAt');
   const filters: ((r: T) => boolean)[] = [
     ...anyOf<T>(query.ids, (r) => r.id),
     ...anyOf<T>(query.names, (r) => r.name),

@@ -1,6 +1,7 @@
 import { getModel, listModels, putModel } from '../../db/models.js';
 import type { EvaluatorModel, ModelPut } from '../../schemas/metrics.js';
 import { nowIso } from '../common/ids.js';
+import { toIsoDateTime } from '../common/dates.js';
 
 export async function listEvaluatorModels(): Promise<{ items: EvaluatorModel[]; total: number }> {
   const items = (await listModels()).sort((a, b) => a.name.localeCompare(b.name));
@@ -16,8 +17,8 @@ export async function upsertEvaluatorModel(name: string, body: ModelPut): Promis
     provider: body.provider,
     providerModelId: body.providerModelId ?? current?.providerModelId ?? name,
     creditsPerEvaluation: body.creditsPerEvaluation ?? current?.creditsPerEvaluation ?? 1,
-    unselectableAt: body.unselectableAt === undefined ? (current?.unselectableAt ?? null) : body.unselectableAt,
-    disabledAt: body.disabledAt === undefined ? (current?.disabledAt ?? null) : body.disabledAt,
+    unselectableAt: body.unselectableAt === undefined ? (current?.unselectableAt ?? null) : body.unselectableAt && toIsoDateTime(body.unselectableAt, 'unselectableAt'),
+    disabledAt: body.disabledAt === undefined ? (current?.disabledAt ?? null) : body.disabledAt && toIsoDateTime(body.disabledAt, 'disabledAt'),
     createdAt: current?.createdAt ?? now,
     updatedAt: now,
   };

@@ -10,6 +10,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { MAX_DESCRIPTION_BYTES, type Session, type Span, type SpanBatch, type SpanCreate, type SpanListQuery, type Turn } from '../../schemas/sessions.js';
 import { discardObjects, offloadItems, restoreItem, restoreItems } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
+import { parseDateTime } from '../common/dates.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
@@ -25,8 +26,8 @@ function buildSpan(session: Session, turn: Turn, input: SpanCreate, now: string)
   if (input.description && Buffer.byteLength(input.description, 'utf8') > MAX_DESCRIPTION_BYTES) {
     throw new ValidationError(`description must be at most 1 MB (${MAX_DESCRIPTION_BYTES} bytes of UTF-8)`);
   }
-  const start = input.startTime ? Date.parse(input.startTime) : undefined;
-  const end = input.endTime ? Date.parse(input.endTime) : undefined;
+  const start = input.startTime ? parseDateTime(input.startTime, 'startTime') : undefined;
+  const end = input.endTime ? parseDateTime(input.endTime, 'endTime') : undefined;
   if (start !== undefined && end !== undefined && end < start) throw new ValidationError('endTime must not be before startTime');
   const derived = start !== undefined && end !== undefined ? end - start : null;
   return {
@@ -43,8 +44,8 @@ function buildSpan(session: Session, turn: Turn, input: SpanCreate, now: string)
     latencyMs: input.latencyMs ?? derived,
     metadata: input.metadata ?? {},
     parentTraceId: input.parentTraceId ?? null,
-    startTime: input.startTime ? new Date(input.startTime).toISOString() : null,
-    endTime: input.endTime ? new Date(input.endTime).toISOString() : null,
+    startTime: start !== undefined ? new Date(start).toISOString() : null,
+    endTime: end !== undefined ? new Date(end).toISOString() : null,
     createdAt: now,
   };
 }
@@ -150,8 +151,8 @@ export async function listSpans(auth: AuthContext, query: SpanListQuery): Promis
     items.push(...(await spansOfTurn(id)));
   }
   const seen = new Set<string>();
-  const from = query.fromStartTime ? Date.parse(query.fromStartTime) : undefined;
-  const to = query.toStartTime ? Date.parse(query.toStartTime) : undefined;
+  const from = query.fromStartTime ? parseDateTime(query.fromStartTime, 'fromStartTime') : undefined;
+  const to = query.toStartTime ? parseDateTime(query.toStartTime, 'toStartTime') : undefined;
   const types = query.types ? new Set<string>(query.types) : undefined;
   const names = query.names ? new Set(query.names) : undefined;
   const kept = items.filter((i) => {
