@@ -26,10 +26,20 @@ const editable = {
   password: Nullable(Secret),
   // Names (RFC 9110 tokens, no Host/Content-Length/Transfer-Encoding/Connection) and values (no
   // CR, LF or NUL) are checked by checkHeaders in endpoint-connection-rules.ts, naming the header.
-  headers: Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 50, ...stringMap, maxBytes: 32 * 1024 }),
+  headers: Type.Record(Type.String(), Type.String({ maxLength: 8192 }), {
+    maxProperties: 50,
+    ...stringMap,
+    propertyNames: { type: 'string', maxLength: 256 },
+    maxBytes: 32 * 1024,
+  }),
   // Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9).
   inputTemplate: Type.String({ minLength: 1, maxLength: 100_000, maxBytes: 100 * 1024 }),
-  outputMapping: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 1000 }), { maxProperties: 50, ...stringMap, maxBytes: 32 * 1024 }),
+  outputMapping: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 1000 }), {
+    maxProperties: 50,
+    ...stringMap,
+    propertyNames: { type: 'string', maxLength: 200 },
+    maxBytes: 32 * 1024,
+  }),
   inputSchema: Nullable(FreeForm()),
   type: StringEnum(CONNECTION_TYPES),
   // Larger values are capped server-side (contract), so only the lower bounds are schema rules.

@@ -9,7 +9,9 @@ type Schema = Record<string, unknown>;
 const NUMBER_BYTES = 22;
 
 export function worstCaseBytes(schema: Schema): number {
-  const bounded = (n: number) => (typeof schema.maxBytes === 'number' ? Math.min(n, schema.maxBytes + (schema.type === 'string' ? 2 : 0)) : n);
+  const freeFormBytes = (schema.freeForm as { maxBytes?: number } | undefined)?.maxBytes;
+  const limit = typeof schema.maxBytes === 'number' ? schema.maxBytes : freeFormBytes;
+  const bounded = (n: number) => (typeof limit === 'number' ? Math.min(n, limit + (schema.type === 'string' ? 2 : 0)) : n);
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
     const branches = (schema.anyOf ?? schema.oneOf) as Schema[];
     return bounded(Math.max(...branches.map(worstCaseBytes)));
