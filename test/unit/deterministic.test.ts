@@ -244,6 +244,15 @@ describe('reasons name what was found and where', () => {
   });
 });
 
+it('finds personal data in linear time, even in one long run of letters or digits', () => {
+  for (const text of ['a'.repeat(100_000), '7'.repeat(100_000), `${'x'.repeat(100_000)} jane@example.com`]) {
+    const started = Date.now();
+    const r = DETERMINISTIC_METRICS.no_pii!({ actual_output: text });
+    expect(Date.now() - started).toBeLessThan(2000); // a quadratic scan takes minutes here
+    expect(r.score).toBe(text.includes('@') ? 0 : 1);
+  }
+});
+
 describe('JSON syntax explanations', () => {
   it('finds an error exactly when JSON.parse refuses the text', () => {
     const parses = (s: string) => {
