@@ -36,6 +36,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/server-global-setup.ts'],
+          // One server for every file: run them one at a time, so the raw-socket and CLI tests
+          // (11 MB bodies, spawned CLIs) do not slow the monitor flow past its deadline.
+          fileParallelism: false,
           env,
           testTimeout: 60_000,
           hookTimeout: 90_000,

@@ -4,69 +4,82 @@
  *   create-org --name <name> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited]
  *   set-credits --org <id> --credits <n>|unlimited
  *   seed          (evaluator models and predefined metrics; idempotent, run after each deploy)
+ * A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a failed command.
  */
 import { parseArgs } from 'node:util';
 import { loadCliEnv } from './cli-env.js';
+import { runCli, UsageError } from './cli.js';
 
-const [command, ...rest] = process.argv.slice(2);
-const { values } = parseArgs({
-  args: rest,
-  options: {
-    name: { type: 'string' },
-    plan: { type: 'string' },
-    admin: { type: 'boolean', default: false },
-    credits: { type: 'string' },
-    org: { type: 'string' },
-  },
-  strict: true,
-});
+const USAGE = 'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed';
+const PLANS = ['FREE', 'PRO', 'ENTERPRISE'] as const;
+const COMMANDS = ['create-org', 'set-credits', 'seed'];
 
 function credits(value: string | undefined, fallback: number | null): number | null {
   if (value === undefined) return fallback;
   if (value === 'unlimited') return null;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) fail(`--credits must be a whole number ≥ 0 or "unlimited", got ${value}`);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`--credits must be a whole number ≥ 0 or "unlimited", got ${value}`);
   return n;
 }
 
-function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
-}
+await runCli(async () => {
+  const [command, ...rest] = process.argv.slice(2);
+  if (!command || !COMMANDS.includes(command)) throw new UsageError(command ? `unknown command ${command}; ${USAGE}` : USAGE);
+  let values: { name?: string; plan?: string; admin?: boolean; credits?: string; org?: string };
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        admin: { type: 'boolean', default: false },
+        credits: { type: 'string' },
+        org: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    // parseArgs says what is wrong (unknown option, missing value, stray argument) in one sentence.
+    throw new UsageError(`${(error as Error).message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '')}; ${USAGE}`);
+  }
 
-const PLANS = ['FREE', 'PRO', 'ENTERPRISE'] as const;
-
-loadCliEnv();
-switch (command) {
-  case 'create-org': {
-    if (!values.name) fail('create-org needs --name <name>');
-    const plan = (values.plan ?? 'FREE').toUpperCase();
-    if (!PLANS.includes(plan as (typeof PLANS)[number])) fail(`--plan must be one of ${PLANS.join(', ')}`);
-    const { createOrganizationWithKey } = await import('../../shared/domain/accounts/api-keys.js');
-    const { organization, apiKey } = await createOrganizationWithKey({
-      name: values.name,
-      plan: plan as (typeof PLANS)[number],
-      admin: values.admin ?? false,
-      monthlyCredits: credits(values.credits, 1000),
-    });
-    console.log(`organization: ${organization.id} (${organization.plan}, ${organization.monthlyCredits ?? 'unlimited'} credits/month)`);
-    console.log(`api key (${apiKey.role}, shown once): ${apiKey.key}`);
-    break;
+  switch (command) {
+    case 'create-org': {
+      if (!values.name) throw new UsageError('create-org needs --name <name>');
+      const plan = (values.plan ?? 'FREE').toUpperCase();
+      if (!PLANS.includes(plan as (typeof PLANS)[number])) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}, got ${values.plan}`);
+      const monthlyCredits = credits(values.credits, 1000);
+      await loadCliEnv();
+      const { createOrganizationWithKey } = await import('../../shared/domain/accounts/api-keys.js');
+      const { organization, apiKey } = await createOrganizationWithKey({
+        name: values.name,
+        plan: plan as (typeof PLANS)[number],
+        admin: values.admin ?? false,
+        monthlyCredits,
+      });
+      console.log(`organization: ${organization.id} (${organization.plan}, ${organization.monthlyCredits ?? 'unlimited'} credits/month)`);
+      console.log(`api key (${apiKey.role}, shown once): ${apiKey.key}`);
+      break;
+    }
+    case 'set-credits': {
+      if (!values.org) throw new UsageError('set-credits needs --org <id>');
+      if (values.credits === undefined) throw new UsageError('set-credits needs --credits <n>|unlimited');
+      const monthlyCredits = credits(values.credits, null);
+      await loadCliEnv();
+      const { updateOrganization } = await import('../../shared/db/organizations.js');
+      const org = await updateOrganization(values.org, { monthlyCredits });
+      console.log(`organization ${org.id}: ${org.monthlyCredits ?? 'unlimited'} credits/month`);
+      break;
+    }
+    case 'seed': {
+      await loadCliEnv();
+      const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
+      const out = await seedPlatform();
+      console.log(`seeded ${out.models} new evaluator models and ${out.metrics} predefined metrics`);
+      break;
+    }
   }
-  case 'set-credits': {
-    if (!values.org) fail('set-credits needs --org <id>');
-    if (values.credits === undefined) fail('set-credits needs --credits <n>|unlimited');
-    const { updateOrganization } = await import('../../shared/db/organizations.js');
-    const org = await updateOrganization(values.org, { monthlyCredits: credits(values.credits, null) });
-    console.log(`organization ${org.id}: ${org.monthlyCredits ?? 'unlimited'} credits/month`);
-    break;
-  }
-  case 'seed': {
-    const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
-    const out = await seedPlatform();
-    console.log(`seeded ${out.models} new evaluator models and ${out.metrics} predefined metrics`);
-    break;
-  }
-  default:
-    fail('usage: npm run admin -- create-org --name <n> [--plan ENTERPRISE] [--admin] [--credits n] | set-credits --org <id> --credits <n> | seed');
-}
+  // The SDK's keep-alive sockets would hold the process open for a while.
+  process.exit(0);
+});

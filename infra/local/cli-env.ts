@@ -1,19 +1,29 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { LOCAL_ENV_FILE } from './runtime.js';
+import { CliError } from './cli.js';
+import { liveRuntime, localDataDir, processIsAlive, readRuntimeRecord, runtimeRecordPath } from './state.js';
+
+export type CliTarget = { kind: 'deployed' } | { kind: 'local'; url: string; dataDir: string };
 
 /**
- * For the CLIs (invoke, admin): with TABLE_NAME already set (a deployed table, AWS credentials
- * from the usual chain) nothing changes; otherwise the environment of the running `npm start`
- * is loaded from .data/local-env.json.
+ * For the CLIs (invoke, admin, demo): with TABLE_NAME already set (a deployed table, AWS
+ * credentials from the usual chain) nothing changes; otherwise the environment of the running
+ * `npm start` is loaded from `<data dir>/local-env.json` (DATA_DIR, default .data). Throws a
+ * `CliError` with one line when no runtime is running there.
  */
-export function loadCliEnv(): 'deployed' | 'local' {
-  if (process.env.TABLE_NAME) return 'deployed';
-  const file = join(resolve(import.meta.dirname, '..', '..', '.data'), LOCAL_ENV_FILE);
-  if (!existsSync(file)) {
-    console.error('No TABLE_NAME set and no local runtime found: start it with `npm start` (or set TABLE_NAME for a deployed table).');
-    process.exit(2);
+export async function loadCliEnv(): Promise<CliTarget> {
+  if (process.env.TABLE_NAME) return { kind: 'deployed' };
+  const dataDir = localDataDir();
+  const start = 'start it with `npm start` (or set TABLE_NAME for a deployed table)';
+  let record;
+  try {
+    record = readRuntimeRecord(dataDir);
+  } catch (error) {
+    throw new CliError(`cannot read ${runtimeRecordPath(dataDir)} (${(error as Error).message}); ${start}`);
   }
-  Object.assign(process.env, JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
-  return 'local';
+  if (!record) throw new CliError(`no local runtime is running (no ${runtimeRecordPath(dataDir)}); ${start}`);
+  if (!processIsAlive(record.pid) || !(await liveRuntime(dataDir))) {
+    throw new CliError(`the local runtime recorded in ${runtimeRecordPath(dataDir)} (pid ${record.pid}) is not running; ${start}`);
+  }
+  if (!record.ready || !record.env) throw new CliError(`the local runtime on ${record.url} is still starting; try again in a moment`);
+  Object.assign(process.env, record.env);
+  return { kind: 'local', url: record.url, dataDir };
 }

@@ -5,34 +5,32 @@
  * address, some test messages the monitor's filter skips), closes them, then polls the monitor's
  * results until every scored session is in the daily buckets, and prints a summary.
  *
- * Where it connects: API_URL, else http://127.0.0.1:$PORT, else the running `npm start`
- * (.data/local-env.json), else http://127.0.0.1:3000. Its key: API_KEY, else DEMO_API_KEY, else
- * .data/demo-api-key. Knobs: DEMO_SESSIONS (40), DEMO_POLL_SECONDS (2), DEMO_TIMEOUT_SECONDS (120).
+ * Where it connects: API_URL, else http://127.0.0.1:$PORT, else the running `npm start` (its
+ * record in <DATA_DIR>/local-env.json), else http://127.0.0.1:3000. Its key: API_KEY, else
+ * DEMO_API_KEY, else <DATA_DIR>/demo-api-key (DATA_DIR defaults to .data/). Knobs: DEMO_SESSIONS
+ * (40), DEMO_POLL_SECONDS (2), DEMO_TIMEOUT_SECONDS (120). A failure is one line on stderr, exit 1.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ENV } from '../../shared/config/env.js';
-
-const DATA_DIR = resolve(import.meta.dirname, '..', '..', '.data');
-
-/** A failure the demo explains in one line (no stack). */
-class DemoError extends Error {}
+import { join } from 'node:path';
+import { CliError, UsageError, runCli } from './cli.js';
+import { localDataDir, readRuntimeRecord } from './state.js';
 
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new DemoError(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${name} must be a positive number, got "${raw}"`);
   return value;
 }
 
 function baseUrl(): string {
   if (process.env.API_URL) return process.env.API_URL.replace(/\/+$/, '');
   if (process.env.PORT) return `http://127.0.0.1:${process.env.PORT}`;
-  const file = join(DATA_DIR, 'local-env.json');
-  if (existsSync(file)) {
-    const env = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-    if (env[ENV.lambdaEndpoint]) return env[ENV.lambdaEndpoint]!;
+  try {
+    const record = readRuntimeRecord(localDataDir());
+    if (record) return record.url.replace(/\/+$/, '');
+  } catch {
+    // not a runtime record: fall back to the default port, whose answer (or silence) says more
   }
   return 'http://127.0.0.1:3000';
 }
@@ -40,9 +38,9 @@ function baseUrl(): string {
 function apiKey(): string {
   const given = process.env.API_KEY || process.env.DEMO_API_KEY;
   if (given) return given.trim();
-  const file = join(DATA_DIR, 'demo-api-key');
+  const file = join(localDataDir(), 'demo-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new DemoError('No API key: set API_KEY (or DEMO_API_KEY), or start the local API with `npm start`, which writes .data/demo-api-key.');
+  throw new CliError('No API key: set API_KEY (or DEMO_API_KEY), or start the local API with `npm start`, which writes .data/demo-api-key.');
 }
 
 // Read in main(), so a bad setting is a one-line message like any other failure.
@@ -64,19 +62,19 @@ async function api<T = any>(method: string, path: string, body?: unknown): Promi
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    throw new DemoError(`No API answering at ${BASE} (${cause}): start it with \`npm start\` in another terminal, or set API_URL.`);
+    throw new CliError(`No API answering at ${BASE} (${cause}): start it with \`npm start\` in another terminal, or set API_URL.`);
   }
   const text = await res.text();
   let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
-    throw new DemoError(`${method} ${BASE}${path} answered ${res.status} with a body that is not JSON: is something else listening there?`);
+    throw new CliError(`${method} ${BASE}${path} answered ${res.status} with a body that is not JSON: is something else listening there?`);
   }
   if (res.status === 401 || res.status === 403) {
-    throw new DemoError(`The API at ${BASE} refused the key (${res.status} ${parsed?.message ?? ''}): use the key \`npm start\` printed (API_KEY, DEMO_API_KEY or .data/demo-api-key).`);
+    throw new CliError(`The API at ${BASE} refused the key (${res.status} ${parsed?.message ?? ''}): use the key \`npm start\` printed (API_KEY, DEMO_API_KEY or .data/demo-api-key).`);
   }
-  if (!res.ok) throw new DemoError(`${method} ${path} answered ${res.status}: ${parsed?.message ?? text}`);
+  if (!res.ok) throw new CliError(`${method} ${path} answered ${res.status}: ${parsed?.message ?? text}`);
   return parsed as T;
 }
 
@@ -189,7 +187,7 @@ async function main() {
     const left = Math.ceil((deadline - Date.now()) / 1000);
     if (left <= 0) {
       if (tty) process.stdout.write('\n');
-      throw new DemoError(
+      throw new CliError(
         `Timed out after ${TIMEOUT_MS / 1000} s with ${counts(results)} of ${expected} sessions in the results. ` +
           'The local runtime runs the scanner and aggregator every SCAN_INTERVAL_SECONDS (default 10; 0 turns them off): check the `npm start` terminal, or raise DEMO_TIMEOUT_SECONDS.',
       );
@@ -239,10 +237,11 @@ async function main() {
   line(`\nThe full answer: curl -s -H "Authorization: Bearer ${keyHint}" "${BASE}${resultsPath}"`);
 }
 
-try {
-  await main();
-} catch (error) {
-  if (tty) process.stdout.write('\n');
-  console.error(error instanceof DemoError ? error.message : `The demo failed: ${(error as Error).message}`);
-  process.exit(1);
-}
+await runCli(async () => {
+  try {
+    await main();
+  } catch (error) {
+    if (tty) process.stdout.write('\n'); // leave a progress line that rewrites itself
+    throw error;
+  }
+});

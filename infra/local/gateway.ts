@@ -88,6 +88,7 @@ const compiled: Compiled[] = routes.map((route) => {
 // A literal segment beats a parameter (as API Gateway matches `/phoneConnections/batch` before `{id}`).
 compiled.sort((a, b) => b.literalSegments - a.literalSegments);
 
+/** The route and decoded path parameters; `path` must be decodable (`dispatch` checks it first). */
 export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
   for (const c of compiled) {
     if (c.route.method !== method) continue;
@@ -98,6 +99,17 @@ export function matchRoute(method: string, path: string): { route: Route; params
     return { route: c.route, params };
   }
   return undefined;
+}
+
+const MALFORMED_PATH = { error: 'Bad Request', message: 'path has a malformed percent-encoding (each %XX must form UTF-8)' };
+
+function isDecodablePath(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function gatewayAnswer(statusCode: number, body: object): GatewayResponse {
@@ -118,6 +130,8 @@ function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): bo
 /** Handles one request the way the deployed API Gateway + Lambda would. */
 export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   const method = req.method.toUpperCase();
+  // Path parameters are decoded below; a path that cannot be is refused before any route or key.
+  if (!isDecodablePath(req.path)) return gatewayAnswer(400, MALFORMED_PATH);
   const match = matchRoute(method, req.path);
   if (!match) return gatewayAnswer(404, GATEWAY_BODIES.notFound);
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
@@ -178,9 +192,14 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   }
 }
 
+/** The job a function name stands for: its job name or its local function name (`local-<job>`). */
+export function findJob(name: string): (typeof jobs)[number] | undefined {
+  return jobs.find((j) => j.name === name || localFunctionName(j.name) === name);
+}
+
 /** Runs a job function by its name (the local stand-in for Lambda Invoke). */
 export async function invokeJob(name: string, payload: unknown): Promise<unknown> {
-  const job = jobs.find((j) => j.name === name || localFunctionName(j.name) === name);
+  const job = findJob(name);
   if (!job) throw new Error(`no job named ${name}`);
   const handler = await loadHandler(job.handler);
   return handler(payload, lambdaContext(localFunctionName(job.name)));

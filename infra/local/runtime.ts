@@ -2,10 +2,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execSync } from 'node:child_process';
-import type { Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { ENV } from '../../shared/config/env.js';
 import { freePort, startDynamoDbLocal, startS3, type RunningService } from './services.js';
 import { jobs } from '../routes.js';
+import { createLocalServer, INVOKE_PREFIX } from './server.js';
+import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } from './state.js';
 
 export interface LocalRuntimeOptions {
   port: number;
@@ -33,7 +36,6 @@ export interface LocalRuntime {
 
 export const LOCAL_TABLE = 'eval-platform-local';
 export const LOCAL_BUCKET = 'eval-platform-local';
-export const LOCAL_ENV_FILE = 'local-env.json';
 
 function gitCommit(): string {
   try {
@@ -47,16 +49,47 @@ function gitCommit(): string {
  * Starts everything `npm start` needs: DynamoDB Local and s3rver (unless endpoints are given),
  * the environment the functions read, the table, the demo organization, the HTTP server and the
  * in-process schedules.
+ *
+ * It first makes sure no other runtime holds the port or the data directory, touching nothing
+ * (`RuntimeAlreadyRunningError`). Then it takes the port (answering 503 while it starts) and
+ * records itself in `<dataDir>/local-env.json`, before any emulator starts.
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  await assertNoRunningRuntime(options.port, options.dataDir);
   const children: RunningService[] = [];
   const cleanup: (() => void)[] = [];
   const stopAll = async () => {
     for (const c of children.reverse()) await c.stop().catch(() => undefined);
     cleanup.forEach((f) => f());
   };
+  // Only holders of this secret may invoke the job functions (see server.ts).
+  const invokeSecret = randomBytes(24).toString('base64url');
+  let ready = false;
+  const server = createLocalServer({ quiet: options.quiet, invokeSecret, isReady: () => ready });
+  const closeServer = () =>
+    new Promise<void>((res) => {
+      if (!server.listening) return res();
+      server.close(() => res());
+      server.closeAllConnections();
+    });
+  try {
+    await new Promise<void>((res, rej) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        rej(error.code === 'EADDRINUSE' ? new Error(`port ${options.port} is already in use; stop what holds it or set PORT`) : error),
+      );
+      server.listen(options.port, '127.0.0.1', () => res());
+    });
+  } catch (error) {
+    await closeServer();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   try {
     mkdirSync(options.dataDir, { recursive: true });
+    // From here a second start with this data directory refuses, whatever its port.
+    writeRuntimeRecord(options.dataDir, { pid: process.pid, url, ready: false });
+    cleanup.push(() => removeOwnRuntimeRecord(options.dataDir));
     let dynamoEndpoint = options.dynamodbEndpoint;
     if (!dynamoEndpoint) {
       const dynamo = await startDynamoDbLocal({ port: options.dynamodbPort || (await freePort()), dbPath: options.inMemory ? undefined : join(options.dataDir, 'dynamodb') });
@@ -72,15 +105,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       s3Endpoint = s3.endpoint;
     }
 
-    const port = options.port;
-    const url = `http://127.0.0.1:${port}`;
     const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
     const env: Record<string, string> = {
       [ENV.tableName]: process.env[ENV.tableName] ?? LOCAL_TABLE,
       [ENV.bucketName]: process.env[ENV.bucketName] ?? LOCAL_BUCKET,
       [ENV.dynamodbEndpoint]: dynamoEndpoint,
       [ENV.s3Endpoint]: s3Endpoint,
-      [ENV.lambdaEndpoint]: url,
+      // The SDK keeps the endpoint's path: every invoke carries the secret (server.ts checks it).
+      [ENV.lambdaEndpoint]: `${url}${INVOKE_PREFIX}/${invokeSecret}`,
       [ENV.evaluatorFunction]: 'local-evaluator',
       [ENV.scannerFunction]: 'local-scanner',
       [ENV.aggregatorFunction]: 'local-aggregator',
@@ -106,17 +138,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const remembered = !options.inMemory && existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
     const demoApiKey = await bootstrap.seedDemoOrganization({ demoKey: options.demoApiKey, rememberedKey: remembered || undefined });
     writeFileSync(keyFile, `${demoApiKey}\n`, { mode: 0o600 });
-    // Lets `npm run invoke` and `npm run admin` find the running local services.
-    writeFileSync(join(options.dataDir, LOCAL_ENV_FILE), JSON.stringify(env, null, 2));
-    cleanup.push(() => rmSync(join(options.dataDir, LOCAL_ENV_FILE), { force: true }));
-
-    const { createLocalServer } = await import('./server.js');
-    const server: Server = createLocalServer({ quiet: options.quiet });
-    await new Promise<void>((res, rej) => {
-      server.once('error', rej);
-      server.listen(port, '127.0.0.1', () => res());
-    });
-    const { invokeJob } = await import('./gateway.js');
+    const { invokeJob, loadHandler } = await import('./gateway.js');
+    // Loaded now rather than on the first invoke, which the build-info probe gives only 2 s.
+    await Promise.all(jobs.map((j) => loadHandler(j.handler)));
     // The evaluation queue: drained by the real evaluator handler whenever something is enqueued.
     const { localQueue } = await import('../../shared/queue/evaluation-queue.js');
     const { drainLocalQueue } = await import('./queue.js');
@@ -145,6 +169,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         timers.push(timer);
       }
     }
+    ready = true;
+    // Lets `npm run invoke` and `npm run admin` find the running local services.
+    writeRuntimeRecord(options.dataDir, { pid: process.pid, url, ready: true, env });
     return {
       url,
       port,
@@ -155,14 +182,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         timers.forEach(clearInterval);
         localQueue.onEnqueue = undefined;
         await draining;
-        await new Promise<void>((res) => {
-          server.close(() => res());
-          server.closeAllConnections();
-        });
+        await closeServer();
         await stopAll();
       },
     };
   } catch (error) {
+    await closeServer();
     await stopAll();
     throw error;
   }

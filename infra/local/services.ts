@@ -33,7 +33,7 @@ export async function preferredPort(port: number): Promise<number> {
   return (await portIsFree(port)) ? port : freePort();
 }
 
-export async function waitForPort(port: number, timeoutMs = 30_000): Promise<void> {
+export async function waitForPort(port: number, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const open = await new Promise<boolean>((resolve) => {

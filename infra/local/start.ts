@@ -1,13 +1,19 @@
 /**
- * `npm start`: the whole service on this machine. Flags: `--in-memory` (nothing kept under .data/).
- * Environment: PORT (3000), DEMO_API_KEY, DYNAMODB_ENDPOINT, S3_ENDPOINT, SCAN_INTERVAL_SECONDS (10),
- * DYNAMODB_LOCAL_PORT (8000) and S3_LOCAL_PORT (4569) for the emulators it starts (0 = any free port).
+ * `npm start`: the whole service on this machine. Flags: `--in-memory` (no database or uploads kept).
+ * Environment: PORT (3000; 0 = any free port), DATA_DIR (.data), DEMO_API_KEY, DYNAMODB_ENDPOINT,
+ * S3_ENDPOINT, SCAN_INTERVAL_SECONDS (10), DYNAMODB_LOCAL_PORT (8000) and S3_LOCAL_PORT (4569)
+ * for the emulators it starts (0 = any free port).
  */
-import { resolve } from 'node:path';
 import { startLocalRuntime } from './runtime.js';
 import { preferredPort } from './services.js';
+import { localDataDir, RuntimeAlreadyRunningError } from './state.js';
 
-const args = new Set(process.argv.slice(2));
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== '--in-memory');
+if (unknown.length) {
+  console.error(`unknown argument ${unknown[0]}; usage: npm start [-- --in-memory]`);
+  process.exit(2);
+}
 const port = Number(process.env.PORT ?? 3000);
 const interval = Number(process.env.SCAN_INTERVAL_SECONDS ?? 10);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -21,8 +27,8 @@ try {
     // Explicit ports are used as given; the defaults step aside when something else holds them.
     dynamodbPort: process.env.DYNAMODB_LOCAL_PORT ? Number(process.env.DYNAMODB_LOCAL_PORT) : await preferredPort(8000),
     s3Port: process.env.S3_LOCAL_PORT ? Number(process.env.S3_LOCAL_PORT) : await preferredPort(4569),
-    inMemory: args.has('--in-memory'),
-    dataDir: resolve(import.meta.dirname, '..', '..', '.data'),
+    inMemory: args.includes('--in-memory'),
+    dataDir: localDataDir(),
     demoApiKey: process.env.DEMO_API_KEY || undefined,
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     s3Endpoint: process.env.S3_ENDPOINT || undefined,
@@ -43,6 +49,7 @@ try {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 } catch (error) {
-  console.error(`Could not start: ${(error as Error).message}`);
+  if (error instanceof RuntimeAlreadyRunningError) console.error(error.message);
+  else console.error(`Could not start: ${(error as Error).message}`);
   process.exit(1);
 }

@@ -7,5 +7,7 @@ declare module 'vitest' {
     /** The e2e server's base URL and demo key. */
     serverUrl: string;
     demoApiKey: string;
+    /** The e2e runtime's DATA_DIR (its local-env.json and demo-api-key). */
+    dataDir: string;
   }
 }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/services.js';
 
@@ -7,14 +9,16 @@ import { freePort } from '../../infra/local/services.js';
 export default async function setup(project: TestProject) {
   const root = resolve(import.meta.dirname, '..', '..');
   const port = await freePort();
+  // Its own data directory: the developer's .data/ (and a runtime they may have running) stay untouched.
+  const dataDir = mkdtempSync(join(tmpdir(), 'evp-e2e-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DYNAMODB_LOCAL_PORT: '0', S3_LOCAL_PORT: '0', SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error' },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DYNAMODB_LOCAL_PORT: '0', S3_LOCAL_PORT: '0', SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const key = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`local server did not start:\n${output}`)), 80_000);
+    const timer = setTimeout(() => rej(new Error(`local server did not start:\n${output}`)), 150_000);
     const onData = (d: Buffer) => {
       output += d.toString();
       const m = /Demo API key: (\S+)/.exec(output);
@@ -29,6 +33,7 @@ export default async function setup(project: TestProject) {
   });
   project.provide('serverUrl', `http://127.0.0.1:${port}`);
   project.provide('demoApiKey', key);
+  project.provide('dataDir', dataDir);
   return async () => {
     await new Promise<void>((res) => {
       if (child.exitCode !== null) return res();
@@ -36,5 +41,6 @@ export default async function setup(project: TestProject) {
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGKILL'), 5000).unref();
     });
+    rmSync(dataDir, { recursive: true, force: true });
   };
 }
