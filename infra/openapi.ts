@@ -46,7 +46,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
       ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(contract.body) } } } } : {}),
       responses: {
-        [success]: { description: 'success' },
+        [success]: { description: 'success', ...(contract.response ? { content: { 'application/json': { schema: plain(contract.response) } } } : {}) },
         default: { description: 'error', content: { 'application/json': { schema: errorBody } } },
       },
       ...(route.access !== 'member' ? { description: `access: ${route.access}` } : {}),

@@ -42,6 +42,8 @@ interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
   params?: P;
   query?: Q;
   body?: B;
+  /** The success body's schema (documentation only: the OpenAPI generator reads it). */
+  response?: TSchema;
 }
 
 /** What a handler declares about its route: read by the OpenAPI generator. */
@@ -50,6 +52,7 @@ export interface Contract {
   params?: TObject;
   query: TObject;
   body?: TSchema;
+  response?: TSchema;
 }
 
 const NoParams = Type.Object({}, { additionalProperties: true });
@@ -150,7 +153,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
   // The route's schemas, for the OpenAPI document (infra/openapi.ts).
-  return Object.assign(fnWithContract, { contract: { route, params: spec.params, query: querySchema, body: spec.body } satisfies Contract });
+  return Object.assign(fnWithContract, { contract: { route, params: spec.params, query: querySchema, body: spec.body, response: spec.response } satisfies Contract });
 
   function logLine(request: Req) {
     log('info', 'request', {

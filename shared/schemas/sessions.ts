@@ -254,23 +254,29 @@ export const EvaluationListQuery = Type.Object(
 );
 export type EvaluationListQuery = Static<typeof EvaluationListQuery>;
 
-export interface Evaluation {
-  id: string;
-  organizationId: string;
-  sessionId: string;
-  inferenceResultId: string | null;
-  metricId: string;
-  metricGroupId: string;
-  monitorId: string | null;
-  status: EvaluationStatus;
-  score: number | null;
-  reason: string | null;
-  error: string | null;
-  creditsUsed: number;
-  humanScore: number | null;
-  humanReason: string | null;
-  createdAt: string;
-  evaluatedAt: string | null;
-}
+/** An evaluation as stored and answered (GET, list, create, update, retry). */
+export const EvaluationRecord = Type.Object(
+  {
+    id: Id,
+    organizationId: Id,
+    sessionId: Id,
+    inferenceResultId: Nullable(Id),
+    metricId: Id,
+    metricGroupId: Id,
+    metricName: Type.String({ description: "the metric's name when the evaluation was created (a later rename of the metric does not change it)" }),
+    monitorId: Nullable(Id),
+    status: StringEnum(EVALUATION_STATUSES),
+    score: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    reason: Nullable(Type.String({ description: 'why the score: for deterministic metrics, what matched or was missing and where' })),
+    error: Nullable(Type.String({ description: 'why the evaluation FAILED or was SKIPPED' })),
+    creditsUsed: Type.Number({ minimum: 0 }),
+    humanScore: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    humanReason: Nullable(Type.String()),
+    createdAt: DateTime,
+    evaluatedAt: Nullable(DateTime),
+  },
+  { additionalProperties: false },
+);
+export type Evaluation = Static<typeof EvaluationRecord>;
 
 export const CompatibilityQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });

@@ -175,8 +175,9 @@ describe('monitor engine', () => {
     const s = await t.session('x', '{}');
     await t.close(s.id);
     await drain();
-    const evals = (await t.api.get('/evaluations', { sessionIds: s.id })).body as { metricId: string; monitorId: string }[];
+    const evals = (await t.api.get('/evaluations', { sessionIds: s.id })).body as { metricId: string; metricName: string; monitorId: string }[];
     expect(evals.map((e) => e.metricId).sort()).toEqual(['met_is_json', rev.id].sort());
+    expect(Object.fromEntries(evals.map((e) => [e.metricId, e.metricName]))).toEqual({ met_is_json: 'is_json', [rev.id]: 'judge v2' });
     expect(evals.every((e) => e.monitorId === m.id)).toBe(true);
     const results = (await t.api.get(`/monitors/${m.id}/results`)).body;
     expect(results.markers.metricRevisions).toEqual([{ metricGroupId: root.metricGroupId, name: 'judge v2', metricId: rev.id, at: rev.createdAt }]);

@@ -1,9 +1,26 @@
 /**
  * The deterministic predefined metrics (DESIGN.md §6), as pure functions of the evaluation
- * parameter values. Each returns a score in [0, 1] or throws MetricInputError (the evaluation
- * then FAILS with that message).
+ * parameter values. Each gives a score in [0, 1] and a reason that says what matched or was
+ * missing, and where (personal data and secret-looking values masked, at most ~500 characters);
+ * or throws MetricInputError (the evaluation then FAILS with that message).
  */
+import { capReason, charCount, charNumberAt, excerpt, findPii, listOf, maskSensitive, maskValue, notJsonBecause, num, shortJson } from './reason-text.js';
+
+export { luhnValid } from './reason-text.js';
+
 export class MetricInputError extends Error {}
+
+/** A metric's answer: the score and what it found. */
+export interface MetricResult {
+  score: number;
+  reason: string;
+}
+
+/** The score and the reason without the metric's name (the table below adds it). */
+interface Finding {
+  score: number;
+  detail: string;
+}
 
 const chars = (s: string) => Array.from(s.normalize('NFC'));
 
@@ -34,11 +51,36 @@ export function textMatch(output: string, expected: string): number {
   return textSimilarity(output, expected) > 0.85 ? 1 : 0;
 }
 
+/** The distance, the lengths and where the texts first differ, as a reason says them. */
+function similarityFinding(output: string, expected: string): { score: number; detail: string; where: string } {
+  const out = chars(output);
+  const exp = chars(expected);
+  const longest = Math.max(out.length, exp.length);
+  if (longest === 0) return { score: 1, detail: 'actual_output and expected_output are both empty', where: '' };
+  const distance = levenshtein(output, expected);
+  if (distance === 0) return { score: 1, detail: `actual_output equals expected_output, ${longest} characters`, where: '' };
+  let first = 0;
+  while (first < out.length && first < exp.length && out[first] === exp[first]) first++;
+  const where = `; first difference at character ${first + 1}: expected ${excerpt(exp.join(''), first)}, got ${excerpt(out.join(''), first)}`;
+  return { score: 1 - distance / longest, detail: `Levenshtein distance ${distance} over ${longest} characters`, where };
+}
+
+function textSimilarityFinding(output: string, expected: string): Finding {
+  const f = similarityFinding(output, expected);
+  return { score: f.score, detail: `${num(f.score)} (${f.detail})${f.where}` };
+}
+
+function textMatchFinding(output: string, expected: string): Finding {
+  const f = similarityFinding(output, expected);
+  const matched = f.score > 0.85;
+  return { score: matched ? 1 : 0, detail: `similarity ${num(f.score)} ${matched ? '>' : '≤'} 0.85 (${f.detail})${f.where}` };
+}
+
 function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new MetricInputError(`${what} is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    throw new MetricInputError(`${what} is not valid JSON: ${notJsonBecause(text)}`);
   }
 }
 
@@ -49,21 +91,45 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
 
 /** Deep, type-strict equality (1 ≠ "1", key order ignored, array order kept). */
 export function deepEqual(a: unknown, b: unknown, normalise?: (s: string) => string): boolean {
-  if (typeof a === 'string' && typeof b === 'string') return normalise ? normalise(a) === normalise(b) : a === b;
-  if (typeof a !== typeof b) return false;
-  if (a === null || b === null) return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => deepEqual(v, b[i], normalise));
+  return firstDifference(a, b, '', normalise) === undefined;
+}
+
+interface Difference {
+  path: string;
+  /** What differs there, e.g. `expected 12, got "12"`. */
+  what: string;
+}
+
+const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const member = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}${path ? '.' : ''}${key}` : `${path}[${JSON.stringify(key)}]`);
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/** The first place where `got` differs from `expected` (the rules of deepEqual), or undefined. */
+function firstDifference(got: unknown, expected: unknown, path: string, normalise?: (s: string) => string): Difference | undefined {
+  const plain = (): Difference => ({ path, what: `expected ${shortJson(expected)}, got ${shortJson(got)}` });
+  if (typeof got === 'string' && typeof expected === 'string') return (normalise ? normalise(got) === normalise(expected) : got === expected) ? undefined : plain();
+  if (typeof got !== typeof expected || got === null || expected === null) return got === expected ? undefined : plain();
+  if (Array.isArray(got) || Array.isArray(expected)) {
+    if (!Array.isArray(got) || !Array.isArray(expected)) return { path, what: `expected ${typeName(expected)}, got ${typeName(got)}` };
+    if (got.length !== expected.length) return { path, what: `expected ${expected.length} items, got ${got.length}` };
+    for (let i = 0; i < expected.length; i++) {
+      const d = firstDifference(got[i], expected[i], `${path}[${i}]`, normalise);
+      if (d) return d;
+    }
+    return undefined;
   }
-  if (typeof a === 'object') {
-    const ao = a as Record<string, unknown>;
-    const bo = b as Record<string, unknown>;
-    const keys = Object.keys(ao);
-    if (keys.length !== Object.keys(bo).length) return false;
-    return keys.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual(ao[k], bo[k], normalise));
+  if (typeof got === 'object') {
+    const g = got as Record<string, unknown>;
+    const e = expected as Record<string, unknown>;
+    for (const k of Object.keys(e)) {
+      if (!has(g, k)) return { path: member(path, k), what: 'missing' };
+      const d = firstDifference(g[k], e[k], member(path, k), normalise);
+      if (d) return d;
+    }
+    const extra = Object.keys(g).find((k) => !has(e, k));
+    return extra === undefined ? undefined : { path: member(path, extra), what: 'not expected' };
   }
-  return a === b;
+  return got === expected ? undefined : plain();
 }
 
 /** Case- and accent-insensitive form of a string. */
@@ -71,14 +137,32 @@ export function foldCaseAndAccents(s: string): string {
   return s.normalize('NFD').replace(/\p{M}+/gu, '').toLocaleLowerCase('en').normalize('NFC');
 }
 
-/** 1 − share of the expected object's top-level keys whose values differ in the output; `{}` expected → 1. */
-export function jsonFieldMatch(output: string, expected: string, normalised = false): number {
+function jsonFieldFinding(output: string, expected: string, normalised: boolean): Finding {
   const exp = asObject(parseJson(expected, 'expected_output'), 'expected_output');
   const out = asObject(parseJson(output, 'actual_output'), 'actual_output');
   const keys = Object.keys(exp);
-  if (keys.length === 0) return 1;
-  const differing = keys.filter((k) => !Object.prototype.hasOwnProperty.call(out, k) || !deepEqual(out[k], exp[k], normalised ? foldCaseAndAccents : undefined));
-  return 1 - differing.length / keys.length;
+  const how = normalised ? ' (strings compared case- and accent-insensitively)' : '';
+  if (keys.length === 0) return { score: 1, detail: 'expected_output is {}: no key to compare' };
+  const differing: string[] = [];
+  for (const k of keys) {
+    const name = maskSensitive(JSON.stringify(k));
+    if (!has(out, k)) {
+      differing.push(`${name} (missing)`);
+      continue;
+    }
+    const d = firstDifference(out[k], exp[k], member('', k), normalised ? foldCaseAndAccents : undefined);
+    if (d) differing.push(d.path === member('', k) ? `${name} (${d.what})` : `${name} (at ${maskSensitive(d.path)}: ${d.what})`);
+  }
+  const score = 1 - differing.length / keys.length;
+  if (differing.length === 0) {
+    return { score, detail: `${keys.length === 1 ? `the expected key ${maskSensitive(JSON.stringify(keys[0]))} matches` : `all ${keys.length} expected keys match`}${how}` };
+  }
+  return { score, detail: `${differing.length} of ${keys.length} expected ${keys.length === 1 ? 'key differs' : 'keys differ'}: ${listOf(differing, 4)}${how}` };
+}
+
+/** 1 − share of the expected object's top-level keys whose values differ in the output; `{}` expected → 1. */
+export function jsonFieldMatch(output: string, expected: string, normalised = false): number {
+  return jsonFieldFinding(output, expected, normalised).score;
 }
 
 type Box = [number, number, number, number];
@@ -88,7 +172,9 @@ function boxesOf(text: string, what: string): Box[] {
   const isBox = (v: unknown): v is Box => Array.isArray(v) && v.length === 4 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
   const list = isBox(value) ? [value] : Array.isArray(value) && value.every(isBox) ? (value as Box[]) : undefined;
   if (!list) throw new MetricInputError(`${what} must be a box [x1, y1, x2, y2] or a list of boxes`);
-  for (const [x1, y1, x2, y2] of list) if (x2 < x1 || y2 < y1) throw new MetricInputError(`${what} has a box with x2 < x1 or y2 < y1`);
+  list.forEach(([x1, y1, x2, y2], i) => {
+    if (x2 < x1 || y2 < y1) throw new MetricInputError(`${what} has a box with x2 < x1 or y2 < y1 (box ${i + 1}: ${JSON.stringify(list[i])})`);
+  });
   return list;
 }
 
@@ -100,17 +186,42 @@ export function iouOfBoxes(a: Box, b: Box): number {
   return union <= 0 ? 0 : inter / union;
 }
 
-/** The best intersection-over-union between any output box and any expected box. */
-export function iou(output: string, expected: string): number {
+/** The best pair of boxes and its IoU, with the words a reason uses for it. */
+function bestBoxes(output: string, expected: string): { best: number; pair: string; counts: string } {
   const outs = boxesOf(output, 'actual_output');
   const exps = boxesOf(expected, 'expected_output');
   let best = 0;
-  for (const o of outs) for (const e of exps) best = Math.max(best, iouOfBoxes(o, e));
-  return best;
+  let at: [number, number] | undefined;
+  outs.forEach((o, i) =>
+    exps.forEach((e, j) => {
+      const v = iouOfBoxes(o, e);
+      if (at === undefined || v > best) [best, at] = [v, [i, j]];
+    }),
+  );
+  const label = (list: Box[], i: number, what: string) => `${what}${list.length > 1 ? ` box ${i + 1}` : ''} ${JSON.stringify(list[i])}`;
+  const counts = outs.length > 1 || exps.length > 1 ? `; ${outs.length} actual and ${exps.length} expected boxes` : '';
+  const pair = best > 0 ? `${label(outs, at![0], 'actual_output')} and ${label(exps, at![1], 'expected_output')}` : `no actual_output box overlaps ${exps.length > 1 ? 'an expected_output box' : 'the expected_output box'}`;
+  return { best, pair, counts };
+}
+
+/** The best intersection-over-union between any output box and any expected box. */
+export function iou(output: string, expected: string): number {
+  return bestBoxes(output, expected).best;
 }
 
 export function spatialMatch(output: string, expected: string): number {
   return iou(output, expected) >= 0.5 ? 1 : 0;
+}
+
+function iouFinding(output: string, expected: string): Finding {
+  const b = bestBoxes(output, expected);
+  return { score: b.best, detail: `${num(b.best)} (${b.best > 0 ? 'best pair: ' : ''}${b.pair}${b.counts})` };
+}
+
+function spatialMatchFinding(output: string, expected: string): Finding {
+  const b = bestBoxes(output, expected);
+  const hit = b.best >= 0.5;
+  return { score: hit ? 1 : 0, detail: `best IoU ${num(b.best)} ${hit ? '≥' : '<'} 0.5 (${b.pair}${b.counts})` };
 }
 
 /** Tool names compare trimmed, case-insensitive, with spaces and hyphens read as underscores. */
@@ -119,9 +230,28 @@ export function normaliseToolName(name: string): string {
 }
 
 export function toolCorrectness(used: string[], expected: string[]): number {
-  const a = new Set(used.map(normaliseToolName));
-  const b = new Set(expected.map(normaliseToolName));
-  return a.size === b.size && [...a].every((t) => b.has(t)) ? 1 : 0;
+  return toolFinding(used, expected).score;
+}
+
+function toolFinding(used: string[], expected: string[]): Finding {
+  /** The normalised names of a list, each with its first spelling. */
+  const byName = (list: string[]) => {
+    const m = new Map<string, string>();
+    for (const t of list) if (!m.has(normaliseToolName(t))) m.set(normaliseToolName(t), t);
+    return m;
+  };
+  const a = byName(used);
+  const b = byName(expected);
+  const names = (list: string[]) => listOf(list.map((t) => shortJson(t)), 5);
+  const missing = [...b].filter(([k]) => !a.has(k)).map(([, t]) => t);
+  const unexpected = [...a].filter(([k]) => !b.has(k)).map(([, t]) => t);
+  if (missing.length === 0 && unexpected.length === 0) {
+    return { score: 1, detail: b.size === 0 ? 'no tool expected and none used' : `used exactly the expected tools: ${names([...b.values()])}` };
+  }
+  const parts = [];
+  if (missing.length) parts.push(`missing tool${missing.length > 1 ? 's' : ''} ${names(missing)}${a.size === 0 ? ' (no tool was used)' : ''}`);
+  if (unexpected.length) parts.push(`unexpected tool${unexpected.length > 1 ? 's' : ''} ${names(unexpected)}`);
+  return { score: 0, detail: parts.join('; ') };
 }
 
 /** Lower-cased word tokens (letters and digits, Unicode-aware), as BLEU and ROUGE compare them. */
@@ -138,17 +268,28 @@ function ngrams(words: string[], n: number): Map<string, number> {
   return out;
 }
 
-/**
- * Sentence BLEU-4 (Papineni et al., 2002): geometric mean of clipped n-gram precisions for
- * n = 1..4 with uniform weights 1/4, times the brevity penalty BP = 1 if c > r else e^(1 − r/c).
- * No smoothing: a zero precision gives 0.
- */
-export function bleu(output: string, expected: string): number {
+/** Words of the reference absent from the candidate, in reference order, as a reason lists them. */
+function missingWords(cand: string[], ref: string[]): string {
+  const seen = new Set(cand);
+  const missing = [...new Set(ref.filter((w) => !seen.has(w)))];
+  // A word of 5+ digits may be part of a number someone would rather not see whole.
+  const show = (w: string) => JSON.stringify(/\d{5}/.test(w) ? maskValue(w) : maskSensitive(w));
+  return missing.length ? `; expected words missing from actual_output: ${listOf(missing.map(show), 6)}` : '';
+}
+
+interface BleuParts {
+  score: number;
+  precisions: { matched: number; total: number }[];
+  brevityPenalty: number;
+  cand: string[];
+  ref: string[];
+}
+
+function bleuParts(output: string, expected: string): BleuParts {
   const cand = tokens(output);
   const ref = tokens(expected);
-  if (cand.length === 0 || ref.length === 0) return 0;
-  let logSum = 0;
-  for (let n = 1; n <= 4; n++) {
+  if (cand.length === 0 || ref.length === 0) return { score: 0, precisions: [], brevityPenalty: 0, cand, ref };
+  const precisions = [1, 2, 3, 4].map((n) => {
     const c = ngrams(cand, n);
     const r = ngrams(ref, n);
     let matched = 0;
@@ -157,11 +298,36 @@ export function bleu(output: string, expected: string): number {
       total += count;
       matched += Math.min(count, r.get(gram) ?? 0);
     }
-    if (total === 0 || matched === 0) return 0;
-    logSum += 0.25 * Math.log(matched / total);
-  }
-  const bp = cand.length > ref.length ? 1 : Math.exp(1 - ref.length / cand.length);
-  return bp * Math.exp(logSum);
+    return { matched, total };
+  });
+  const brevityPenalty = cand.length > ref.length ? 1 : Math.exp(1 - ref.length / cand.length);
+  if (precisions.some((p) => p.total === 0 || p.matched === 0)) return { score: 0, precisions, brevityPenalty, cand, ref };
+  const logSum = precisions.reduce((s, p) => s + 0.25 * Math.log(p.matched / p.total), 0);
+  return { score: brevityPenalty * Math.exp(logSum), precisions, brevityPenalty, cand, ref };
+}
+
+/**
+ * Sentence BLEU-4 (Papineni et al., 2002): geometric mean of clipped n-gram precisions for
+ * n = 1..4 with uniform weights 1/4, times the brevity penalty BP = 1 if c > r else e^(1 − r/c).
+ * No smoothing: a zero precision gives 0.
+ */
+export function bleu(output: string, expected: string): number {
+  return bleuParts(output, expected).score;
+}
+
+function bleuFinding(output: string, expected: string): Finding {
+  const b = bleuParts(output, expected);
+  if (b.cand.length === 0) return { score: 0, detail: '0 (actual_output has no words)' };
+  if (b.ref.length === 0) return { score: 0, detail: '0 (expected_output has no words)' };
+  const precision = b.precisions.map((p) => `${p.matched}/${p.total}`).join(', ');
+  const lengths = `${b.cand.length} words against ${b.ref.length} in expected_output`;
+  const why =
+    b.score > 0
+      ? `clipped n-gram precision ${precision} for n = 1–4; brevity penalty ${num(b.brevityPenalty)}: ${lengths}`
+      : b.cand.length < 4
+        ? `actual_output has fewer than 4 words: ${lengths}`
+        : `no shared ${b.precisions.findIndex((p) => p.matched === 0) + 1}-gram: clipped n-gram precision ${precision} for n = 1–4`;
+  return { score: b.score, detail: `${num(b.score)} (${why})${missingWords(b.cand, b.ref)}` };
 }
 
 function lcs(a: string[], b: string[]): number {
@@ -174,61 +340,75 @@ function lcs(a: string[], b: string[]): number {
   return prev[b.length]!;
 }
 
-/** ROUGE-L F1 on words (Lin, 2004): P = LCS/|candidate|, R = LCS/|reference|, F = 2PR/(P+R). */
-export function rougeL(output: string, expected: string): number {
+function rougeFinding(output: string, expected: string): Finding {
   const cand = tokens(output);
   const ref = tokens(expected);
-  if (cand.length === 0 || ref.length === 0) return cand.length === ref.length ? 1 : 0;
+  if (cand.length === 0 && ref.length === 0) return { score: 1, detail: '1 (actual_output and expected_output both have no words)' };
+  if (cand.length === 0) return { score: 0, detail: '0 (actual_output has no words)' };
+  if (ref.length === 0) return { score: 0, detail: '0 (expected_output has no words)' };
   const l = lcs(cand, ref);
-  if (l === 0) return 0;
+  if (l === 0) return { score: 0, detail: `0 (no word in common: ${cand.length} words against ${ref.length} in expected_output)${missingWords(cand, ref)}` };
   const p = l / cand.length;
   const r = l / ref.length;
-  return (2 * p * r) / (p + r);
+  const score = (2 * p * r) / (p + r);
+  return { score, detail: `${num(score)} (longest common word subsequence ${l}; precision ${l}/${cand.length}, recall ${l}/${ref.length})${missingWords(cand, ref)}` };
+}
+
+/** ROUGE-L F1 on words (Lin, 2004): P = LCS/|candidate|, R = LCS/|reference|, F = 2PR/(P+R). */
+export function rougeL(output: string, expected: string): number {
+  return rougeFinding(output, expected).score;
+}
+
+function isJsonFinding(output: string): Finding {
+  if (output.trim() === '') return { score: 0, detail: `actual_output is not JSON: it is ${output === '' ? 'empty' : 'only whitespace'}` };
+  let value: unknown;
+  try {
+    value = JSON.parse(output);
+  } catch {
+    return { score: 0, detail: `actual_output is not JSON: ${notJsonBecause(output)}` };
+  }
+  const what =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? `an array of ${value.length} item${value.length === 1 ? '' : 's'}`
+        : typeof value === 'object'
+          ? `an object with ${Object.keys(value).length} key${Object.keys(value).length === 1 ? '' : 's'}`
+          : typeName(value);
+  return { score: 1, detail: `actual_output is JSON (${what})` };
 }
 
 export function isJson(output: string): number {
-  try {
-    JSON.parse(output);
-    return 1;
-  } catch {
-    return 0;
-  }
+  return isJsonFinding(output).score;
+}
+
+function nonEmptyFinding(output: string): Finding {
+  if (output === '') return { score: 0, detail: 'actual_output is empty' };
+  const n = charCount(output);
+  if (output.trim() === '') return { score: 0, detail: `actual_output is only whitespace (${n} character${n === 1 ? '' : 's'})` };
+  return { score: 1, detail: `actual_output has ${n} character${n === 1 ? '' : 's'}` };
 }
 
 export function nonEmptyOutput(output: string): number {
-  return output.trim().length > 0 ? 1 : 0;
-}
-
-const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/u;
-const PHONE = /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?|\b\d{2,4}[\s.-])\d{3,4}[\s.-]\d{4}\b|\+\d{8,15}\b/;
-
-/** Luhn checksum of a digit string. */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return digits.length > 0 && sum % 10 === 0;
+  return nonEmptyFinding(output).score;
 }
 
 export function hasCardNumber(text: string): boolean {
-  const candidates = text.match(/\b\d(?:[ -]?\d){12,18}\b/g) ?? [];
-  return candidates.some((c) => luhnValid(c.replace(/[ -]/g, '')));
+  return findPii(text).some((m) => m.kind === 'card number');
+}
+
+function noPiiFinding(output: string): Finding {
+  const found = findPii(output);
+  if (found.length === 0) return { score: 1, detail: 'no e-mail address, phone number or card number in actual_output' };
+  const one = (m: (typeof found)[number], inWhat: string) =>
+    `${m.kind === 'e-mail address' ? 'an' : 'a'} ${m.kind}${inWhat} at character ${charNumberAt(output, m.start)} (${JSON.stringify(maskValue(output.slice(m.start, m.end)))})`;
+  if (found.length === 1) return { score: 0, detail: `found ${one(found[0]!, ' in actual_output')}` };
+  return { score: 0, detail: `found ${found.length} pieces of personal data in actual_output: ${listOf(found.map((m) => one(m, '')), 3)}` };
 }
 
 /** 1 when the output holds no e-mail address, phone number or Luhn-valid card number. */
 export function noPii(output: string): number {
-  if (EMAIL.test(output)) return 0;
-  if (hasCardNumber(output)) return 0;
-  if (PHONE.test(output)) return 0;
-  return 1;
+  return noPiiFinding(output).score;
 }
 
 const asText = (v: unknown, name: string): string => {
@@ -241,18 +421,32 @@ const asList = (v: unknown, name: string): string[] => {
   throw new MetricInputError(`${name} must be a list of names`);
 };
 
-/** The scoring function of each deterministic predefined metric, by name. */
-export const DETERMINISTIC_METRICS: Record<string, (p: Record<string, unknown>) => number> = {
-  text_similarity: (p) => textSimilarity(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  text_match: (p) => textMatch(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  json_field_match: (p) => jsonFieldMatch(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  json_field_match_normalized: (p) => jsonFieldMatch(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output'), true),
-  iou: (p) => iou(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  spatial_match: (p) => spatialMatch(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  tool_correctness: (p) => toolCorrectness(asList(p.tools_used ?? [], 'tools_used'), asList(p.expected_tools, 'expected_tools')),
-  bleu: (p) => bleu(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  rouge: (p) => rougeL(asText(p.actual_output, 'actual_output'), asText(p.expected_output, 'expected_output')),
-  is_json: (p) => isJson(asText(p.actual_output, 'actual_output')),
-  non_empty_output: (p) => nonEmptyOutput(asText(p.actual_output ?? '', 'actual_output')),
-  no_pii: (p) => noPii(asText(p.actual_output ?? '', 'actual_output')),
+type Params = Record<string, unknown>;
+const output = (p: Params) => asText(p.actual_output, 'actual_output');
+const expectedOutput = (p: Params) => asText(p.expected_output, 'expected_output');
+
+const FINDERS: Record<string, (p: Params) => Finding> = {
+  text_similarity: (p) => textSimilarityFinding(output(p), expectedOutput(p)),
+  text_match: (p) => textMatchFinding(output(p), expectedOutput(p)),
+  json_field_match: (p) => jsonFieldFinding(output(p), expectedOutput(p), false),
+  json_field_match_normalized: (p) => jsonFieldFinding(output(p), expectedOutput(p), true),
+  iou: (p) => iouFinding(output(p), expectedOutput(p)),
+  spatial_match: (p) => spatialMatchFinding(output(p), expectedOutput(p)),
+  tool_correctness: (p) => toolFinding(asList(p.tools_used ?? [], 'tools_used'), asList(p.expected_tools, 'expected_tools')),
+  bleu: (p) => bleuFinding(output(p), expectedOutput(p)),
+  rouge: (p) => rougeFinding(output(p), expectedOutput(p)),
+  is_json: (p) => isJsonFinding(output(p)),
+  non_empty_output: (p) => nonEmptyFinding(asText(p.actual_output ?? '', 'actual_output')),
+  no_pii: (p) => noPiiFinding(asText(p.actual_output ?? '', 'actual_output')),
 };
+
+/** Each deterministic predefined metric, by name: the score and a reason starting with the name. */
+export const DETERMINISTIC_METRICS: Record<string, (p: Params) => MetricResult> = Object.fromEntries(
+  Object.entries(FINDERS).map(([name, find]) => [
+    name,
+    (p: Params) => {
+      const f = find(p);
+      return { score: f.score, reason: capReason(`${name}: ${f.detail}`) };
+    },
+  ]),
+);

@@ -21,7 +21,7 @@ export function newEvaluation(f: {
   organizationId: string;
   sessionId: string;
   inferenceResultId: string | null;
-  metric: Pick<StoredMetric, 'id' | 'metricGroupId'>;
+  metric: Pick<StoredMetric, 'id' | 'metricGroupId' | 'name'>;
   monitorId: string | null;
   status: Evaluation['status'];
   createdAt: string;
@@ -33,6 +33,7 @@ export function newEvaluation(f: {
     inferenceResultId: f.inferenceResultId,
     metricId: f.metric.id,
     metricGroupId: f.metric.metricGroupId,
+    metricName: f.metric.name,
     monitorId: f.monitorId,
     status: f.status,
     score: null,
@@ -116,11 +117,31 @@ export async function createEvaluations(auth: AuthContext, input: EvaluationCrea
   return evaluations;
 }
 
+/**
+ * Records written before evaluations carried `metricName` get it from their metric on read: one
+ * GetItem per distinct metric among them (none for newer records). A metric is never removed
+ * (deletes are soft), so the name is always found; were it not, the field stays absent.
+ */
+async function withMetricNames(orgId: string, evaluations: Evaluation[]): Promise<Evaluation[]> {
+  const missing = [...new Set(evaluations.filter((e) => typeof e.metricName !== 'string').map((e) => e.metricId))];
+  if (missing.length === 0) return evaluations;
+  const names = new Map<string, string>();
+  for (const id of missing) {
+    try {
+      names.set(id, (await getVisibleMetric(orgId, id)).name);
+    } catch (error) {
+      if (!(error instanceof NotFoundError || error instanceof ForbiddenError)) throw error;
+    }
+  }
+  return evaluations.map((e) => (typeof e.metricName === 'string' || !names.has(e.metricId) ? e : { ...e, metricName: names.get(e.metricId)! }));
+}
+
 export async function getEvaluation(auth: AuthContext, id: string): Promise<Evaluation> {
   const evaluation = await findByOwnId<Evaluation>(id);
   if (!evaluation || !id.startsWith('eval_')) throw new NotFoundError(`evaluation ${id} not found`);
   if (evaluation.organizationId !== auth.organizationId) throw new ForbiddenError(`evaluation ${id} belongs to another organization`);
-  return (await getEvaluationItem(evaluation.sessionId, id)) ?? evaluation;
+  const [full] = await withMetricNames(auth.organizationId, [(await getEvaluationItem(evaluation.sessionId, id)) ?? evaluation]);
+  return full!;
 }
 
 export async function listEvaluationsOf(auth: AuthContext, query: EvaluationListQuery): Promise<Page<Evaluation>> {
@@ -135,7 +156,7 @@ export async function listEvaluationsOf(auth: AuthContext, query: EvaluationList
     .filter((e) => (!metricIds || metricIds.has(e.metricId)) && (!statuses || statuses.has(e.status)))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   const offset = query.offset ?? 0;
-  return { items: kept.slice(offset, offset + (query.limit ?? 100)), total: kept.length };
+  return { items: await withMetricNames(auth.organizationId, kept.slice(offset, offset + (query.limit ?? 100))), total: kept.length };
 }
 
 /** PATCH /evaluations/{id}: a human score for a HUMAN_EVALUATION evaluation. */

@@ -27,8 +27,8 @@ export async function score(metric: StoredMetric, src: EvaluationSources, turnId
     const fn = DETERMINISTIC_METRICS[metric.name];
     if (!fn) return { status: 'FAILED', error: `no implementation for deterministic metric ${metric.name}` };
     try {
-      const value = fn(values as Record<string, unknown>);
-      return { status: 'SUCCESS', score: value, reason: `${metric.name} = ${Number(value.toFixed(6))}` };
+      const result = fn(values as Record<string, unknown>);
+      return { status: 'SUCCESS', score: result.score, reason: result.reason };
     } catch (error) {
       if (error instanceof MetricInputError) return { status: 'FAILED', error: error.message };
       throw error;

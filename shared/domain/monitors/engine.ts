@@ -52,7 +52,7 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
         organizationId: orgId,
         sessionId,
         inferenceResultId: null,
-        metric: { id: metric.id, metricGroupId: groupId },
+        metric: { id: metric.id, metricGroupId: groupId, name: metric.name },
         monitorId,
         status: 'PENDING',
         createdAt: now.toISOString(),
