@@ -1,11 +1,7 @@
 import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
-import { keys } from '../../db/keys.js';
-import { updateOf } from '../../db/update.js';
-import { toRecord } from '../../db/records.js';
-import { findByOwnId, getSession, listTurns, maxTurnIndex, recordTurnCount, turnItem } from '../../db/sessions.js';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../../db/client.js';
+import { findByOwnId, getSession, listTurns, maxTurnIndex, recordTurnCount, turnItem, updateTurnFields } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
@@ -117,11 +113,5 @@ export async function updateTurn(auth: AuthContext, id: string, body: TurnUpdate
   const turn = await getTurn(auth, id);
   const set: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (v !== undefined) set[k] = k === 'usage' ? { ...turn.usage, ...(v as object) } : v;
-  const out = await doc.send(
-    new UpdateCommand({
-      ...updateOf(keys.turn(turn.sessionId, turn.index), set, [], { expression: 'attribute_exists(pk)' }),
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return toRecord<Turn>(out.Attributes ?? {});
+  return updateTurnFields(turn, set);
 }
