@@ -22,6 +22,23 @@ function importsOf(file: string): string[] {
   return specifiers;
 }
 
+describe('dependencies', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const imported = new Set(['functions', 'shared', 'infra'].flatMap((d) => sourceFiles(join(ROOT, d))).flatMap(importsOf));
+  const isImported = (dep: string) => [...imported].some((s) => s === dep || s.startsWith(`${dep}/`));
+
+  it('every runtime dependency is imported by some file under functions/, shared/ or infra/', () => {
+    const unused = Object.keys(pkg.dependencies).filter((dep) => !isImported(dep));
+    expect(unused).toEqual([]);
+  });
+
+  it('the check recognises packages that are imported and rejects one that is not', () => {
+    expect(isImported('@middy/core')).toBe(true);
+    expect(isImported('@aws-sdk/lib-dynamodb')).toBe(true);
+    expect(isImported('left-pad')).toBe(false);
+  });
+});
+
 describe('architecture: use cases reach the table only through shared/db repositories', () => {
   const domainFiles = sourceFiles(join(ROOT, 'shared', 'domain'));
 
