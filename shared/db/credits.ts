@@ -1,6 +1,25 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from './catalog.js';
-import { tableName } from './client.js';
+import { doc, tableName } from './client.js';
 import type { Key } from './keys.js';
+
+/** A spend item's counters (zeros when the cycle has no item yet). */
+export interface SpendCounters {
+  spentCredits: number;
+  pendingCredits: number;
+  /** spent + pending: what a reservation is checked against. */
+  used: number;
+}
+
+/** Reads a spend item (`keys.orgSpend` or `keys.monitorSpend`). */
+export async function readSpend(key: Key, options: { consistent?: boolean } = {}): Promise<SpendCounters> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? false }));
+  return {
+    spentCredits: Number(out.Item?.spentCredits ?? 0),
+    pendingCredits: Number(out.Item?.pendingCredits ?? 0),
+    used: Number(out.Item?.used ?? 0),
+  };
+}
 
 /**
  * The credit ledger. A spend item (organization or monitor, per cycle) holds `spentCredits`,

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
-import { keys } from './keys.js';
+import { isConditionalCheckFailed } from './errors.js';
+import { keys, type Key } from './keys.js';
 import { queryAll, queryIndex } from './query.js';
 import { toRecord } from './records.js';
 import type { Monitor } from '../schemas/monitors.js';
+import type { Sums } from '../domain/monitors/statistics.js';
 
 export const MONITOR_SHARDS = 16;
 
@@ -77,4 +79,129 @@ export async function latestAttempts(monitorId: string, limit: number): Promise<
     }),
   );
   return (out.Items ?? []).map((i) => ({ ok: Boolean(i.ok), at: String(i.at) }));
+}
+
+/** A status write conditional on the status read, so a user's concurrent change wins; false when it lost. */
+export async function setMonitorStatusIf(monitor: Pick<Monitor, 'id' | 'organizationId' | 'status'>, to: Monitor['status']): Promise<boolean> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.catalog(monitor.organizationId, 'MONITOR', monitor.id),
+        UpdateExpression: 'SET #s = :to',
+        ConditionExpression: '#s = :from AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':to': to, ':from': monitor.status },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+// ---------- waiting and queued sessions ----------
+
+/** A session waiting for a monitor (until it closes). */
+export interface WaitingEntry {
+  monitorId: string;
+  organizationId: string;
+  sessionId: string;
+  weight: number;
+  attachedAt: string;
+  lastTurnAt: string;
+  description: string;
+}
+
+export async function getWaitingEntry(monitorId: string, sessionId: string): Promise<WaitingEntry | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorWaiting(monitorId, sessionId), ConsistentRead: true }));
+  return out.Item ? toRecord<WaitingEntry>(out.Item) : undefined;
+}
+
+/**
+ * Moves a waiting entry's last turn (and its gsi1 position); sets the description when given.
+ * False when the session no longer waits for the monitor.
+ */
+export async function touchWaitingEntry(monitorId: string, sessionId: string, lastTurnAt: string, description?: string): Promise<boolean> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.monitorWaiting(monitorId, sessionId),
+        UpdateExpression: `SET lastTurnAt = :at, gsi1sk = :sk${description !== undefined ? ', description = :d' : ''}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: {
+          ':at': lastTurnAt,
+          ':sk': keys.monitorWaitingByTurn(monitorId, lastTurnAt, sessionId).gsi1sk,
+          ...(description !== undefined ? { ':d': description } : {}),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** A closed session queued for a monitor's evaluation. */
+export interface QueuedEntry {
+  organizationId: string;
+  sessionId: string;
+  weight: number;
+  description: string;
+  turns: number;
+}
+
+export async function getQueuedEntry(monitorId: string, sessionId: string): Promise<QueuedEntry | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorQueued(monitorId, sessionId), ConsistentRead: true }));
+  return out.Item ? toRecord<QueuedEntry>(out.Item) : undefined;
+}
+
+export async function deleteQueuedEntry(monitorId: string, sessionId: string): Promise<void> {
+  await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.monitorQueued(monitorId, sessionId) }));
+}
+
+/** What a monitor's evaluation of one session and family holds (its guard item). */
+export interface EvaluationGuard {
+  evaluationId: string;
+  weight: number;
+  description: string;
+  turns: number;
+}
+
+export async function getEvaluationGuard(monitorId: string, sessionId: string, groupId: string): Promise<EvaluationGuard | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorEvaluationGuard(monitorId, sessionId, groupId), ConsistentRead: true }));
+  return out.Item ? toRecord<EvaluationGuard>(out.Item) : undefined;
+}
+
+// ---------- daily buckets ----------
+
+/** Overwrites one daily bucket with its recomputed sums. */
+export async function putBucket(monitorId: string, day: string, groupId: string, sums: Sums, updatedAt: string): Promise<void> {
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.monitorBucket(monitorId, day, groupId), entity: 'BUCKET', monitorId, day, groupId, ...sums, updatedAt },
+    }),
+  );
+}
+
+/** Deletes a dirty marker unless it was touched again since it was read; false when it was. */
+export async function deleteDirtyMarkerIfUntouched(marker: Key & { touchedAt: unknown }): Promise<boolean> {
+  try {
+    await doc.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: { pk: marker.pk, sk: marker.sk },
+        ConditionExpression: 'touchedAt = :t',
+        ExpressionAttributeValues: { ':t': marker.touchedAt },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys } from './keys.js';
 import { queryAll, queryIndex, queryPrefix } from './query.js';
@@ -7,7 +7,7 @@ import { isConditionalCheckFailed } from './errors.js';
 import type { TransactItem } from './catalog.js';
 import { allOf, LIVE, updateOf } from './update.js';
 import { restoreItem, restoreItems } from './offload.js';
-import { ForbiddenError, NotFoundError } from '../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { Evaluation, Session, Span, Turn } from '../schemas/sessions.js';
 
 // ---------- sessions ----------
@@ -34,6 +34,12 @@ export async function getSession(orgId: string, id: string, options: { includeDe
   if (session.organizationId !== orgId) throw new ForbiddenError(`session ${id} belongs to another organization`);
   if (session.deletedAt && !options.includeDeleted) throw new NotFoundError(`session ${id} not found`);
   return session;
+}
+
+/** A session item as stored, internal fields included (`_monitorIds`), or undefined when absent. */
+export async function getSessionWithInternals<T extends Session = Session>(id: string): Promise<T | undefined> {
+  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(id), ConsistentRead: true }));
+  return out.Item ? toRecord<T>(out.Item, { keepInternal: true }) : undefined;
 }
 
 export async function sessionsByVersion(versionId: string): Promise<Session[]> {
@@ -114,6 +120,38 @@ export function listTurnItems(sessionId: string): Promise<Record<string, unknown
   return queryPrefix(`SESSION#${sessionId}`, 'TURN#', { consistent: true });
 }
 
+/** Sets fields of a stored turn and returns it; 404 when the turn is gone. */
+export async function updateTurnFields(turn: Pick<Turn, 'id' | 'sessionId' | 'index'>, set: Record<string, unknown>): Promise<Turn> {
+  try {
+    const out = await doc.send(
+      new UpdateCommand({
+        ...updateOf(keys.turn(turn.sessionId, turn.index), set, [], { expression: 'attribute_exists(pk)' }),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toRecord<Turn>(out.Attributes ?? {});
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new NotFoundError(`inference result ${turn.id} not found`);
+    throw error;
+  }
+}
+
+/** Sets and removes fields of a stored turn when `condition` holds; false when it does not. */
+export async function updateTurnItemIf(
+  turn: Pick<Turn, 'sessionId' | 'index'>,
+  set: Record<string, unknown>,
+  remove: string[],
+  condition: Parameters<typeof updateOf>[3],
+): Promise<boolean> {
+  try {
+    await doc.send(new UpdateCommand(updateOf(keys.turn(turn.sessionId, turn.index), set, remove, condition)));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * A session-partitioned record by its own id (gsi2), or undefined. `whole` reads offloaded
  * fields back; without it they are null (enough for ownership checks).
@@ -141,6 +179,17 @@ export async function getSpanItem(id: string): Promise<Record<string, unknown> |
   return out.Item;
 }
 
+/** Soft-deletes a live span; false when it is absent or already deleted. */
+export async function softDeleteSpan(id: string, deletedAt: string): Promise<boolean> {
+  try {
+    await doc.send(new UpdateCommand(updateOf(keys.span(id), { deletedAt }, [], LIVE)));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
 export async function spansOfSession(sessionId: string): Promise<Record<string, unknown>[]> {
   return queryIndex('gsi1', keys.spanBySessionPartition(sessionId));
 }
@@ -162,4 +211,26 @@ export async function listEvaluations(sessionId: string): Promise<Evaluation[]> 
 export async function getEvaluationItem(sessionId: string, id: string): Promise<Evaluation | undefined> {
   const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.evaluation(sessionId, id), ConsistentRead: true }));
   return out.Item ? toRecord<Evaluation>(out.Item) : undefined;
+}
+
+/**
+ * Writes an evaluation back as PENDING (a retry), only while the stored one is FAILED; 409 when
+ * a concurrent request changed it first.
+ */
+export async function requeueFailedEvaluation(reset: Evaluation): Promise<Evaluation> {
+  try {
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: evaluationItem(reset),
+        ConditionExpression: '#s = :failed',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':failed': 'FAILED' },
+      }),
+    );
+    return reset;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError(`evaluation ${reset.id} is no longer FAILED; only FAILED evaluations can be retried`);
+    throw error;
+  }
 }

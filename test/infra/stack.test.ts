@@ -1,23 +1,53 @@
 import { describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { App, Aspects } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack, AUTHORIZER_CACHE_SECONDS } from '../../infra/stack.js';
 import { routes, jobs } from '../../infra/routes.js';
 import { TABLE } from '../../shared/db/table.js';
 
-function synth(): Template {
+function synth(): { template: Template; annotations: Annotations } {
   // No bundling here (one test in bundling.test.ts bundles for real), no CloudFormation validator.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EvalPlatformStack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
-  return Template.fromStack(stack);
+  // cdk-nag's AwsSolutions pack runs in the same synthesis (as in infra/app.ts).
+  Aspects.of(app).add(new AwsSolutionsChecks());
+  const template = Template.fromStack(stack);
+  return { template, annotations: Annotations.fromStack(stack) };
 }
 
-const template = synth();
+const { template, annotations } = synth();
 const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 const resources = Object.entries(json.Resources);
 const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
 
 describe('CDK stack', () => {
+  it('has no unsuppressed cdk-nag AwsSolutions error or warning', () => {
+    const message = (m: { id: string; entry: { data?: unknown } }) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`;
+    expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(message)).toEqual([]);
+    expect(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(message)).toEqual([]);
+  });
+
+  it('keeps each cdk-nag suppression with its reason in the template metadata', () => {
+    const suppressed = resources.flatMap(([, r]) => ((r as { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }).Metadata?.cdk_nag?.rules_to_suppress ?? []));
+    expect(suppressed.length).toBeGreaterThan(0);
+    for (const rule of suppressed) expect(rule.reason.length, rule.id).toBeGreaterThan(40);
+  });
+
+  it('logs API access (JSON) and execution errors, and the data bucket’s server access', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') }),
+      MethodSettings: Match.arrayWith([Match.objectLike({ LoggingLevel: 'ERROR', DataTraceEnabled: false })]),
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', { LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }) });
+  });
+
+  it('gives function roles no AWS managed policy', () => {
+    const lambdaRoles = ofType('AWS::IAM::Role').filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'));
+    expect(lambdaRoles.length).toBeGreaterThan(2);
+    for (const [id, r] of lambdaRoles) expect(r.Properties.ManagedPolicyArns, id).toBeUndefined();
+  });
+
   it('stays under CloudFormation’s 500-resource limit', () => {
     expect(resources.length).toBeLessThan(500);
   });

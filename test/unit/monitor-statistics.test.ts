@@ -82,7 +82,7 @@ describe('sampling', () => {
       }),
       { numRuns: 5 },
     );
-  });
+  }, 60_000); // 500,000 hashes: ~1.5 s alone, several times that on a loaded CI runner
 
   it('filters on the chosen side with trimmed, case-insensitive terms', () => {
     const turns = [{ input: 'I want a REFUND', output: 'Sure, processing.' }];

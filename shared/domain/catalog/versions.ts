@@ -12,8 +12,7 @@ import { anyOf, applyList, type Page } from '../common/list.js';
 import { requireLiveProduct } from './product-refs.js';
 import { bodyReference } from '../common/references.js';
 import { productLiveCheck } from './products.js';
-import { doc } from '../../db/client.js';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { versionIdHoldingName } from '../../db/versions.js';
 
 /** Each connection reference of a version and the connection type it must name. */
 export const CONNECTION_REFS = [
@@ -89,8 +88,8 @@ export async function createVersion(auth: AuthContext, input: VersionCreate): Pr
 }
 
 async function explainConflict(productId: string, name: string, ownId: string): Promise<void> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.versionName(productId, name), ConsistentRead: true }));
-  if (out.Item && out.Item.versionId !== ownId) throw new ConflictError(`a version named '${name}' already exists in product ${productId}`);
+  const holder = await versionIdHoldingName(productId, name);
+  if (holder !== undefined && holder !== ownId) throw new ConflictError(`a version named '${name}' already exists in product ${productId}`);
 }
 
 export function getVersion(auth: AuthContext, id: string): Promise<Version> {

@@ -1,12 +1,11 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { tableName } from '../../db/client.js';
 import { releaseItem, reserveItem, settleItem } from '../../db/credits.js';
 import { keys } from '../../db/keys.js';
 import { getVisibleMetric } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
 import { getOrganization } from '../../db/organizations.js';
-import { evaluationItem, getEvaluationItem, getSession } from '../../db/sessions.js';
+import { evaluationItem, getEvaluationItem, getSession, requeueFailedEvaluation } from '../../db/sessions.js';
 import { askJudge, JudgeUnavailableError } from '../../judge/client.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
@@ -173,14 +172,5 @@ async function finish(
 /** POST /evaluations/{id}/retry: a FAILED evaluation goes back to PENDING (and to the queue). */
 export async function resetForRetry(evaluation: Evaluation): Promise<Evaluation> {
   const reset: Evaluation = { ...evaluation, status: 'PENDING', error: null, score: null, reason: null, evaluatedAt: null, creditsUsed: 0 };
-  await doc.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: evaluationItem(reset),
-      ConditionExpression: '#s = :failed',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':failed': 'FAILED' },
-    }),
-  );
-  return reset;
+  return requeueFailedEvaluation(reset);
 }

@@ -1,8 +1,4 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { doc, tableName } from '../../db/client.js';
-import { isConditionalCheckFailed } from '../../db/errors.js';
-import { keys } from '../../db/keys.js';
-import { MONITOR_SHARDS } from '../../db/monitors.js';
+import { deleteDirtyMarkerIfUntouched, MONITOR_SHARDS, putBucket } from '../../db/monitors.js';
 import { queryAll, queryPrefix } from '../../db/query.js';
 import { clock } from '../common/clock.js';
 import { addScore, emptySums, type Sums } from './statistics.js';
@@ -11,12 +7,7 @@ import { addScore, emptySums, type Sums } from './statistics.js';
 export async function recomputeBucket(monitorId: string, day: string, groupId: string): Promise<Sums> {
   const scores = await queryPrefix(`MONITOR#${monitorId}`, `SCORE#${day}#${groupId}#`, { consistent: true });
   const sums = scores.reduce<Sums>((s, i) => addScore(s, Number(i.score), Number(i.weight)), emptySums());
-  await doc.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.monitorBucket(monitorId, day, groupId), entity: 'BUCKET', monitorId, day, groupId, ...sums, updatedAt: clock.now().toISOString() },
-    }),
-  );
+  await putBucket(monitorId, day, groupId, sums, clock.now().toISOString());
   return sums;
 }
 
@@ -31,18 +22,8 @@ export async function runAggregator(): Promise<{ buckets: number }> {
     for (const marker of await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` }, ConsistentRead: true })) {
       await recomputeBucket(String(marker.monitorId), String(marker.day), String(marker.groupId));
       buckets++;
-      try {
-        await doc.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: { pk: String(marker.pk), sk: String(marker.sk) },
-            ConditionExpression: 'touchedAt = :t',
-            ExpressionAttributeValues: { ':t': marker.touchedAt },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-      }
+      // false: touched again meanwhile, so it stays for the next run
+      await deleteDirtyMarkerIfUntouched({ pk: String(marker.pk), sk: String(marker.sk), touchedAt: marker.touchedAt });
     }
   }
   return { buckets };

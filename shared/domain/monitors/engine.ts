@@ -1,8 +1,7 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
-import { shardOf } from '../../db/monitors.js';
+import { deleteQueuedEntry, getEvaluationGuard, getQueuedEntry, shardOf, type EvaluationGuard } from '../../db/monitors.js';
 import { evaluationItem } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
@@ -13,16 +12,7 @@ import { isMonitorable } from '../metrics/metric-rules.js';
 import { loadFamily } from './families.js';
 
 /** What a monitor's evaluation needs to know about the session it scores (kept on its guard item). */
-interface Guard {
-  evaluationId: string;
-  weight: number;
-  description: string;
-  turns: number;
-}
-
-async function readItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-  return (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-}
+type Guard = EvaluationGuard;
 
 /**
  * A monitor evaluation job (at-least-once delivery, exactly-once effect): for each bound family,
@@ -31,7 +21,7 @@ async function readItem(key: { pk: string; sk: string }): Promise<Record<string,
  * queue.
  */
 export async function processMonitorJob(monitorId: string, sessionId: string): Promise<void> {
-  const queued = await readItem(keys.monitorQueued(monitorId, sessionId));
+  const queued = await getQueuedEntry(monitorId, sessionId);
   if (!queued) return; // already done
   const orgId = String(queued.organizationId);
   let monitor: Monitor | undefined;
@@ -43,7 +33,7 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
   const now = clock.now();
   for (const groupId of monitor?.metricGroupIds ?? []) {
     const guardKey = keys.monitorEvaluationGuard(monitorId, sessionId, groupId);
-    let guard = (await readItem(guardKey)) as Guard | undefined;
+    let guard = await getEvaluationGuard(monitorId, sessionId, groupId);
     if (!guard) {
       const family = await loadFamily(orgId, groupId, now);
       const metric = family.current;
@@ -65,13 +55,13 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
         ]);
         guard = newGuard;
       } catch {
-        guard = (await readItem(guardKey)) as Guard | undefined;
+        guard = await getEvaluationGuard(monitorId, sessionId, groupId);
         if (!guard) throw new Error(`could not create the evaluation of monitor ${monitorId} for session ${sessionId}`);
       }
     }
     await runEvaluation(sessionId, guard.evaluationId);
   }
-  await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.monitorQueued(monitorId, sessionId) }));
+  await deleteQueuedEntry(monitorId, sessionId);
 }
 
 export function dayOf(iso: string): string {
@@ -96,7 +86,7 @@ evaluationExtensions.onSettled = async (evaluation) => {
     { Put: { TableName: tableName, Item: { ...keys.monitorAttempt(monitorId, at, evaluation.id), entity: 'ATTEMPT', at, ok: evaluation.status === 'SUCCESS', ttl: ttlIn(90) } } },
   ];
   if (evaluation.status !== 'SUCCESS' || evaluation.score === null) return items;
-  const guard = (await readItem(keys.monitorEvaluationGuard(monitorId, evaluation.sessionId, evaluation.metricGroupId))) as Guard | undefined;
+  const guard = await getEvaluationGuard(monitorId, evaluation.sessionId, evaluation.metricGroupId);
   const weight = guard?.weight ?? 1;
   const day = dayOf(at);
   items.push(

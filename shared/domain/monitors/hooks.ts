@@ -1,10 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getRecord, listProductRecords, transact, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
-import { isConditionalCheckFailed } from '../../db/errors.js';
+import { tableName } from '../../db/client.js';
+import { getWaitingEntry, touchWaitingEntry } from '../../db/monitors.js';
 import { keys } from '../../db/keys.js';
-import { listTurns } from '../../db/sessions.js';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getSessionWithInternals, listTurns } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import type { Session, Turn } from '../../schemas/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
@@ -67,25 +65,13 @@ export async function onTurnsAdded(session: Session, turns: Turn[]): Promise<voi
   const last = turns[turns.length - 1]!;
   const first = turns.find((t) => t.index === 1);
   for (const monitorId of ids) {
-    try {
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.monitorWaiting(monitorId, session.id),
-          UpdateExpression: `SET lastTurnAt = :at, gsi1sk = :sk${first ? ', description = :d' : ''}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': last.createdAt, ':sk': `${last.createdAt}#${session.id}`, ...(first ? { ':d': describe(first.input) } : {}) },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error; // no longer waiting: closed meanwhile
-    }
+    // false: no longer waiting (closed meanwhile)
+    await touchWaitingEntry(monitorId, session.id, last.createdAt, first ? describe(first.input) : undefined);
   }
 }
 
 async function freshSession(session: Session): Promise<SessionWithMonitors> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(session.id), ConsistentRead: true }));
-  return (out.Item ?? session) as SessionWithMonitors;
+  return (await getSessionWithInternals<SessionWithMonitors>(session.id)) ?? session;
 }
 
 export async function onSessionClosed(session: Session): Promise<void> {
@@ -100,8 +86,8 @@ export async function onSessionClosed(session: Session): Promise<void> {
  * waiting entry is removed in the same transaction, so a session closes once per monitor.
  */
 export async function closeForMonitor(monitorId: string, session: Session): Promise<'queued' | 'skipped' | 'gone'> {
-  const waiting = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorWaiting(monitorId, session.id), ConsistentRead: true }));
-  if (!waiting.Item) return 'gone';
+  const waiting = await getWaitingEntry(monitorId, session.id);
+  if (!waiting) return 'gone';
   let monitor: Monitor | undefined;
   try {
     monitor = await getRecord<Monitor>(monitorEntity, session.organizationId, monitorId);
@@ -121,7 +107,7 @@ export async function closeForMonitor(monitorId: string, session: Session): Prom
           entity: 'QUEUED',
           organizationId: session.organizationId,
           sessionId: session.id,
-          weight: waiting.Item.weight,
+          weight: waiting.weight,
           description: describe(turns[0]?.input),
           turns: turns.length,
         },

@@ -1,7 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { readSpend } from '../../db/credits.js';
 import { keys } from '../../db/keys.js';
 import { monitorRange, newestOf } from '../../db/monitors.js';
 import { getOrganization } from '../../db/organizations.js';
@@ -53,7 +52,7 @@ export async function monitorResults(auth: AuthContext, id: string, days = 7): P
     monitorRange(id, `SAMPLING#${from}`, `SAMPLING#${now.toISOString()}~`),
     newestOf(keys.monitorScoredPartition(id), 200),
     newestOf(keys.monitorWaitingPartition(id), 100),
-    doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorSpend(id, cycleOf(now)) })),
+    readSpend(keys.monitorSpend(id, cycleOf(now))),
     getOrganization(auth.organizationId),
     Promise.all(monitor.metricGroupIds.map((g) => loadFamily(auth.organizationId, g, now))),
   ]);
@@ -83,8 +82,8 @@ export async function monitorResults(auth: AuthContext, id: string, days = 7): P
       samplingChanges: samplingItems.map((i) => ({ at: String(i.at), samplingPercentage: Number(i.samplingPercentage) })),
     },
     spend: {
-      spentCredits: Number(spendItem.Item?.spentCredits ?? 0),
-      pendingCredits: Number(spendItem.Item?.pendingCredits ?? 0),
+      spentCredits: spendItem.spentCredits,
+      pendingCredits: spendItem.pendingCredits,
       capCredits: monitor.monthlyCreditCap,
       cycleStart: org?.monthlyCredits === null ? null : cycleStart(now),
     },

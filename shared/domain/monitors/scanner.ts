@@ -1,12 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { doc, tableName } from '../../db/client.js';
-import { isConditionalCheckFailed } from '../../db/errors.js';
+import { readSpend } from '../../db/credits.js';
 import { keys } from '../../db/keys.js';
-import { idleWaiting, latestAttempts, monitorsOfShard, MONITOR_SHARDS } from '../../db/monitors.js';
+import { idleWaiting, latestAttempts, monitorsOfShard, MONITOR_SHARDS, setMonitorStatusIf } from '../../db/monitors.js';
 import { getOrganization } from '../../db/organizations.js';
 import { getSession, sessionUpdate } from '../../db/sessions.js';
 import { transact } from '../../db/catalog.js';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV, optionalEnv } from '../../config/env.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import type { Session } from '../../schemas/sessions.js';
@@ -18,28 +15,12 @@ import { desiredStatus } from './rules.js';
 const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);
 
 async function used(key: { pk: string; sk: string }): Promise<number> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-  return Number(out.Item?.used ?? 0);
+  return (await readSpend(key, { consistent: true })).used;
 }
 
 /** A status write conditional on the status read, so a user's concurrent PAUSED always wins. */
 export async function writeSystemStatus(monitor: Monitor, to: Monitor['status']): Promise<boolean> {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.catalog(monitor.organizationId, 'MONITOR', monitor.id),
-        UpdateExpression: 'SET #s = :to',
-        ConditionExpression: '#s = :from AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':to': to, ':from': monitor.status },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  return setMonitorStatusIf(monitor, to);
 }
 
 /** Closes a session that had no turn for MONITOR_IDLE_MINUTES (idempotent). */

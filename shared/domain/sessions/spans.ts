@@ -1,11 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../db/keys.js';
-import { LIVE, updateOf } from '../../db/update.js';
 import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { tableName } from '../../db/client.js';
 import { toRecord } from '../../db/records.js';
-import { findByOwnId, getSession, getSpanItem, spanItem, spansOfSession, spansOfTurn } from '../../db/sessions.js';
+import { findByOwnId, getSession, getSpanItem, softDeleteSpan, spanItem, spansOfSession, spansOfTurn } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { MAX_DESCRIPTION_BYTES, type Session, type Span, type SpanBatch, type SpanCreate, type SpanListQuery, type Turn } from '../../schemas/sessions.js';
 import { discardObjects, offloadItems, restoreItem, restoreItems } from '../../db/offload.js';
@@ -15,7 +12,6 @@ import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from './sessions.js';
-import { isConditionalCheckFailed } from '../../db/errors.js';
 
 /** Spans keep small items (lists and evaluations read many): fields move to S3 past 64 KB. */
 export const SPAN_BUDGET_BYTES = 64 * 1024;
@@ -184,12 +180,7 @@ export async function deleteSpan(auth: AuthContext, id: string): Promise<{ id: s
   const span = await getSpan(auth, id);
   if (span.deletedAt) throw new NotFoundError(`span ${id} not found`);
   const deletedAt = clock.now().toISOString();
-  try {
-    await doc.send(new UpdateCommand(updateOf(keys.span(id), { deletedAt }, [], LIVE)));
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new NotFoundError(`span ${id} not found`);
-    throw error;
-  }
+  if (!(await softDeleteSpan(id, deletedAt))) throw new NotFoundError(`span ${id} not found`);
   return { id, deletedAt };
 }
 

@@ -1,13 +1,10 @@
 import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
-import { updateOf } from '../../db/update.js';
 import { toRecord } from '../../db/records.js';
-import { findByOwnId, getSession, getTurnItem, listTurnItems, maxTurnIndex, recordTurnCount, TURN_KIND, TURN_OFFLOADABLE, turnItem } from '../../db/sessions.js';
+import { findByOwnId, getSession, getTurnItem, listTurnItems, maxTurnIndex, recordTurnCount, TURN_KIND, TURN_OFFLOADABLE, turnItem, updateTurnItemIf } from '../../db/sessions.js';
 import { discardObjects, OFFLOADED, offloadedOf, offloadItem, offloadItems, restoreItems, supersededObjects } from '../../db/offload.js';
-import { isConditionalCheckFailed } from '../../db/errors.js';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
@@ -171,12 +168,16 @@ export async function updateTurn(auth: AuthContext, id: string, body: TurnUpdate
   const sameMap = Object.keys(before).length
     ? { expression: 'attribute_exists(pk) AND #prev = :prev', names: { '#prev': OFFLOADED }, values: { ':prev': before } }
     : { expression: 'attribute_exists(pk) AND attribute_not_exists(#prev)', names: { '#prev': OFFLOADED } };
+  let updated: boolean;
   try {
-    await doc.send(new UpdateCommand(updateOf(keys.turn(turn.sessionId, turn.index), set, remove, sameMap)));
+    updated = await updateTurnItemIf(turn, set, remove, sameMap);
   } catch (error) {
     await discardObjects(written);
-    if (isConditionalCheckFailed(error)) throw new ConflictError(`inference result ${id} changed while this request ran; retry`);
     throw error;
+  }
+  if (!updated) {
+    await discardObjects(written);
+    throw new ConflictError(`inference result ${id} changed while this request ran; retry`);
   }
   await discardObjects(supersededObjects(stored, item));
   return merged;

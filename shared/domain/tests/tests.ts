@@ -1,9 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthContext } from '../../auth/context.js';
 import { batchDelete, batchPut } from '../../db/batch.js';
 import { discardObjects, offloadItem, type OffloadResult } from '../../db/offload.js';
 import { createRecord, getRecord, listOrgRecords, listProductRecords, updateRecord, type CatalogRecord } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { reserveCaseIndex } from '../../db/tests.js';
 import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
@@ -229,17 +228,7 @@ export async function deleteTest(auth: AuthContext, id: string): Promise<{ id: s
 }
 
 /** Reserves the next case index of a test (a counter on the test). */
-export async function nextCaseIndex(orgId: string, testId: string): Promise<number> {
-  const out = await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.catalog(orgId, 'TEST', testId),
-      UpdateExpression: 'ADD testCaseCount :one',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(out.Attributes?.testCaseCount);
+export function nextCaseIndex(orgId: string, testId: string): Promise<number> {
+  return reserveCaseIndex(orgId, testId);
 }
 
