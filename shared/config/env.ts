@@ -16,6 +16,8 @@ export const ENV = {
   sqsEndpoint: 'SQS_ENDPOINT',
   judgeBaseUrl: 'JUDGE_BASE_URL',
   judgeApiKey: 'JUDGE_API_KEY',
+  /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
+  agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
   logLevel: 'LOG_LEVEL',
 } as const;
