@@ -14,8 +14,13 @@ export const ENV = {
   s3PublicEndpoint: 'S3_PUBLIC_ENDPOINT',
   lambdaEndpoint: 'LAMBDA_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
+  llmBaseUrl: 'LLM_BASE_URL',
+  llmApiKey: 'LLM_API_KEY',
+  /** Accepted aliases of LLM_BASE_URL / LLM_API_KEY (the judge's names before the one LLM client). */
   judgeBaseUrl: 'JUDGE_BASE_URL',
   judgeApiKey: 'JUDGE_API_KEY',
+  simulatorModel: 'SIMULATOR_MODEL',
+  generatorModel: 'GENERATOR_MODEL',
   /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
   agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
