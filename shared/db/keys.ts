@@ -45,6 +45,8 @@ export const keys = {
   versionName: (productId: string, name: string): Key => ({ pk: `PRODUCT#${productId}`, sk: `VERSIONNAME#${name}` }),
   /** Write-only secrets of an endpoint connection: a separate item that no read path loads. */
   endpointSecrets: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#ECON#${id}` }),
+  /** The rate-limit token of an endpoint connection (GCRA: the earliest start of its next call). */
+  rateLimit: (connectionId: string): Key => ({ pk: `RATE#${connectionId}`, sk: 'RATE' }),
 
   /** gsi2: every metric of one revision family, oldest first. */
   metricFamily: (groupId: string, createdAt: string, id: string) => ({ gsi2pk: `MGROUP#${groupId}`, gsi2sk: `${createdAt}#${id}` }),
