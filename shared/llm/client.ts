@@ -42,6 +42,11 @@ export interface LlmCallInput<T> {
   refine?: (value: T) => string | undefined;
   /** Sampling temperature; default 0. */
   temperature?: number;
+  /**
+   * Time left to the caller (a Lambda's remaining time), in ms. No attempt or retry wait runs past
+   * it (less a margin to write the outcome), so a job never dies holding a credit reservation.
+   */
+  remainingMs?: number;
 }
 
 export type LlmCallResult<T> = { ok: true; value: T; creditsUsed: number } | { ok: false; error: string; creditsUsed: 0 };
@@ -77,14 +82,17 @@ export function setLlmConfig(patch: Partial<LlmConfig>): void {
 
 /** How many answers the model gets: the first, and one more after an invalid one. */
 const ANSWER_ROUNDS = 2;
+/** Kept free of `remainingMs` for settling or releasing credits and recording the step. */
+const DEADLINE_MARGIN_MS = 2_000;
 
 export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<T>> {
   if (!config.baseUrl) return { ok: false, error: `no ${input.purpose} model is configured`, creditsUsed: 0 };
   const charge = input.charge === false ? undefined : await reserve(input);
   if (charge === 'none') return { ok: false, error: 'no credits available: the organization has used its monthly credits', creditsUsed: 0 };
   let answer: { ok: true; value: T } | { ok: false; error: string };
+  const deadline = input.remainingMs === undefined ? Infinity : Date.now() + input.remainingMs - DEADLINE_MARGIN_MS;
   try {
-    answer = await ask(input, config);
+    answer = await ask(input, config, deadline);
   } catch (error) {
     if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
     throw error;
@@ -113,11 +121,11 @@ async function reserve<T>(input: LlmCallInput<T>): Promise<{ cycle: string; amou
 }
 
 /** Up to two answers: an invalid first one is shown back to the model with the reason, once. */
-async function ask<T>(input: LlmCallInput<T>, cfg: LlmConfig): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
+async function ask<T>(input: LlmCallInput<T>, cfg: LlmConfig, deadline: number): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
   let messages: LlmMessage[] = input.messages;
   let error = '';
   for (let round = 1; round <= ANSWER_ROUNDS; round++) {
-    const sent = await send(input, messages, cfg);
+    const sent = await send(input, messages, cfg, deadline);
     if (!sent.ok) return sent;
     const content = answerContent(sent.body, input.purpose);
     if (!content.ok) {
@@ -138,7 +146,7 @@ async function ask<T>(input: LlmCallInput<T>, cfg: LlmConfig): Promise<{ ok: tru
 }
 
 /** One answer over HTTP, with retries of 429, 5xx, timeouts and network errors. */
-async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmConfig): Promise<{ ok: true; body: unknown } | { ok: false; error: string }> {
+async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmConfig, deadline: number): Promise<{ ok: true; body: unknown } | { ok: false; error: string }> {
   const { baseUrl, apiKey, timeoutMs, maxAttempts } = cfg;
   const who = `the ${input.purpose}`;
   const body = JSON.stringify({
@@ -150,7 +158,13 @@ async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmC
   let last = '';
   let retryAfter: number | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    if (attempt > 1) await sleep(retryDelayMs(attempt - 1, retryAfter, cfg));
+    if (attempt > 1) {
+      const wait = retryDelayMs(attempt - 1, retryAfter, cfg);
+      if (Date.now() + wait >= deadline) return { ok: false, error: `${last} (after ${attempt - 1} attempt${attempt > 2 ? 's' : ''}; no time left for another)` };
+      await sleep(wait);
+    }
+    const budget = Math.floor(Math.min(timeoutMs, deadline - Date.now()));
+    if (budget <= 0) return { ok: false, error: `${who} was not asked: no time left in the job` };
     retryAfter = undefined;
     let status: number;
     let text: string;
@@ -159,7 +173,7 @@ async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmC
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
         body,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(budget),
         redirect: 'error',
       });
       status = res.status;
@@ -167,7 +181,7 @@ async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmC
       text = await res.text();
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
-      last = e.name === 'TimeoutError' ? `${who} did not answer within ${timeoutMs} ms` : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
+      last = e.name === 'TimeoutError' ? `${who} did not answer within ${Math.round(budget)} ms` : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
       continue;
     }
     if (status < 200 || status > 299) {

@@ -109,6 +109,19 @@ describe('the LLM client against an OpenAI-compatible stub', () => {
     expect(await t.credits()).toEqual({ spent: 4, pending: 0, available: 96 });
   });
 
+  it('stops within the time the caller has left (remainingMs), releasing the credits', async () => {
+    const t = await tenant();
+    setLlmConfig({ timeoutMs: 60_000 });
+    stub.setHandler(() => reply.hang());
+    const started = Date.now();
+    const result = await callLlm({ purpose: 'simulator', organizationId: t.org.id, model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], schemaName: 'arithmetic_answer', schema: ANSWER_SCHEMA, remainingMs: 3_000 });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(result.ok).toBe(false);
+    expect((result as { error: string }).error).toMatch(/^the simulator did not answer within \d+ ms \(after 1 attempt; no time left for another\)$/);
+    expect(stub.requests).toHaveLength(1);
+    expect(await t.credits()).toEqual({ spent: 0, pending: 0, available: 100 });
+  });
+
   it('fails at once on another 4xx, quoting the body without the key', async () => {
     const t = await tenant();
     stub.setHandler(() => reply.raw(401, { error: { message: 'Incorrect API key provided: sk-test-secret' } }));

@@ -40,6 +40,8 @@ export interface SimulatorInput {
   conversation: { input: string; output: string }[];
   /** true: write the first user message (the test case has no input). */
   opening: boolean;
+  /** Time left in the job (ms): no LLM attempt or retry wait runs past it. */
+  remainingMs?: number;
 }
 
 export type SimulatorResult = { ok: true; stop: boolean; reason: string; message: string; creditsUsed: number } | { ok: false; error: string };
@@ -129,6 +131,7 @@ export async function simulateUserTurn(input: SimulatorInput): Promise<Simulator
     schemaName: 'simulated_user_turn',
     schema: SIMULATED_USER_TURN_SCHEMA,
     refine: refine(input.opening),
+    ...(input.remainingMs === undefined ? {} : { remainingMs: input.remainingMs }),
   });
   if (!result.ok) return { ok: false, error: result.error };
   const { stop, reason, message } = result.value;
