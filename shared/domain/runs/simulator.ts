@@ -62,18 +62,24 @@ const SYSTEM = [
   'Answer with one JSON object and nothing else: {"stop": <true|false>, "reason": "<string>", "message": "<string>"}.',
 ].join(' ');
 
-/** "Portuguese (the variety spoken in Brazil)" from `pt-BR`; the code itself when the runtime does not know it. */
+/**
+ * "Portuguese (the variety spoken in Brazil)" from `pt-BR`: the base language, then the script and
+ * the region's variety when the code has them; the code itself when it is not a BCP 47 tag.
+ */
 export function describeLanguage(languageCode: string): string {
-  let base = languageCode;
-  let region: string | undefined;
+  let locale: Intl.Locale;
   try {
-    const locale = new Intl.Locale(languageCode);
-    base = new Intl.DisplayNames(['en'], { type: 'language' }).of(locale.language) ?? locale.language;
-    region = locale.region ? (new Intl.DisplayNames(['en'], { type: 'region' }).of(locale.region) ?? locale.region) : undefined;
+    locale = new Intl.Locale(languageCode);
   } catch {
     return languageCode;
   }
-  return region ? `${base} (the variety spoken in ${region})` : base;
+  const name = (type: 'language' | 'script' | 'region', code: string) => new Intl.DisplayNames(['en'], { type, fallback: 'code' }).of(code) ?? code;
+  const details = [
+    ...(locale.script ? [`${name('script', locale.script)} script`] : []),
+    ...(locale.region ? [`the variety spoken in ${name('region', locale.region)}`] : []),
+  ];
+  const base = name('language', locale.language);
+  return details.length ? `${base} (${details.join(', ')})` : base;
 }
 
 /** The messages sent to the simulator: fixed instructions, then the user's brief and the conversation as data. */
