@@ -53,6 +53,7 @@ export const routes: readonly Route[] = [
   ...crud('/products', 'products'),
   ...crud('/versions', 'versions'),
   ...crud('/endpointConnections', 'endpoint-connections'),
+  r('POST', '/endpointConnections/{id}/test', 'endpoint-connections/test', 'write'),
 
   // metrics, evaluator models, specifications
   ...crud('/metrics', 'metrics'),

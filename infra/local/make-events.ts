@@ -40,6 +40,9 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
       retryMaxAttempts: 3,
     },
   },
+  'endpoint-connections/test': {
+    body: { input: { user_message: 'Where is my refund?' }, context: 'order 1042 was paid by card', variables: { session_id: 'agent-session-1' } },
+  },
   'metrics/create': {
     body: {
       name: 'Refund policy adherence',

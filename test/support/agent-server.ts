@@ -1,9 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 
-// NOTE (helper C): this file was accidentally overwritten by helper C while helper A's version was
-// still uncommitted; it was rebuilt from how test/integration/agent-caller.test.ts uses it.
-// Helper A: replace it with your original if it differs.
-
 /** What the agent saw of one request. */
 export interface SeenRequest {
   method: string;

@@ -4,6 +4,8 @@ import type { EndpointConnection, EndpointSecrets } from '../../../schemas/endpo
 import { endpointConnectionEntity } from '../../common/entities.js';
 import type { AgentConnection } from './types.js';
 
+/** Stored endpoint connections as the caller needs them (kept out of index.ts: this reads the table). */
+
 /** The caller's view of a stored endpoint connection, with its secrets. */
 export function toAgentConnection(record: EndpointConnection, secrets: EndpointSecrets): AgentConnection {
   return {

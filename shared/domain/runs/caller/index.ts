@@ -24,7 +24,7 @@ export { mapAnswer, parseAnswerBody, type MappedAnswer } from './mapping.js';
 export { buildRequest, RequestBuildError, USER_AGENT } from './request.js';
 export { MAX_ANSWER_BYTES } from './send.js';
 export { REDACTED, cutBody } from './redact.js';
-export { toAgentConnection } from './connection.js';
+// toAgentConnection and loadAgentConnection live in ./connection.js (it reads the table; this module does not).
 
 export const TIMEOUT_DEFAULT_S = 15;
 export const TIMEOUT_MAX_S = 120;
