@@ -286,6 +286,13 @@ describe('callAgent against local agents', () => {
     }
   });
 
+  it('a name resolving to several addresses reaches the agent on whichever it listens (localhost: ::1 and 127.0.0.1)', async () => {
+    use();
+    const result = await callAgent(conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }), vars('by name'), local);
+    expect(result).toMatchObject({ kind: 'ok', output: 'by name' });
+    expect(agent.requests[0]!.headers.host).toBe(agent.url.replace('http://127.0.0.1', 'localhost'));
+  });
+
   it('a body that is not JSON after rendering fails before any call', async () => {
     use();
     const result = await callAgent(conn({ inputTemplate: '{"message": {{ input.user_message }}}' }), vars('plain words'), local);

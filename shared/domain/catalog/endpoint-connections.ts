@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthContext } from '../../auth/context.js';
 import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
-import { doc, tableName } from '../../db/client.js';
+import { tableName } from '../../db/client.js';
+import { getEndpointSecrets } from '../../db/endpoint-secrets.js';
 import { keys } from '../../db/keys.js';
 import { ConflictError } from '../../http/errors.js';
 import type {
@@ -110,10 +110,9 @@ export async function listEndpointConnections(auth: AuthContext, query: Endpoint
   });
 }
 
-/** Loads the stored secrets: only the write path does this, to re-check the auth rules. */
-async function loadSecrets(orgId: string, id: string): Promise<EndpointSecrets> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.endpointSecrets(orgId, id), ConsistentRead: true }));
-  return { authToken: out.Item?.authToken as string | undefined, password: out.Item?.password as string | undefined };
+/** Loads the stored secrets: the write path does this to re-check the auth rules. */
+function loadSecrets(orgId: string, id: string): Promise<EndpointSecrets> {
+  return getEndpointSecrets(orgId, id);
 }
 
 const PLAIN_FIELDS = [

@@ -120,10 +120,10 @@ export interface ResolvedAddress {
 
 /**
  * Resolves a host (a name or an IP literal) and checks every address it resolves to; the caller
- * connects to the returned address only (no second lookup). Throws AddressNotAllowedError for a
- * refused address; DNS failures reject with the resolver's error.
+ * connects only to the returned addresses (no second lookup). Throws AddressNotAllowedError when
+ * any address is refused; DNS failures reject with the resolver's error.
  */
-export async function resolveChecked(host: string, allowPrivate: boolean): Promise<ResolvedAddress> {
+export async function resolveChecked(host: string, allowPrivate: boolean): Promise<ResolvedAddress[]> {
   const literal = host.replace(/^\[|\]$/g, '');
   const family = isIP(literal);
   const addresses: ResolvedAddress[] = family
@@ -134,5 +134,5 @@ export async function resolveChecked(host: string, allowPrivate: boolean): Promi
     const check = checkAddress(a.address, allowPrivate);
     if (!check.ok) throw new AddressNotAllowedError(`address not allowed: ${a.address} is ${check.kind}`);
   }
-  return addresses[0]!;
+  return addresses;
 }

@@ -118,16 +118,16 @@ async function attemptOnce(
   retryable: Set<number>,
   signal?: AbortSignal,
 ): Promise<{ attempt: Attempt; outcome?: SendOutcome }> {
-  let address;
+  let addresses;
   try {
-    address = await resolveChecked(request.url.hostname, allowPrivate);
+    addresses = await resolveChecked(request.url.hostname, allowPrivate);
   } catch (error) {
     if (error instanceof AddressNotAllowedError) return { attempt: { kind: 'fatal', error: error.message } };
     const code = (error as NodeJS.ErrnoException).code;
     return { attempt: { kind: 'retryable', error: `the agent's host ${request.url.hostname} could not be resolved${code ? ` (${code})` : ''}` } };
   }
   if (timeoutMs <= 0) return { attempt: { kind: 'retryable', error: 'no time was left for the attempt' } };
-  const outcome = await sendOnce(request, address, timeoutMs, signal);
+  const outcome = await sendOnce(request, addresses, timeoutMs, signal);
   switch (outcome.kind) {
     case 'timeout':
       return { attempt: { kind: 'retryable', error: `the agent did not answer within ${Math.round(timeoutMs / 100) / 10} s`, outcome }, outcome };

@@ -16,11 +16,15 @@ export type SendOutcome =
   | { kind: 'aborted'; durationMs: number };
 
 
-/** Connects to `address` whatever name the URL holds: the name stays for Host and SNI, no second lookup. */
-function pinnedLookup(address: ResolvedAddress): LookupFunction {
+/**
+ * Connects only to the checked addresses, whatever name the URL holds: the name stays for Host and
+ * SNI, and there is no second lookup. Node asks for all of them when it races IPv6 and IPv4
+ * (`localhost` is often both).
+ */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
-    else callback(null, address.address, address.family);
+    if (options?.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
   }) as unknown as LookupFunction;
 }
 
@@ -30,7 +34,7 @@ function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-export function sendOnce(req: AgentRequest, address: ResolvedAddress, timeoutMs: number, signal?: AbortSignal): Promise<SendOutcome> {
+export function sendOnce(req: AgentRequest, addresses: ResolvedAddress[], timeoutMs: number, signal?: AbortSignal): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const isHttps = req.url.protocol === 'https:';
@@ -60,7 +64,7 @@ export function sendOnce(req: AgentRequest, address: ResolvedAddress, timeoutMs:
       port: req.url.port || (isHttps ? 443 : 80),
       path: `${req.url.pathname}${req.url.search}`,
       headers,
-      lookup: pinnedLookup(address),
+      lookup: pinnedLookup(addresses),
       // A fresh connection per attempt: a pooled socket would skip the address check.
       agent: false,
       ...(isHttps ? { servername: hostname } : {}),
