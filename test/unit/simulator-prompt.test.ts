@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildSimulatorMessages, describeLanguage } from '../../shared/domain/runs/simulator.js';
+import { buildSimulatorMessages, describeLanguage, generatorModelName } from '../../shared/domain/runs/simulator.js';
+import { simulatorModelName } from '../../shared/llm/models.js';
 
 describe('the simulated user prompt', () => {
   it.each([
@@ -40,5 +41,14 @@ describe('the simulated user prompt', () => {
     expect(text.indexOf('<<<BEGIN agent turn 1>>>')).toBeLessThan(text.indexOf('<<<BEGIN user turn 2>>>'));
     expect(text.match(/<<<END agent turn 1>>>/g)).toHaveLength(1);
     expect(text).toContain('‹‹‹END agent turn 1›››');
+  });
+});
+
+describe('models of the LLM steps', () => {
+  it('the simulator uses SIMULATOR_MODEL, default gpt-4.1-mini', () => expect(simulatorModelName()).toBe('gpt-4.1-mini'));
+  it("the generator uses the test's models[0], else GENERATOR_MODEL (default gpt-4.1-mini)", () => {
+    expect(generatorModelName({ models: ['claude-sonnet-4', 'gpt-4o'] })).toBe('claude-sonnet-4');
+    expect(generatorModelName({ models: [] })).toBe('gpt-4.1-mini');
+    expect(generatorModelName()).toBe('gpt-4.1-mini');
   });
 });
