@@ -89,7 +89,13 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (code ${code}): ${stderr.slice(-500)}`))),
   );
   exited.catch(() => undefined);
-  await Promise.race([waitForPort(options.port), exited]);
+  try {
+    // Java starts slowly on a loaded machine: allow two minutes, and leave no orphan behind.
+    await Promise.race([waitForPort(options.port, 120_000), exited]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     endpoint: `http://127.0.0.1:${options.port}`,
     stop: () =>

@@ -6,6 +6,9 @@ export const ENV = {
   tableName: 'TABLE_NAME',
   bucketName: 'BUCKET_NAME',
   queueUrl: 'EVALUATION_QUEUE_URL',
+  runQueueUrl: 'RUN_QUEUE_URL',
+  /** How many run jobs the local runtime processes at once (the stand-in for Lambda concurrency). */
+  runLocalConcurrency: 'RUN_LOCAL_CONCURRENCY',
   evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',
   scannerFunction: 'SCANNER_FUNCTION_NAME',
   aggregatorFunction: 'AGGREGATOR_FUNCTION_NAME',

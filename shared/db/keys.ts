@@ -18,6 +18,7 @@ export const CATALOG_TYPES = [
   'MONITOR',
   'APIKEY',
   'TCASE',
+  'RUN',
 ] as const;
 export type CatalogType = (typeof CATALOG_TYPES)[number];
 
@@ -108,6 +109,11 @@ export const keys = {
   dirtyBucket: (shard: number, monitorId: string, day: string, groupId: string): Key => ({ pk: `DIRTY#${shard}`, sk: `${monitorId}#${day}#${groupId}` }),
   /** A monitor's spend in one cycle (`YYYY-MM`). */
   monitorSpend: (monitorId: string, cycle: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SPEND#${cycle}` }),
+
+  // ---------- runs ----------
+  /** A run's sessions (an index item per session, written with the session): `RUN#<run>` / `<createdAt>#<session>`. */
+  runSession: (runId: string, createdAt: string, sessionId: string): Key => ({ pk: `RUN#${runId}`, sk: `${createdAt}#${sessionId}` }),
+  runSessionPartition: (runId: string): string => `RUN#${runId}`,
 
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
