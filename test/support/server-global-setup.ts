@@ -2,14 +2,17 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/services.js';
+import { startLlmStub } from './llm-server.js';
 
 /** e2e: starts `npm start` (in memory, on a free port) as a child process, exactly as a developer would. */
 export default async function setup(project: TestProject) {
   const root = resolve(import.meta.dirname, '..', '..');
   const port = await freePort();
+  // The server's LLM (simulated user, judge): a stub on loopback with its default answers.
+  const llm = await startLlmStub();
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DYNAMODB_LOCAL_PORT: '0', S3_LOCAL_PORT: '0', SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error' },
+    env: { ...process.env, PORT: String(port), DYNAMODB_LOCAL_PORT: '0', S3_LOCAL_PORT: '0', SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error', LLM_BASE_URL: llm.url, AGENT_ALLOW_PRIVATE_NETWORKS: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -36,5 +39,6 @@ export default async function setup(project: TestProject) {
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGKILL'), 5000).unref();
     });
+    await llm.close();
   };
 }
