@@ -332,6 +332,26 @@ describe('callAgent against local agents', () => {
     expect(agent.requests).toHaveLength(1);
   });
 
+  it('no time left for an attempt: back on the queue without a slot or an attempt', async () => {
+    use();
+    let slots = 0;
+    const result = await callAgent(conn(), vars(), { ...local, remainingMs: 300, takeSlot: async () => (slots++, { ok: true }) });
+    expect(result).toEqual({ kind: 'requeue', reason: 'retry_wait', delayMs: 0, attempts: 0 });
+    expect(slots).toBe(0);
+    expect(agent.requests).toHaveLength(0);
+  });
+
+  it('an attempt never runs past the remaining time', async () => {
+    use(async (req, res, i) => {
+      await new Promise((r) => setTimeout(r, 3000));
+      echoAgent(req, res, i);
+    });
+    const started = Date.now();
+    const result = await callAgent(conn({ timeout: 30 }), vars(), { ...local, remainingMs: 1500 });
+    expect(result).toMatchObject({ kind: 'failed', attempts: 1, error: 'the agent did not answer within 1.5 s' });
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
   it('a cancelled call stops waiting', async () => {
     use((_req, res) => sendJson(res, 503, {}));
     const controller = new AbortController();

@@ -31,6 +31,8 @@ export const TIMEOUT_MAX_S = 120;
 /** How much of an answer an error quotes. */
 const ERROR_BODY_CHARS = 500;
 const DEFAULT_RETRYABLE = [429, 500, 502, 503, 504];
+/** An attempt needs at least this much of `remainingMs`, or the call goes back on the queue. */
+const MIN_ATTEMPT_MS = 1000;
 
 /** AGENT_ALLOW_PRIVATE_NETWORKS=true lets agents on loopback and private networks be called (`npm start` sets it). */
 export function privateNetworksAllowed(): boolean {
@@ -73,6 +75,8 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
   let attempts = options.attemptsSoFar ?? 0;
   for (;;) {
     if (options.signal?.aborted) return { kind: 'failed', error: 'the call was cancelled', attempts, exchange: { request: shownRequest } };
+    // Too little time for an attempt: go back on the queue before taking a slot or an attempt.
+    if (left() < MIN_ATTEMPT_MS) return { kind: 'requeue', reason: 'retry_wait', delayMs: 0, attempts };
     if (options.takeSlot) {
       const slot = await options.takeSlot();
       if (!slot.ok) return { kind: 'requeue', reason: 'rate_limited', delayMs: Math.max(0, slot.retryAt - Date.now()), attempts };
@@ -100,7 +104,7 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
     }
     const wait = retryWait(policy, retriesDone + 1, attempt.retryAfterMs);
     // The wait and the next attempt must fit the time left, or the job goes back on the queue.
-    if (wait + Math.min(timeoutMs, 1000) > left()) return { kind: 'requeue', reason: 'retry_wait', delayMs: wait, attempts };
+    if (wait + Math.min(timeoutMs, MIN_ATTEMPT_MS) > left()) return { kind: 'requeue', reason: 'retry_wait', delayMs: wait, attempts };
     if (wait > 0) {
       try {
         await sleep(wait, undefined, { signal: options.signal });
