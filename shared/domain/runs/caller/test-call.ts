@@ -84,7 +84,9 @@ export async function testEndpointConnection(auth: AuthContext, id: string, body
         error:
           result.reason === 'rate_limited'
             ? `the connection's rate limit (${rateLimit} per minute) has no free slot for ${Math.ceil(result.delayMs / 1000)} s; a run would wait for it`
-            : `the next retry would wait ${Math.ceil(result.delayMs / 1000)} s, longer than a test call may take (${TEST_CALL_BUDGET_MS / 1000} s); a run would retry later`,
+            : result.delayMs > 0
+              ? `the next retry would wait ${Math.ceil(result.delayMs / 1000)} s, longer than a test call may take (${TEST_CALL_BUDGET_MS / 1000} s); a run would retry later`
+              : `no time was left for another attempt within a test call's ${TEST_CALL_BUDGET_MS / 1000} s; a run would retry later`,
       };
   }
 }
