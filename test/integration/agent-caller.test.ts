@@ -328,7 +328,8 @@ describe('callAgent against local agents', () => {
   it('a retry wait that does not fit the remaining time goes back on the queue', async () => {
     use((_req, res) => sendJson(res, 503, {}, { 'Retry-After': '20' }));
     const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 2, retryInitialDelayMs: 100, retryMaxDelayMs: 60_000 }), vars(), { ...local, remainingMs: 5000 });
-    expect(result).toEqual({ kind: 'requeue', reason: 'retry_wait', delayMs: 20_000, attempts: 1 });
+    expect(result).toMatchObject({ kind: 'requeue', reason: 'retry_wait', delayMs: 20_000, attempts: 1, lastError: 'the agent answered 503: {}' });
+    if (result.kind === 'requeue') expect(result.exchange?.response?.status).toBe(503);
     expect(agent.requests).toHaveLength(1);
   });
 

@@ -113,6 +113,25 @@ describe('POST /endpointConnections/{id}/test', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 
+  it('a wait longer than the test call may take is reported, not waited for', async () => {
+    const t = await setup({ rateLimit: 1, retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10, retryMaxDelayMs: 60_000 });
+    agent.setHandler((_req, res) => sendJson(res, 503, { error: 'busy' }, { 'Retry-After': '40' }));
+    const started = Date.now();
+    const retry = await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({
+      attempts: 1,
+      response: { status: 503 },
+      error: 'the agent answered 503: {"error":"busy"}; the next retry would wait 40 s, longer than a test call may take (25 s); a run would retry later',
+    });
+    // The one slot per minute is taken: the next test call reports the rate limit at once.
+    const limited = await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } });
+    expect(limited.status).toBe(200);
+    expect(limited.body).toMatchObject({ attempts: 0, request: null, response: null });
+    expect(limited.body.error).toMatch(/^the connection's rate limit \(1 per minute\) has no free slot for \d+ s; a run would wait for it$/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   it.each([
     [{}, 'input is required'],
     [{ input: 'hello' }, 'input must be an object'],

@@ -104,7 +104,9 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
     }
     const wait = retryWait(policy, retriesDone + 1, attempt.retryAfterMs);
     // The wait and the next attempt must fit the time left, or the job goes back on the queue.
-    if (wait + Math.min(timeoutMs, MIN_ATTEMPT_MS) > left()) return { kind: 'requeue', reason: 'retry_wait', delayMs: wait, attempts };
+    if (wait + Math.min(timeoutMs, MIN_ATTEMPT_MS) > left()) {
+      return { kind: 'requeue', reason: 'retry_wait', delayMs: wait, attempts, exchange, lastError: redact.text(attempt.error) };
+    }
     if (wait > 0) {
       try {
         await sleep(wait, undefined, { signal: options.signal });

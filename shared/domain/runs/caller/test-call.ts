@@ -76,8 +76,8 @@ export async function testEndpointConnection(auth: AuthContext, id: string, body
       };
     case 'requeue':
       return {
-        request: null,
-        response: null,
+        request: result.exchange?.request ?? null,
+        response: result.exchange?.response ?? null,
         extracted: {},
         attempts: result.attempts,
         latencyMs: null,
@@ -85,7 +85,7 @@ export async function testEndpointConnection(auth: AuthContext, id: string, body
           result.reason === 'rate_limited'
             ? `the connection's rate limit (${rateLimit} per minute) has no free slot for ${Math.ceil(result.delayMs / 1000)} s; a run would wait for it`
             : result.delayMs > 0
-              ? `the next retry would wait ${Math.ceil(result.delayMs / 1000)} s, longer than a test call may take (${TEST_CALL_BUDGET_MS / 1000} s); a run would retry later`
+              ? `${result.lastError ? `${result.lastError}; ` : ''}the next retry would wait ${Math.ceil(result.delayMs / 1000)} s, longer than a test call may take (${TEST_CALL_BUDGET_MS / 1000} s); a run would retry later`
               : `no time was left for another attempt within a test call's ${TEST_CALL_BUDGET_MS / 1000} s; a run would retry later`,
       };
   }

@@ -59,4 +59,12 @@ export type CallResult =
       exchange: CallExchange;
     }
   | { kind: 'failed'; error: string; attempts: number; latencyMs?: number; exchange?: CallExchange }
-  | { kind: 'requeue'; delayMs: number; attempts: number; reason: 'rate_limited' | 'retry_wait' };
+  | {
+      kind: 'requeue';
+      delayMs: number;
+      attempts: number;
+      reason: 'rate_limited' | 'retry_wait';
+      /** The last attempt's exchange and error, when an attempt failed before going back on the queue. */
+      exchange?: CallExchange;
+      lastError?: string;
+    };
