@@ -166,7 +166,8 @@ export function runView(run: StoredRun): Run {
       confidenceInterval: point.confidenceInterval,
     };
   });
-  return { ...rest, metrics };
+  const p = run.progress;
+  return { ...rest, progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed }, metrics };
 }
 
 export async function getRunFor(auth: AuthContext, id: string): Promise<Run> {
