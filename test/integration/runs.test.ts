@@ -143,6 +143,29 @@ describe('runs: execution', () => {
     expect((await t.api.get('/tests', { versionIds: t.version.id })).body.map((x: any) => x.id)).toEqual([t.test.id]);
   });
 
+  it('maps retrieval_context, traces, usage and extra keys of the answer onto the turn, its spans and the session', async () => {
+    agent.setHandler((req, res) =>
+      sendJson(res, 200, { reply: `answer to ${req.json.message}`, docs: ['doc one', 'doc two'], steps: [{ name: 'search_orders', type: 'tool', input: { q: 'x' } }, 'not a span'], usage: { input_tokens: 12, output_tokens: 5 }, mood: 'calm' }),
+    );
+    const t = await setup({
+      csv: 'input,expected_output\nwhere is it,shipped\n',
+      conversation: { outputMapping: { output: '$.reply', retrieval_context: '$.docs', traces: '$.steps', usage: '$.usage', mood: '$.mood' } },
+    });
+    const run = await t.startRun();
+    await drain();
+    const [s] = await t.sessionsOf(run.id);
+    expect(s).toMatchObject({ status: 'COMPLETED', metadata: { mood: 'calm' } });
+    const [turn] = await t.turnsOf(s.id);
+    expect(turn).toMatchObject({ input: 'where is it', output: 'answer to where is it', retrievalContext: ['doc one', 'doc two'], usage: { inputTokens: 12, outputTokens: 5 } });
+    expect(turn.latencyMs).toBeGreaterThanOrEqual(0);
+    const spans = (await t.api.get('/traces', { inferenceResultIds: turn.id })).body as any[];
+    expect(spans.map((x) => [x.type, x.name]).sort()).toEqual([
+      ['RETRIEVER', 'retrieval_context'],
+      ['TOOL', 'search_orders'],
+    ]);
+    expect(spans.find((x) => x.type === 'TOOL').inputData).toEqual({ q: 'x' });
+  });
+
   it('INITIALIZATION returns a session id used by later turns and by the URL; a failing FINALIZATION is kept in metadata', async () => {
     agent.setHandler((req, res, i) => {
       if (req.url.startsWith('/init')) return sendJson(res, 200, { greeting: 'welcome', sid: 'agent-42', tier: 'gold' });

@@ -23,11 +23,12 @@ import {
   type StoredRun,
 } from '../../db/runs.js';
 import { customIdItem, evaluationItem, getEvaluationItem, listTurns } from '../../db/sessions.js';
-import { NotFoundError } from '../../http/errors.js';
+import type { AuthContext } from '../../auth/context.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { log } from '../../http/logger.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
-import { MAX_TURN_TEXT, type Evaluation, type Turn } from '../../schemas/sessions.js';
+import { MAX_TURN_TEXT, SPAN_TYPES, type Evaluation, type SpanCreate, type Turn } from '../../schemas/sessions.js';
 import type { TestCase, TestRecord } from '../../schemas/tests.js';
 import { enqueueRunJobs, type RunJob } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
@@ -38,6 +39,7 @@ import { initialStatus, newEvaluation } from '../evaluation/evaluations.js';
 import { runEvaluation } from '../evaluation/evaluator.js';
 import { loadSources } from '../evaluation/sources.js';
 import { testActivityUpdate } from '../sessions/sessions.js';
+import { createSpanBatch } from '../sessions/spans.js';
 import { callAgent, type AgentConnection, type CallOptions, type CallResult } from './caller/index.js';
 import { loadAgentConnection } from './caller/connection.js';
 import { simulateUserTurn } from './simulator.js';
@@ -401,7 +403,51 @@ async function conversationStep(ctx: StepContext, s: RunSession, jctx: JobContex
     turnPut(turn),
     ...items,
   ]);
-  return ok ? { kind: 'advanced', called: true } : { kind: 'stop' };
+  if (!ok) return { kind: 'stop' };
+  await recordSpans(ctx, turn, result);
+  return { kind: 'advanced', called: true };
+}
+
+const SPAN_TYPE_SET = new Set<string>(SPAN_TYPES);
+const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The turn's spans (DESIGN.md §10 "Answer"): a RETRIEVER span for `retrieval_context`, and one span
+ * per object of `traces`. Ids derive from the turn, so a second attempt finds them (409) and adds
+ * nothing; a trace the span schema refuses is left out and logged, it never fails the turn.
+ */
+async function recordSpans(ctx: StepContext, turn: Turn, result: Extract<CallResult, { kind: 'ok' }>): Promise<void> {
+  const spans: SpanCreate[] = [];
+  if (result.retrievalContext?.length) {
+    spans.push({ id: `trace_${turn.id}_retrieval`, inferenceResultId: turn.id, name: 'retrieval_context', type: 'RETRIEVER', outputData: { documents: turn.retrievalContext } });
+  }
+  (result.traces ?? []).slice(0, 99).forEach((raw, i) => {
+    if (!isObject(raw)) return;
+    const type = typeof raw.type === 'string' ? raw.type.toUpperCase() : 'SPAN';
+    spans.push({
+      id: `trace_${turn.id}_${i}`,
+      inferenceResultId: turn.id,
+      name: typeof raw.name === 'string' && raw.name ? raw.name.slice(0, 500) : `span ${i + 1}`,
+      type: (SPAN_TYPE_SET.has(type) ? type : 'SPAN') as SpanCreate['type'],
+      ...(isObject(raw.inputData ?? raw.input) ? { inputData: (raw.inputData ?? raw.input) as Record<string, unknown> } : {}),
+      ...(isObject(raw.outputData ?? raw.output) || typeof (raw.outputData ?? raw.output) === 'string' ? { outputData: (raw.outputData ?? raw.output) as Record<string, unknown> | string } : {}),
+      ...(typeof raw.latencyMs === 'number' && raw.latencyMs >= 0 ? { latencyMs: raw.latencyMs } : {}),
+      ...(isDate(raw.startTime) ? { startTime: new Date(raw.startTime).toISOString() } : {}),
+      ...(isDate(raw.endTime) ? { endTime: new Date(raw.endTime).toISOString() } : {}),
+    });
+  });
+  if (spans.length === 0) return;
+  const auth: AuthContext = { organizationId: turn.organizationId, userId: ctx.run.userId, role: 'MEMBER', plan: 'FREE', keyId: `run:${ctx.run.id}` };
+  try {
+    await createSpanBatch(auth, { spans });
+  } catch (error) {
+    if (error instanceof ConflictError || error instanceof ValidationError) {
+      log('warn', 'run turn spans not recorded', { runId: ctx.run.id, turnId: turn.id, error: error.message });
+      return;
+    }
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------- end of a session
