@@ -36,6 +36,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/server-global-setup.ts'],
+          // Every e2e file talks to the one local server: one file at a time, so a run's agent
+          // calls and scoring do not eat into another file's timeouts on a busy machine.
+          fileParallelism: false,
           env,
           testTimeout: 60_000,
           hookTimeout: 90_000,
