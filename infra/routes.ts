@@ -11,7 +11,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
 /** Extra permissions a route's function needs beyond the table. */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend';
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend';
 
 export interface Route {
   method: HttpMethod;
@@ -53,6 +53,7 @@ export const routes: readonly Route[] = [
   ...crud('/products', 'products'),
   ...crud('/versions', 'versions'),
   ...crud('/endpointConnections', 'endpoint-connections'),
+  r('POST', '/endpointConnections/{id}/test', 'endpoint-connections/test', 'write'),
 
   // metrics, evaluator models, specifications
   ...crud('/metrics', 'metrics'),
@@ -91,6 +92,12 @@ export const routes: readonly Route[] = [
   r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
   r('POST', '/evaluations/{id}/retry', 'evaluations/retry', 'write', { capabilities: ['queueSend'] }),
 
+  // runs: the service calls the agent (DESIGN.md §10)
+  r('POST', '/runs', 'runs/create', 'write', { capabilities: ['runQueueSend'] }),
+  r('GET', '/runs', 'runs/list', 'read'),
+  r('GET', '/runs/{id}', 'runs/get', 'read'),
+  r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write'),
+
   // monitors
   ...crud('/monitors', 'monitors'),
   r('GET', '/monitors/{id}/results', 'monitors/results', 'read'),
@@ -109,15 +116,17 @@ export const routes: readonly Route[] = [
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {
-  name: 'scanner' | 'aggregator' | 'evaluator';
+  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner';
   handler: string;
-  trigger: 'schedule' | 'queue';
+  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10). */
+  trigger: 'schedule' | 'queue' | 'runQueue';
 }
 
 export const jobs: readonly Job[] = [
   { name: 'scanner', handler: 'jobs/scanner', trigger: 'schedule' },
   { name: 'aggregator', handler: 'jobs/aggregator', trigger: 'schedule' },
   { name: 'evaluator', handler: 'jobs/evaluator', trigger: 'queue' },
+  { name: 'runner', handler: 'jobs/runner', trigger: 'runQueue' },
 ];
 
 export function routeOf(handler: string): Route {

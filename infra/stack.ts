@@ -27,6 +27,8 @@ import { jobs, routeId, routes, type Capability, type Route } from './routes.js'
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
 export const SCHEDULE_MINUTES = 5;
+/** The runner's limit: one agent call (at most 120 s per attempt) plus the retries that fit; longer waits go back on the queue. */
+export const RUNNER_TIMEOUT_MINUTES = 5;
 
 const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
 
@@ -84,6 +86,16 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: dlq, maxReceiveCount: 3 },
     });
 
+    // The run queue (DESIGN.md §10): fan-out pages and session steps, one agent call per job.
+    const runDlq = new Queue(this, 'RunDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const runQueue = new Queue(this, 'RunQueue', {
+      // Above the runner's timeout (Lambda requires it), so a job in flight is not delivered twice.
+      visibilityTimeout: Duration.minutes(RUNNER_TIMEOUT_MINUTES * 2),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: runDlq, maxReceiveCount: 3 },
+    });
+
     const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -102,6 +114,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.tableName]: table.tableName,
       [ENV.bucketName]: bucket.bucketName,
       [ENV.queueUrl]: queue.queueUrl,
+      [ENV.runQueueUrl]: runQueue.queueUrl,
     };
 
     // ---------- jobs ----------
@@ -110,6 +123,8 @@ export class EvalPlatformStack extends Stack {
     bucket.grantReadWrite(jobsRole);
     queue.grantSendMessages(jobsRole);
     queue.grantConsumeMessages(jobsRole);
+    runQueue.grantSendMessages(jobsRole);
+    runQueue.grantConsumeMessages(jobsRole);
     const jobFunctions = new Map<string, AppFunction>();
     for (const job of jobs) {
       const fn = new AppFunction(this, `Job${job.name[0]!.toUpperCase()}${job.name.slice(1)}`, {
@@ -117,7 +132,7 @@ export class EvalPlatformStack extends Stack {
         role: jobsRole,
         logGroup: jobLogs,
         environment: baseEnv,
-        timeout: Duration.minutes(job.trigger === 'queue' ? 1 : 4),
+        timeout: Duration.minutes(job.trigger === 'queue' ? 1 : job.trigger === 'runQueue' ? RUNNER_TIMEOUT_MINUTES : 4),
         memorySize: 1024,
       });
       jobFunctions.set(job.name, fn);
@@ -126,6 +141,9 @@ export class EvalPlatformStack extends Stack {
           schedule: Schedule.rate(Duration.minutes(SCHEDULE_MINUTES)),
           targets: [new LambdaFunction(fn.fn, { retryAttempts: 2 })],
         });
+      } else if (job.trigger === 'runQueue') {
+        // The records of a batch run in parallel: each is at most one agent call.
+        fn.fn.addEventSource(new SqsEventSource(runQueue, { batchSize: 10, reportBatchItemFailures: true }));
       } else {
         fn.fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
       }
@@ -148,6 +166,7 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'bucketRead') bucket.grantRead(role);
           if (cap === 'bucketWrite') bucket.grantReadWrite(role);
           if (cap === 'queueSend') queue.grantSendMessages(role);
+          if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
         }
         roles.set(key, role);

@@ -40,6 +40,9 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
       retryMaxAttempts: 3,
     },
   },
+  'endpoint-connections/test': {
+    body: { input: { user_message: 'Where is my refund?' }, context: 'order 1042 was paid by card', variables: { session_id: 'agent-session-1' } },
+  },
   'metrics/create': {
     body: {
       name: 'Refund policy adherence',
@@ -95,6 +98,8 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'monitors/results': { query: { days: '14' } },
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
+  'runs/create': { body: { versionId: 'ver_example', testId: 'test_example', name: 'nightly regression' } },
+  'runs/list': { query: { versionIds: 'ver_example', statuses: 'RUNNING,COMPLETED', sort: 'createdAt:desc' } },
 };
 
 export function eventFileName(route: Route): string {
@@ -155,6 +160,21 @@ const jobEvents: Record<string, unknown> = {
         md5OfBody: '',
         eventSource: 'aws:sqs',
         eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:evaluation-jobs',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  },
+  'jobs-runner.json': {
+    Records: [
+      {
+        messageId: 'sample-run-message',
+        receiptHandle: 'sample',
+        body: JSON.stringify({ kind: 'step', organizationId: 'org_demo', runId: 'run_example', sessionId: 'sess_example', seq: 0 }),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:run-jobs',
         awsRegion: 'us-east-1',
       },
     ],

@@ -117,6 +117,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.scannerFunction]: 'local-scanner',
       [ENV.aggregatorFunction]: 'local-aggregator',
       [ENV.queueUrl]: 'local://evaluation-queue',
+      [ENV.runQueueUrl]: 'local://run-queue',
+      // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).
+      [ENV.agentAllowPrivateNetworks]: process.env[ENV.agentAllowPrivateNetworks] ?? 'true',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
       // s3rver accepts only its own fixed credentials; DynamoDB Local accepts any.
       AWS_ACCESS_KEY_ID: options.s3Endpoint ? (process.env.AWS_ACCESS_KEY_ID ?? 'S3RVER') : 'S3RVER',
@@ -154,6 +157,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         });
     };
     localQueue.onEnqueue = () => setImmediate(drain);
+    // The run queue: the real runner handler, as many jobs at once as Lambda would run.
+    const { startRunQueueConsumer } = await import('./run-queue.js');
+    const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
+    const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), { concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10 });
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -181,6 +188,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       stop: async () => {
         timers.forEach(clearInterval);
         localQueue.onEnqueue = undefined;
+        await runConsumer.stop();
         await draining;
         await closeServer();
         await stopAll();

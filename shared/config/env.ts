@@ -6,6 +6,9 @@ export const ENV = {
   tableName: 'TABLE_NAME',
   bucketName: 'BUCKET_NAME',
   queueUrl: 'EVALUATION_QUEUE_URL',
+  runQueueUrl: 'RUN_QUEUE_URL',
+  /** How many run jobs the local runtime processes at once (the stand-in for Lambda concurrency). */
+  runLocalConcurrency: 'RUN_LOCAL_CONCURRENCY',
   evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',
   scannerFunction: 'SCANNER_FUNCTION_NAME',
   aggregatorFunction: 'AGGREGATOR_FUNCTION_NAME',
@@ -14,8 +17,15 @@ export const ENV = {
   s3PublicEndpoint: 'S3_PUBLIC_ENDPOINT',
   lambdaEndpoint: 'LAMBDA_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
+  llmBaseUrl: 'LLM_BASE_URL',
+  llmApiKey: 'LLM_API_KEY',
+  /** Accepted aliases of LLM_BASE_URL / LLM_API_KEY (the judge's names before the one LLM client). */
   judgeBaseUrl: 'JUDGE_BASE_URL',
   judgeApiKey: 'JUDGE_API_KEY',
+  simulatorModel: 'SIMULATOR_MODEL',
+  generatorModel: 'GENERATOR_MODEL',
+  /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
+  agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
   logLevel: 'LOG_LEVEL',
 } as const;

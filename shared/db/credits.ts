@@ -1,7 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
-import type { Key } from './keys.js';
+import { isConditionalCheckFailed } from './errors.js';
+import { keys, type Key } from './keys.js';
 
 /** A spend item's counters (zeros when the cycle has no item yet). */
 export interface SpendCounters {
@@ -63,4 +64,29 @@ export function releaseItem(key: Key, amount: number): TransactItem {
       ExpressionAttributeValues: { ':neg': -amount },
     },
   };
+}
+
+/**
+ * A charge against the organization alone (LLM calls of runs and generation; no monitor cap):
+ * reserves `amount` on the organization's spend item of `cycle` while it stays within `limit`
+ * (null = unlimited). Returns false, and changes nothing, when the credits are not there.
+ */
+export async function reserveOrgCredits(orgId: string, cycle: string, amount: number, limit: number | null): Promise<boolean> {
+  try {
+    await doc.send(new UpdateCommand(reserveItem(keys.orgSpend(orgId, cycle), amount, limit).Update!));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** Moves a reservation made by `reserveOrgCredits` from pending to spent. */
+export async function settleOrgCredits(orgId: string, cycle: string, amount: number): Promise<void> {
+  await doc.send(new UpdateCommand(settleItem(keys.orgSpend(orgId, cycle), amount).Update!));
+}
+
+/** Gives a reservation made by `reserveOrgCredits` back. */
+export async function releaseOrgCredits(orgId: string, cycle: string, amount: number): Promise<void> {
+  await doc.send(new UpdateCommand(releaseItem(keys.orgSpend(orgId, cycle), amount).Update!));
 }

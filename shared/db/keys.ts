@@ -18,6 +18,7 @@ export const CATALOG_TYPES = [
   'MONITOR',
   'APIKEY',
   'TCASE',
+  'RUN',
 ] as const;
 export type CatalogType = (typeof CATALOG_TYPES)[number];
 
@@ -45,6 +46,8 @@ export const keys = {
   versionName: (productId: string, name: string): Key => ({ pk: `PRODUCT#${productId}`, sk: `VERSIONNAME#${name}` }),
   /** Write-only secrets of an endpoint connection: a separate item that no read path loads. */
   endpointSecrets: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#ECON#${id}` }),
+  /** The rate-limit token of an endpoint connection (GCRA: the earliest start of its next call). */
+  rateLimit: (connectionId: string): Key => ({ pk: `RATE#${connectionId}`, sk: 'RATE' }),
 
   /** gsi2: every metric of one revision family, oldest first. */
   metricFamily: (groupId: string, createdAt: string, id: string) => ({ gsi2pk: `MGROUP#${groupId}`, gsi2sk: `${createdAt}#${id}` }),
@@ -106,6 +109,11 @@ export const keys = {
   dirtyBucket: (shard: number, monitorId: string, day: string, groupId: string): Key => ({ pk: `DIRTY#${shard}`, sk: `${monitorId}#${day}#${groupId}` }),
   /** A monitor's spend in one cycle (`YYYY-MM`). */
   monitorSpend: (monitorId: string, cycle: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SPEND#${cycle}` }),
+
+  // ---------- runs ----------
+  /** A run's sessions (an index item per session, written with the session): `RUN#<run>` / `<createdAt>#<session>`. */
+  runSession: (runId: string, createdAt: string, sessionId: string): Key => ({ pk: `RUN#${runId}`, sk: `${createdAt}#${sessionId}` }),
+  runSessionPartition: (runId: string): string => `RUN#${runId}`,
 
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),

@@ -47,6 +47,7 @@ export const SessionListQuery = Type.Object(
     testIds: Type.Optional(IdList),
     testCaseIds: Type.Optional(IdList),
     customIds: Type.Optional(StringList),
+    runIds: Type.Optional(Type.Array(Id, { maxItems: 20 })),
     isProduction: Type.Optional(Type.Boolean()),
     statuses: Type.Optional(Type.Array(StringEnum(SESSION_STATUSES), { maxItems: 3 })),
   },
@@ -63,6 +64,8 @@ export interface Session {
   customId: string | null;
   testId: string | null;
   testCaseId: string | null;
+  /** The run that created the session (DESIGN.md §10); absent for sessions created through the API. */
+  runId?: string | null;
   context: Record<string, unknown> | null;
   stoppingReason: string | null;
   recordingUri: string | null;

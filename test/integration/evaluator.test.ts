@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { startJudge } from '../support/judge-server.js';
-import { setJudgeConfig } from '../../shared/judge/client.js';
+import { setLlmConfig } from '../../shared/llm/client.js';
 import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
@@ -12,12 +12,12 @@ beforeAll(async () => {
   judge = await startJudge();
 });
 afterAll(async () => {
-  setJudgeConfig({ baseUrl: undefined });
+  setLlmConfig({ baseUrl: undefined });
   await judge.close();
 });
 beforeEach(() => {
   localQueue.messages.length = 0;
-  setJudgeConfig({ baseUrl: judge.url, timeoutMs: 400, backoffMs: 10, maxAttempts: 3 });
+  setLlmConfig({ baseUrl: judge.url, timeoutMs: 400, backoffMs: 10, maxAttempts: 3 });
   judge.setMode('good', 0.75);
 });
 
@@ -65,17 +65,22 @@ describe('evaluator', () => {
     await drain(true);
     expect(await t.read(e!.id)).toMatchObject({ status: 'SUCCESS', score: 0.75, reason: 'judged by the test judge', creditsUsed: 4 });
     expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 4, pendingCredits: 0, availableCredits: 996 });
-    const request = judge.requests.at(-1) as { model: string; messages: { content: string }[] };
+    const request = judge.requests.at(-1)!;
     expect(request.model).toBe('gpt-4o');
     expect(request.messages.map((m) => m.content).join('\n')).toContain('<<<BEGIN actual_output>>>');
+    // structured outputs through the one LLM client
+    expect(request.schemaName).toBe('judge_score');
+    expect(request.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'judge_score', strict: true, schema: { required: ['score', 'reason'], additionalProperties: false } } });
   });
 
   it('fails on a garbage answer, quoting it, and releases the credits', async () => {
     const t = await setup();
     judge.setMode('garbage');
     const [e] = await t.evaluate([t.judged.id]);
+    const before = judge.requests.length;
     await drain();
     expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: expect.stringContaining('maybe 8/10'), creditsUsed: 0 });
+    expect(judge.requests.length - before).toBe(2); // an invalid answer is asked again once
     expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 0, pendingCredits: 0 });
   });
 
@@ -93,11 +98,11 @@ describe('evaluator', () => {
 
   it('without a judge, AI-judged evaluations fail clearly; retry re-queues a FAILED one', async () => {
     const t = await setup();
-    setJudgeConfig({ baseUrl: undefined });
+    setLlmConfig({ baseUrl: undefined });
     const [e] = await t.evaluate([t.judged.id]);
     await drain();
     expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: 'no judge model is configured' });
-    setJudgeConfig({ baseUrl: judge.url });
+    setLlmConfig({ baseUrl: judge.url });
     const retried = await t.api.post(`/evaluations/${e!.id}/retry`);
     expect(retried.body).toMatchObject({ status: 'PENDING', error: null });
     expect((await t.api.post(`/evaluations/${e!.id}/retry`)).status).toBe(409);

@@ -218,17 +218,17 @@ describe('scanner statuses and credits', () => {
     await runScanner();
     expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('FAILING');
     // a success clears it (FAILING monitors keep sampling)
-    const { setJudgeConfig } = await import('../../shared/judge/client.js');
+    const { setLlmConfig } = await import('../../shared/llm/client.js');
     const { startJudge } = await import('../support/judge-server.js');
     const judge = await startJudge();
-    setJudgeConfig({ baseUrl: judge.url, timeoutMs: 2000 });
+    setLlmConfig({ baseUrl: judge.url, timeoutMs: 2000 });
     try {
       await t.close((await t.session('ok', 'fine')).id);
       await drain();
       await runScanner();
       expect((await t.api.get(`/monitors/${m.id}`)).body.status).toBe('ACTIVE');
     } finally {
-      setJudgeConfig({ baseUrl: undefined });
+      setLlmConfig({ baseUrl: undefined });
       await judge.close();
     }
     // back to FAILING after five more failures; then a user write starts a new window
@@ -258,10 +258,10 @@ describe('scanner statuses and credits', () => {
     const t = await setup({ monthlyCredits: 30 });
     const judged = (await t.api.post('/metrics', { name: 'j', source: 'PARTIAL_PROMPT', evaluationParams: ['actual_output'], judgePrompt: 'p', evaluatorModelName: 'gpt-4o' })).body; // 4 credits
     const capped = await t.monitor({ metricGroupIds: [judged.metricGroupId], monthlyCreditCap: 20 });
-    const { setJudgeConfig } = await import('../../shared/judge/client.js');
+    const { setLlmConfig } = await import('../../shared/llm/client.js');
     const { startJudge } = await import('../support/judge-server.js');
     const judge = await startJudge();
-    setJudgeConfig({ baseUrl: judge.url, timeoutMs: 2000 });
+    setLlmConfig({ baseUrl: judge.url, timeoutMs: 2000 });
     try {
       const sessions = await Promise.all(Array.from({ length: 50 }, (_, i) => t.session(`q${i}`, 'a')));
       for (const s of sessions) await t.close(s.id);
@@ -285,7 +285,7 @@ describe('scanner statuses and credits', () => {
       await runScanner();
       expect((await t.api.get(`/monitors/${capped.id}`)).body.status).toBe('CAPPED');
     } finally {
-      setJudgeConfig({ baseUrl: undefined });
+      setLlmConfig({ baseUrl: undefined });
       await judge.close();
     }
   }, 60_000);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { transact } from '../../shared/db/catalog.js';
 import { tableName } from '../../shared/db/client.js';
 import { readSpend, reserveItem } from '../../shared/db/credits.js';
-import { getEndpointSecrets } from '../../shared/db/endpoint-connections.js';
+import { getEndpointSecrets } from '../../shared/db/endpoint-secrets.js';
 import { keys } from '../../shared/db/keys.js';
 import {
   deleteDirtyMarkerIfUntouched,

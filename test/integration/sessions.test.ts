@@ -43,7 +43,7 @@ describe('sessions', () => {
     expect((await t.api.get(`/sessions/${s.id}`)).status).toBe(403);
     expect((await t.api.patch(`/sessions/${s.id}`, { status: 'COMPLETED' })).status).toBe(403);
     expect((await t.api.get('/sessions/sess_nope')).status).toBe(404);
-    expect((await t.api.get('/sessions')).body.message).toBe('one of versionIds, testIds, testCaseIds or customIds is required');
+    expect((await t.api.get('/sessions')).body.message).toBe('one of versionIds, testIds, testCaseIds, customIds or runIds is required');
   });
 
   it('lists by version, custom id and filters', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildJudgeMessages, parseJudgeAnswer } from '../../shared/domain/evaluation/judge-prompt.js';
+import { buildJudgeMessages } from '../../shared/domain/evaluation/judge-prompt.js';
 
 describe('judge prompt', () => {
   const metric = { judgePrompt: 'Score politeness.', evaluationParams: ['input', 'actual_output'] as const, areEvalParamsTop: true };
@@ -18,30 +18,5 @@ describe('judge prompt', () => {
     const [, user] = buildJudgeMessages({ ...metric, evaluationParams: ['actual_output'] }, { actual_output: attack });
     expect(user!.content.match(/<<<END actual_output>>>/g)).toHaveLength(1);
     expect(user!.content).toContain('‹‹‹END actual_output›››');
-  });
-});
-
-describe('judge answers are parsed strictly', () => {
-  it.each([
-    ['{"score": 0.8, "reason": "polite"}', { score: 0.8, reason: 'polite' }],
-    ['```json\n{"score": 1, "reason": "x"}\n```', { score: 1, reason: 'x' }],
-    ['{"score": 0}', { score: 0, reason: '' }],
-  ])('%s', (raw, parsed) => expect(parseJudgeAnswer(raw)).toEqual(parsed));
-
-  it.each([
-    ['Score: 0.8', /not JSON/],
-    ['{"score": 1.5, "reason": "x"}', /not a number from 0 to 1/],
-    ['{"score": "0.5"}', /not a number from 0 to 1/],
-    ['[0.5]', /not a JSON object/],
-  ])('refuses %s', (raw, message) => expect(() => parseJudgeAnswer(raw)).toThrow(message));
-
-  it('quotes the raw answer, cut to 500 characters', () => {
-    try {
-      parseJudgeAnswer(`garbage ${'x'.repeat(1000)}`);
-    } catch (e) {
-      expect((e as Error).message.length).toBeLessThan(600);
-      expect((e as Error).message).toContain('garbage xxx');
-    }
-    expect.assertions(2);
   });
 });

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../../auth/context.js';
 import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
-import { getEndpointSecrets } from '../../db/endpoint-connections.js';
+import { getEndpointSecrets } from '../../db/endpoint-secrets.js';
 import { keys } from '../../db/keys.js';
 import { ConflictError } from '../../http/errors.js';
 import type {
@@ -112,7 +112,7 @@ export async function listEndpointConnections(auth: AuthContext, query: Endpoint
   });
 }
 
-/** Loads the stored secrets: only the write path does this, to re-check the auth rules. */
+/** Loads the stored secrets: the write path does this to re-check the auth rules. */
 function loadSecrets(orgId: string, id: string): Promise<EndpointSecrets> {
   return getEndpointSecrets(orgId, id);
 }

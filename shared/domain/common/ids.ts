@@ -40,6 +40,7 @@ export const ID_PREFIX = {
   span: 'trace',
   evaluation: 'eval',
   monitor: 'mon',
+  run: 'run',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

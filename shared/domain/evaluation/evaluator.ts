@@ -6,7 +6,7 @@ import { getVisibleMetric } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
 import { getOrganization } from '../../db/organizations.js';
 import { evaluationItem, getEvaluationItem, getSession, requeueFailedEvaluation } from '../../db/sessions.js';
-import { askJudge, JudgeUnavailableError } from '../../judge/client.js';
+import { askJudge } from '../../judge/client.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
@@ -14,13 +14,16 @@ import { DETERMINISTIC_METRICS, MetricInputError } from './deterministic.js';
 import { parameterValues, type EvaluationSources } from './context.js';
 import { AI_JUDGED_SOURCES } from './params.js';
 import { loadSources } from './sources.js';
-import { buildJudgeMessages, JudgeAnswerError, parseJudgeAnswer } from './judge-prompt.js';
+import { buildJudgeMessages } from './judge-prompt.js';
 import { cycleOf } from '../accounts/organization.js';
 
 export type Outcome = { status: 'SUCCESS'; score: number; reason: string } | { status: 'FAILED' | 'SKIPPED'; error: string };
 
-/** Scores one evaluation (no I/O beyond the judge): deterministic metrics in code, the rest by the judge. */
-export async function score(metric: StoredMetric, src: EvaluationSources, turnId: string | null, judgeModel: string | undefined): Promise<Outcome> {
+/**
+ * Scores one evaluation (no I/O beyond the judge): deterministic metrics in code, the rest by the
+ * judge through the one LLM client (its credits are the caller's ledger, see runEvaluation).
+ */
+export async function score(metric: StoredMetric, src: EvaluationSources, turnId: string | null, judge: { organizationId: string; model: string | undefined }): Promise<Outcome> {
   const values = parameterValues(src, turnId);
   if (metric.source === 'DETERMINISTIC') {
     const fn = DETERMINISTIC_METRICS[metric.name];
@@ -36,14 +39,8 @@ export async function score(metric: StoredMetric, src: EvaluationSources, turnId
   if (!AI_JUDGED_SOURCES.includes(metric.source) || !metric.judgePrompt) {
     return { status: 'FAILED', error: `metric ${metric.id} (source ${metric.source}) is not scored by the platform` };
   }
-  try {
-    const answer = await askJudge(judgeModel ?? metric.evaluatorModelName ?? '', buildJudgeMessages({ ...metric, judgePrompt: metric.judgePrompt }, values));
-    const parsed = parseJudgeAnswer(answer);
-    return { status: 'SUCCESS', score: parsed.score, reason: parsed.reason };
-  } catch (error) {
-    if (error instanceof JudgeUnavailableError || error instanceof JudgeAnswerError) return { status: 'FAILED', error: error.message };
-    throw error;
-  }
+  const answer = await askJudge(judge.organizationId, judge.model ?? metric.evaluatorModelName ?? '', buildJudgeMessages({ ...metric, judgePrompt: metric.judgePrompt }, values));
+  return answer.ok ? { status: 'SUCCESS', score: answer.value.score, reason: answer.value.reason } : { status: 'FAILED', error: answer.error };
 }
 
 /** What one evaluation costs, and against which spend items (the organization's, and its monitor's). */
@@ -113,7 +110,7 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   }
   const session = await getSession(evaluation.organizationId, sessionId, { includeDeleted: true });
   const src = await loadSources(session);
-  const outcome = await score(metric, src, evaluation.inferenceResultId, model?.providerModelId);
+  const outcome = await score(metric, src, evaluation.inferenceResultId, { organizationId: evaluation.organizationId, model: model?.providerModelId });
   const charged = (evaluation as Evaluation & { reservedCredits?: number }).reservedCredits ?? 0;
   return finish(evaluation, outcome, charged, charged > 0 ? { orgKey, monitorKey: monitor?.key } : undefined);
 }

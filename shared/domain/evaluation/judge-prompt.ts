@@ -47,23 +47,3 @@ export function buildJudgeMessages(
     { role: 'user', content: instructions },
   ];
 }
-
-export class JudgeAnswerError extends Error {}
-
-/** Strict answer parsing: a JSON object whose score is a number in [0, 1] (a ```json fence is tolerated). */
-export function parseJudgeAnswer(raw: string): { score: number; reason: string } {
-  const quoted = () => JSON.stringify(raw.length > 500 ? `${raw.slice(0, 500)}…` : raw);
-  const text = raw.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new JudgeAnswerError(`the judge's answer is not JSON: ${quoted()}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new JudgeAnswerError(`the judge's answer is not a JSON object: ${quoted()}`);
-  const { score, reason } = parsed as { score?: unknown; reason?: unknown };
-  if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
-    throw new JudgeAnswerError(`the judge's score is not a number from 0 to 1: ${quoted()}`);
-  }
-  return { score, reason: typeof reason === 'string' ? reason : '' };
-}

@@ -5,6 +5,7 @@ import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { customIdItem, getSession, sessionIdsByCustomId, sessionItem, sessionsByTest, sessionsByVersion, sessionUpdate } from '../../db/sessions.js';
+import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
 import type { Session, SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
@@ -88,11 +89,15 @@ export function getSessionById(auth: AuthContext, id: string): Promise<Session> 
 }
 
 export async function listSessions(auth: AuthContext, query: SessionListQuery): Promise<Page<Session>> {
-  if (!query.versionIds && !query.testIds && !query.testCaseIds && !query.customIds) {
-    throw new ValidationError('one of versionIds, testIds, testCaseIds or customIds is required');
+  if (!query.versionIds && !query.testIds && !query.testCaseIds && !query.customIds && !query.runIds) {
+    throw new ValidationError('one of versionIds, testIds, testCaseIds, customIds or runIds is required');
   }
   let candidates: Session[];
-  if (query.versionIds) {
+  if (query.runIds) {
+    // Another organization's run is a 403, an unknown one a 404 (like a path id).
+    for (const id of query.runIds) await getStoredRun(auth.organizationId, id);
+    candidates = (await Promise.all(query.runIds.map(sessionsOfRun))).flat();
+  } else if (query.versionIds) {
     candidates = (await Promise.all(query.versionIds.map(sessionsByVersion))).flat();
   } else if (query.testIds) {
     candidates = (await Promise.all(query.testIds.map(sessionsByTest))).flat();
@@ -111,6 +116,7 @@ export async function listSessions(auth: AuthContext, query: SessionListQuery): 
       ...anyOf<Session>(query.testIds, (s) => s.testId),
       ...anyOf<Session>(query.testCaseIds, (s) => s.testCaseId),
       ...anyOf<Session>(query.customIds, (s) => s.customId),
+      ...anyOf<Session>(query.runIds, (s) => s.runId),
       ...anyOf<Session>(query.statuses, (s) => s.status),
       ...(query.isProduction === undefined ? [] : [(s: Session) => s.isProduction === query.isProduction]),
     ],

@@ -1,0 +1,128 @@
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { localRunQueue, type LocalRunMessage } from '../../shared/queue/run-queue.js';
+
+/** Run jobs that failed three receives (the local stand-in for the run DLQ). */
+export const runDeadLetters: { id: string; body: string }[] = [];
+
+/** A failed job becomes visible again after this long (the local stand-in for the visibility timeout). */
+const RETRY_AFTER_MS = 1000;
+
+type Consumer = (event: SQSEvent) => Promise<unknown>;
+
+function recordOf(m: LocalRunMessage, id = m.id): SQSRecord {
+  return {
+    messageId: id,
+    receiptHandle: id,
+    body: m.body,
+    attributes: {
+      ApproximateReceiveCount: String(m.receiveCount),
+      SentTimestamp: String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:local:000000000000:run-jobs',
+    awsRegion: 'local',
+  };
+}
+
+/** Delivers one message (twice when `duplicate`); false when the consumer reported it failed. */
+async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolean): Promise<void> {
+  m.receiveCount++;
+  const records = duplicate ? [recordOf(m), recordOf(m, `${m.id}-dup`)] : [recordOf(m)];
+  let failed = false;
+  try {
+    const out = (await consumer({ Records: records })) as SQSBatchResponse | undefined;
+    failed = (out?.batchItemFailures ?? []).length > 0;
+  } catch {
+    failed = true;
+  }
+  if (!failed) return;
+  if (m.receiveCount >= 3) runDeadLetters.push({ id: m.id, body: m.body });
+  else localRunQueue.messages.push({ ...m, visibleAt: Date.now() + RETRY_AFTER_MS });
+}
+
+function takeVisible(max: number): LocalRunMessage[] {
+  const now = Date.now();
+  const out: LocalRunMessage[] = [];
+  for (let i = 0; i < localRunQueue.messages.length && out.length < max; ) {
+    const m = localRunQueue.messages[i]!;
+    if (m.visibleAt <= now) {
+      out.push(m);
+      localRunQueue.messages.splice(i, 1);
+    } else i++;
+  }
+  return out;
+}
+
+/**
+ * The local runtime's run-queue consumer: up to `concurrency` jobs at once (the stand-in for
+ * Lambda's concurrency), delayed messages wait for their time, failed ones come back until their
+ * third receive. Runs until stopped.
+ */
+export function startRunQueueConsumer(consumer: Consumer, options: { concurrency: number }): { stop: () => Promise<void>; idle: () => Promise<void> } {
+  let inFlight = 0;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const running = new Set<Promise<void>>();
+  const idleWaiters: (() => void)[] = [];
+
+  const pump = () => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    for (const m of takeVisible(options.concurrency - inFlight)) {
+      inFlight++;
+      const p = deliver(consumer, m, false).finally(() => {
+        inFlight--;
+        running.delete(p);
+        setImmediate(pump);
+      });
+      running.add(p);
+    }
+    if (inFlight === 0 && localRunQueue.messages.length === 0) idleWaiters.splice(0).forEach((f) => f());
+    const next = Math.min(...localRunQueue.messages.map((m) => m.visibleAt));
+    if (Number.isFinite(next) && inFlight < options.concurrency) {
+      timer = setTimeout(pump, Math.max(5, next - Date.now()));
+      timer.unref();
+    }
+  };
+  localRunQueue.onEnqueue = () => setImmediate(pump);
+  pump();
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      localRunQueue.onEnqueue = undefined;
+      await Promise.all([...running]);
+    },
+    idle: () =>
+      new Promise<void>((resolve) => {
+        if (inFlight === 0 && localRunQueue.messages.length === 0) resolve();
+        else idleWaiters.push(resolve);
+      }),
+  };
+}
+
+/**
+ * Delivers the run queue to a consumer until it is empty, waiting for delayed messages (tests).
+ * With `duplicate`, every message is delivered twice in one batch (at-least-once delivery).
+ */
+export async function drainRunQueue(consumer: Consumer, options: { duplicate?: boolean; concurrency?: number; timeoutMs?: number } = {}): Promise<number> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let delivered = 0;
+  while (localRunQueue.messages.length > 0) {
+    if (Date.now() > deadline) throw new Error(`the run queue did not drain in time (${localRunQueue.messages.length} messages left)`);
+    const batch = takeVisible(options.concurrency ?? 10);
+    if (batch.length === 0) {
+      const next = Math.min(...localRunQueue.messages.map((m) => m.visibleAt));
+      await new Promise((r) => setTimeout(r, Math.max(5, Math.min(200, next - Date.now()))));
+      continue;
+    }
+    await Promise.all(batch.map((m) => deliver(consumer, m, options.duplicate ?? false)));
+    delivered += batch.length;
+  }
+  return delivered;
+}

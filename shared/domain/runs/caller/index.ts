@@ -1,0 +1,193 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ENV } from '../../../config/env.js';
+import { parseRetryAfter, retryWait } from './backoff.js';
+import { AddressNotAllowedError, resolveChecked } from './guard.js';
+import { mapAnswer } from './mapping.js';
+import { cutBody, redactorFor, REDACTED, type Redactor } from './redact.js';
+import { buildRequest, RequestBuildError, secretsOf, type AgentRequest } from './request.js';
+import { sendOnce, type SendOutcome } from './send.js';
+import type { AgentConnection, CallExchange, CallOptions, CallResult } from './types.js';
+
+/**
+ * The agent caller (DESIGN.md §10): one module calls a customer's agent. It renders the request,
+ * adds the auth header, resolves and checks the address before every attempt, takes a rate slot
+ * before every attempt, sends with the per-attempt timeout, reads at most 5 MiB, retries by the
+ * connection's strategy (Retry-After honoured) and maps the answer. Nothing it returns holds a
+ * secret: credentials are replaced by `***` in the exchange, the errors and the mapped values.
+ */
+
+export type { AgentConnection, CallExchange, CallOptions, CallResult, SlotResult } from './types.js';
+export { renderTemplate, TemplateRenderError, type TemplateContext } from './template.js';
+export { checkAddress, resolveChecked, AddressNotAllowedError, type AddressCheck } from './guard.js';
+export { backoffDelay, parseRetryAfter, retryWait } from './backoff.js';
+export { mapAnswer, parseAnswerBody, type MappedAnswer } from './mapping.js';
+export { buildRequest, RequestBuildError, USER_AGENT } from './request.js';
+export { MAX_ANSWER_BYTES } from './send.js';
+export { REDACTED, cutBody } from './redact.js';
+// toAgentConnection and loadAgentConnection live in ./connection.js (it reads the table; this module does not).
+
+export const TIMEOUT_DEFAULT_S = 15;
+export const TIMEOUT_MAX_S = 120;
+/** How much of an answer an error quotes. */
+const ERROR_BODY_CHARS = 500;
+const DEFAULT_RETRYABLE = [429, 500, 502, 503, 504];
+/** An attempt needs at least this much of `remainingMs`, or the call goes back on the queue. */
+const MIN_ATTEMPT_MS = 1000;
+
+/** AGENT_ALLOW_PRIVATE_NETWORKS=true lets agents on loopback and private networks be called (`npm start` sets it). */
+export function privateNetworksAllowed(): boolean {
+  return process.env[ENV.agentAllowPrivateNetworks] === 'true';
+}
+
+export function attemptTimeoutMs(connection: Pick<AgentConnection, 'timeout'>): number {
+  const seconds = connection.timeout ?? TIMEOUT_DEFAULT_S;
+  return Math.min(Math.max(1, seconds), TIMEOUT_MAX_S) * 1000;
+}
+
+type Attempt =
+  | { kind: 'success'; outcome: Extract<SendOutcome, { kind: 'answer' }> }
+  | { kind: 'retryable'; error: string; retryAfterMs?: number; outcome?: SendOutcome }
+  | { kind: 'fatal'; error: string; outcome?: SendOutcome };
+
+export async function callAgent(connection: AgentConnection, variables: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
+  const callStarted = Date.now();
+  const redact = redactorFor(secretsOf(connection));
+  const allowPrivate = options.allowPrivateNetworks ?? privateNetworksAllowed();
+  const timeoutMs = attemptTimeoutMs(connection);
+  const retriesAllowed = connection.retryEnabled ? Math.max(0, connection.retryMaxAttempts ?? 0) : 0;
+  const retryable = new Set(connection.retryableStatusCodes ?? DEFAULT_RETRYABLE);
+  const policy = {
+    strategy: connection.retryBackoffStrategy ?? 'EXPONENTIAL',
+    initialMs: connection.retryInitialDelayMs ?? 1000,
+    maxDelayMs: connection.retryMaxDelayMs ?? 30_000,
+  };
+  const left = () => (options.remainingMs === undefined ? Infinity : options.remainingMs - (Date.now() - callStarted));
+
+  let request: AgentRequest;
+  try {
+    request = buildRequest(connection, variables);
+  } catch (error) {
+    if (error instanceof RequestBuildError) return { kind: 'failed', error: redact.text(error.message), attempts: 0 };
+    throw error;
+  }
+  const shownRequest = exchangeRequest(request, redact);
+
+  let attempts = options.attemptsSoFar ?? 0;
+  for (;;) {
+    if (options.signal?.aborted) return { kind: 'failed', error: 'the call was cancelled', attempts, exchange: { request: shownRequest } };
+    // Too little time for an attempt: go back on the queue before taking a slot or an attempt.
+    if (left() < MIN_ATTEMPT_MS) return { kind: 'requeue', reason: 'retry_wait', delayMs: 0, attempts };
+    if (options.takeSlot) {
+      const slot = await options.takeSlot();
+      if (!slot.ok) return { kind: 'requeue', reason: 'rate_limited', delayMs: Math.max(0, slot.retryAt - Date.now()), attempts };
+    }
+    attempts++;
+    const budget = Math.min(timeoutMs, left());
+    const { attempt, outcome } = await attemptOnce(request, allowPrivate, budget, retryable, options.signal);
+    const exchange: CallExchange = { request: shownRequest, ...(outcome && 'status' in outcome ? { response: exchangeResponse(outcome, redact) } : {}) };
+    const latencyMs = outcome?.durationMs;
+
+    if (attempt.kind === 'success') {
+      const mapped = mapAnswer(attempt.outcome.body, connection.outputMapping);
+      if (!mapped.ok) {
+        return { kind: 'failed', error: redact.text(`${mapped.error}; the answer was: ${excerpt(attempt.outcome.body)}`), attempts, latencyMs, exchange };
+      }
+      const { ok: _ok, ...answer } = mapped;
+      return { kind: 'ok', ...redact.deep(answer), latencyMs: attempt.outcome.durationMs, attempts, exchange };
+    }
+    if (attempt.kind === 'fatal') return failed(attempt.error, attempts, latencyMs, exchange, redact);
+
+    const retriesDone = attempts - 1;
+    if (retriesDone >= retriesAllowed) {
+      const suffix = retriesAllowed > 0 ? ` (after ${attempts} attempts)` : '';
+      return failed(`${attempt.error}${suffix}`, attempts, latencyMs, exchange, redact);
+    }
+    const wait = retryWait(policy, retriesDone + 1, attempt.retryAfterMs);
+    // The wait and the next attempt must fit the time left, or the job goes back on the queue.
+    if (wait + Math.min(timeoutMs, MIN_ATTEMPT_MS) > left()) {
+      return { kind: 'requeue', reason: 'retry_wait', delayMs: wait, attempts, exchange, lastError: redact.text(attempt.error) };
+    }
+    if (wait > 0) {
+      try {
+        await sleep(wait, undefined, { signal: options.signal });
+      } catch {
+        return { kind: 'failed', error: 'the call was cancelled', attempts, latencyMs, exchange };
+      }
+    }
+  }
+}
+
+async function attemptOnce(
+  request: AgentRequest,
+  allowPrivate: boolean,
+  timeoutMs: number,
+  retryable: Set<number>,
+  signal?: AbortSignal,
+): Promise<{ attempt: Attempt; outcome?: SendOutcome }> {
+  let addresses;
+  try {
+    addresses = await resolveChecked(request.url.hostname, allowPrivate);
+  } catch (error) {
+    if (error instanceof AddressNotAllowedError) return { attempt: { kind: 'fatal', error: error.message } };
+    const code = (error as NodeJS.ErrnoException).code;
+    return { attempt: { kind: 'retryable', error: `the agent's host ${request.url.hostname} could not be resolved${code ? ` (${code})` : ''}` } };
+  }
+  if (timeoutMs <= 0) return { attempt: { kind: 'retryable', error: 'no time was left for the attempt' } };
+  const outcome = await sendOnce(request, addresses, timeoutMs, signal);
+  switch (outcome.kind) {
+    case 'timeout':
+      return { attempt: { kind: 'retryable', error: `the agent did not answer within ${Math.round(timeoutMs / 100) / 10} s`, outcome }, outcome };
+    case 'network':
+      return { attempt: { kind: 'retryable', error: `the connection to the agent failed: ${outcome.error}`, outcome }, outcome };
+    case 'aborted':
+      return { attempt: { kind: 'fatal', error: 'the call was cancelled', outcome }, outcome };
+    case 'too_large':
+      return { attempt: { kind: 'fatal', error: `the answer is larger than 5 MiB (status ${outcome.status})`, outcome }, outcome };
+    case 'answer': {
+      const { status } = outcome;
+      if (status >= 200 && status < 300) return { attempt: { kind: 'success', outcome }, outcome };
+      const error =
+        status >= 300 && status < 400
+          ? `the agent answered ${status} (redirects are not followed${outcome.headers.location ? `; Location: ${outcome.headers.location.slice(0, 200)}` : ''})`
+          : `the agent answered ${status}: ${excerpt(outcome.body)}`;
+      if (retryable.has(status)) {
+        const retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
+        return { attempt: { kind: 'retryable', error, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), outcome }, outcome };
+      }
+      return { attempt: { kind: 'fatal', error, outcome }, outcome };
+    }
+  }
+}
+
+function failed(error: string, attempts: number, latencyMs: number | undefined, exchange: CallExchange, redact: Redactor): CallResult {
+  return { kind: 'failed', error: redact.text(error), attempts, ...(latencyMs !== undefined ? { latencyMs } : {}), exchange };
+}
+
+function excerpt(body: string): string {
+  const text = body.trim();
+  if (text === '') return '(empty body)';
+  return text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}…` : text;
+}
+
+function exchangeRequest(request: AgentRequest, redact: Redactor): CallExchange['request'] {
+  const headers = redact.headers(request.headers);
+  if (request.authHeader) {
+    const value = request.headers[request.authHeader]!;
+    const scheme = /^(Bearer|Basic) /.exec(value)?.[1];
+    headers[request.authHeader] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
+  }
+  return {
+    method: request.method,
+    url: redact.text(request.url.toString()),
+    headers,
+    body: request.body === null ? null : cutBody(redact.text(request.body)),
+  };
+}
+
+function exchangeResponse(outcome: Extract<SendOutcome, { status: number }>, redact: Redactor): CallExchange['response'] {
+  return {
+    status: outcome.status,
+    headers: redact.headers(outcome.headers),
+    body: 'body' in outcome ? cutBody(redact.text(outcome.body)) : '',
+  };
+}

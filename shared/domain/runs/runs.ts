@@ -1,0 +1,212 @@
+import type { AuthContext } from '../../auth/context.js';
+import { getRecord, listProductRecords } from '../../db/catalog.js';
+import { getVisibleMetric, listSpecLinks } from '../../db/metrics.js';
+import {
+  applyStep,
+  createRun,
+  getStoredRun,
+  listStoredRuns,
+  runCountersUpdate,
+  runSessions,
+  sessionStepUpdate,
+  setRunStatus,
+  testCasesById,
+  type MetricStat,
+  type RunPlanEntry,
+  type StoredRun,
+} from '../../db/runs.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { StoredMetric } from '../../schemas/metrics.js';
+import type { Version } from '../../schemas/products.js';
+import { FINISHED_RUN_STATUSES, MAX_RUN_CASES, type Run, type RunCreate, type RunListQuery, type RunMetric } from '../../schemas/runs.js';
+import type { Specification } from '../../schemas/specifications.js';
+import type { TestRecord } from '../../schemas/tests.js';
+import { enqueueRunJobs } from '../../queue/run-queue.js';
+import { clock } from '../common/clock.js';
+import { specificationEntity, testEntity, versionEntity } from '../common/entities.js';
+import { newId } from '../common/ids.js';
+import { anyOf, applyList, intersects, type Page } from '../common/list.js';
+import { bodyReference } from '../common/references.js';
+import { emptySums, scorePoint } from '../monitors/statistics.js';
+
+/** The reason a session ends when its run is cancelled (DESIGN.md §10). */
+export const CANCELLED_REASON = 'cancelled';
+
+async function metricsById(auth: AuthContext, ids: string[]): Promise<StoredMetric[]> {
+  const out: StoredMetric[] = [];
+  for (const id of ids) {
+    let metric: StoredMetric;
+    try {
+      metric = await getVisibleMetric(auth.organizationId, id);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new ValidationError(`metricIds: metric ${id} does not exist`);
+      throw error;
+    }
+    if (metric.deletedAt) throw new ValidationError(`metricIds: metric ${id} does not exist`);
+    out.push(metric);
+  }
+  return out;
+}
+
+/** The live metrics linked to a specification (what scores its tests when the run names none). */
+async function linkedMetrics(auth: AuthContext, specId: string): Promise<StoredMetric[]> {
+  const links = await listSpecLinks(auth.organizationId, specId);
+  const out: StoredMetric[] = [];
+  for (const l of links) {
+    const metric = await getVisibleMetric(auth.organizationId, l.metricId).catch(() => undefined);
+    if (metric && !metric.deletedAt) out.push(metric);
+  }
+  return out;
+}
+
+function requireRunnable(test: TestRecord, field: string): void {
+  if (test.status !== 'SUCCESS') throw new ValidationError(`${field}: test ${test.id} is ${test.status}; only SUCCESS tests can run`);
+}
+
+/**
+ * POST /runs: validates the request, resolves what runs (tests, cases) and what scores it
+ * (metrics), counts the cases so `progress.total` is right at once, stores the run PENDING and
+ * puts the fan-out job on the run queue. Every refusal happens before anything is written.
+ */
+export async function createRunFor(auth: AuthContext, input: RunCreate): Promise<Run> {
+  if (input.testId && input.specificationIds) throw new ValidationError('testId and specificationIds cannot both be given: name one test, or the specifications whose tests run');
+  if (!input.testId && !input.specificationIds) throw new ValidationError('one of testId or specificationIds is required');
+  if (input.testCaseIds && !input.testId) throw new ValidationError('testCaseIds may be given only with testId');
+  const org = auth.organizationId;
+  const version = await bodyReference(() => getRecord<Version>(versionEntity, org, input.versionId), 'versionId', input.versionId, 'version');
+  if (!version.conversationEndpointConnectionId) {
+    throw new ValidationError(
+      `conversationEndpointConnectionId: version ${version.id} has no CONVERSATION endpoint connection; set conversationEndpointConnectionId on the version (voice runs through phone connections need a telephony provider, which this deployment does not have)`,
+    );
+  }
+  const given = input.metricIds ? await metricsById(auth, input.metricIds) : undefined;
+  const names = new Map<string, string>();
+  const plan: RunPlanEntry[] = [];
+
+  if (input.testId) {
+    const test = await bodyReference(() => getRecord<TestRecord>(testEntity, org, input.testId!), 'testId', input.testId, 'test');
+    if (test.productId !== version.productId) throw new ValidationError(`testId: test ${test.id} belongs to another product than version ${version.id}`);
+    requireRunnable(test, 'testId');
+    let caseCount = test.testCaseCount;
+    if (input.testCaseIds) {
+      const cases = await testCasesById(org, input.testCaseIds);
+      const found = new Map(cases.map((c) => [c.id, c]));
+      for (const id of input.testCaseIds) {
+        const c = found.get(id);
+        if (!c || c.testId !== test.id) throw new ValidationError(`testCaseIds: ${id} is not a test case of test ${test.id}`);
+      }
+      caseCount = cases.length;
+    }
+    const metrics = given ?? (test.specificationId ? await linkedMetrics(auth, test.specificationId) : []);
+    if (metrics.length === 0) {
+      throw new ValidationError(`metricIds: nothing to score: test ${test.id} has no specification with linked metrics; link metrics to its specification or give metricIds`);
+    }
+    metrics.forEach((m) => names.set(m.id, m.name));
+    plan.push({ testId: test.id, testType: test.type, specificationId: test.specificationId, metricIds: metrics.map((m) => m.id), ...(input.testCaseIds ? { testCaseIds: input.testCaseIds } : {}), caseCount });
+  } else {
+    const tests = await listProductRecords<TestRecord>(testEntity, org, [version.productId]);
+    for (const specId of input.specificationIds!) {
+      const spec = await bodyReference(() => getRecord<Specification>(specificationEntity, org, specId), 'specificationIds', specId, 'specification');
+      if (spec.productId !== version.productId) throw new ValidationError(`specificationIds: specification ${spec.id} belongs to another product than version ${version.id}`);
+      const runnable = tests.filter((t) => t.specificationId === spec.id && t.status === 'SUCCESS').sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      if (runnable.length === 0) throw new ValidationError(`specificationIds: specification ${spec.id} has no SUCCESS test to run`);
+      const metrics = given ?? (await linkedMetrics(auth, spec.id));
+      if (metrics.length === 0) throw new ValidationError(`metricIds: nothing to score: specification ${spec.id} has no linked metrics; link metrics or give metricIds`);
+      metrics.forEach((m) => names.set(m.id, m.name));
+      for (const t of runnable) plan.push({ testId: t.id, testType: t.type, specificationId: spec.id, metricIds: metrics.map((m) => m.id), caseCount: t.testCaseCount });
+    }
+  }
+
+  const total = plan.reduce((n, p) => n + p.caseCount, 0);
+  if (total === 0) throw new ValidationError(`nothing to run: the ${input.testId ? 'test has' : 'tests have'} no test cases`);
+  if (total > MAX_RUN_CASES) throw new ValidationError(`a run may execute at most ${MAX_RUN_CASES} test cases; this one has ${total}`);
+
+  const now = clock.now().toISOString();
+  const metricIds = [...names.keys()];
+  const stats: Record<string, MetricStat> = Object.fromEntries(metricIds.map((id) => [id, { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]));
+  const run: StoredRun = {
+    id: newId('run'),
+    organizationId: org,
+    productId: version.productId,
+    versionId: version.id,
+    userId: auth.userId,
+    name: input.name ?? `Run of ${version.name} at ${now}`,
+    testIds: [...new Set(plan.map((p) => p.testId))],
+    specificationIds: input.specificationIds ?? [...new Set(plan.map((p) => p.specificationId).filter((s): s is string => s !== null))],
+    metricIds,
+    status: 'PENDING',
+    progress: { total, pending: total, running: 0, completed: 0, failed: 0 },
+    error: null,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    _plan: plan,
+    _stats: stats,
+    _metricNames: Object.fromEntries(names),
+  };
+  await createRun(run);
+  await enqueueRunJobs([{ kind: 'fanout', organizationId: org, runId: run.id, planIndex: 0 }]);
+  return runView(run);
+}
+
+/** The record a client sees: internal fields dropped, per-metric scores derived from the counters. */
+export function runView(run: StoredRun): Run {
+  const { _plan, _stats, _metricNames, ...rest } = run;
+  void _plan;
+  const metrics: RunMetric[] = run.metricIds.map((metricId) => {
+    const st = _stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
+    const point = scorePoint(st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx });
+    return {
+      metricId,
+      name: _metricNames[metricId] ?? metricId,
+      evaluated: st.n,
+      failed: st.failed,
+      skipped: st.skipped,
+      score: point.score,
+      confidenceInterval: point.confidenceInterval,
+    };
+  });
+  const p = run.progress;
+  return { ...rest, progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed }, metrics };
+}
+
+export async function getRunFor(auth: AuthContext, id: string): Promise<Run> {
+  return runView(await getStoredRun(auth.organizationId, id));
+}
+
+export async function listRunsFor(auth: AuthContext, query: RunListQuery): Promise<Page<Run>> {
+  const runs = (await listStoredRuns(auth.organizationId, query.productIds)).map(runView);
+  return applyList(runs, query, {
+    sortable: ['createdAt', 'name', 'status', 'startedAt', 'finishedAt', 'versionId', 'productId'],
+    filters: [
+      ...anyOf<Run>(query.productIds, (r) => r.productId),
+      ...anyOf<Run>(query.versionIds, (r) => r.versionId),
+      ...intersects<Run>(query.testIds, (r) => r.testIds),
+      ...anyOf<Run>(query.statuses, (r) => r.status),
+    ],
+  });
+}
+
+/**
+ * POST /runs/{id}/cancel: the run becomes CANCELLED; its sessions with no turn recorded yet fail
+ * at once (stoppingReason "cancelled"); a session in the middle of a conversation stops after its
+ * current call (its next job sees the run cancelled). A finished run is a 409.
+ */
+export async function cancelRun(auth: AuthContext, id: string): Promise<Run> {
+  const run = await getStoredRun(auth.organizationId, id);
+  const conflict = () => new ConflictError(`run ${id} is ${run.status}; only PENDING or RUNNING runs can be cancelled`);
+  if (FINISHED_RUN_STATUSES.includes(run.status)) throw conflict();
+  const now = clock.now().toISOString();
+  if (!(await setRunStatus(auth.organizationId, id, ['PENDING', 'RUNNING'], { status: 'CANCELLED', finishedAt: now }))) {
+    const current = await getStoredRun(auth.organizationId, id);
+    throw new ConflictError(`run ${id} is ${current.status}; only PENDING or RUNNING runs can be cancelled`);
+  }
+  for (const s of await runSessions(id)) {
+    if (s.status !== 'PENDING' || s.turnCount > 0 || (s._phase !== 'QUEUED' && s._phase !== 'RUNNING')) continue;
+    await applyStep([
+      sessionStepUpdate(s.id, s._seq, { status: 'FAILED', stoppingReason: CANCELLED_REASON, error: 'the run was cancelled before this session recorded a turn', closedAt: now, _phase: 'DONE' }, { phase: s._phase }),
+      runCountersUpdate(auth.organizationId, id, s._phase === 'QUEUED' ? { pending: -1, failed: 1 } : { running: -1, failed: 1 }),
+    ]);
+  }
+  return getRunFor(auth, id);
+}

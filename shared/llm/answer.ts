@@ -1,0 +1,84 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { describeError } from '../schemas/ajv.js';
+
+/**
+ * Pure parts of the LLM client (DESIGN.md §11): reading and validating a structured answer, and
+ * the wait before a retry. No I/O here, so unit tests cover every branch.
+ */
+
+export type LlmPurpose = 'judge' | 'simulator' | 'generator';
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** Compiles an answer schema once (schemas are module constants, so a WeakMap keyed by the object holds each one compiled). */
+export function answerValidator(schema: object): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+/** At most 500 characters of what the model said, as a JSON string (so a quote never reads as ours). */
+export function quote(raw: string): string {
+  return JSON.stringify(raw.length > 500 ? `${raw.slice(0, 500)}…` : raw);
+}
+
+export type ParsedAnswer<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * `choices[0].message.content` → a value of the schema. A ```json fence around the object is
+ * tolerated (some compatible servers add one even in JSON mode); anything else that is not JSON,
+ * or JSON that does not match, is an error naming the field and the rule.
+ */
+export function parseAnswer<T>(raw: string, schema: object, schemaName: string, purpose: LlmPurpose): ParsedAnswer<T> {
+  const text = raw.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, error: `the ${purpose}'s answer is not JSON: ${quote(raw)}` };
+  }
+  const validate = answerValidator(schema);
+  if (!validate(parsed)) {
+    const rule = describeError(validate.errors?.[0], 'body').replace(/^body /, 'the answer ');
+    return { ok: false, error: `the ${purpose}'s answer does not match ${schemaName}: ${rule}` };
+  }
+  return { ok: true, value: parsed as T };
+}
+
+/** What a Chat Completions body carries as the answer: the message content, or why there is none. */
+export function answerContent(body: unknown, purpose: LlmPurpose): { ok: true; content: string } | { ok: false; error: string } {
+  const message = (body as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | undefined)?.choices?.[0]?.message;
+  if (typeof message?.refusal === 'string' && message.refusal !== '') return { ok: false, error: `the ${purpose} refused to answer: ${quote(message.refusal)}` };
+  if (typeof message?.content !== 'string') return { ok: false, error: `the ${purpose} answered without a message` };
+  return { ok: true, content: message.content };
+}
+
+/**
+ * `Retry-After` in milliseconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3); OpenAI's
+ * `retry-after-ms` wins when present. Undefined when absent or unreadable; never negative.
+ */
+export function retryAfterMs(headers: { get(name: string): string | null }, now: number = Date.now()): number | undefined {
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.max(0, Math.ceil(Number(ms)));
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (!/[a-z]/i.test(value)) return undefined; // an HTTP date names its month; "-3" is not one
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The wait before retry `k` (1-based): exponential from `backoffMs` with equal jitter (half fixed,
+ * half random, so concurrent workers spread out), a longer `Retry-After` wins, and both are capped
+ * at `maxBackoffMs`.
+ */
+export function retryDelayMs(k: number, retryAfter: number | undefined, config: { backoffMs: number; maxBackoffMs: number }, random: () => number = Math.random): number {
+  const base = config.backoffMs * 2 ** (k - 1);
+  const backoff = base / 2 + (random() * base) / 2;
+  return Math.round(Math.min(config.maxBackoffMs, Math.max(backoff, retryAfter ?? 0)));
+}

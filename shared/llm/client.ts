@@ -1,0 +1,205 @@
+import { ENV, optionalEnv } from '../config/env.js';
+import { releaseOrgCredits, reserveOrgCredits, settleOrgCredits } from '../db/credits.js';
+import { getModel } from '../db/models.js';
+import { getOrganization } from '../db/organizations.js';
+import { cycleOf } from '../domain/accounts/organization.js';
+import { clock } from '../domain/common/clock.js';
+import { log } from '../http/logger.js';
+import { answerContent, parseAnswer, quote, retryAfterMs, retryDelayMs, type LlmPurpose } from './answer.js';
+
+/**
+ * The one client for LLM calls (DESIGN.md §11): judge, simulator and generator all send an
+ * OpenAI-compatible Chat Completions request with a strict JSON-schema `response_format`, and get
+ * back a value that matched that schema, or an error sentence. Credits (§10) are reserved on the
+ * organization before the call and settled only for a valid answer.
+ */
+
+export type { LlmPurpose } from './answer.js';
+
+export interface LlmMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmCallInput<T> {
+  purpose: LlmPurpose;
+  organizationId: string;
+  /** The provider's model id, sent as `model`. */
+  model: string;
+  /** The evaluator-model record whose `creditsPerEvaluation` is charged; default `model`. */
+  creditsModelName?: string;
+  messages: LlmMessage[];
+  /** `response_format.json_schema.name`; also names the schema in validation errors. */
+  schemaName: string;
+  /** JSON Schema of the answer (strict: every property required, no additional ones). A module constant: it is compiled once. */
+  schema: object;
+  /**
+   * false when the caller keeps its own ledger for this call (the evaluator reserves against the
+   * organization and a monitor's cap in one transaction with the evaluation): nothing is charged here.
+   */
+  charge?: boolean;
+  /** A rule the schema cannot say; a sentence means the answer is invalid (retried once, like a schema mismatch). */
+  refine?: (value: T) => string | undefined;
+  /** Sampling temperature; default 0. */
+  temperature?: number;
+  /**
+   * Time left to the caller (a Lambda's remaining time), in ms. No attempt or retry wait runs past
+   * it (less a margin to write the outcome), so a job never dies holding a credit reservation.
+   */
+  remainingMs?: number;
+}
+
+export type LlmCallResult<T> = { ok: true; value: T; creditsUsed: number } | { ok: false; error: string; creditsUsed: 0 };
+
+export interface LlmConfig {
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  /** Per HTTP attempt, the body included. */
+  timeoutMs: number;
+  /** HTTP attempts per answer (429, 5xx, timeouts and network errors are retried). */
+  maxAttempts: number;
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+let config: LlmConfig = {
+  baseUrl: optionalEnv(ENV.llmBaseUrl) ?? optionalEnv(ENV.judgeBaseUrl),
+  apiKey: optionalEnv(ENV.llmApiKey) ?? optionalEnv(ENV.judgeApiKey),
+  timeoutMs: 60_000,
+  maxAttempts: 3,
+  backoffMs: 1_000,
+  maxBackoffMs: 30_000,
+};
+
+export function llmConfig(): LlmConfig {
+  return config;
+}
+
+/** For tests and the local runtime: point the client somewhere else (baseUrl undefined = not configured). */
+export function setLlmConfig(patch: Partial<LlmConfig>): void {
+  config = { ...config, ...patch };
+}
+
+/** How many answers the model gets: the first, and one more after an invalid one. */
+const ANSWER_ROUNDS = 2;
+/** Kept free of `remainingMs` for settling or releasing credits and recording the step. */
+const DEADLINE_MARGIN_MS = 2_000;
+
+export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<T>> {
+  if (!config.baseUrl) return { ok: false, error: `no ${input.purpose} model is configured`, creditsUsed: 0 };
+  const charge = input.charge === false ? undefined : await reserve(input);
+  if (charge === 'none') return { ok: false, error: 'no credits available: the organization has used its monthly credits', creditsUsed: 0 };
+  let answer: { ok: true; value: T } | { ok: false; error: string };
+  const deadline = input.remainingMs === undefined ? Infinity : Date.now() + input.remainingMs - DEADLINE_MARGIN_MS;
+  try {
+    answer = await ask(input, config, deadline);
+  } catch (error) {
+    if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
+    throw error;
+  }
+  if (!answer.ok) {
+    if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
+    log('warn', 'llm call failed', { purpose: input.purpose, model: input.model, schema: input.schemaName, error: answer.error });
+    return { ok: false, error: answer.error, creditsUsed: 0 };
+  }
+  if (charge) await settleOrgCredits(input.organizationId, charge.cycle, charge.amount);
+  return { ok: true, value: answer.value, creditsUsed: charge?.amount ?? 0 };
+}
+
+/** The credits of a model by its evaluator-model record name: its `creditsPerEvaluation`, 1 without a record. */
+export async function creditsPerCall(modelName: string): Promise<number> {
+  return (await getModel(modelName))?.creditsPerEvaluation ?? 1;
+}
+
+async function reserve<T>(input: LlmCallInput<T>): Promise<{ cycle: string; amount: number } | undefined | 'none'> {
+  const amount = await creditsPerCall(input.creditsModelName ?? input.model);
+  if (amount <= 0) return undefined;
+  const cycle = cycleOf(clock.now());
+  const org = await getOrganization(input.organizationId);
+  const reserved = await reserveOrgCredits(input.organizationId, cycle, amount, org?.monthlyCredits ?? null);
+  return reserved ? { cycle, amount } : 'none';
+}
+
+/** Up to two answers: an invalid first one is shown back to the model with the reason, once. */
+async function ask<T>(input: LlmCallInput<T>, cfg: LlmConfig, deadline: number): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
+  let messages: LlmMessage[] = input.messages;
+  let error = '';
+  for (let round = 1; round <= ANSWER_ROUNDS; round++) {
+    const sent = await send(input, messages, cfg, deadline);
+    if (!sent.ok) return sent;
+    const content = answerContent(sent.body, input.purpose);
+    if (!content.ok) {
+      error = content.error;
+      continue;
+    }
+    const parsed = parseAnswer<T>(content.content, input.schema, input.schemaName, input.purpose);
+    const refused = parsed.ok ? input.refine?.(parsed.value) : undefined;
+    if (parsed.ok && refused === undefined) return parsed;
+    error = parsed.ok ? `the ${input.purpose}'s answer does not match ${input.schemaName}: ${refused}` : parsed.error;
+    messages = [
+      ...input.messages,
+      { role: 'assistant', content: content.content },
+      { role: 'user', content: `That answer cannot be used (${error}). Answer again with only one JSON object that matches the ${input.schemaName} schema.` },
+    ];
+  }
+  return { ok: false, error };
+}
+
+/** One answer over HTTP, with retries of 429, 5xx, timeouts and network errors. */
+async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmConfig, deadline: number): Promise<{ ok: true; body: unknown } | { ok: false; error: string }> {
+  const { baseUrl, apiKey, timeoutMs, maxAttempts } = cfg;
+  const who = `the ${input.purpose}`;
+  const body = JSON.stringify({
+    model: input.model,
+    messages,
+    temperature: input.temperature ?? 0,
+    response_format: { type: 'json_schema', json_schema: { name: input.schemaName, strict: true, schema: input.schema } },
+  });
+  let last = '';
+  let retryAfter: number | undefined;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (attempt > 1) {
+      const wait = retryDelayMs(attempt - 1, retryAfter, cfg);
+      if (Date.now() + wait >= deadline) return { ok: false, error: `${last} (after ${attempt - 1} attempt${attempt > 2 ? 's' : ''}; no time left for another)` };
+      await sleep(wait);
+    }
+    const budget = Math.floor(Math.min(timeoutMs, deadline - Date.now()));
+    if (budget <= 0) return { ok: false, error: `${who} was not asked: no time left in the job` };
+    retryAfter = undefined;
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetch(`${baseUrl!.replace(/\/$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+        body,
+        signal: AbortSignal.timeout(budget),
+        redirect: 'error',
+      });
+      status = res.status;
+      retryAfter = retryAfterMs(res.headers);
+      text = await res.text();
+    } catch (error) {
+      const e = error as Error & { cause?: { code?: string } };
+      last = e.name === 'TimeoutError' ? `${who} did not answer within ${Math.round(budget)} ms` : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
+      continue;
+    }
+    if (status < 200 || status > 299) {
+      const said = apiKey ? text.trim().split(apiKey).join('***') : text.trim();
+      last = `${who} answered HTTP ${status}${said ? `: ${quote(said)}` : ''}`;
+      if (status === 429 || status >= 500) continue;
+      return { ok: false, error: last };
+    }
+    try {
+      return { ok: true, body: JSON.parse(text) as unknown };
+    } catch {
+      // A 200 whose body is not a Chat Completions object: an invalid answer, which the caller may retry once.
+      return { ok: true, body: undefined };
+    }
+  }
+  return { ok: false, error: `${last} (after ${maxAttempts} attempts)` };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,27 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from './common.js';
+
+/** `POST /endpointConnections/{id}/test`: one real call with the connection's settings (DESIGN.md §10). */
+export const EndpointConnectionTestBody = Type.Object(
+  {
+    /** The turn's input: `user_message` and any other fields the template reads as `input.<name>`. */
+    input: Type.Object({ user_message: Type.String({ maxLength: 250_000 }) }, { additionalProperties: true, maxProperties: 100 }),
+    context: Type.Optional(Nullable(Type.String({ maxLength: 250_000 }))),
+    /** Values of the template's other placeholders, e.g. `session_id`, `past_turns`, `language_code`. */
+    variables: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown(), { maxProperties: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type EndpointConnectionTestBody = Static<typeof EndpointConnectionTestBody>;
+
+/** The answer: what was sent and received, with every secret value replaced by `***`; nothing is stored. */
+export interface EndpointConnectionTestResult {
+  request: { method: string; url: string; headers: Record<string, string>; body: string | null } | null;
+  response: { status: number; headers: Record<string, string>; body: string } | null;
+  /** Every outputMapping key's value (empty when the call failed). */
+  extracted: Record<string, unknown>;
+  attempts: number;
+  latencyMs: number | null;
+  /** Why the call failed, or null. */
+  error: string | null;
+}

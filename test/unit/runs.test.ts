@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { deterministicSessionId } from '../../shared/domain/runs/session-ids.js';
+import { runView } from '../../shared/domain/runs/runs.js';
+import { parseRunJob } from '../../shared/queue/run-queue.js';
+import { addScore, emptySums, scorePoint } from '../../shared/domain/monitors/statistics.js';
+import type { StoredRun } from '../../shared/db/runs.js';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const decodeTime = (ulid: string) => [...ulid.slice(0, 10)].reduce((t, c) => t * 32 + CROCKFORD.indexOf(c), 0);
+
+describe('run session ids', () => {
+  it('are valid session ids, the same for the same (run, case), different otherwise, timed at the run', () => {
+    const at = Date.parse('2026-11-24T06:00:00.123Z');
+    const a = deterministicSessionId('run_A', 'tcase_1', at);
+    expect(a).toMatch(/^sess_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(deterministicSessionId('run_A', 'tcase_1', at)).toBe(a);
+    expect(deterministicSessionId('run_A', 'tcase_2', at)).not.toBe(a);
+    expect(deterministicSessionId('run_B', 'tcase_1', at)).not.toBe(a);
+    expect(decodeTime(a.slice(5))).toBe(at);
+  });
+});
+
+function storedRun(stats: StoredRun['_stats']): StoredRun {
+  return {
+    id: 'run_X',
+    organizationId: 'org_X',
+    productId: 'prod_X',
+    versionId: 'ver_X',
+    userId: 'usr_X',
+    name: 'r',
+    testIds: ['test_X'],
+    specificationIds: [],
+    metricIds: Object.keys(stats),
+    status: 'RUNNING',
+    progress: { total: 40, pending: 0, running: 0, completed: 40, failed: 0 },
+    error: null,
+    createdAt: '2026-11-24T06:00:00.000Z',
+    startedAt: null,
+    finishedAt: null,
+    _plan: [{ testId: 'test_X', testType: 'QUALITY', specificationId: null, metricIds: Object.keys(stats), caseCount: 40 }],
+    _stats: stats,
+    _metricNames: { met_a: 'alpha', met_b: 'beta' },
+  };
+}
+
+describe('the run record', () => {
+  it('derives each metric: counts, the mean of SUCCESS scores, and the 95% interval from 30 scores on (weights 1)', () => {
+    const scores = Array.from({ length: 30 }, (_, i) => (i % 3) / 2);
+    const sx = scores.reduce((a, b) => a + b, 0);
+    const sxx = scores.reduce((a, b) => a + b * b, 0);
+    const view = runView(storedRun({ met_a: { n: 30, sx, sxx, failed: 2, skipped: 1 }, met_b: { n: 29, sx: 29 * 0.5, sxx: 29 * 0.25, failed: 0, skipped: 0 } }));
+    const expected = scorePoint(scores.reduce((s, x) => addScore(s, x, 1), emptySums()));
+    expect(view.metrics[0]).toEqual({ metricId: 'met_a', name: 'alpha', evaluated: 30, failed: 2, skipped: 1, score: expected.score, confidenceInterval: expected.confidenceInterval });
+    expect(view.metrics[0]!.confidenceInterval!.lower).toBeLessThan(view.metrics[0]!.score!);
+    expect(view.metrics[1]).toMatchObject({ metricId: 'met_b', evaluated: 29, score: 0.5, confidenceInterval: null });
+    expect(Object.keys(view).filter((k) => k.startsWith('_'))).toEqual([]);
+  });
+
+  it('shows a metric nothing scored yet as null', () => {
+    const view = runView(storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 3, skipped: 0 } }));
+    expect(view.metrics).toEqual([{ metricId: 'met_a', name: 'alpha', evaluated: 0, failed: 3, skipped: 0, score: null, confidenceInterval: null }]);
+  });
+});
+
+describe('run jobs', () => {
+  it('parses the two job kinds and drops anything else', () => {
+    expect(parseRunJob(JSON.stringify({ kind: 'fanout', organizationId: 'o', runId: 'r', planIndex: 0 }))).toMatchObject({ kind: 'fanout' });
+    expect(parseRunJob(JSON.stringify({ kind: 'step', organizationId: 'o', runId: 'r', sessionId: 's', seq: 3, attempts: 1 }))).toMatchObject({ kind: 'step', seq: 3 });
+    expect(parseRunJob(JSON.stringify({ kind: 'step', organizationId: 'o', runId: 'r', sessionId: 's', seq: 1.5 }))).toBeUndefined();
+    expect(parseRunJob(JSON.stringify({ kind: 'fanout', runId: 'r', planIndex: 0 }))).toBeUndefined();
+    expect(parseRunJob('not json')).toBeUndefined();
+  });
+});
