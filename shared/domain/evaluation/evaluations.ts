@@ -58,7 +58,8 @@ function sessionFor(auth: AuthContext, id: string): Promise<Session> {
   return bodyReference(() => getSession(auth.organizationId, id), 'sessionId', id, 'session');
 }
 
-async function metricFor(auth: AuthContext, id: string): Promise<StoredMetric> {
+/** A metric named in a body's `metricIds`: unknown or deleted is a 400 naming the field. */
+export async function metricFor(auth: AuthContext, id: string): Promise<StoredMetric> {
   let metric: StoredMetric;
   try {
     metric = await getVisibleMetric(auth.organizationId, id);

@@ -15,7 +15,7 @@ import {
   type RunPlanEntry,
   type StoredRun,
 } from '../../db/runs.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import { FINISHED_RUN_STATUSES, MAX_RUN_CASES, type Run, type RunCreate, type RunListQuery, type RunMetric } from '../../schemas/runs.js';
@@ -28,23 +28,14 @@ import { newId } from '../common/ids.js';
 import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
+import { metricFor } from '../evaluation/evaluations.js';
 
 /** The reason a session ends when its run is cancelled (DESIGN.md §10). */
 export const CANCELLED_REASON = 'cancelled';
 
 async function metricsById(auth: AuthContext, ids: string[]): Promise<StoredMetric[]> {
   const out: StoredMetric[] = [];
-  for (const id of ids) {
-    let metric: StoredMetric;
-    try {
-      metric = await getVisibleMetric(auth.organizationId, id);
-    } catch (error) {
-      if (error instanceof NotFoundError) throw new ValidationError(`metricIds: metric ${id} does not exist`);
-      throw error;
-    }
-    if (metric.deletedAt) throw new ValidationError(`metricIds: metric ${id} does not exist`);
-    out.push(metric);
-  }
+  for (const id of ids) out.push(await metricFor(auth, id));
   return out;
 }
 
