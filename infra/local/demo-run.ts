@@ -5,17 +5,17 @@
  * Everything goes through the public API, exactly as a user would do it.
  */
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { loadCliEnv } from './cli-env.js';
+import { exitWith } from './cli.js';
+import { apiKey, baseUrl } from './demo-target.js';
 
-loadCliEnv();
-const base = process.env.LAMBDA_ENDPOINT;
-if (!base) {
-  console.error('The running local server was not found (no LAMBDA_ENDPOINT in .data/local-env.json): start it with `npm start`.');
-  process.exit(2);
+let base = '';
+let key = '';
+try {
+  base = baseUrl();
+  key = apiKey();
+} catch (error) {
+  exitWith(error);
 }
-const key = readFileSync(join(resolve(import.meta.dirname, '..', '..', '.data'), 'demo-api-key'), 'utf8').trim();
 
 async function http(method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
@@ -94,6 +94,10 @@ try {
   const turns = await http('GET', `/inferenceResults?sessionIds=${sessions.map((s: { id: string }) => s.id).join(',')}`);
   console.log('Turns:');
   for (const t of turns) console.log(`  ${JSON.stringify(t.input)} → ${JSON.stringify(t.output)} (${t.latencyMs} ms)`);
+} catch (error) {
+  agent.close();
+  agent.closeAllConnections();
+  exitWith(error);
 } finally {
   agent.close();
   agent.closeAllConnections();

@@ -10,10 +10,8 @@
  * DEMO_API_KEY, else <DATA_DIR>/demo-api-key (DATA_DIR defaults to .data/). Knobs: DEMO_SESSIONS
  * (40), DEMO_POLL_SECONDS (2), DEMO_TIMEOUT_SECONDS (120). A failure is one line on stderr, exit 1.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CliError, UsageError, runCli } from './cli.js';
-import { localDataDir, readRuntimeRecord } from './state.js';
+import { apiKey, baseUrl } from './demo-target.js';
 
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -21,26 +19,6 @@ function positive(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${name} must be a positive number, got "${raw}"`);
   return value;
-}
-
-function baseUrl(): string {
-  if (process.env.API_URL) return process.env.API_URL.replace(/\/+$/, '');
-  if (process.env.PORT) return `http://127.0.0.1:${process.env.PORT}`;
-  try {
-    const record = readRuntimeRecord(localDataDir());
-    if (record) return record.url.replace(/\/+$/, '');
-  } catch {
-    // not a runtime record: fall back to the default port, whose answer (or silence) says more
-  }
-  return 'http://127.0.0.1:3000';
-}
-
-function apiKey(): string {
-  const given = process.env.API_KEY || process.env.DEMO_API_KEY;
-  if (given) return given.trim();
-  const file = join(localDataDir(), 'demo-api-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new CliError('No API key: set API_KEY (or DEMO_API_KEY), or start the local API with `npm start`, which writes .data/demo-api-key.');
 }
 
 // Read in main(), so a bad setting is a one-line message like any other failure.
