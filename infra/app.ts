@@ -5,6 +5,13 @@ import { EvalPlatformStack } from './stack.js';
 const app = new App();
 new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  // The LLM of judge, simulated user and generator, from the deploying shell (README, Deploying).
+  llm: {
+    baseUrl: process.env.LLM_BASE_URL || undefined,
+    apiKeySecretName: process.env.LLM_API_KEY_SECRET || undefined,
+    simulatorModel: process.env.SIMULATOR_MODEL || undefined,
+    generatorModel: process.env.GENERATOR_MODEL || undefined,
+  },
 });
 // cdk-nag's AwsSolutions pack: a new finding fails `cdk synth` (suppressions live in infra/nag.ts).
 Aspects.of(app).add(new AwsSolutionsChecks());

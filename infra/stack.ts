@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -32,11 +32,37 @@ export const RUNNER_TIMEOUT_MINUTES = 5;
 
 const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
 
+/**
+ * The OpenAI-compatible endpoint the judge, the simulated user and the generator call. The key is
+ * never written into the template: `apiKeySecretName` names a Secrets Manager secret that
+ * CloudFormation resolves into the functions' LLM_API_KEY at deploy time.
+ */
+export interface LlmSettings {
+  baseUrl?: string;
+  apiKeySecretName?: string;
+  simulatorModel?: string;
+  generatorModel?: string;
+}
+
+export interface EvalPlatformStackProps extends StackProps {
+  llm?: LlmSettings;
+}
+
+/** The functions' LLM variables from the settings (only those given). */
+export function llmEnvironment(llm: LlmSettings = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (llm.baseUrl) env[ENV.llmBaseUrl] = llm.baseUrl;
+  if (llm.apiKeySecretName) env[ENV.llmApiKey] = SecretValue.secretsManager(llm.apiKeySecretName).unsafeUnwrap();
+  if (llm.simulatorModel) env[ENV.simulatorModel] = llm.simulatorModel;
+  if (llm.generatorModel) env[ENV.generatorModel] = llm.generatorModel;
+  return env;
+}
+
 export class EvalPlatformStack extends Stack {
   readonly api: RestApi;
   readonly table: Table;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: EvalPlatformStackProps) {
     super(scope, id, props);
 
     // ---------- storage ----------
@@ -115,6 +141,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.bucketName]: bucket.bucketName,
       [ENV.queueUrl]: queue.queueUrl,
       [ENV.runQueueUrl]: runQueue.queueUrl,
+      ...llmEnvironment(props?.llm),
     };
 
     // ---------- jobs ----------
