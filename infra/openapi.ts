@@ -62,7 +62,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
 
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
   // Handler modules read their configuration at load; placeholders are enough to read schemas.
-  for (const name of ['TABLE_NAME', 'BUCKET_NAME', 'EVALUATOR_FUNCTION_NAME', 'SCANNER_FUNCTION_NAME', 'AGGREGATOR_FUNCTION_NAME']) process.env[name] ??= 'openapi';
+  for (const name of ['TABLE_NAME', 'BUCKET_NAME', 'EVALUATOR_FUNCTION_NAME', 'SCANNER_FUNCTION_NAME', 'AGGREGATOR_FUNCTION_NAME', 'RUNNER_FUNCTION_NAME']) process.env[name] ??= 'openapi';
   const pkg = JSON.parse((await import('node:fs')).readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
   const doc = await buildOpenApi(pkg.version);
   writeFileSync(resolve(ROOT, 'docs', 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);

@@ -179,6 +179,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.evaluatorFunction]: jobFunctions.get('evaluator')!.fn.functionName,
       [ENV.scannerFunction]: jobFunctions.get('scanner')!.fn.functionName,
       [ENV.aggregatorFunction]: jobFunctions.get('aggregator')!.fn.functionName,
+      [ENV.runnerFunction]: jobFunctions.get('runner')!.fn.functionName,
     };
 
     const roleFor = (route: Route): IRole => {

@@ -116,6 +116,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.evaluatorFunction]: 'local-evaluator',
       [ENV.scannerFunction]: 'local-scanner',
       [ENV.aggregatorFunction]: 'local-aggregator',
+      [ENV.runnerFunction]: 'local-runner',
       [ENV.queueUrl]: 'local://evaluation-queue',
       [ENV.runQueueUrl]: 'local://run-queue',
       // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).

@@ -16,6 +16,7 @@ const services = [
   { name: 'evaluator', functionName: requireEnv(ENV.evaluatorFunction) },
   { name: 'scanner', functionName: requireEnv(ENV.scannerFunction) },
   { name: 'aggregator', functionName: requireEnv(ENV.aggregatorFunction) },
+  { name: 'runner', functionName: requireEnv(ENV.runnerFunction) },
 ];
 
 const UNKNOWN = { version: 'unknown', commit: 'unknown', buildDate: 'unknown' };

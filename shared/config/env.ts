@@ -12,6 +12,7 @@ export const ENV = {
   evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',
   scannerFunction: 'SCANNER_FUNCTION_NAME',
   aggregatorFunction: 'AGGREGATOR_FUNCTION_NAME',
+  runnerFunction: 'RUNNER_FUNCTION_NAME',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   s3PublicEndpoint: 'S3_PUBLIC_ENDPOINT',

@@ -43,6 +43,7 @@ try {
     EVALUATOR_FUNCTION_NAME: 'local-evaluator',
     SCANNER_FUNCTION_NAME: 'local-scanner',
     AGGREGATOR_FUNCTION_NAME: 'local-aggregator',
+    RUNNER_FUNCTION_NAME: 'local-runner',
     LAMBDA_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'S3RVER',

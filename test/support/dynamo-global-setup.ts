@@ -20,6 +20,7 @@ export default async function setup(project: TestProject) {
     EVALUATOR_FUNCTION_NAME: 'local-evaluator',
     SCANNER_FUNCTION_NAME: 'local-scanner',
     AGGREGATOR_FUNCTION_NAME: 'local-aggregator',
+    RUNNER_FUNCTION_NAME: 'local-runner',
     // Nothing listens here: probes must report `unreachable` rather than fail.
     LAMBDA_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
     AWS_REGION: 'us-east-1',
