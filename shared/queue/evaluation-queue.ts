@@ -1,5 +1,5 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, optionalEnv } from '../config/env.js';
+import { isLocalQueue, sendBatches } from './sqs.js';
 
 /** A job on the evaluation queue. Delivery is at least once: consumers make each job idempotent. */
 export type EvaluationJob =
@@ -7,9 +7,7 @@ export type EvaluationJob =
   | { kind: 'monitor'; monitorId: string; sessionId: string };
 
 const queueUrl = optionalEnv(ENV.queueUrl);
-const LOCAL = !queueUrl || queueUrl.startsWith('local://');
-const endpoint = optionalEnv(ENV.sqsEndpoint);
-const sqs = LOCAL ? undefined : new SQSClient({ ...(endpoint ? { endpoint } : {}) });
+const LOCAL = isLocalQueue(queueUrl);
 
 /**
  * The local stand-in for SQS (`EVALUATION_QUEUE_URL=local://…`): messages wait here until a
@@ -30,16 +28,7 @@ export async function enqueue(jobs: EvaluationJob[]): Promise<void> {
     localQueue.onEnqueue?.();
     return;
   }
-  for (let i = 0; i < jobs.length; i += 10) {
-    const batch = jobs.slice(i, i + 10);
-    const out = await sqs!.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: batch.map((job, j) => ({ Id: String(j), MessageBody: JSON.stringify(job) })),
-      }),
-    );
-    if (out.Failed?.length) throw new Error(`the evaluation queue refused ${out.Failed.length} messages`);
-  }
+  await sendBatches(queueUrl!, 'evaluation queue', jobs.map((job) => JSON.stringify(job)));
 }
 
 export function parseJob(body: string): EvaluationJob | undefined {

@@ -1,5 +1,5 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, optionalEnv } from '../config/env.js';
+import { isLocalQueue, sendBatches } from './sqs.js';
 
 /**
  * A job on the run queue (DESIGN.md §10). Delivery is at least once: every job is idempotent.
@@ -15,9 +15,7 @@ export type RunJob =
 export const MAX_DELAY_SECONDS = 900;
 
 const queueUrl = optionalEnv(ENV.runQueueUrl);
-const LOCAL = !queueUrl || queueUrl.startsWith('local://');
-const endpoint = optionalEnv(ENV.sqsEndpoint);
-const sqs = LOCAL ? undefined : new SQSClient({ ...(endpoint ? { endpoint } : {}) });
+const LOCAL = isLocalQueue(queueUrl);
 
 export interface LocalRunMessage {
   id: string;
@@ -48,16 +46,7 @@ export async function enqueueRunJobs(jobs: RunJob[], delayMs = 0): Promise<void>
     localRunQueue.onEnqueue?.();
     return;
   }
-  for (let i = 0; i < jobs.length; i += 10) {
-    const batch = jobs.slice(i, i + 10);
-    const out = await sqs!.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: batch.map((job, j) => ({ Id: String(j), MessageBody: JSON.stringify(job), ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) })),
-      }),
-    );
-    if (out.Failed?.length) throw new Error(`the run queue refused ${out.Failed.length} messages`);
-  }
+  await sendBatches(queueUrl!, 'run queue', jobs.map((job) => JSON.stringify(job)), delaySeconds);
 }
 
 export function parseRunJob(body: string): RunJob | undefined {
