@@ -1,4 +1,5 @@
 /** The types of the agent caller (the interface the run job and the test route use). */
+import type { MappedAnswer } from './mapping.js';
 
 export interface AgentConnection {
   id: string;
@@ -45,19 +46,7 @@ export interface CallExchange {
 }
 
 export type CallResult =
-  | {
-      kind: 'ok';
-      output: string;
-      /** Every outputMapping key's value. */
-      extracted: Record<string, unknown>;
-      retrievalContext?: string[];
-      traces?: unknown[];
-      usage?: { inputTokens?: number; outputTokens?: number };
-      sessionId?: string;
-      latencyMs: number;
-      attempts: number;
-      exchange: CallExchange;
-    }
+  | ({ kind: 'ok'; latencyMs: number; attempts: number; exchange: CallExchange } & MappedAnswer)
   | { kind: 'failed'; error: string; attempts: number; latencyMs?: number; exchange?: CallExchange }
   | {
       kind: 'requeue';
