@@ -10,10 +10,7 @@
  *   FUZZ_MAX_STRING=300000 npm run fuzz                           # longer strings (default 2,000)
  *   DYNAMODB_ENDPOINT=http://127.0.0.1:8000 S3_ENDPOINT=http://127.0.0.1:4569 npm run fuzz   # running emulators
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, startDynamoDbLocal, startS3 } from '../../infra/local/services.js';
+import { startTestServices } from '../support/test-services.js';
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -28,34 +25,11 @@ const seed = intEnv('FUZZ_SEED', Date.now() % 2 ** 31);
 const maxString = intEnv('FUZZ_MAX_STRING', 2000);
 
 // DYNAMODB_ENDPOINT / S3_ENDPOINT point at running emulators instead (as for `npm start`).
-const dynamo = process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT, stop: async () => undefined } : await startDynamoDbLocal({ port: await freePort(), startTimeoutMs: 180_000 });
-const s3dir = mkdtempSync(join(tmpdir(), 'evp-fuzz-s3-'));
-const bucket = 'fuzz-bucket';
-const s3 = process.env.S3_ENDPOINT ? { endpoint: process.env.S3_ENDPOINT, stop: async () => undefined } : await startS3({ port: await freePort(), directory: s3dir, bucket });
+process.env.LOG_LEVEL ??= 'error';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const services = await startTestServices({ tableName: `fuzz-${process.pid}`, bucket: 'fuzz-bucket', reuseRunning: true });
 let exitCode = 0;
 try {
-  Object.assign(process.env, {
-    TABLE_NAME: `fuzz-${process.pid}`,
-    BUCKET_NAME: bucket,
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    S3_ENDPOINT: s3.endpoint,
-    EVALUATION_QUEUE_URL: 'local://evaluation-queue',
-    EVALUATOR_FUNCTION_NAME: 'local-evaluator',
-    SCANNER_FUNCTION_NAME: 'local-scanner',
-    AGGREGATOR_FUNCTION_NAME: 'local-aggregator',
-    RUNNER_FUNCTION_NAME: 'local-runner',
-    LAMBDA_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
-  });
-  // Modules that read the environment at load come after it is set.
-  const { ensureTable } = await import('../../infra/local/bootstrap.js');
-  await ensureTable();
-  const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
-  await seedPlatform();
   const { newTenant } = await import('../support/api.js');
   const { createPool, describeFinding, fuzz, loadContracts } = await import('../support/fuzz.js');
   const member = await newTenant({ plan: 'ENTERPRISE' });
@@ -80,8 +54,6 @@ try {
   console.error(error);
   exitCode = 2;
 } finally {
-  await s3.stop();
-  await dynamo.stop();
-  rmSync(s3dir, { recursive: true, force: true });
+  await services.stop();
 }
 process.exit(exitCode);
