@@ -6,6 +6,7 @@ import { keys } from './keys.js';
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
 import { sessionItem, turnItem } from './sessions.js';
+import { testVersionMark } from './tests.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
 import type { Session, Turn } from '../schemas/sessions.js';
 import type { TestCase } from '../schemas/tests.js';
@@ -308,16 +309,7 @@ export async function testCasesById(orgId: string, ids: string[]): Promise<TestC
 /** Keeps GET /tests?versionIds= answerable from the test record (as POST /sessions does). */
 export async function markTestRunOnVersion(orgId: string, testId: string, versionId: string): Promise<void> {
   try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.catalog(orgId, 'TEST', testId),
-        UpdateExpression: 'ADD #v :v',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#v': '_versionIds' },
-        ExpressionAttributeValues: { ':v': new Set([versionId]) },
-      }),
-    );
+    await doc.send(new UpdateCommand(testVersionMark(orgId, testId, versionId)));
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }

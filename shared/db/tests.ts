@@ -23,3 +23,18 @@ export async function reserveCaseIndex(orgId: string, testId: string): Promise<n
     throw error;
   }
 }
+
+/**
+ * The update that records a version a live test has sessions on, so GET /tests?versionIds= is
+ * answered from the test record itself. Used in a transaction (POST /sessions) and alone (runs).
+ */
+export function testVersionMark(orgId: string, testId: string, versionId: string) {
+  return {
+    TableName: tableName,
+    Key: keys.catalog(orgId, 'TEST', testId),
+    UpdateExpression: 'ADD #v :v',
+    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    ExpressionAttributeNames: { '#v': '_versionIds' },
+    ExpressionAttributeValues: { ':v': new Set([versionId]) },
+  };
+}

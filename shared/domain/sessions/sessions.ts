@@ -6,6 +6,7 @@ import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { customIdItem, getSession, sessionIdsByCustomId, sessionItem, sessionsByTest, sessionsByVersion, sessionUpdate } from '../../db/sessions.js';
 import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
+import { testVersionMark } from '../../db/tests.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
 import type { Session, SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
@@ -68,16 +69,7 @@ export async function createSession(auth: AuthContext, input: SessionCreate): Pr
   if (session.customId) items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, session.customId, session.id) } });
   if (session.testId) {
     // Keeps GET /tests?versionIds= answerable from the test record itself.
-    items.push({
-      Update: {
-        TableName: tableName,
-        Key: keys.catalog(auth.organizationId, 'TEST', session.testId),
-        UpdateExpression: 'ADD #v :v',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeNames: { '#v': '_versionIds' },
-        ExpressionAttributeValues: { ':v': new Set([version.id]) },
-      },
-    });
+    items.push({ Update: testVersionMark(auth.organizationId, session.testId, version.id) });
   }
   await transact(items);
   await sessionLifecycle.created(session);
