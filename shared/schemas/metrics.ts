@@ -1,16 +1,39 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Id, IdList, ListQueryBase, Name, Nullable, StringEnum, StringList } from './common.js';
-import { EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation/params.js';
+import { DateTime, FreeForm, Id, IdList, ListQueryBase, Name, Nullable, StringEnum, StringList } from './common.js';
+import { CHECK_TARGETS, CHECK_TYPES, EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation/params.js';
 
 export const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/-]+$', description: 'a model name (letters, digits, . _ : / -)' });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true });
 const UserGroupIds = Type.Array(Id, { maxItems: 100, uniqueItems: true });
 
+/**
+ * A check an organization writes (DESIGN.md §15): scored in code, 1 or 0. Which fields a type takes
+ * is checked by the metric rules (shared/domain/metrics/check-rules.ts), so each message names the
+ * field and the type.
+ */
+export const Check = Type.Object(
+  {
+    type: StringEnum(CHECK_TYPES, { description: 'what the check tests' }),
+    target: Type.Optional(StringEnum(CHECK_TARGETS, { description: 'the text checked (default actual_output); retrieval_context is its chunks joined by a blank line' })),
+    value: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: 'contains, not_contains, equals, starts_with, ends_with: the text; regex: the ECMAScript pattern (at most 1,000 characters)' })),
+    values: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 1_000 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'contains_any, contains_all: the texts (1 to 100)' }),
+    ),
+    caseSensitive: Type.Optional(Type.Boolean({ description: 'text types and regex; default true' })),
+    min: Type.Optional(Type.Integer({ minimum: 0, description: 'length: the fewest code points allowed (inclusive)' })),
+    max: Type.Optional(Type.Integer({ minimum: 0, description: 'length: the most code points allowed (inclusive)' })),
+    schema: Type.Optional(Type.Union([FreeForm(), Type.Boolean()], { description: 'json_schema: a JSON Schema of draft 2020-12' })),
+  },
+  { additionalProperties: false },
+);
+export type Check = Static<typeof Check>;
+
 export const MetricCreate = Type.Object(
   {
     name: Name,
     source: StringEnum(METRIC_SOURCES),
-    evaluationParams: Type.Array(StringEnum(EVALUATION_PARAMS), { minItems: 1, maxItems: EVALUATION_PARAMS.length, uniqueItems: true }),
+    evaluationParams: Type.Optional(Type.Array(StringEnum(EVALUATION_PARAMS), { minItems: 1, maxItems: EVALUATION_PARAMS.length, uniqueItems: true })),
+    check: Type.Optional(Check),
     judgePrompt: Type.Optional(Type.String({ minLength: 1, maxLength: 50_000 })),
     evaluatorModelName: Type.Optional(ModelName),
     parentMetricId: Type.Optional(Nullable(Id)),
@@ -27,7 +50,7 @@ export const MetricCreate = Type.Object(
 export type MetricCreate = Static<typeof MetricCreate>;
 
 /** Fields that change scoring: a PATCH of one of them is a 400 (make a revision instead). */
-export const SCORING_FIELDS = ['source', 'evaluationParams', 'judgePrompt', 'evaluatorModelName', 'areEvalParamsTop', 'parentMetricId', 'isBeingOptimized', 'specificationIds'] as const;
+export const SCORING_FIELDS = ['source', 'evaluationParams', 'check', 'judgePrompt', 'evaluatorModelName', 'areEvalParamsTop', 'parentMetricId', 'isBeingOptimized', 'specificationIds'] as const;
 
 export const MetricUpdate = Type.Object(
   {
@@ -71,6 +94,8 @@ export interface StoredMetric {
   name: string;
   evaluationParams: EvaluationParam[];
   source: MetricSource;
+  /** The organization's own DETERMINISTIC metrics carry their check; null for every other metric. */
+  check?: Check | null;
   judgePrompt: string | null;
   tags: string[];
   description: string;
@@ -87,7 +112,8 @@ export interface StoredMetric {
   ownDisabledAt?: string | null;
 }
 
-export interface Metric extends Omit<StoredMetric, 'ownLegacyAt' | 'ownDisabledAt'> {
+export interface Metric extends Omit<StoredMetric, 'ownLegacyAt' | 'ownDisabledAt' | 'check'> {
+  check: Check | null;
   specificationIds: string[];
   legacyAt: string | null;
   disabledAt: string | null;

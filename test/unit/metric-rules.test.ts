@@ -23,7 +23,10 @@ describe('derived metric dates', () => {
 describe('per-source requirements', () => {
   it.each([
     [{ source: 'FULL_PROMPT', judgePrompt: 'p', evaluatorModelName: 'm' }, /FULL_PROMPT is deprecated/],
-    [{ source: 'DETERMINISTIC' }, /reserved for predefined metrics/],
+    [{ source: 'DETERMINISTIC' }, 'check is required when source is DETERMINISTIC'],
+    [{ source: 'DETERMINISTIC', check: { type: 'is_json' }, judgePrompt: 'p' }, 'judgePrompt must not be set when source is DETERMINISTIC'],
+    [{ source: 'DETERMINISTIC', check: { type: 'is_json' }, evaluatorModelName: 'm' }, 'evaluatorModelName must not be set when source is DETERMINISTIC'],
+    [{ source: 'PARTIAL_PROMPT', judgePrompt: 'p', evaluatorModelName: 'm', check: { type: 'is_json' } }, 'check must not be set when source is PARTIAL_PROMPT; a check is a DETERMINISTIC metric'],
     [{ source: 'PARTIAL_PROMPT', evaluatorModelName: 'm' }, 'judgePrompt is required when source is PARTIAL_PROMPT'],
     [{ source: 'GEVAL', judgePrompt: 'p' }, 'evaluatorModelName is required when source is GEVAL'],
     [{ source: 'DEEPEVAL' }, 'judgePrompt is required when source is DEEPEVAL'],
@@ -39,6 +42,7 @@ describe('per-source requirements', () => {
     expect(() => checkSourceRequirements({ source: 'PARTIAL_PROMPT', judgePrompt: 'p', evaluatorModelName: 'm' })).not.toThrow();
     expect(() => checkSourceRequirements({ source: 'SELF_HOSTED' })).not.toThrow();
     expect(() => checkSourceRequirements({ source: 'HUMAN_EVALUATION', judgePrompt: 'p' })).not.toThrow();
+    expect(() => checkSourceRequirements({ source: 'DETERMINISTIC', check: { type: 'is_json' } })).not.toThrow();
   });
 
   it('refuses unknown, unselectable and disabled models', () => {
@@ -64,6 +68,10 @@ describe('monitorable', () => {
     expect(isMonitorable(metric({ source: 'DETERMINISTIC' }), now)).toBe(true);
     expect(isMonitorable(metric({ evaluationParams: ['actual_output', 'expected_output'] }), now)).toBe(false);
     expect(whyNotMonitorable(metric({ evaluationParams: ['goal'] }), now)).toBe('it needs test-case-only parameters (goal)');
+    // a check's evaluationParams is its target: one on expected_output cannot watch production traffic
+    const check = (target: 'expected_output' | 'input') => metric({ source: 'DETERMINISTIC', check: { type: 'contains', target, value: 'x' }, evaluationParams: [target] });
+    expect(isMonitorable(check('input'), now)).toBe(true);
+    expect(whyNotMonitorable(check('expected_output'), now)).toBe('it needs test-case-only parameters (expected_output)');
   });
 });
 

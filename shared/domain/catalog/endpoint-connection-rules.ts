@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import nunjucks from 'nunjucks';
 import { JSONPath } from 'jsonpath-plus';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ValidationError } from '../../http/errors.js';
+import { compileUserSchema } from '../../schemas/user-schemas.js';
 import { checkAddress } from '../runs/caller/guard.js';
 import { privateNetworksAllowed } from '../runs/caller/index.js';
 import type { AuthType, BackoffStrategy, EndpointConnection, EndpointSecrets } from '../../schemas/endpoint-connections.js';
@@ -80,22 +80,13 @@ export function isJsonPath(expression: string): boolean {
   }
 }
 
-const schemaCompiler = new Ajv2020({ strict: false, allErrors: false });
-
 export function checkInputSchema(schema: Record<string, unknown> | null | undefined): void {
   if (schema === null || schema === undefined) return;
   if (schema.type !== 'object') throw new ValidationError("inputSchema must have type 'object'");
   if (typeof schema.properties !== 'object' || schema.properties === null || Array.isArray(schema.properties)) {
     throw new ValidationError("inputSchema must have a 'properties' object");
   }
-  if (schema.$schema !== undefined && schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
-    throw new ValidationError('inputSchema must be a JSON Schema of draft 2020-12');
-  }
-  try {
-    schemaCompiler.compile(schema);
-  } catch (error) {
-    throw new ValidationError(`inputSchema is not a valid JSON Schema (draft 2020-12): ${(error as Error).message.slice(0, 300)}`);
-  }
+  compileUserSchema(schema, 'inputSchema');
 }
 
 export function checkUrl(url: string): void {

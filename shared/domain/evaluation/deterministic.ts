@@ -16,8 +16,8 @@ export interface MetricResult {
   reason: string;
 }
 
-/** The score and the reason without the metric's name (the table below adds it). */
-interface Finding {
+/** The score and the reason without the metric's name (the table below, or a check, adds it). */
+export interface Finding {
   score: number;
   detail: string;
 }
@@ -101,7 +101,8 @@ interface Difference {
 }
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-const member = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}${path ? '.' : ''}${key}` : `${path}[${JSON.stringify(key)}]`);
+/** `path.key`, or `path["odd key"]` when the key is not an identifier. */
+export const member = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}${path ? '.' : ''}${key}` : `${path}[${JSON.stringify(key)}]`);
 const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
 /** The first place where `got` differs from `expected` (the rules of deepEqual), or undefined. */
@@ -359,15 +360,16 @@ export function rougeL(output: string, expected: string): number {
   return rougeFinding(output, expected).score;
 }
 
-function isJsonFinding(output: string): Finding {
-  if (output.trim() === '') return { score: 0, detail: `actual_output is not JSON: it is ${output === '' ? 'empty' : 'only whitespace'}` };
+/** Whether a text parses as JSON, and what it is; `what` names the text (a check may read another parameter). */
+export function isJsonFinding(output: string, what = 'actual_output'): Finding {
+  if (output.trim() === '') return { score: 0, detail: `${what} is not JSON: it is ${output === '' ? 'empty' : 'only whitespace'}` };
   let value: unknown;
   try {
     value = JSON.parse(output);
   } catch {
-    return { score: 0, detail: `actual_output is not JSON: ${notJsonBecause(output)}` };
+    return { score: 0, detail: `${what} is not JSON: ${notJsonBecause(output)}` };
   }
-  const what =
+  const kind =
     value === null
       ? 'null'
       : Array.isArray(value)
@@ -375,7 +377,7 @@ function isJsonFinding(output: string): Finding {
         : typeof value === 'object'
           ? `an object with ${Object.keys(value).length} key${Object.keys(value).length === 1 ? '' : 's'}`
           : typeName(value);
-  return { score: 1, detail: `actual_output is JSON (${what})` };
+  return { score: 1, detail: `${what} is JSON (${kind})` };
 }
 
 export function isJson(output: string): number {

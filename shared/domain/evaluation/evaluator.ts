@@ -10,6 +10,7 @@ import { askJudge } from '../../judge/client.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
+import { scoreCheck } from './checks.js';
 import { DETERMINISTIC_METRICS, MetricInputError } from './deterministic.js';
 import { parameterValues, type EvaluationSources } from './context.js';
 import { AI_JUDGED_SOURCES } from './params.js';
@@ -26,7 +27,9 @@ export type Outcome = { status: 'SUCCESS'; score: number; reason: string } | { s
 export async function score(metric: StoredMetric, src: EvaluationSources, turnId: string | null, judge: { organizationId: string; model: string | undefined }): Promise<Outcome> {
   const values = parameterValues(src, turnId);
   if (metric.source === 'DETERMINISTIC') {
-    const fn = DETERMINISTIC_METRICS[metric.name];
+    // An organization's own deterministic metric is its check (DESIGN.md §15); a predefined one is code, by name.
+    const check = metric.check;
+    const fn = check ? (p: Record<string, unknown>) => scoreCheck(metric.name, check, p) : DETERMINISTIC_METRICS[metric.name];
     if (!fn) return { status: 'FAILED', error: `no implementation for deterministic metric ${metric.name}` };
     try {
       const result = fn(values as Record<string, unknown>);

@@ -26,6 +26,14 @@ export const TEST_CASE_ONLY_PARAMS: readonly EvaluationParam[] = ['expected_outp
 export const METRIC_SOURCES = ['SELF_HOSTED', 'FULL_PROMPT', 'PARTIAL_PROMPT', 'HUMAN_EVALUATION', 'GEVAL', 'DEEPEVAL', 'DETERMINISTIC'] as const;
 export type MetricSource = (typeof METRIC_SOURCES)[number];
 
+/** The types of a check an organization writes (DESIGN.md §15). */
+export const CHECK_TYPES = ['contains', 'not_contains', 'equals', 'starts_with', 'ends_with', 'contains_any', 'contains_all', 'regex', 'is_json', 'json_schema', 'length'] as const;
+export type CheckType = (typeof CHECK_TYPES)[number];
+
+/** The parameters a check can read; its metric's evaluationParams is exactly its target. */
+export const CHECK_TARGETS = ['actual_output', 'input', 'expected_output', 'retrieval_context'] as const satisfies readonly EvaluationParam[];
+export type CheckTarget = (typeof CHECK_TARGETS)[number];
+
 /** Sources scored by an LLM judge. */
 export const AI_JUDGED_SOURCES: readonly MetricSource[] = ['PARTIAL_PROMPT', 'FULL_PROMPT', 'GEVAL', 'DEEPEVAL'];
 

@@ -87,25 +87,63 @@ export function maskSensitive(text: string): string {
   return out + text.slice(at);
 }
 
-/** Code-point length of a text. */
-export const charCount = (text: string): number => Array.from(text).length;
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * Code-point length of a text (a lone surrogate counts as one, as Array.from counts it). A loop
+ * rather than Array.from: no array of a 250,000-character text, and a time budget can stop it.
+ */
+export function charCount(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (isHigh(text.charCodeAt(i)) && isLow(text.charCodeAt(i + 1))) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
 
 /** The 1-based character (code point) number of a UTF-16 offset. */
 export const charNumberAt = (text: string, offset: number): number => charCount(text.slice(0, offset)) + 1;
+
+/** The UTF-16 offset `count` code points after (count > 0) or before (count < 0) `offset`, clamped to the text. */
+export function stepChars(text: string, offset: number, count: number): number {
+  let at = offset;
+  for (let k = 0; k < Math.abs(count); k++) {
+    if (count > 0) {
+      if (at >= text.length) break;
+      at += isHigh(text.charCodeAt(at)) && isLow(text.charCodeAt(at + 1)) ? 2 : 1;
+    } else {
+      if (at <= 0) break;
+      at -= isLow(text.charCodeAt(at - 1)) && at >= 2 && isHigh(text.charCodeAt(at - 2)) ? 2 : 1;
+    }
+  }
+  return at;
+}
 
 /**
  * A quoted excerpt of `text` around character index `index` (0-based, code points), masked,
  * `radius` characters each side, with `…` where it was cut.
  */
 export function excerpt(text: string, index: number, radius = 20): string {
-  const all = Array.from(text);
+  return excerptAt(text, stepChars(text, 0, index), radius);
+}
+
+/** As excerpt, around a UTF-16 offset. */
+export function excerptAt(text: string, offset: number, radius = 20): string {
   // Masks a wider window than it shows, so a value crossing the excerpt's edge is seen whole.
   const margin = 200;
-  const windowFrom = Math.max(0, index - radius - margin);
-  const cps = Array.from(maskSensitive(all.slice(windowFrom, index + radius + margin).join('')));
-  const from = Math.max(0, index - radius);
-  const to = Math.min(all.length, index + radius);
-  return JSON.stringify(`${from > 0 ? '…' : ''}${cps.slice(from - windowFrom, to - windowFrom).join('')}${to < all.length ? '…' : ''}`);
+  const windowFrom = stepChars(text, offset, -(radius + margin));
+  const windowTo = stepChars(text, offset, radius + margin);
+  const cps = Array.from(maskSensitive(text.slice(windowFrom, windowTo)));
+  const before = charCount(text.slice(windowFrom, offset));
+  const from = Math.max(0, before - radius);
+  const to = Math.min(cps.length, before + radius);
+  const cutStart = windowFrom > 0 || from > 0;
+  const cutEnd = windowTo < text.length || to < cps.length;
+  return JSON.stringify(`${cutStart ? '…' : ''}${cps.slice(from, to).join('')}${cutEnd ? '…' : ''}`);
 }
 
 /** A value as JSON, masked, cut to `max` characters. */

@@ -59,14 +59,19 @@ export function whyNotMonitorable(metric: Metric, now: Date): string | undefined
 }
 
 /** Per-source requirements of POST /metrics (DESIGN.md §6, Errors 3). */
-export function checkSourceRequirements(input: Pick<MetricCreate, 'source' | 'judgePrompt' | 'evaluatorModelName'>): void {
+export function checkSourceRequirements(input: Pick<MetricCreate, 'source' | 'judgePrompt' | 'evaluatorModelName' | 'check'>): void {
   const { source } = input;
   if (source === 'FULL_PROMPT') {
     throw new ValidationError('source FULL_PROMPT is deprecated for creation; use PARTIAL_PROMPT');
   }
   if (source === 'DETERMINISTIC') {
-    throw new ValidationError('source DETERMINISTIC is reserved for predefined metrics implemented by the platform');
+    // An organization's deterministic metric is a check (DESIGN.md §15); the predefined ones are the platform's.
+    if (!input.check) throw new ValidationError('check is required when source is DETERMINISTIC');
+    if (input.judgePrompt) throw new ValidationError('judgePrompt must not be set when source is DETERMINISTIC');
+    if (input.evaluatorModelName) throw new ValidationError('evaluatorModelName must not be set when source is DETERMINISTIC');
+    return;
   }
+  if (input.check) throw new ValidationError(`check must not be set when source is ${source}; a check is a DETERMINISTIC metric`);
   if (AI_JUDGED_SOURCES.includes(source)) {
     if (!input.judgePrompt) throw new ValidationError(`judgePrompt is required when source is ${source}`);
     if (!input.evaluatorModelName) throw new ValidationError(`evaluatorModelName is required when source is ${source}`);

@@ -21,6 +21,7 @@ import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { patchOf } from '../common/immutable.js';
 import { anyOf, applyList, containsIgnoreCase, intersects, type Page } from '../common/list.js';
+import { scoringOf } from './check-rules.js';
 import { checkModelSelectable, checkSourceRequirements, deriveDates, isMonitorable } from './metric-rules.js';
 import { getLiveSpecifications } from './specification-refs.js';
 
@@ -30,6 +31,7 @@ export function present(metric: StoredMetric, models: Map<string, EvaluatorModel
   const model = metric.evaluatorModelName ? models.get(metric.evaluatorModelName) : undefined;
   return {
     ...rest,
+    check: metric.check ?? null,
     specificationIds: links.filter((l) => l.metricId === metric.id).map((l) => l.specificationId).sort(),
     ...deriveDates({ ownLegacyAt, ownDisabledAt }, model, now),
   };
@@ -87,6 +89,7 @@ export async function listMetrics(auth: AuthContext, query: MetricListQuery): Pr
  */
 export async function createMetric(auth: AuthContext, input: MetricCreate): Promise<Metric> {
   checkSourceRequirements(input);
+  const { check, evaluationParams } = scoringOf(input);
   const now = clock.now();
   let model: EvaluatorModel | undefined;
   if (input.evaluatorModelName) {
@@ -108,8 +111,9 @@ export async function createMetric(auth: AuthContext, input: MetricCreate): Prom
     organizationId: auth.organizationId,
     userId: auth.userId,
     name: input.name,
-    evaluationParams: input.evaluationParams,
+    evaluationParams,
     source: input.source,
+    ...(check ? { check } : {}),
     judgePrompt: input.judgePrompt ?? null,
     tags: input.tags ?? [],
     description: input.description ?? '',

@@ -1,0 +1,45 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ValidationError } from '../http/errors.js';
+import { describeErrors } from './ajv.js';
+
+const addFormats = addFormatsModule.default;
+
+export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * The one compiler of JSON Schemas users write (a check's `schema`, an endpoint connection's
+ * `inputSchema`). Not strict: draft 2020-12 allows unknown keywords and formats (annotations).
+ * Known formats are checked, in ajv-formats' "fast" mode (no regular expression that can
+ * backtrack badly). It keeps no user schema: see compileUserSchema.
+ */
+const compiler = new Ajv2020({ strict: false, allErrors: false, logger: false });
+addFormats(compiler, { mode: 'fast' });
+
+/**
+ * Checks that `schema` is a valid JSON Schema of draft 2020-12 and compiles it; a ValidationError
+ * names `field` (and the place inside the schema) otherwise. The compiler forgets every schema
+ * right after compiling (ajv would otherwise keep each one in its cache for the life of the
+ * process, and refuse a second schema with the same `$id`): the caller owns the compiled function.
+ */
+export function compileUserSchema(schema: unknown, field: string): ValidateFunction {
+  if (typeof schema === 'object' && schema !== null && '$schema' in schema) {
+    const declared = (schema as { $schema: unknown }).$schema;
+    if (declared !== DRAFT_2020_12 && declared !== `${DRAFT_2020_12}#`) {
+      throw new ValidationError(`${field}.$schema must be "${DRAFT_2020_12}" (draft 2020-12) or absent`);
+    }
+  }
+  try {
+    if (!compiler.validateSchema(schema as object)) {
+      const prefix = `/${field.split('.').join('/')}`;
+      const errors = (compiler.errors ?? []).map((e) => ({ ...e, instancePath: `${prefix}${e.instancePath}` }));
+      throw new ValidationError(`${field} is not a valid JSON Schema (draft 2020-12): ${describeErrors(errors, 'body')}`);
+    }
+    return compiler.compile(schema as object);
+  } catch (error) {
+    if (error instanceof ValidationError) throw error;
+    throw new ValidationError(`${field} is not a valid JSON Schema (draft 2020-12): ${(error as Error).message.slice(0, 300)}`);
+  } finally {
+    compiler.removeSchema();
+  }
+}
