@@ -78,7 +78,7 @@ const where = (s: Subject, at: number) => {
   const p = place(s, at);
   return `${p.field} at character ${p.char}`;
 };
-const around = (s: Subject, at: number) => excerptAt(s.text, at);
+const around = (s: Subject, at: number, length: number) => excerptAt(s.text, at, 20, length);
 const quote = (value: string) => shortJson(value, 60);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const searched = (s: Subject, caseSensitive: boolean) => ` (${plural(charCount(s.text), 'character')} searched${caseSensitive ? '' : ', ignoring case'})`;
@@ -94,13 +94,13 @@ function find(s: Subject, value: string, caseSensitive: boolean): number {
 function containsFinding(s: Subject, value: string, cs: boolean): Finding {
   const at = find(s, value, cs);
   if (at < 0) return { score: 0, detail: `${quote(value)} not found in ${s.target}${searched(s, cs)}` };
-  return { score: 1, detail: `found ${quote(value)} in ${where(s, at)}: ${around(s, at)}` };
+  return { score: 1, detail: `found ${quote(value)} in ${where(s, at)}: ${around(s, at, value.normalize('NFC').length)}` };
 }
 
 function notContainsFinding(s: Subject, value: string, cs: boolean): Finding {
   const at = find(s, value, cs);
   if (at < 0) return { score: 1, detail: `${quote(value)} does not appear in ${s.target}${searched(s, cs)}` };
-  return { score: 0, detail: `found the forbidden ${quote(value)} in ${where(s, at)}: ${around(s, at)}` };
+  return { score: 0, detail: `found the forbidden ${quote(value)} in ${where(s, at)}: ${around(s, at, value.normalize('NFC').length)}` };
 }
 
 function equalsFinding(s: Subject, value: string, cs: boolean): Finding {
@@ -250,19 +250,50 @@ function prepare(check: Check): (params: Record<string, unknown>) => Finding {
   }
 }
 
+let warm = false;
+/**
+ * The first evaluation of a process compiles what every later one reuses (the masking patterns,
+ * Unicode tables, the sandbox): done once, outside any budget, so a cold start cannot spend a
+ * check's budget.
+ */
+function warmUp(): void {
+  if (warm) return;
+  warm = true;
+  const sample = { actual_output: 'Écrivez à jane.doe@example.com ou au +1 415-555-0134, réf. ΟΔΟΣ 4111 1111 1111 1111' };
+  for (const check of [{ type: 'contains', value: 'ΟΔΟΣ', caseSensitive: false }, { type: 'equals', value: 'x' }, { type: 'regex', value: '\\p{L}+' }, { type: 'length', min: 1 }] as Check[]) {
+    withinTimeBudget(() => prepare(check)(sample), 10_000);
+  }
+}
+
 const sandbox = vm.createContext({});
 const callRun = new vm.Script('run()');
 
-/** Runs `work`, stopped after `ms` milliseconds of wall time (then `done` is false). */
+/** CPU time of this thread (this process where the runtime cannot tell threads apart), in ms. */
+const cpuMs = (): number => {
+  const usage = typeof process.threadCpuUsage === 'function' ? process.threadCpuUsage() : process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+/** Attempts after the first when an attempt was stopped without having had the CPU (see withinTimeBudget). */
+const STARVED_RETRIES = 3;
+
+/**
+ * Runs `work` (pure: it may run again), stopped after `ms` milliseconds of wall time; then `done`
+ * is false. An attempt stopped while this thread had the CPU for less than half of `ms` was not
+ * slow but starved (a busy machine): it runs again, up to STARVED_RETRIES more times.
+ */
 export function withinTimeBudget<T>(work: () => T, ms: number): { done: true; value: T } | { done: false } {
-  sandbox.run = work;
-  try {
-    return { done: true, value: callRun.runInContext(sandbox, { timeout: ms }) as T };
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { done: false };
-    throw error;
-  } finally {
-    sandbox.run = undefined;
+  for (let attempt = 0; ; attempt++) {
+    const cpuAtStart = cpuMs();
+    sandbox.run = work;
+    try {
+      return { done: true, value: callRun.runInContext(sandbox, { timeout: ms }) as T };
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
+      if (cpuMs() - cpuAtStart >= ms / 2 || attempt >= STARVED_RETRIES) return { done: false };
+    } finally {
+      sandbox.run = undefined;
+    }
   }
 }
 
@@ -272,6 +303,7 @@ export function withinTimeBudget<T>(work: () => T, ms: number): { done: true; va
  * missing or the time budget runs out.
  */
 export function scoreCheck(name: string, check: Check, params: Record<string, unknown>, budgetMs = CHECK_TIME_BUDGET_MS): MetricResult {
+  warmUp();
   const find = prepare(check);
   const outcome = withinTimeBudget(() => {
     const f = find(params);

@@ -131,16 +131,20 @@ export function excerpt(text: string, index: number, radius = 20): string {
   return excerptAt(text, stepChars(text, 0, index), radius);
 }
 
-/** As excerpt, around a UTF-16 offset. */
-export function excerptAt(text: string, offset: number, radius = 20): string {
+/**
+ * As excerpt, around a UTF-16 offset; with `span` (UTF-16 units from the offset, a match), the
+ * excerpt runs `radius` characters past the match's end (a match shows at most 60 characters).
+ */
+export function excerptAt(text: string, offset: number, radius = 20, span = 0): string {
   // Masks a wider window than it shows, so a value crossing the excerpt's edge is seen whole.
   const margin = 200;
+  const shown = Math.min(charCount(text.slice(offset, offset + span)), 60);
   const windowFrom = stepChars(text, offset, -(radius + margin));
-  const windowTo = stepChars(text, offset, radius + margin);
+  const windowTo = stepChars(text, offset, shown + radius + margin);
   const cps = Array.from(maskSensitive(text.slice(windowFrom, windowTo)));
   const before = charCount(text.slice(windowFrom, offset));
   const from = Math.max(0, before - radius);
-  const to = Math.min(cps.length, before + radius);
+  const to = Math.min(cps.length, before + shown + radius);
   const cutStart = windowFrom > 0 || from > 0;
   const cutEnd = windowTo < text.length || to < cps.length;
   return JSON.stringify(`${cutStart ? '…' : ''}${cps.slice(from, to).join('')}${cutEnd ? '…' : ''}`);
