@@ -184,6 +184,46 @@ describe('monitor engine', () => {
   });
 });
 
+describe('monitors with check metrics', () => {
+  it('bind a check family, score it in code once per session (jobs delivered twice), follow a new check revision; a check on expected_output cannot be bound', async () => {
+    const t = await setup();
+    const check = async (body: Record<string, unknown>) => {
+      const res = await t.api.post('/metrics', { name: 'mentions refunds', source: 'DETERMINISTIC', ...body });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body;
+    };
+    const reference = await check({ name: 'matches the reference', check: { type: 'equals', value: 'ok', target: 'expected_output' } });
+    const refused = await t.api.post('/monitors', { productId: t.product.id, name: 'm', metricGroupIds: [reference.metricGroupId], samplingPercentage: 100 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/cannot be monitored.*test-case-only parameters \(expected_output\)/);
+
+    const root = await check({ check: { type: 'contains', value: 'refund' } });
+    const m = await t.monitor({ metricGroupIds: [root.metricGroupId] });
+    const a = await t.session('Can I return it?', 'Yes, a refund takes 5 days.');
+    const b = await t.session('Hello', 'Hi! How can I help?');
+    for (const s of [a, b]) await t.close(s.id);
+    await drain(true);
+    await runAggregator();
+    let results = (await t.api.get(`/monitors/${m.id}/results`)).body;
+    expect(results.metrics[0].headline).toMatchObject({ scoredSessions: 2, score: 0.5 });
+    expect(results.spend).toMatchObject({ spentCredits: 0, pendingCredits: 0 });
+    const reasons = async (id: string) => ((await t.api.get('/evaluations', { sessionIds: id })).body as { reason: string; monitorId: string; metricId: string }[]);
+    expect(await reasons(a.id)).toMatchObject([{ monitorId: m.id, metricId: root.id, reason: 'mentions refunds: found "refund" in actual_output at character 8: "Yes, a refund takes 5 days."' }]);
+    expect(await reasons(b.id)).toMatchObject([{ monitorId: m.id, reason: 'mentions refunds: "refund" not found in actual_output (19 characters searched)' }]);
+
+    // a new check is a revision of the family: the monitor scores the next session with it
+    const rev = await check({ parentMetricId: root.id, check: { type: 'contains_any', values: ['refund', 'return'], caseSensitive: false } });
+    const c = await t.session('Hello', 'You may RETURN it.');
+    await t.close(c.id);
+    await drain(true);
+    await runAggregator();
+    expect(await reasons(c.id)).toMatchObject([{ metricId: rev.id, reason: 'mentions refunds: found 1 of 2 values in actual_output: "return" at character 9' }]);
+    results = (await t.api.get(`/monitors/${m.id}/results`)).body;
+    expect(results.metrics[0].headline).toMatchObject({ scoredSessions: 3 });
+    expect(results.markers.metricRevisions).toEqual([{ metricGroupId: root.metricGroupId, name: 'mentions refunds', metricId: rev.id, at: rev.createdAt }]);
+  });
+});
+
 describe('scanner statuses and credits', () => {
   async function setUsed(key: { pk: string; sk: string }, used: number) {
     await doc.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'SET used = :u, spentCredits = :u, pendingCredits = :z', ExpressionAttributeValues: { ':u': used, ':z': 0 } }));

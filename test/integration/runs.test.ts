@@ -247,6 +247,32 @@ describe('runs: execution', () => {
     expect(done.metrics.map((m: any) => m.evaluated)).toEqual([2, 2]);
   });
 
+  it('scores check metrics in code: on the agent output and on the test case expected output, every job delivered twice', async () => {
+    const t = await setup();
+    const check = async (name: string, c: Record<string, unknown>) => {
+      const res = await t.api.post('/metrics', { name, source: 'DETERMINISTIC', check: c });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body;
+    };
+    // The echo agent answers each input: "hello there" and "where is my order"; expected "hello there" and "it ships today".
+    const greets = await check('greets', { type: 'starts_with', value: 'HELLO', caseSensitive: false });
+    const ships = await check('reference mentions shipping', { type: 'contains', value: 'ships', target: 'expected_output' });
+    const run = await t.startRun({ metricIds: [greets.id, ships.id] });
+    await drain({ duplicate: true });
+    const done = (await t.api.get(`/runs/${run.id}`)).body;
+    expect(done.status).toBe('COMPLETED');
+    const byName = Object.fromEntries(done.metrics.map((m: any) => [m.name, m]));
+    expect(byName.greets).toMatchObject({ metricId: greets.id, evaluated: 2, failed: 0, skipped: 0, score: 0.5 });
+    expect(byName['reference mentions shipping']).toMatchObject({ evaluated: 2, failed: 0, skipped: 0, score: 0.5 });
+    const reasons = (await Promise.all((await t.sessionsOf(run.id)).map((s) => t.evaluationsOf(s.id)))).flat().map((e: any) => `${e.score} ${e.reason}`).sort();
+    expect(reasons).toEqual([
+      '0 greets: actual_output does not start with "HELLO" (ignoring case): it starts with "where is my order"',
+      '0 reference mentions shipping: "ships" not found in expected_output (11 characters searched)',
+      '1 greets: actual_output starts with "HELLO" (ignoring case)',
+      '1 reference mentions shipping: found "ships" in expected_output at character 4: "it ships today"',
+    ]);
+  });
+
   it('a step job delivered again after it finished records nothing and calls nobody', async () => {
     const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
     const run = await t.startRun();
