@@ -32,7 +32,9 @@ export const MetricCreate = Type.Object(
   {
     name: Name,
     source: StringEnum(METRIC_SOURCES),
-    evaluationParams: Type.Optional(Type.Array(StringEnum(EVALUATION_PARAMS), { minItems: 1, maxItems: EVALUATION_PARAMS.length, uniqueItems: true })),
+    evaluationParams: Type.Optional(
+      Type.Array(StringEnum(EVALUATION_PARAMS), { minItems: 1, maxItems: EVALUATION_PARAMS.length, uniqueItems: true, description: 'required, except with a check (derived from check.target)' }),
+    ),
     check: Type.Optional(Check),
     judgePrompt: Type.Optional(Type.String({ minLength: 1, maxLength: 50_000 })),
     evaluatorModelName: Type.Optional(ModelName),

@@ -80,6 +80,8 @@ export function catastrophicBacktracking(pattern: string, caseSensitive: boolean
     try {
       result = isSafePattern(anchored, { ...ANALYSIS, ...run });
     } catch (error) {
+      // The case-insensitive reading is a second opinion: only the pattern as it runs (u flag) must be readable.
+      if (!run.unicode) continue;
       return `uses syntax the backtracking analysis cannot read (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`;
     }
     if (result.safe) continue;
