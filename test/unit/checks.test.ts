@@ -338,6 +338,14 @@ describe('time budget', () => {
     expect(cpu, `${outcome} after ${cpu.toFixed(1)} ms of CPU, ${(performance.now() - started).toFixed(1)} ms of wall time`).toBeLessThan(100);
   });
 
+  it('finishes linear checks on 250,000 characters well within the budget', () => {
+    const digits = '7'.repeat(big);
+    expect(score({ type: 'regex', value: '^\\d+$' }, out(digits))).toMatchObject({ score: 1, reason: expect.stringMatching(/^guard: \/\^\\d\+\$\/u matched "7{57}…" in actual_output at character 1$/) });
+    expect(score({ type: 'contains', value: '78' }, out(`${digits}8`))).toMatchObject({ score: 1, reason: expect.stringContaining(`at character ${big}`) });
+    expect(score({ type: 'length', min: big, max: big }, out(digits))).toMatchObject({ score: 1 });
+    expect(score({ type: 'is_json' }, out(digits))).toMatchObject({ score: 1 });
+  });
+
   it('stops any work past the budget, and passes errors through', () => {
     expect(withinTimeBudget(() => 42, 50)).toEqual({ done: true, value: 42 });
     const started = performance.now();

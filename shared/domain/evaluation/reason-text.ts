@@ -156,9 +156,12 @@ export function shortJson(value: unknown, max = 40): string {
     const cps = Array.from(text);
     return cps.length <= room ? text : `${cps.slice(0, room - 1).join('')}…`;
   };
+  // Only the head can show: masking it (with room for a value crossing the cut) is enough, and
+  // keeps a 250,000-character value from being scanned whole.
+  const head = (text: string) => (text.length > 2 * (max + 200) ? text.slice(0, 2 * (max + 200)) : text);
   // A string keeps its quotes when cut, so it still reads as a string.
-  if (typeof value === 'string') return JSON.stringify(cut(maskSensitive(value), max - 2));
-  return cut(maskSensitive(JSON.stringify(value) ?? String(value)), max);
+  if (typeof value === 'string') return JSON.stringify(cut(maskSensitive(head(value)), max - 2));
+  return cut(maskSensitive(head(JSON.stringify(value) ?? String(value))), max);
 }
 
 /** "a, b, c and 4 more". */
