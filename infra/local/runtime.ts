@@ -119,6 +119,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.runnerFunction]: 'local-runner',
       [ENV.queueUrl]: 'local://evaluation-queue',
       [ENV.runQueueUrl]: 'local://run-queue',
+      [ENV.webhookQueueUrl]: 'local://webhook-queue',
       // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).
       [ENV.agentAllowPrivateNetworks]: process.env[ENV.agentAllowPrivateNetworks] ?? 'true',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -162,6 +163,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { startRunQueueConsumer } = await import('./run-queue.js');
     const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
     const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), { concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10 });
+    // The webhook queue: the real deliverer handler, ten attempts at once.
+    const { webhookDelayQueue } = await import('./webhook-queue.js');
+    const webhookConsumer = startRunQueueConsumer((event) => invokeJob('deliverer', event), { concurrency: 10, queue: webhookDelayQueue });
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -190,6 +194,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         timers.forEach(clearInterval);
         localQueue.onEnqueue = undefined;
         await runConsumer.stop();
+        await webhookConsumer.stop();
         await draining;
         await closeServer();
         await stopAll();
