@@ -99,8 +99,14 @@ export const routes: readonly Route[] = [
   r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write'),
 
   // monitors
-  ...crud('/monitors', 'monitors'),
+  // A user's status write sends monitor.status_changed (DESIGN.md §16).
+  ...crud('/monitors', 'monitors').map((x) => (x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x)),
   r('GET', '/monitors/{id}/results', 'monitors/results', 'read'),
+  // alert rules and alerts (DESIGN.md §16); deleting a rule resolves its open alert (alert.resolved)
+  r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
+  r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),
+  r('DELETE', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/delete', 'write', { capabilities: ['webhookQueueSend'] }),
+  r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
 
   // webhooks (DESIGN.md §16)
   ...crud('/webhooks', 'webhooks'),
