@@ -127,7 +127,7 @@ export const routes: readonly Route[] = [
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {
-  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'deliverer' | 'webhookSweeper';
+  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'deliverer' | 'sweeper';
   handler: string;
   /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10); `webhookQueue`: webhook deliveries (§16). */
   trigger: 'schedule' | 'queue' | 'runQueue' | 'webhookQueue';
@@ -142,7 +142,7 @@ export const jobs: readonly Job[] = [
   { name: 'runner', handler: 'jobs/runner', trigger: 'runQueue' },
   { name: 'deliverer', handler: 'jobs/deliverer', trigger: 'webhookQueue' },
   // Attempts due after a wait longer than SQS's 15-minute delay (and lost jobs) go back on the queue.
-  { name: 'webhookSweeper', handler: 'jobs/webhook-sweeper', trigger: 'schedule', everyMinutes: 1 },
+  { name: 'sweeper', handler: 'jobs/webhook-sweeper', trigger: 'schedule', everyMinutes: 1 },
 ];
 
 export function routeOf(handler: string): Route {

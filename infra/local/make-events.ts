@@ -205,7 +205,7 @@ const jobEvents: Record<string, unknown> = {
       },
     ],
   },
-  'jobs-webhook-sweeper.json': { version: '0', id: 'sample-sweep', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:01:00Z', region: 'us-east-1', resources: [], detail: {} },
+  'jobs-sweeper.json': { version: '0', id: 'sample-sweep', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:01:00Z', region: 'us-east-1', resources: [], detail: {} },
   'jobs-probe.json': { probe: 'build-info' },
 };
 
