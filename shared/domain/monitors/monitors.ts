@@ -132,7 +132,7 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
   if (body.samplingPercentage !== undefined && body.samplingPercentage !== current.samplingPercentage) {
     items.push(samplingMarker(id, now.toISOString(), body.samplingPercentage));
   }
-  const writes = statusChanged ? await monitorStatusEvent(current, next.status, 'user') : NO_EVENT;
+  const writes = statusChanged ? await monitorStatusEvent({ ...next, status: current.status }, next.status, 'user') : NO_EVENT;
   try {
     await transact([...items, ...writes.items], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StatusRaced() : undefined));
   } catch (error) {
