@@ -37,6 +37,14 @@ export interface LocalRuntime {
 export const LOCAL_TABLE = 'eval-platform-local';
 export const LOCAL_BUCKET = 'eval-platform-local';
 
+/** Local webhook sweeps run at most every 30 s: 16 index reads a second would slow DynamoDB Local for the rest. */
+const LOCAL_SWEEP_MIN_SECONDS = 30;
+
+/** How often a scheduled job runs in process: every `SCAN_INTERVAL_SECONDS`, the webhook sweep no more than every 30 s. */
+export function localPeriodSeconds(job: (typeof jobs)[number], scanIntervalSeconds: number): number {
+  return job.name === 'sweeper' ? Math.max(scanIntervalSeconds, LOCAL_SWEEP_MIN_SECONDS) : scanIntervalSeconds;
+}
+
 function gitCommit(): string {
   try {
     return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -176,7 +184,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           invokeJob(job.name, { source: 'local.schedule', 'detail-type': 'Scheduled Event', time: new Date().toISOString(), detail: {} })
             .catch((e: unknown) => console.error(`${job.name} failed`, e))
             .finally(() => (running = false));
-        }, options.scanIntervalSeconds * 1000);
+        }, localPeriodSeconds(job, options.scanIntervalSeconds) * 1000);
         timer.unref();
         timers.push(timer);
       }
