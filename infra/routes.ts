@@ -11,7 +11,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
 /** Extra permissions a route's function needs beyond the table. */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend';
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'webhookQueueSend';
 
 export interface Route {
   method: HttpMethod;
@@ -99,8 +99,19 @@ export const routes: readonly Route[] = [
   r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write'),
 
   // monitors
-  ...crud('/monitors', 'monitors'),
+  // A user's status write sends monitor.status_changed (DESIGN.md §16).
+  ...crud('/monitors', 'monitors').map((x) => (x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x)),
   r('GET', '/monitors/{id}/results', 'monitors/results', 'read'),
+  // alert rules and alerts (DESIGN.md §16); deleting a rule resolves its open alert (alert.resolved)
+  r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
+  r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),
+  r('DELETE', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/delete', 'write', { capabilities: ['webhookQueueSend'] }),
+  r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
+
+  // webhooks (DESIGN.md §16)
+  ...crud('/webhooks', 'webhooks'),
+  r('POST', '/webhooks/{id}/test', 'webhooks/test', 'write', { capabilities: ['webhookQueueSend'] }),
+  r('GET', '/webhooks/{id}/deliveries', 'webhooks/deliveries', 'read'),
 
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
@@ -116,10 +127,12 @@ export const routes: readonly Route[] = [
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {
-  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner';
+  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'deliverer' | 'sweeper';
   handler: string;
-  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10). */
-  trigger: 'schedule' | 'queue' | 'runQueue';
+  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10); `webhookQueue`: webhook deliveries (§16). */
+  trigger: 'schedule' | 'queue' | 'runQueue' | 'webhookQueue';
+  /** Period of a scheduled job (default 5 minutes). */
+  everyMinutes?: number;
 }
 
 export const jobs: readonly Job[] = [
@@ -127,6 +140,9 @@ export const jobs: readonly Job[] = [
   { name: 'aggregator', handler: 'jobs/aggregator', trigger: 'schedule' },
   { name: 'evaluator', handler: 'jobs/evaluator', trigger: 'queue' },
   { name: 'runner', handler: 'jobs/runner', trigger: 'runQueue' },
+  { name: 'deliverer', handler: 'jobs/deliverer', trigger: 'webhookQueue' },
+  // Attempts due after a wait longer than SQS's 15-minute delay (and lost jobs) go back on the queue.
+  { name: 'sweeper', handler: 'jobs/webhook-sweeper', trigger: 'schedule', everyMinutes: 1 },
 ];
 
 export function routeOf(handler: string): Route {

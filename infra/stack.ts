@@ -29,6 +29,8 @@ export const AUTHORIZER_CACHE_SECONDS = 300;
 export const SCHEDULE_MINUTES = 5;
 /** The runner's limit: one agent call (at most 120 s per attempt) plus the retries that fit; longer waits go back on the queue. */
 export const RUNNER_TIMEOUT_MINUTES = 5;
+/** The deliverer's limit: a batch of attempts of at most 10 s each, run in parallel, with room. */
+export const DELIVERER_TIMEOUT_MINUTES = 1;
 
 const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
 
@@ -122,6 +124,16 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: runDlq, maxReceiveCount: 3 },
     });
 
+    // Webhook deliveries (DESIGN.md §16): one attempt per job; waits over 15 minutes come back through the sweep.
+    const webhookDlq = new Queue(this, 'WebhookDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const webhookQueue = new Queue(this, 'WebhookQueue', {
+      // Above the deliverer's timeout (Lambda requires it).
+      visibilityTimeout: Duration.minutes(DELIVERER_TIMEOUT_MINUTES * 2),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: webhookDlq, maxReceiveCount: 3 },
+    });
+
     const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -141,6 +153,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.bucketName]: bucket.bucketName,
       [ENV.queueUrl]: queue.queueUrl,
       [ENV.runQueueUrl]: runQueue.queueUrl,
+      [ENV.webhookQueueUrl]: webhookQueue.queueUrl,
       ...llmEnvironment(props?.llm),
     };
 
@@ -152,6 +165,8 @@ export class EvalPlatformStack extends Stack {
     queue.grantConsumeMessages(jobsRole);
     runQueue.grantSendMessages(jobsRole);
     runQueue.grantConsumeMessages(jobsRole);
+    webhookQueue.grantSendMessages(jobsRole);
+    webhookQueue.grantConsumeMessages(jobsRole);
     const jobFunctions = new Map<string, AppFunction>();
     for (const job of jobs) {
       const fn = new AppFunction(this, `Job${job.name[0]!.toUpperCase()}${job.name.slice(1)}`, {
@@ -159,15 +174,20 @@ export class EvalPlatformStack extends Stack {
         role: jobsRole,
         logGroup: jobLogs,
         environment: baseEnv,
-        timeout: Duration.minutes(job.trigger === 'queue' ? 1 : job.trigger === 'runQueue' ? RUNNER_TIMEOUT_MINUTES : 4),
+        timeout: Duration.minutes(
+          job.trigger === 'queue' ? 1 : job.trigger === 'runQueue' ? RUNNER_TIMEOUT_MINUTES : job.trigger === 'webhookQueue' ? DELIVERER_TIMEOUT_MINUTES : Math.min(4, job.everyMinutes ?? 4),
+        ),
         memorySize: 1024,
       });
       jobFunctions.set(job.name, fn);
       if (job.trigger === 'schedule') {
         new Rule(this, `${fn.node.id}Schedule`, {
-          schedule: Schedule.rate(Duration.minutes(SCHEDULE_MINUTES)),
+          schedule: Schedule.rate(Duration.minutes(job.everyMinutes ?? SCHEDULE_MINUTES)),
           targets: [new LambdaFunction(fn.fn, { retryAttempts: 2 })],
         });
+      } else if (job.trigger === 'webhookQueue') {
+        // Each record is one attempt of at most 10 s; the batch's records run in parallel.
+        fn.fn.addEventSource(new SqsEventSource(webhookQueue, { batchSize: 10, reportBatchItemFailures: true }));
       } else if (job.trigger === 'runQueue') {
         // The records of a batch run in parallel: each is at most one agent call.
         fn.fn.addEventSource(new SqsEventSource(runQueue, { batchSize: 10, reportBatchItemFailures: true }));
@@ -195,6 +215,7 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'bucketWrite') bucket.grantReadWrite(role);
           if (cap === 'queueSend') queue.grantSendMessages(role);
           if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
+          if (cap === 'webhookQueueSend') webhookQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
         }
         roles.set(key, role);

@@ -100,6 +100,17 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'endpoint-connections/update': { body: { timeout: 60 } },
   'runs/create': { body: { versionId: 'ver_example', testId: 'test_example', name: 'nightly regression' } },
   'runs/list': { query: { versionIds: 'ver_example', statuses: 'RUNNING,COMPLETED', sort: 'createdAt:desc' } },
+  'webhooks/create': { body: { url: 'https://hooks.example.com/eval-platform', events: ['run.completed', 'run.failed', 'alert.opened', 'alert.resolved'], description: 'on-call channel' } },
+  'webhooks/list': { query: { events: 'alert.opened', statuses: 'ENABLED' } },
+  'webhooks/get': { id: 'wh_example' },
+  'webhooks/update': { id: 'wh_example', body: { status: 'ENABLED' } },
+  'webhooks/delete': { id: 'wh_example' },
+  'webhooks/test': { id: 'wh_example' },
+  'webhooks/deliveries': { id: 'wh_example', query: { statuses: 'FAILED,PENDING', sort: 'createdAt:desc' } },
+  'alert-rules/create': { id: 'mon_example', body: { metricGroupId: 'mgrp_non_empty_output', window: '1h', below: 0.8, minSessions: 20 } },
+  'alert-rules/list': { id: 'mon_example' },
+  'alert-rules/delete': { id: 'mon_example', params: { ruleId: 'alr_example' } },
+  'monitors/alerts': { id: 'mon_example', query: { statuses: 'OPEN' } },
 };
 
 export function eventFileName(route: Route): string {
@@ -179,6 +190,22 @@ const jobEvents: Record<string, unknown> = {
       },
     ],
   },
+  'jobs-deliverer.json': {
+    Records: [
+      {
+        messageId: 'sample-delivery-message',
+        receiptHandle: 'sample',
+        body: JSON.stringify({ kind: 'deliver', organizationId: 'org_demo', webhookId: 'wh_example', deliveryId: 'msg_example', attempt: 1 }),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  },
+  'jobs-sweeper.json': { version: '0', id: 'sample-sweep', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:01:00Z', region: 'us-east-1', resources: [], detail: {} },
   'jobs-probe.json': { probe: 'build-info' },
 };
 

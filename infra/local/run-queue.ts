@@ -4,6 +4,18 @@ import { localRunQueue, type LocalRunMessage } from '../../shared/queue/run-queu
 /** Run jobs that failed three receives (the local stand-in for the run DLQ). */
 export const runDeadLetters: { id: string; body: string }[] = [];
 
+/**
+ * A local queue with delays: the run queue, or another queue built the same way (the webhook
+ * queue). `now` is the clock its `visibleAt` times are counted on; `deadLetters` its DLQ.
+ */
+export interface LocalDelayQueue {
+  queue: { messages: LocalRunMessage[]; onEnqueue: (() => void) | undefined };
+  deadLetters: { id: string; body: string }[];
+  now: () => number;
+}
+
+const RUN_QUEUE: LocalDelayQueue = { queue: localRunQueue, deadLetters: runDeadLetters, now: () => Date.now() };
+
 /** A failed job becomes visible again after this long (the local stand-in for the visibility timeout). */
 const RETRY_AFTER_MS = 1000;
 
@@ -29,7 +41,7 @@ function recordOf(m: LocalRunMessage, id = m.id): SQSRecord {
 }
 
 /** Delivers one message (twice when `duplicate`); false when the consumer reported it failed. */
-async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolean): Promise<void> {
+async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolean, q: LocalDelayQueue): Promise<void> {
   m.receiveCount++;
   const records = duplicate ? [recordOf(m), recordOf(m, `${m.id}-dup`)] : [recordOf(m)];
   let failed = false;
@@ -40,18 +52,18 @@ async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolea
     failed = true;
   }
   if (!failed) return;
-  if (m.receiveCount >= 3) runDeadLetters.push({ id: m.id, body: m.body });
-  else localRunQueue.messages.push({ ...m, visibleAt: Date.now() + RETRY_AFTER_MS });
+  if (m.receiveCount >= 3) q.deadLetters.push({ id: m.id, body: m.body });
+  else q.queue.messages.push({ ...m, visibleAt: q.now() + RETRY_AFTER_MS });
 }
 
-function takeVisible(max: number): LocalRunMessage[] {
-  const now = Date.now();
+function takeVisible(q: LocalDelayQueue, max: number): LocalRunMessage[] {
+  const now = q.now();
   const out: LocalRunMessage[] = [];
-  for (let i = 0; i < localRunQueue.messages.length && out.length < max; ) {
-    const m = localRunQueue.messages[i]!;
+  for (let i = 0; i < q.queue.messages.length && out.length < max; ) {
+    const m = q.queue.messages[i]!;
     if (m.visibleAt <= now) {
       out.push(m);
-      localRunQueue.messages.splice(i, 1);
+      q.queue.messages.splice(i, 1);
     } else i++;
   }
   return out;
@@ -62,7 +74,9 @@ function takeVisible(max: number): LocalRunMessage[] {
  * Lambda's concurrency), delayed messages wait for their time, failed ones come back until their
  * third receive. Runs until stopped.
  */
-export function startRunQueueConsumer(consumer: Consumer, options: { concurrency: number }): { stop: () => Promise<void>; idle: () => Promise<void> } {
+export function startRunQueueConsumer(consumer: Consumer, options: { concurrency: number; queue?: LocalDelayQueue }): { stop: () => Promise<void>; idle: () => Promise<void> } {
+  const q = options.queue ?? RUN_QUEUE;
+  const messages = q.queue.messages;
   let inFlight = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -73,34 +87,34 @@ export function startRunQueueConsumer(consumer: Consumer, options: { concurrency
     if (stopped) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
-    for (const m of takeVisible(options.concurrency - inFlight)) {
+    for (const m of takeVisible(q, options.concurrency - inFlight)) {
       inFlight++;
-      const p = deliver(consumer, m, false).finally(() => {
+      const p = deliver(consumer, m, false, q).finally(() => {
         inFlight--;
         running.delete(p);
         setImmediate(pump);
       });
       running.add(p);
     }
-    if (inFlight === 0 && localRunQueue.messages.length === 0) idleWaiters.splice(0).forEach((f) => f());
-    const next = Math.min(...localRunQueue.messages.map((m) => m.visibleAt));
+    if (inFlight === 0 && messages.length === 0) idleWaiters.splice(0).forEach((f) => f());
+    const next = Math.min(...messages.map((m) => m.visibleAt));
     if (Number.isFinite(next) && inFlight < options.concurrency) {
-      timer = setTimeout(pump, Math.max(5, next - Date.now()));
+      timer = setTimeout(pump, Math.max(5, next - q.now()));
       timer.unref();
     }
   };
-  localRunQueue.onEnqueue = () => setImmediate(pump);
+  q.queue.onEnqueue = () => setImmediate(pump);
   pump();
   return {
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      localRunQueue.onEnqueue = undefined;
+      q.queue.onEnqueue = undefined;
       await Promise.all([...running]);
     },
     idle: () =>
       new Promise<void>((resolve) => {
-        if (inFlight === 0 && localRunQueue.messages.length === 0) resolve();
+        if (inFlight === 0 && messages.length === 0) resolve();
         else idleWaiters.push(resolve);
       }),
   };
@@ -110,18 +124,24 @@ export function startRunQueueConsumer(consumer: Consumer, options: { concurrency
  * Delivers the run queue to a consumer until it is empty, waiting for delayed messages (tests).
  * With `duplicate`, every message is delivered twice in one batch (at-least-once delivery).
  */
-export async function drainRunQueue(consumer: Consumer, options: { duplicate?: boolean; concurrency?: number; timeoutMs?: number } = {}): Promise<number> {
+export async function drainRunQueue(
+  consumer: Consumer,
+  options: { duplicate?: boolean; concurrency?: number; timeoutMs?: number; queue?: LocalDelayQueue; /** Return once nothing is visible, leaving delayed messages. */ visibleOnly?: boolean } = {},
+): Promise<number> {
+  const q = options.queue ?? RUN_QUEUE;
+  const messages = q.queue.messages;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let delivered = 0;
-  while (localRunQueue.messages.length > 0) {
-    if (Date.now() > deadline) throw new Error(`the run queue did not drain in time (${localRunQueue.messages.length} messages left)`);
-    const batch = takeVisible(options.concurrency ?? 10);
+  while (messages.length > 0) {
+    if (Date.now() > deadline) throw new Error(`the queue did not drain in time (${messages.length} messages left)`);
+    const batch = takeVisible(q, options.concurrency ?? 10);
     if (batch.length === 0) {
-      const next = Math.min(...localRunQueue.messages.map((m) => m.visibleAt));
-      await new Promise((r) => setTimeout(r, Math.max(5, Math.min(200, next - Date.now()))));
+      if (options.visibleOnly) break;
+      const next = Math.min(...messages.map((m) => m.visibleAt));
+      await new Promise((r) => setTimeout(r, Math.max(5, Math.min(200, next - q.now()))));
       continue;
     }
-    await Promise.all(batch.map((m) => deliver(consumer, m, options.duplicate ?? false)));
+    await Promise.all(batch.map((m) => deliver(consumer, m, options.duplicate ?? false, q)));
     delivered += batch.length;
   }
   return delivered;

@@ -37,6 +37,14 @@ export interface LocalRuntime {
 export const LOCAL_TABLE = 'eval-platform-local';
 export const LOCAL_BUCKET = 'eval-platform-local';
 
+/** Local webhook sweeps run at most every 30 s: 16 index reads a second would slow DynamoDB Local for the rest. */
+const LOCAL_SWEEP_MIN_SECONDS = 30;
+
+/** How often a scheduled job runs in process: every `SCAN_INTERVAL_SECONDS`, the webhook sweep no more than every 30 s. */
+export function localPeriodSeconds(job: (typeof jobs)[number], scanIntervalSeconds: number): number {
+  return job.name === 'sweeper' ? Math.max(scanIntervalSeconds, LOCAL_SWEEP_MIN_SECONDS) : scanIntervalSeconds;
+}
+
 function gitCommit(): string {
   try {
     return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -119,6 +127,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.runnerFunction]: 'local-runner',
       [ENV.queueUrl]: 'local://evaluation-queue',
       [ENV.runQueueUrl]: 'local://run-queue',
+      [ENV.webhookQueueUrl]: 'local://webhook-queue',
       // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).
       [ENV.agentAllowPrivateNetworks]: process.env[ENV.agentAllowPrivateNetworks] ?? 'true',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -162,6 +171,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { startRunQueueConsumer } = await import('./run-queue.js');
     const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
     const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), { concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10 });
+    // The webhook queue: the real deliverer handler, ten attempts at once.
+    const { webhookDelayQueue } = await import('./webhook-queue.js');
+    const webhookConsumer = startRunQueueConsumer((event) => invokeJob('deliverer', event), { concurrency: 10, queue: webhookDelayQueue });
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -172,7 +184,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           invokeJob(job.name, { source: 'local.schedule', 'detail-type': 'Scheduled Event', time: new Date().toISOString(), detail: {} })
             .catch((e: unknown) => console.error(`${job.name} failed`, e))
             .finally(() => (running = false));
-        }, options.scanIntervalSeconds * 1000);
+        }, localPeriodSeconds(job, options.scanIntervalSeconds) * 1000);
         timer.unref();
         timers.push(timer);
       }
@@ -190,6 +202,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         timers.forEach(clearInterval);
         localQueue.onEnqueue = undefined;
         await runConsumer.stop();
+        await webhookConsumer.stop();
         await draining;
         await closeServer();
         await stopAll();

@@ -7,6 +7,8 @@ export const ENV = {
   bucketName: 'BUCKET_NAME',
   queueUrl: 'EVALUATION_QUEUE_URL',
   runQueueUrl: 'RUN_QUEUE_URL',
+  /** The webhook delivery queue (DESIGN.md §16). */
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   /** How many run jobs the local runtime processes at once (the stand-in for Lambda concurrency). */
   runLocalConcurrency: 'RUN_LOCAL_CONCURRENCY',
   evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',

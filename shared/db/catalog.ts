@@ -88,6 +88,22 @@ export async function transact(items: TransactItem[], translate?: (codes: string
   }
 }
 
+/**
+ * A conditional update, alone or in one transaction with `items` (e.g. the event its change
+ * causes); false when the update's own condition failed.
+ */
+export async function updateIf(update: NonNullable<TransactItem['Update']>, items: TransactItem[] = []): Promise<boolean> {
+  try {
+    if (items.length === 0) await doc.send(new UpdateCommand(update));
+    else await transact([{ Update: update }, ...items], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new ConditionFailed() : undefined));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error) || error instanceof ConditionFailed) return false;
+    throw error;
+  }
+}
+class ConditionFailed extends Error {}
+
 function throwTranslated(codes: string[], error: unknown, translate?: (codes: string[]) => Error | undefined): never {
   const translated = translate?.(codes);
   if (translated) throw translated;

@@ -19,6 +19,7 @@ export const CATALOG_TYPES = [
   'APIKEY',
   'TCASE',
   'RUN',
+  'WEBHOOK',
 ] as const;
 export type CatalogType = (typeof CATALOG_TYPES)[number];
 
@@ -114,6 +115,21 @@ export const keys = {
   /** A run's sessions (an index item per session, written with the session): `RUN#<run>` / `<createdAt>#<session>`. */
   runSession: (runId: string, createdAt: string, sessionId: string): Key => ({ pk: `RUN#${runId}`, sk: `${createdAt}#${sessionId}` }),
   runSessionPartition: (runId: string): string => `RUN#${runId}`,
+
+  // ---------- webhooks and alerts (DESIGN.md §16) ----------
+  /** The signing secret of a webhook endpoint: a separate item that no read route loads. */
+  webhookSecret: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#WEBHOOK#${id}` }),
+  /** One message to one endpoint (its attempts inside), newest last by its ULID id. */
+  webhookDelivery: (webhookId: string, deliveryId: string): Key => ({ pk: `WEBHOOK#${webhookId}`, sk: `DELIVERY#${deliveryId}` }),
+  webhookDeliveryPrefix: (webhookId: string): { pk: string; skPrefix: string } => ({ pk: `WEBHOOK#${webhookId}`, skPrefix: 'DELIVERY#' }),
+  /** gsi1 (sparse, while an attempt is due): pending deliveries by due time, sharded, for the sweep. */
+  deliveryDue: (shard: number, nextAttemptAt: string, deliveryId: string) => ({ gsi1pk: `WHDUE#${shard}`, gsi1sk: `${nextAttemptAt}#${deliveryId}` }),
+  deliveryDuePartition: (shard: number): string => `WHDUE#${shard}`,
+  /** The once-only guard of an event (its dedupe key): a second emission finds it and sends nothing. */
+  eventGuard: (orgId: string, dedupeKey: string): Key => ({ pk: `ORG#${orgId}#EVENTS`, sk: dedupeKey }),
+  /** A monitor's alert rules and alerts. */
+  alertRule: (monitorId: string, ruleId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERTRULE#${ruleId}` }),
+  alert: (monitorId: string, alertId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERT#${alertId}` }),
 
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { updateIf, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys, type Key } from './keys.js';
@@ -81,24 +82,20 @@ export async function latestAttempts(monitorId: string, limit: number): Promise<
   return (out.Items ?? []).map((i) => ({ ok: Boolean(i.ok), at: String(i.at) }));
 }
 
-/** A status write conditional on the status read, so a user's concurrent change wins; false when it lost. */
-export async function setMonitorStatusIf(monitor: Pick<Monitor, 'id' | 'organizationId' | 'status'>, to: Monitor['status']): Promise<boolean> {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.catalog(monitor.organizationId, 'MONITOR', monitor.id),
-        UpdateExpression: 'SET #s = :to',
-        ConditionExpression: '#s = :from AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':to': to, ':from': monitor.status },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+/**
+ * A status write conditional on the status read, so a user's concurrent change wins, with `items`
+ * (the event of the change) in the same transaction; false when it lost.
+ */
+export async function setMonitorStatusIf(monitor: Pick<Monitor, 'id' | 'organizationId' | 'status'>, to: Monitor['status'], items: TransactItem[] = []): Promise<boolean> {
+  const update = {
+    TableName: tableName,
+    Key: keys.catalog(monitor.organizationId, 'MONITOR', monitor.id),
+    UpdateExpression: 'SET #s = :to',
+    ConditionExpression: '#s = :from AND attribute_not_exists(deletedAt)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':to': to, ':from': monitor.status },
+  };
+  return updateIf(update, items);
 }
 
 // ---------- waiting and queued sessions ----------

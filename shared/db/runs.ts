@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createRecord, itemFor, listOrgRecords, listProductRecords, throwMissing, transact, type TransactItem } from './catalog.js';
+import { createRecord, itemFor, listOrgRecords, listProductRecords, throwMissing, transact, updateIf, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
@@ -59,8 +59,18 @@ export async function listStoredRuns(orgId: string, productIds?: string[]): Prom
     : listOrgRecords<StoredRun>(runEntity, orgId, { keepInternal: true });
 }
 
-/** Sets fields of a run while its status is one of `from`; false when it no longer is. */
-export async function setRunStatus(orgId: string, id: string, from: RunStatus[], set: Partial<Run>, extra?: { condition: string; values: Record<string, unknown> }): Promise<boolean> {
+/**
+ * Sets fields of a run while its status is one of `from`, together with `items` (an event the
+ * change causes) in one transaction; false when the run's status no longer is one of `from`.
+ */
+export async function setRunStatus(
+  orgId: string,
+  id: string,
+  from: RunStatus[],
+  set: Partial<Run>,
+  extra?: { condition: string; values: Record<string, unknown> },
+  items: TransactItem[] = [],
+): Promise<boolean> {
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ...(extra?.values ?? {}) };
   const sets = Object.entries(set).map(([k, v], i) => {
@@ -72,34 +82,38 @@ export async function setRunStatus(orgId: string, id: string, from: RunStatus[],
     values[`:from${i}`] = s;
     return `:from${i}`;
   });
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.catalog(orgId, 'RUN', id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `#status IN (${froms.join(', ')})${extra ? ` AND ${extra.condition}` : ''}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  const update = {
+    TableName: tableName,
+    Key: keys.catalog(orgId, 'RUN', id),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: `#status IN (${froms.join(', ')})${extra ? ` AND ${extra.condition}` : ''}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  return updateIf(update, items);
 }
 
-/** Finishes a run once every session is done (COMPLETED when at least one completed, else FAILED). */
-export async function finishRunWhenDone(orgId: string, id: string, at: string): Promise<RunStatus | undefined> {
+/**
+ * Finishes a run once every session is done (COMPLETED when at least one completed, else FAILED),
+ * with the items `onFinish` gives for that outcome (its event) in the same transaction, so the
+ * event is written exactly when the run finishes.
+ */
+export async function finishRunWhenDone(
+  orgId: string,
+  id: string,
+  at: string,
+  onFinish?: (run: StoredRun, status: RunStatus) => Promise<TransactItem[]>,
+): Promise<RunStatus | undefined> {
   const run = await getStoredRun(orgId, id);
   if (run.status !== 'RUNNING' && run.status !== 'PENDING') return undefined;
   if (run.progress.pending > 0 || run.progress.running > 0) return undefined;
   const status: RunStatus = run.progress.completed > 0 ? 'COMPLETED' : 'FAILED';
-  const done = await setRunStatus(orgId, id, ['PENDING', 'RUNNING'], { status, finishedAt: at, ...(run.startedAt ? {} : { startedAt: at }) }, {
+  const set = { status, finishedAt: at, ...(run.startedAt ? {} : { startedAt: at }) };
+  const items = onFinish ? await onFinish({ ...run, ...set }, status) : [];
+  const done = await setRunStatus(orgId, id, ['PENDING', 'RUNNING'], set, {
     condition: 'progress.pending = :zero AND progress.running = :zero',
     values: { ':zero': 0 },
-  });
+  }, items);
   return done ? status : undefined;
 }
 

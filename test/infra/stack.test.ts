@@ -138,12 +138,29 @@ describe('CDK stack', () => {
     for (const [, lg] of ofType('AWS::Logs::LogGroup')) expect(lg.Properties.RetentionInDays).toBe(30);
   });
 
-  it('wires the two schedules every 5 minutes and the evaluator to the queue with a DLQ after 3 receives', () => {
+  it('wires the two schedules every 5 minutes (and the webhook sweep every minute) and the evaluator to the queue with a DLQ after 3 receives', () => {
     const rules = ofType('AWS::Events::Rule');
-    expect(rules).toHaveLength(2);
-    for (const [, r] of rules) expect(r.Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(rules.map(([, r]) => r.Properties.ScheduleExpression).sort()).toEqual(['rate(1 minute)', 'rate(5 minutes)', 'rate(5 minutes)']);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }) });
+  });
+
+  it('delivers webhooks from their own queue (DLQ after 3 receives) to the deliverer, which every sender knows', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    const webhookQueue = queues.find(([id]) => id.startsWith('WebhookQueue'));
+    const webhookDlq = queues.find(([id]) => id.startsWith('WebhookDlq'));
+    expect(webhookQueue && webhookDlq).toBeTruthy();
+    expect(webhookQueue![1].Properties.RedrivePolicy).toMatchObject({ maxReceiveCount: 3, deadLetterTargetArn: { 'Fn::GetAtt': [webhookDlq![0], 'Arn'] } });
+    const deliverer = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith('JobDeliverer'))!;
+    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === deliverer[0])!;
+    expect(mapping[1].Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [webhookQueue![0], 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    // Lambda requires the queue's visibility timeout to cover the function's.
+    expect(webhookQueue![1].Properties.VisibilityTimeout).toBeGreaterThanOrEqual(deliverer[1].Properties.Timeout);
+    for (const [, f] of ofType('AWS::Lambda::Function').filter(([id]) => !id.startsWith('Authorizer'))) {
+      expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL).toEqual({ Ref: webhookQueue![0] });
+      // Deployed functions never reach private networks.
+      expect(f.Properties.Environment.Variables.AGENT_ALLOW_PRIVATE_NETWORKS).toBeUndefined();
+    }
   });
 
   it('grants read routes read-only table access', () => {

@@ -12,6 +12,7 @@ export const specificationEntity: CatalogEntity = { type: 'SPEC', label: 'specif
 export const testEntity: CatalogEntity = { type: 'TEST', label: 'test', byProduct: true };
 export const testCaseEntity: CatalogEntity = { type: 'TCASE', label: 'test case', byProduct: false };
 export const monitorEntity: CatalogEntity = { type: 'MONITOR', label: 'monitor', byProduct: true };
+export const webhookEntity: CatalogEntity = { type: 'WEBHOOK', label: 'webhook', byProduct: false };
 
 type ChildRecord = CatalogRecord & Record<string, unknown>;
 

@@ -41,6 +41,10 @@ export const ID_PREFIX = {
   evaluation: 'eval',
   monitor: 'mon',
   run: 'run',
+  webhook: 'wh',
+  message: 'msg',
+  alertRule: 'alr',
+  alert: 'alert',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

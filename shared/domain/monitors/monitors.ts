@@ -3,7 +3,7 @@ import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, 
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { monitorItem } from '../../db/monitors.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
 import { SYSTEM_STATUSES, type Monitor, type MonitorCreate, type MonitorListQuery, type MonitorUpdate } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
@@ -15,6 +15,8 @@ import { whyNotMonitorable } from '../metrics/metric-rules.js';
 import { requireLiveProduct } from '../catalog/product-refs.js';
 import { loadFamily } from './families.js';
 import { bodyReference } from '../common/references.js';
+import { NO_EVENT, publish } from '../webhooks/events.js';
+import { monitorStatusEvent } from './status-events.js';
 
 /** Each bound family's current revision must be monitorable (DESIGN.md §6). */
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {
@@ -100,7 +102,7 @@ export async function listMonitors(auth: AuthContext, query: MonitorListQuery): 
  * PATCH: a status write is ACTIVE or PAUSED only (nothing changes otherwise); a sampling change is
  * recorded as a marker in the same transaction.
  */
-export async function updateMonitor(auth: AuthContext, id: string, body: MonitorUpdate): Promise<Monitor> {
+export async function updateMonitor(auth: AuthContext, id: string, body: MonitorUpdate, attempt = 1): Promise<Monitor> {
   rejectImmutable(body, ['productId']);
   checkStatusWrite(body.status);
   const current = await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
@@ -122,13 +124,28 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
     if (JSON.stringify(next[f]) !== JSON.stringify(current[f])) set[f] = next[f];
   }
   if (Object.keys(set).length === 0) return current;
-  const items: TransactItem[] = [{ Update: updateItem(monitorEntity, auth.organizationId, id, set) }];
+  // A status change holds only from the status it was read in, so its event names the change
+  // exactly once; a concurrent scanner write makes it read again and retry.
+  const statusChanged = next.status !== current.status;
+  const fromStatus = statusChanged ? { expression: '#st = :was', names: { '#st': 'status' }, values: { ':was': current.status } } : undefined;
+  const items: TransactItem[] = [{ Update: updateItem(monitorEntity, auth.organizationId, id, set, [], fromStatus) }];
   if (body.samplingPercentage !== undefined && body.samplingPercentage !== current.samplingPercentage) {
     items.push(samplingMarker(id, now.toISOString(), body.samplingPercentage));
   }
-  await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined));
+  const writes = statusChanged ? await monitorStatusEvent({ ...next, status: current.status }, next.status, 'user') : NO_EVENT;
+  try {
+    await transact([...items, ...writes.items], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StatusRaced() : undefined));
+  } catch (error) {
+    if (!(error instanceof StatusRaced)) throw error;
+    await getRecord<Monitor>(monitorEntity, auth.organizationId, id); // 404 when it was deleted meanwhile
+    if (attempt >= 3) throw new ConflictError(`monitor ${id} changed status while this request ran; retry`);
+    return updateMonitor(auth, id, body, attempt + 1);
+  }
+  await publish(writes);
   return getRecord<Monitor>(monitorEntity, auth.organizationId, id);
 }
+
+class StatusRaced extends Error {}
 
 export async function deleteMonitor(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
   await getRecord<Monitor>(monitorEntity, auth.organizationId, id);

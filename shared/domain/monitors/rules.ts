@@ -1,5 +1,7 @@
 import type { Monitor, MonitorStatus } from '../../schemas/monitors.js';
 import { SYSTEM_STATUSES } from '../../schemas/monitors.js';
+import type { AlertRule } from '../../schemas/alerts.js';
+import type { Sums } from './statistics.js';
 
 export const FAILING_ATTEMPTS = 5;
 
@@ -33,4 +35,19 @@ export function windowDays(now: Date, days: number): string[] {
   const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * 86_400_000;
   for (let i = 0; i < days; i++) out.push(new Date(start + i * 86_400_000).toISOString().slice(0, 10));
   return out;
+}
+
+export type AlertDecision = 'open' | 'resolve' | 'none';
+
+/**
+ * An alert rule on one window's sums (DESIGN.md §16): with at least `minSessions` sessions scored,
+ * a weighted score (Σwx / Σw) below `below` opens an alert, and one at or above `below` resolves an
+ * open one; fewer sessions decide nothing.
+ */
+export function alertDecision(rule: Pick<AlertRule, 'below' | 'minSessions'>, sums: Sums, isOpen: boolean): AlertDecision {
+  if (sums.n < rule.minSessions || sums.sw <= 0) return 'none';
+  const score = sums.swx / sums.sw;
+  if (!isOpen && score < rule.below) return 'open';
+  if (isOpen && score >= rule.below) return 'resolve';
+  return 'none';
 }

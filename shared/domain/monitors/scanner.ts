@@ -11,6 +11,9 @@ import { clock } from '../common/clock.js';
 import { cycleOf } from '../accounts/organization.js';
 import { sessionLifecycle } from '../sessions/session-lifecycle.js';
 import { desiredStatus } from './rules.js';
+import { monitorStatusEvent } from './status-events.js';
+import { evaluateAlertRules } from './alerts.js';
+import { publish } from '../webhooks/events.js';
 
 const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);
 
@@ -18,9 +21,15 @@ async function used(key: { pk: string; sk: string }): Promise<number> {
   return (await readSpend(key, { consistent: true })).used;
 }
 
-/** A status write conditional on the status read, so a user's concurrent PAUSED always wins. */
+/**
+ * A status write conditional on the status read, so a user's concurrent PAUSED always wins; the
+ * change's `monitor.status_changed` event is written with it.
+ */
 export async function writeSystemStatus(monitor: Monitor, to: Monitor['status']): Promise<boolean> {
-  return setMonitorStatusIf(monitor, to);
+  const writes = await monitorStatusEvent(monitor, to, 'system');
+  const done = await setMonitorStatusIf(monitor, to, writes.items);
+  if (done) await publish(writes);
+  return done;
 }
 
 /** Closes a session that had no turn for MONITOR_IDLE_MINUTES (idempotent). */
@@ -39,14 +48,16 @@ export interface ScanReport {
   monitors: number;
   statusChanges: number;
   closedSessions: number;
+  alertsOpened: number;
+  alertsResolved: number;
 }
 
 /**
- * The monitor scanner (every 5 minutes): idle closing, then the status rules. Reads monitors from
+ * The monitor scanner (every 5 minutes): idle closing, alert rules, then the status rules. Reads monitors from
  * the sharded index, never a Scan; running it twice changes nothing more.
  */
 export async function runScanner(now: Date = clock.now()): Promise<ScanReport> {
-  const report: ScanReport = { monitors: 0, statusChanges: 0, closedSessions: 0 };
+  const report: ScanReport = { monitors: 0, statusChanges: 0, closedSessions: 0, alertsOpened: 0, alertsResolved: 0 };
   const cutoff = new Date(now.getTime() - IDLE_MINUTES * 60_000).toISOString();
   const cycle = cycleOf(now);
   for (let shard = 0; shard < MONITOR_SHARDS; shard++) {
@@ -63,6 +74,10 @@ export async function runScanner(now: Date = clock.now()): Promise<ScanReport> {
         await closeIdle(session, now.toISOString());
         report.closedSessions++;
       }
+      // Alert rules read the scores already there, whatever the monitor's status.
+      const alerts = await evaluateAlertRules(monitor, now);
+      report.alertsOpened += alerts.opened;
+      report.alertsResolved += alerts.resolved;
       if (monitor.status === 'PAUSED') continue;
       const org = await getOrganization(monitor.organizationId);
       const attempts = (await latestAttempts(monitor.id, 5)).filter((a) => a.at > monitor.statusUserAt);

@@ -5,7 +5,6 @@ import { takeRateSlot } from '../../db/rate-limits.js';
 import {
   applyStep,
   createRunSession,
-  finishRunWhenDone,
   getRunSession,
   getStoredRun,
   markQueued,
@@ -43,7 +42,7 @@ import { createSpanBatch } from '../sessions/spans.js';
 import { callAgent, type AgentConnection, type CallOptions, type CallResult } from './caller/index.js';
 import { loadAgentConnection } from './caller/connection.js';
 import { simulateUserTurn } from './simulator.js';
-import { CANCELLED_REASON } from './runs.js';
+import { CANCELLED_REASON, finishRun } from './runs.js';
 import { deterministicSessionId } from './session-ids.js';
 
 /** Test cases one fan-out job turns into sessions. */
@@ -129,7 +128,7 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
   } else {
     const created = (await runSessionIds(run.id)).length;
     await reconcileFanout(run.organizationId, run.id, run.progress.total - created);
-    await finishRunWhenDone(run.organizationId, run.id, clock.now().toISOString());
+    await finishRun(run.organizationId, run.id, clock.now().toISOString());
   }
 }
 
@@ -175,7 +174,7 @@ export async function processStep(job: Extract<RunJob, { kind: 'step' }>, jctx: 
   }
   if (session._phase === 'DONE') {
     // Counted by an earlier delivery that may have stopped before closing the run.
-    await finishRunWhenDone(job.organizationId, job.runId, clock.now().toISOString());
+    await finishRun(job.organizationId, job.runId, clock.now().toISOString());
     return;
   }
   const ctx = await loadStepContext(job.organizationId, job.runId, session);
@@ -493,7 +492,7 @@ async function finishSession(ctx: StepContext, s: RunSession): Promise<StepOutco
     runCountersUpdate(session.organizationId, ctx.run.id, session.status === 'COMPLETED' ? { running: -1, completed: 1 } : { running: -1, failed: 1 }, outcomes),
   ]);
   if (counted) {
-    const status = await finishRunWhenDone(session.organizationId, ctx.run.id, clock.now().toISOString());
+    const status = await finishRun(session.organizationId, ctx.run.id, clock.now().toISOString());
     if (status) log('info', 'run finished', { runId: ctx.run.id, status });
   }
   return { kind: 'stop' };

@@ -4,6 +4,7 @@ import { getVisibleMetric, listSpecLinks } from '../../db/metrics.js';
 import {
   applyStep,
   createRun,
+  finishRunWhenDone,
   getStoredRun,
   listStoredRuns,
   runCountersUpdate,
@@ -18,7 +19,7 @@ import {
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
-import { FINISHED_RUN_STATUSES, MAX_RUN_CASES, type Run, type RunCreate, type RunListQuery, type RunMetric } from '../../schemas/runs.js';
+import { FINISHED_RUN_STATUSES, MAX_RUN_CASES, type Run, type RunCreate, type RunListQuery, type RunMetric, type RunStatus } from '../../schemas/runs.js';
 import type { Specification } from '../../schemas/specifications.js';
 import type { TestRecord } from '../../schemas/tests.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
@@ -29,6 +30,7 @@ import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
+import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
 
 /** The reason a session ends when its run is cancelled (DESIGN.md §10). */
 export const CANCELLED_REASON = 'cancelled';
@@ -159,6 +161,21 @@ export function runView(run: StoredRun): Run {
   });
   const p = run.progress;
   return { ...rest, progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed }, metrics };
+}
+
+/**
+ * Finishes the run when its last session is counted, and sends `run.completed` / `run.failed`
+ * (the run as it now reads): the event is written in the transaction that finishes the run, so it
+ * goes out once however many jobs race to finish it or are redelivered.
+ */
+export async function finishRun(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
+  let writes = NO_EVENT;
+  const status = await finishRunWhenDone(orgId, runId, at, async (run, outcome) => {
+    writes = await eventWrites(orgId, outcome === 'COMPLETED' ? 'run.completed' : 'run.failed', runView(run), `run.finished#${runId}`);
+    return writes.items;
+  });
+  if (status) await publish(writes);
+  return status;
 }
 
 export async function getRunFor(auth: AuthContext, id: string): Promise<Run> {

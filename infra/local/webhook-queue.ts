@@ -1,0 +1,9 @@
+import { clock } from '../../shared/domain/common/clock.js';
+import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
+import type { LocalDelayQueue } from './run-queue.js';
+
+/** Delivery jobs that failed three receives (the local stand-in for the webhook DLQ). */
+export const webhookDeadLetters: { id: string; body: string }[] = [];
+
+/** The local webhook queue for the consumer and drain of run-queue.ts: its delays run on the service clock. */
+export const webhookDelayQueue: LocalDelayQueue = { queue: localWebhookQueue, deadLetters: webhookDeadLetters, now: () => clock.now().getTime() };

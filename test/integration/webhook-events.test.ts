@@ -1,0 +1,237 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { newTenant, type Client } from '../support/api.js';
+import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
+import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
+import { clock } from '../../shared/domain/common/clock.js';
+import { runScanner } from '../../shared/domain/monitors/scanner.js';
+import { localQueue } from '../../shared/queue/evaluation-queue.js';
+import { localRunQueue } from '../../shared/queue/run-queue.js';
+import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
+import { drainLocalQueue } from '../../infra/local/queue.js';
+import { drainRunQueue } from '../../infra/local/run-queue.js';
+import { webhookDelayQueue } from '../../infra/local/webhook-queue.js';
+import { handler as deliverer } from '../../functions/jobs/deliverer.js';
+import { handler as evaluator } from '../../functions/jobs/evaluator.js';
+import { handler as runner } from '../../functions/jobs/runner.js';
+
+let agent: TestAgentServer;
+let receiver: TestAgentServer;
+
+beforeAll(async () => {
+  process.env.AGENT_ALLOW_PRIVATE_NETWORKS = 'true';
+  agent = await startAgent();
+  receiver = await startAgent();
+});
+afterAll(async () => {
+  await agent.close();
+  await receiver.close();
+});
+beforeEach(() => {
+  localWebhookQueue.messages.length = 0;
+  localRunQueue.messages.length = 0;
+  localQueue.messages.length = 0;
+  agent.setHandler(echoAgent);
+  receiver.setHandler((_req, res) => sendJson(res, 200, {}));
+});
+afterEach(() => vi.restoreAllMocks());
+
+const deliver = (duplicate = false) => drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
+
+/** A tenant with a webhook at its own path on the receiver; `received()` lists what reached it. */
+async function tenantWithWebhook(events: string[], options: { monthlyCredits?: number } = {}) {
+  const t = await newTenant(options);
+  const path = `/${t.org.id}`;
+  const res = await t.api.post('/webhooks', { url: `${receiver.url}${path}`, events });
+  expect(res.status).toBe(201);
+  const received = () => receiver.requests.filter((r) => r.url === path).map((r) => r.json as { type: string; timestamp: string; data: any });
+  return { ...t, webhookId: res.body.id as string, received };
+}
+
+async function upload(api: Client, text: string): Promise<string> {
+  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
+  await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
+  return res.body.uri;
+}
+
+async function runOnce(t: Awaited<ReturnType<typeof tenantWithWebhook>>) {
+  const product = await createProduct(t.api);
+  const connection = await createConnection(t.api, product.id, { url: `${agent.url}/chat`, outputMapping: { output: '$.reply' } });
+  const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: connection.id });
+  const uri = await upload(t.api, 'input,expected_output\nhello,hello\nbye,bye\n');
+  const test = (await t.api.post('/tests', { productId: product.id, name: 'smoke', type: 'QUALITY', uri })).body;
+  const run = await t.api.post('/runs', { versionId: version.id, testId: test.id, metricIds: ['met_non_empty_output'] });
+  expect(run.status, JSON.stringify(run.body)).toBe(201);
+  // Every run job delivered twice: the run still finishes once.
+  await drainRunQueue((e) => runner(e) as Promise<unknown>, { duplicate: true });
+  return run.body.id as string;
+}
+
+describe('events of runs', () => {
+  it('sends run.completed once when the run finishes, with the run as it reads', async () => {
+    const t = await tenantWithWebhook(['run.completed', 'run.failed']);
+    const runId = await runOnce(t);
+    await deliver(true);
+    const events = t.received();
+    expect(events.map((e) => e.type)).toEqual(['run.completed']);
+    const run = (await t.api.get(`/runs/${runId}`)).body;
+    expect(run.status).toBe('COMPLETED');
+    expect(events[0]!.data).toEqual(run);
+    expect((await t.api.get(`/webhooks/${t.webhookId}/deliveries`)).headers['x-total-count']).toBe('1');
+  });
+
+  it('sends run.failed when no session completed, and nothing to an endpoint not subscribed', async () => {
+    const t = await tenantWithWebhook(['run.failed']);
+    const other = await t.api.post('/webhooks', { url: `${receiver.url}/${t.org.id}-other`, events: ['run.completed'] });
+    agent.setHandler((_req, res) => sendJson(res, 400, { error: 'nope' }));
+    const runId = await runOnce(t);
+    await deliver();
+    expect(t.received().map((e) => [e.type, e.data.id, e.data.status])).toEqual([['run.failed', runId, 'FAILED']]);
+    expect((await t.api.get(`/webhooks/${other.body.id}/deliveries`)).body).toEqual([]);
+  });
+});
+
+describe('events of monitors', () => {
+  async function monitorOf(t: Awaited<ReturnType<typeof tenantWithWebhook>>) {
+    const product = await createProduct(t.api);
+    const version = await createVersion(t.api, product.id);
+    const res = await t.api.post('/monitors', { productId: product.id, name: 'quality', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 100 });
+    expect(res.status).toBe(201);
+    const session = async (output: string) => {
+      const s = (await t.api.post('/sessions', { versionId: version.id })).body;
+      await t.api.post('/inferenceResults', { sessionId: s.id, input: 'q', output });
+      await t.api.patch(`/sessions/${s.id}`, { status: 'COMPLETED' });
+    };
+    return { monitor: res.body as { id: string }, session };
+  }
+
+  it('sends monitor.status_changed once per change by a user', async () => {
+    const t = await tenantWithWebhook(['monitor.status_changed']);
+    const { monitor } = await monitorOf(t);
+    expect((await t.api.patch(`/monitors/${monitor.id}`, { status: 'PAUSED' })).status).toBe(200);
+    expect((await t.api.patch(`/monitors/${monitor.id}`, { status: 'PAUSED', name: 'renamed' })).status).toBe(200);
+    expect((await t.api.patch(`/monitors/${monitor.id}`, { status: 'ACTIVE' })).status).toBe(200);
+    await deliver(true);
+    expect(t.received().map((e) => [e.data.previousStatus, e.data.status, e.data.changedBy, e.data.monitor.id])).toEqual([
+      ['ACTIVE', 'PAUSED', 'user', monitor.id],
+      ['PAUSED', 'ACTIVE', 'user', monitor.id],
+    ]);
+  });
+
+  it('sends monitor.status_changed once when the scanner moves a monitor, however often it runs', async () => {
+    const t = await tenantWithWebhook(['monitor.status_changed'], { monthlyCredits: 0 });
+    const { monitor } = await monitorOf(t);
+    await runScanner();
+    await runScanner();
+    await deliver(true);
+    expect((await t.api.get(`/monitors/${monitor.id}`)).body.status).toBe('NO_CREDITS');
+    expect(t.received().map((e) => [e.data.previousStatus, e.data.status, e.data.changedBy])).toEqual([['ACTIVE', 'NO_CREDITS', 'system']]);
+  });
+
+  it('opens an alert at exactly minSessions sessions below the threshold, and resolves it when the score is back, once each', async () => {
+    const t = await tenantWithWebhook(['alert.opened', 'alert.resolved']);
+    const { monitor, session } = await monitorOf(t);
+    const rule = await t.api.post(`/monitors/${monitor.id}/alertRules`, { metricGroupId: 'mgrp_is_json', window: '1h', below: 0.5, minSessions: 3 });
+    expect(rule.status).toBe(201);
+    expect(rule.body).toMatchObject({ metricGroupId: 'mgrp_is_json', window: '1h', below: 0.5, minSessions: 3, openAlertId: null, monitorId: monitor.id });
+    const t0 = Date.parse('2032-01-10T12:00:00.000Z');
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(t0));
+    const evaluate = () => drainLocalQueue((e) => evaluator(e) as Promise<unknown>);
+
+    // Two failing sessions: below, but fewer than minSessions.
+    await session('not json');
+    await session('still not json');
+    await evaluate();
+    await runScanner(new Date(t0));
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`)).body).toEqual([]);
+
+    // The third session scores 1: score 1/3 over exactly 3 sessions, below 0.5: opens once.
+    await session('{"ok":true}');
+    await evaluate();
+    await runScanner(new Date(t0 + 60_000));
+    await runScanner(new Date(t0 + 120_000));
+    let alerts = (await t.api.get(`/monitors/${monitor.id}/alerts`)).body;
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ status: 'OPEN', ruleId: rule.body.id, scoredSessions: 3, below: 0.5, window: '1h', resolvedAt: null, resolution: null });
+    expect(alerts[0].score).toBeCloseTo(1 / 3, 10);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).body[0].openAlertId).toBe(alerts[0].id);
+
+    // An hour later the window holds three passing sessions only: score 1, at or above below: resolves once.
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(t0 + 3_700_000));
+    for (let i = 0; i < 3; i++) await session(`{"n":${i}}`);
+    await evaluate();
+    await runScanner(new Date(t0 + 3_720_000));
+    await runScanner(new Date(t0 + 3_780_000));
+    alerts = (await t.api.get(`/monitors/${monitor.id}/alerts`)).body;
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ status: 'RESOLVED', resolution: 'recovered', resolvedScore: 1, resolvedAt: new Date(t0 + 3_720_000).toISOString() });
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { statuses: 'OPEN' })).body).toEqual([]);
+
+    await deliver(true);
+    const events = t.received();
+    expect(events.map((e) => [e.type, e.data.id, e.data.status])).toEqual([
+      ['alert.opened', alerts[0].id, 'OPEN'],
+      ['alert.resolved', alerts[0].id, 'RESOLVED'],
+    ]);
+  });
+
+  it('resolves an open alert when its rule is deleted, and sends alert.resolved', async () => {
+    const t = await tenantWithWebhook(['alert.resolved']);
+    const { monitor, session } = await monitorOf(t);
+    const rule = (await t.api.post(`/monitors/${monitor.id}/alertRules`, { metricGroupId: 'mgrp_is_json', window: '15m', below: 1, minSessions: 1 })).body;
+    await session('nope');
+    await drainLocalQueue((e) => evaluator(e) as Promise<unknown>);
+    await runScanner();
+    const [alert] = (await t.api.get(`/monitors/${monitor.id}/alerts`)).body;
+    expect(alert.status).toBe('OPEN');
+    const del = await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ id: rule.id, deletedAt: expect.any(String) });
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`)).body[0]).toMatchObject({ status: 'RESOLVED', resolution: 'rule_deleted', resolvedScore: null });
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).body).toEqual([]);
+    expect((await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`)).status).toBe(404);
+    await deliver();
+    expect(t.received().map((e) => [e.type, e.data.resolution])).toEqual([['alert.resolved', 'rule_deleted']]);
+  });
+});
+
+describe('alert rule routes', () => {
+  it('validates rules, pages them, and keeps them to the monitor’s organization', async () => {
+    const t = await newTenant();
+    const product = await createProduct(t.api);
+    const monitor = (await t.api.post('/monitors', { productId: product.id, name: 'q', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 100 })).body;
+    const base = { metricGroupId: 'mgrp_is_json', window: '6h', below: 0.8, minSessions: 10 };
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ ...base, window: '2h' }, /window/],
+      [{ ...base, below: 1.5 }, /below/],
+      [{ ...base, below: -0.1 }, /below/],
+      [{ ...base, minSessions: 0 }, /minSessions/],
+      [{ ...base, minSessions: 2.5 }, /minSessions/],
+      [{ ...base, metricGroupId: 'mgrp_no_pii' }, /metricGroupId mgrp_no_pii is not one of the monitor's metricGroupIds/],
+      [{ window: '1h', below: 0.5, minSessions: 1 }, /metricGroupId/],
+      [{ ...base, openAlertId: 'x' }, /openAlertId/],
+    ];
+    for (const [body, message] of bad) {
+      const res = await t.api.post(`/monitors/${monitor.id}/alertRules`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.message).toMatch(message);
+    }
+    for (const window of ['15m', '1h', '24h']) expect((await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...base, window })).status).toBe(201);
+    const page = await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 2, sort: 'createdAt:asc' });
+    expect(page.headers['x-total-count']).toBe('3');
+    expect(page.body.map((r: { window: string }) => r.window)).toEqual(['15m', '1h']);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 0 })).status).toBe(400);
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { statuses: 'MAYBE' })).status).toBe(400);
+
+    const other = await newTenant();
+    expect((await other.api.post(`/monitors/${monitor.id}/alertRules`, base)).status).toBe(403);
+    expect((await other.api.get(`/monitors/${monitor.id}/alertRules`)).status).toBe(403);
+    expect((await other.api.get(`/monitors/${monitor.id}/alerts`)).status).toBe(403);
+    expect((await other.api.del(`/monitors/${monitor.id}/alertRules/${page.body[0].id}`)).status).toBe(403);
+    expect((await t.api.del(`/monitors/${monitor.id}/alertRules/alr_01NOSUCHRULE`)).status).toBe(404);
+    expect((await t.api.get('/monitors/mon_01NOSUCHMONITOR/alerts')).status).toBe(404);
+
+    await t.api.del(`/monitors/${monitor.id}`);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).status).toBe(404);
+    expect((await t.api.post(`/monitors/${monitor.id}/alertRules`, base)).status).toBe(404);
+  });
+});
