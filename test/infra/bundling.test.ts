@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,36 @@ describe('function bundling', () => {
       expect(stamp.version).toMatch(/^\d+\.\d+\.\d+/);
       expect(stamp.version).not.toBe('unbundled');
       expect(Date.parse(stamp.buildDate)).not.toBeNaN();
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('ships the API reference function with the document and the swagger-ui assets as files beside a small bundle', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'evp-cdk-'));
+    try {
+      const app = new App({ outdir });
+      const stack = new Stack(app, 'DocsBundleTest');
+      new AppFunction(stack, 'Docs', {
+        handler: 'docs/serve',
+        role: new Role(stack, 'R', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }),
+        logGroup: new LogGroup(stack, 'L'),
+        environment: {},
+        files: ['docs/openapi.json', 'node_modules/swagger-ui-dist/swagger-ui.css', 'node_modules/swagger-ui-dist/swagger-ui-bundle.js'],
+      });
+      app.synth();
+      const asset = readdirSync(outdir).find((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
+      expect(asset).toBeDefined();
+      const dir = join(outdir, asset!);
+      expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map', 'openapi.json', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+      expect(statSync(join(dir, 'index.mjs')).size).toBeLessThan(20_000);
+      const mod = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as { handler: (e: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
+      const doc = await mod.handler({ httpMethod: 'GET', resource: '/openapi.json', pathParameters: null });
+      expect(doc.statusCode).toBe(200);
+      expect(JSON.parse(doc.body)).toEqual(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')));
+      const css = await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'swagger-ui.css' } });
+      expect([css.statusCode, css.headers['Content-Type']]).toEqual([200, 'text/css; charset=utf-8']);
+      expect((await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'index.mjs' } })).statusCode).toBe(404);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
