@@ -6,9 +6,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { routes } from './routes.js';
+import { routes, type Route } from './routes.js';
+import { apiReference, type OperationDoc } from './api-reference.js';
 import type { Contract } from '../shared/http/handler.js';
-import { withStorageBounds } from '../shared/schemas/ajv.js';
+import { GATEWAY_BODIES, REASON_PHRASES, ValidationError, type ErrorBody } from '../shared/http/errors.js';
+import { compile, withStorageBounds } from '../shared/schemas/ajv.js';
+import { ErrorBody as ErrorBodySchema } from '../shared/schemas/records.js';
+import { Run } from '../shared/schemas/runs.js';
+import { EvaluationRecord } from '../shared/schemas/sessions.js';
+import { PhoneConnection } from '../shared/schemas/phone-connections.js';
+import { MAX_BODY } from './local/server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** The TypeScript types of the document, read by console/src/api/client.ts (console and e2e tests). */
@@ -36,35 +43,147 @@ function parameters(schema: TObject | undefined, where: 'path' | 'query') {
   }));
 }
 
-const errorBody = {
-  type: 'object',
-  required: ['error', 'message'],
-  properties: { error: { type: 'string', description: 'the HTTP reason phrase' }, message: { type: 'string', description: 'names the field and the rule' } },
-};
+/** A schema as JSON (TypeBox's symbol keys dropped), for response bodies: no storage bounds added. */
+const json = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+
+/** Record schemas that carry no `title` of their own, by the name the document gives them. */
+const UNTITLED = new Map<TSchema, string>([
+  [Run, 'Run'],
+  [EvaluationRecord, 'Evaluation'],
+  [PhoneConnection, 'PhoneConnection'],
+]);
+const nameOf = (schema: TSchema): string | undefined => (schema as { title?: string }).title ?? UNTITLED.get(schema);
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const TOTAL_COUNT = { $ref: '#/components/headers/X-Total-Count' };
+
+/** The statuses every route answers, with when; `errors` of the route's reference add or refine. */
+function errorStatuses(route: Route, contract: Contract, doc: OperationDoc): Record<number, string> {
+  const out: Record<number, string> = {
+    400: 'a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON',
+    401: 'the Authorization header is missing or holds no valid key',
+  };
+  const forbidden: string[] = [];
+  if (route.access === 'admin') forbidden.push('the key is not an ADMIN key');
+  if (route.access === 'adminOrEnterprise') forbidden.push('the key is neither an ADMIN key nor one of an ENTERPRISE organization');
+  if (doc.record) forbidden.push(`the ${doc.record} belongs to another organization`);
+  if (doc.errors?.[403]) forbidden.push(doc.errors[403]);
+  if (forbidden.length) out[403] = forbidden.join('; or ');
+  if (doc.record) out[404] = `no ${doc.record} with this id${route.method === 'GET' ? '' : ', or it is deleted'}`;
+  if (contract.body) {
+    out[413] = 'the request body is over 10 MB';
+    out[415] = 'the request body is not JSON (Content-Type must be application/json)';
+  }
+  for (const [status, when] of Object.entries(doc.errors ?? {})) if (status !== '403' && !(status === '404' && out[404])) out[Number(status)] = when;
+  if (doc.errors?.[404] && out[404] !== doc.errors[404]) out[404] = `${out[404]}; or ${doc.errors[404]}`;
+  out[429] = 'the rate limit is exceeded; retry later';
+  out[500] = 'an unexpected failure (logged; the answer carries no internals)';
+  return out;
+}
+
+/** A real 400 message for the route: what its own validators say about an empty body, a malformed path parameter or an unknown query parameter. */
+function badRequestExample(contract: Contract): string {
+  const attempts: [TSchema | undefined, 'body' | 'path' | 'query', unknown][] = [
+    [contract.body, 'body', {}],
+    [contract.params, 'path', Object.fromEntries(Object.keys(contract.params?.properties ?? {}).map((k) => [k, 'not an id!']))],
+    [contract.query, 'query', { unknownParameter: 'x' }],
+  ];
+  for (const [schema, where, value] of attempts) {
+    if (!schema) continue;
+    try {
+      compile(schema, where)(value);
+    } catch (error) {
+      if (error instanceof ValidationError) return error.message;
+      throw error;
+    }
+  }
+  return 'this route takes no request body';
+}
+
+function errorExample(status: number, route: Route, contract: Contract, doc: OperationDoc, when: string): ErrorBody {
+  const error = REASON_PHRASES[status]!;
+  const id = (doc.example.response as { id?: string } | undefined)?.id ?? 'id_01JDA1W5E7R9T1Y3U5I7O9P1AS';
+  switch (status) {
+    case 400:
+      return { error, message: badRequestExample(contract) };
+    case 401:
+      return GATEWAY_BODIES.unauthorized;
+    case 403:
+      if (route.access !== 'member') return { error, message: route.access === 'admin' ? 'this route requires an ADMIN API key' : 'this route requires an ADMIN API key or an organization on the ENTERPRISE plan' };
+      return { error, message: doc.record ? `${doc.record} ${id} belongs to another organization` : when };
+    case 404:
+      return { error, message: doc.record ? `${doc.record} ${id} not found` : when };
+    case 413:
+      return { error, message: `request body over ${MAX_BODY} bytes (10 MB)` };
+    case 415:
+      return { error, message: 'the request body must be JSON (Content-Type: application/json)' };
+    case 429:
+      return GATEWAY_BODIES.throttled;
+    case 500:
+      return GATEWAY_BODIES.default5xx;
+    default:
+      return { error, message: when };
+  }
+}
 
 export async function buildOpenApi(version: string): Promise<Record<string, unknown>> {
+  const schemas: Record<string, unknown> = { Error: json(ErrorBodySchema) };
+  /** A `$ref` to a named record schema (added to components once), or the schema inline. */
+  const ref = (schema: TSchema): Record<string, unknown> => {
+    const name = nameOf(schema);
+    if (!name) return json(schema);
+    const body = json(schema);
+    if (schemas[name] === undefined) schemas[name] = body;
+    else if (JSON.stringify(schemas[name]) !== JSON.stringify(body)) throw new Error(`two different schemas are named ${name}`);
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  const responseSchema = (schema: TSchema): Record<string, unknown> => {
+    const items = (schema as { type?: string; items?: TSchema }).type === 'array' ? (schema as { items?: TSchema }).items : undefined;
+    return items && nameOf(items) ? { ...json(schema), items: ref(items) } : ref(schema);
+  };
+
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const mod = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as { handler: { contract?: Contract } };
     const contract = mod.handler.contract;
     if (!contract) throw new Error(`functions/${route.handler}.ts does not use httpHandler`);
+    const doc = apiReference[route.handler];
+    if (!doc) throw new Error(`infra/api-reference.ts has no entry for ${route.handler}`);
+    const response = contract.response ?? doc.response;
+    if (!response) throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
     const success = route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? '201' : '200';
+    const isPage = route.method === 'GET' && (response as { type?: string }).type === 'array' && doc.paged !== false;
+    const content = { 'application/json': { schema: responseSchema(response), example: doc.example.response } };
+    const successBody = { description: isPage ? 'a page of matches; the total in X-Total-Count' : 'success', ...(isPage ? { headers: { 'X-Total-Count': TOTAL_COUNT } } : {}), content };
+    const responses: Record<string, unknown> = { [success]: successBody };
+    if (doc.alsoStatus) responses[String(doc.alsoStatus.status)] = { ...successBody, description: doc.alsoStatus.when };
+    for (const [status, when] of Object.entries(errorStatuses(route, contract, doc))) {
+      responses[status] = { description: when, content: { 'application/json': { schema: ERROR_REF, example: errorExample(Number(status), route, contract, doc, when) } } };
+    }
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       operationId: route.handler.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),
+      tags: [route.path.split('/')[1]!],
+      summary: doc.summary,
+      description: route.access === 'member' ? doc.description : `${doc.description}\n\nAccess: ${route.access === 'admin' ? 'ADMIN keys only' : 'ADMIN keys or ENTERPRISE organizations'}.`,
       security: [{ apiKey: [] }],
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
-      ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(contract.body) } } } } : {}),
-      responses: {
-        [success]: { description: 'success', ...(contract.response ? { content: { 'application/json': { schema: plain(contract.response) } } } : {}) },
-        default: { description: 'error', content: { 'application/json': { schema: errorBody } } },
-      },
-      ...(route.access !== 'member' ? { description: `access: ${route.access}` } : {}),
+      ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(contract.body), example: doc.example.request } } } } : {}),
+      responses,
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Evaluation platform API', version },
-    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'evk_<key> (or the legacy evk-<key>)' } } },
+    info: {
+      title: 'Evaluation platform API',
+      version,
+      description:
+        'The HTTP API of the evaluation platform for AI agents. Every route needs `Authorization: Bearer <key>`. Errors are `{error, message}`: `error` is the HTTP reason phrase, `message` names the field and the rule. Lists answer a JSON array with the number of matches in `X-Total-Count`. Times are ISO 8601 UTC with milliseconds.',
+    },
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'evk_<key> (or the legacy evk-<key>)' } },
+      headers: { 'X-Total-Count': { description: 'the number of matches of the list’s filters (the array holds at most `limit` of them)', schema: { type: 'integer', minimum: 0 } } },
+      schemas,
+    },
     paths,
   };
 }

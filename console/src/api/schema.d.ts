@@ -7,6 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read the caller’s organization
+         * @description The organization the key belongs to: plan, monthly credits (null = unlimited) and the current cycle’s spend (the cycle is the UTC calendar month).
+         */
         get: operations["organizationGet"];
         put?: never;
         post?: never;
@@ -29,7 +33,12 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description access: admin */
+        /**
+         * Change an organization’s plan or credits (ADMIN)
+         * @description Platform operators only (an ADMIN key): sets `plan`, `monthlyCredits` (null = unlimited) or `name` of any organization.
+         *
+         *     Access: ADMIN keys only.
+         */
         patch: operations["organizationUpdate"];
         trace?: never;
     };
@@ -40,8 +49,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List API keys
+         * @description Lists the API keys (never the key itself, only its last 4 characters) of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `includeRevoked=true` also lists revoked keys.
+         */
         get: operations["apiKeysList"];
         put?: never;
+        /**
+         * Create an API key
+         * @description Creates a MEMBER key for the caller’s organization. The key (`evk_…`) is in this answer only: the service keeps its SHA-256.
+         */
         post: operations["apiKeysCreate"];
         delete?: never;
         options?: never;
@@ -56,9 +73,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read an API key
+         * @description Reads one API key by id. A deleted API key is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["apiKeysGet"];
         put?: never;
         post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key: it stops authenticating (the gateway caches a key’s answer for up to 5 minutes).
+         */
         delete: operations["apiKeysDelete"];
         options?: never;
         head?: never;
@@ -72,8 +97,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List products
+         * @description Lists products of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400.
+         */
         get: operations["productsList"];
         put?: never;
+        /**
+         * Create a product
+         * @description Creates an agent product: its description and the capabilities, inabilities, security boundaries and policies tests and metrics refer to.
+         */
         post: operations["productsCreate"];
         delete?: never;
         options?: never;
@@ -88,12 +121,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a product
+         * @description Reads one product by id. A deleted product is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["productsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a product
+         * @description Soft-deletes the product: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. Its versions, connections, specifications, tests and monitors are deleted with it.
+         */
         delete: operations["productsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update a product
+         * @description Updates the product: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name`, `description`, `capabilities`, `inabilities`, `securityBoundaries`, `policies`.
+         */
         patch: operations["productsUpdate"];
         trace?: never;
     };
@@ -104,8 +149,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List versions
+         * @description Lists versions of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `productIds` narrows to products.
+         */
         get: operations["versionsList"];
         put?: never;
+        /**
+         * Create a version
+         * @description Creates a version of a product. The name is unique within the product (409); each endpoint connection id must name a connection of the same product with the matching type.
+         */
         post: operations["versionsCreate"];
         delete?: never;
         options?: never;
@@ -120,12 +173,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a version
+         * @description Reads one version by id. A deleted version is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["versionsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a version
+         * @description Soft-deletes the version: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. Its name is free again within the product.
+         */
         delete: operations["versionsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update a version
+         * @description Updates the version: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name`, `description`, `modelId`, `systemPrompt` and the three endpoint connection ids; `productId` is immutable.
+         */
         patch: operations["versionsUpdate"];
         trace?: never;
     };
@@ -136,8 +201,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List endpoint connections
+         * @description Lists endpoint connections of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `productIds`, `url` (substring), `types`, `httpMethods`, `authTypes`.
+         */
         get: operations["endpointConnectionsList"];
         put?: never;
+        /**
+         * Create an endpoint connection
+         * @description How runs call the agent: URL, method, authentication, the request body template (must contain `{{ input.user_message }}`), the output mapping (JSONPath per name, with `output`), timeout 1–120 s (15), rate limit and retries. `authToken` and `password` are write-only: reads show `hasAuthToken` and `hasPassword`.
+         */
         post: operations["endpointConnectionsCreate"];
         delete?: never;
         options?: never;
@@ -152,12 +225,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read an endpoint connection
+         * @description Reads one endpoint connection by id. A deleted endpoint connection is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["endpointConnectionsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete an endpoint connection
+         * @description Soft-deletes the endpoint connection: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. A connection a live version uses cannot be deleted (409); its secrets are erased.
+         */
         delete: operations["endpointConnectionsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update an endpoint connection
+         * @description Updates the endpoint connection: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: every field of the create body but `productId`; the type cannot change while a version uses the connection (409).
+         */
         patch: operations["endpointConnectionsUpdate"];
         trace?: never;
     };
@@ -170,6 +255,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Call the agent once through a connection
+         * @description Makes one real call with the connection’s settings (auth, timeout, retries, rate limit) and answers what was sent and received, with secrets shown as `***` and bodies cut at 64 KB. The agent’s failure is reported in `error`, never as a 5xx; nothing is stored.
+         */
         post: operations["endpointConnectionsTest"];
         delete?: never;
         options?: never;
@@ -184,8 +273,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List metrics
+         * @description Lists metrics (and the predefined ones) of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `organizationIds`, `productIds` (linked to a specification of those products), `description` (substring), `tags` (any), `sources`, `specificationIds`, `userGroupIds`, `includeDefault` (true), `includeOwned` (true), `includeLegacy` (false), `monitorable` (only metrics a monitor may bind).
+         */
         get: operations["metricsList"];
         put?: never;
+        /**
+         * Create a metric (or a revision)
+         * @description Creates a scoring definition. With `parentMetricId` it is a revision: it joins the parent’s family (`metricGroupId`) and an active parent becomes legacy. `source` FULL_PROMPT is rejected (400); an unselectable or disabled evaluator model is a 400.
+         */
         post: operations["metricsCreate"];
         delete?: never;
         options?: never;
@@ -200,12 +297,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a metric
+         * @description Reads one metric by id. A deleted metric is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["metricsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a metric
+         * @description Soft-deletes the metric: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. Predefined metrics cannot be deleted (403).
+         */
         delete: operations["metricsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update a metric’s labels
+         * @description Updates the metric: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name`, `description`, `tags`, `documentationUrl`, `userGroupIds`; a new judge prompt or parameters is a revision (`POST /metrics` with `parentMetricId`). Predefined metrics cannot be changed (403).
+         */
         patch: operations["metricsUpdate"];
         trace?: never;
     };
@@ -216,6 +325,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List evaluator models
+         * @description The platform’s evaluator (judge) models with their credits per evaluation; `X-Total-Count` holds their number.
+         */
         get: operations["modelsList"];
         put?: never;
         post?: never;
@@ -233,7 +346,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** @description access: admin */
+        /**
+         * Create or replace an evaluator model (ADMIN)
+         * @description Platform operators only (an ADMIN key): writes the model named in the path. `unselectableAt` stops new metrics from choosing it (existing ones report `legacyAt`); `disabledAt` disables every linked metric.
+         *
+         *     Access: ADMIN keys only.
+         */
         put: operations["modelsPut"];
         post?: never;
         delete?: never;
@@ -249,8 +367,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List specifications
+         * @description Lists specifications of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `productIds`, `types`, `testTypes`, `description` (substring), `metricIds`.
+         */
         get: operations["specificationsList"];
         put?: never;
+        /**
+         * Create a specification
+         * @description A capability, inability or policy of a product. `testType` is required for a POLICY and forbidden otherwise; `testVariant` is required when `testType` is QUALITY or RED_TEAMING.
+         */
         post: operations["specificationsCreate"];
         delete?: never;
         options?: never;
@@ -265,12 +391,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a specification
+         * @description Reads one specification by id. A deleted specification is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["specificationsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a specification
+         * @description Soft-deletes the specification: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. Its metric links go with it.
+         */
         delete: operations["specificationsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update a specification
+         * @description Updates the specification: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `description`, `type`, `testType`, `testVariant` (with the create rules); `productId` is immutable and links change through `/specifications/{id}/metrics`.
+         */
         patch: operations["specificationsUpdate"];
         trace?: never;
     };
@@ -281,9 +419,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List a specification’s metrics
+         * @description The metrics linked to the specification, with their number in `X-Total-Count`.
+         */
         get: operations["specificationsListMetrics"];
         put?: never;
+        /**
+         * Link metrics to a specification
+         * @description Links 1–100 metrics (the caller’s or predefined, not deleted); linking a linked metric again is no change. Answers every linked metric id.
+         */
         post: operations["specificationsLinkMetrics"];
+        /**
+         * Unlink metrics from a specification
+         * @description Removes the links to 1–100 metrics. Answers the metric ids still linked.
+         */
         delete: operations["specificationsUnlinkMetrics"];
         options?: never;
         head?: never;
@@ -297,8 +447,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List tests
+         * @description Lists tests of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `productIds`, `testCaseIds`, `versionIds` (tests with sessions on those versions), `types`, `specificationIds`, `statuses`, `hasLiveSpecification`, `hasEvaluations`, `hasTraces`.
+         */
         get: operations["testsList"];
         put?: never;
+        /**
+         * Create a test (dataset)
+         * @description Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403.
+         */
         post: operations["testsCreate"];
         delete?: never;
         options?: never;
@@ -313,12 +471,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a test
+         * @description Reads one test by id. A deleted test is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["testsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a test
+         * @description Soft-deletes the test: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it.
+         */
         delete: operations["testsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Rename a test or change its metadata
+         * @description Updates the test: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name` and `metadata`.
+         */
         patch: operations["testsUpdate"];
         trace?: never;
     };
@@ -329,8 +499,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List test cases
+         * @description Lists test cases of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `testIds` is required.
+         */
         get: operations["testCasesList"];
         put?: never;
+        /**
+         * Add a test case
+         * @description Adds one case to a test. Fields too large for one item are kept in storage and returned whole.
+         */
         post: operations["testCasesCreate"];
         delete?: never;
         options?: never;
@@ -345,9 +523,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a test case
+         * @description Reads one test case by id. A deleted test case is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["testCasesGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a test case
+         * @description Soft-deletes the test case: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it.
+         */
         delete: operations["testCasesDelete"];
         options?: never;
         head?: never;
@@ -361,6 +547,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get an upload URL
+         * @description A 15-minute presigned PUT URL for `orgs/<organization>/uploads/<ulid>/<fileName>`, and the storage URI to send in `uri` fields (for instance `POST /tests`). `contentType` must be an accepted upload type.
+         */
         get: operations["storageUploadUrl"];
         put?: never;
         post?: never;
@@ -377,6 +567,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a download URL for a storage URI
+         * @description A 1-hour presigned GET URL for an object under the organization’s prefix (a recording, an uploaded file). Another prefix is a 403, another bucket a 400, a missing object a 404.
+         */
         get: operations["storageResolve"];
         put?: never;
         post?: never;
@@ -393,8 +587,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List sessions
+         * @description Lists sessions of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. One of `versionIds`, `testIds`, `testCaseIds`, `customIds`, `runIds` is required; also `isProduction`, `statuses`. `runIds` naming another organization’s run is a 403.
+         */
         get: operations["sessionsList"];
         put?: never;
+        /**
+         * Start a session
+         * @description Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.
+         */
         post: operations["sessionsCreate"];
         delete?: never;
         options?: never;
@@ -409,12 +611,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a session
+         * @description Reads one session by id. A deleted session is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["sessionsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a session
+         * @description Soft-deletes the session: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it.
+         */
         delete: operations["sessionsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update or close a session
+         * @description Updates the session: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`.
+         */
         patch: operations["sessionsUpdate"];
         trace?: never;
     };
@@ -425,6 +639,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Which metrics can score a session
+         * @description One entry per candidate metric, ordered linked → matching → none, compatible first, then by name; `incompatibilityReason` says what is missing. `limit` 1–500 (100).
+         */
         get: operations["sessionsMetricCompatibility"];
         put?: never;
         post?: never;
@@ -441,8 +659,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List turns
+         * @description Lists turns of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `sessionIds` is required; turns come in their order within the session.
+         */
         get: operations["inferenceResultsList"];
         put?: never;
+        /**
+         * Add a turn to a session
+         * @description Appends a turn (user input, agent output, retrieval context, latency, usage, cost) to an open session; texts up to 250,000 characters each.
+         */
         post: operations["inferenceResultsCreate"];
         delete?: never;
         options?: never;
@@ -459,6 +685,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Add a conversation to a session
+         * @description Folds 1–200 `{role, content}` messages into turns (a user message and the assistant answers after it) and appends them, all or nothing.
+         */
         post: operations["inferenceResultsBatch"];
         delete?: never;
         options?: never;
@@ -473,12 +703,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a turn
+         * @description Reads one turn by id. A deleted turn is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["inferenceResultsGet"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Complete a turn
+         * @description Updates the turn: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `output`, `retrievalContext`, `latencyMs`, `usage`, `cost`.
+         */
         patch: operations["inferenceResultsUpdate"];
         trace?: never;
     };
@@ -489,8 +727,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List spans
+         * @description Lists spans of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `sessionIds` or `inferenceResultIds` is required; also `types`, `names`, `fromStartTime`, `toStartTime`. Ordered by start time.
+         */
         get: operations["tracesList"];
         put?: never;
+        /**
+         * Record a span
+         * @description Records a step of a turn (tool call, retrieval, model call…). A client may choose the `trace_…` id; a duplicate is a 409. Fields over 64 KB are kept in storage and returned whole.
+         */
         post: operations["tracesCreate"];
         delete?: never;
         options?: never;
@@ -507,6 +753,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Record spans
+         * @description Records 1–100 spans, all or nothing; a duplicate id is a 409.
+         */
         post: operations["tracesBatch"];
         delete?: never;
         options?: never;
@@ -521,9 +771,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a span
+         * @description Reads one span by id. A deleted span is still answered, with its `deletedAt`, so references stay resolvable. An id that does not start with `trace_` is a 404.
+         */
         get: operations["tracesGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a span
+         * @description Soft-deletes the span: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it.
+         */
         delete: operations["tracesDelete"];
         options?: never;
         head?: never;
@@ -537,8 +795,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List evaluations
+         * @description Lists evaluations of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `sessionIds` (1–50) is required; also `metricIds`, `statuses`.
+         */
         get: operations["evaluationsList"];
         put?: never;
+        /**
+         * Evaluate a session
+         * @description Creates one evaluation per metric for the session (or one turn with `inferenceResultId`): deterministic metrics are scored at once, LLM-judged ones are queued (PENDING), HUMAN_EVALUATION ones wait for a human score (PENDING_HUMAN) unless `scores` gives it.
+         */
         post: operations["evaluationsCreate"];
         delete?: never;
         options?: never;
@@ -553,12 +819,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read an evaluation
+         * @description Reads one evaluation by id. A deleted evaluation is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["evaluationsGet"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Give a human score
+         * @description Sets `humanScore` (0–1) and `humanReason` of an evaluation (HUMAN_EVALUATION metrics, or a human second opinion).
+         */
         patch: operations["evaluationsUpdate"];
         trace?: never;
     };
@@ -571,6 +845,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Retry a failed evaluation
+         * @description Queues a FAILED evaluation again (PENDING). Any other status is a 409.
+         */
         post: operations["evaluationsRetry"];
         delete?: never;
         options?: never;
@@ -585,8 +863,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List runs
+         * @description Lists runs of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `productIds`, `versionIds`, `testIds`, `statuses`.
+         */
         get: operations["runsList"];
         put?: never;
+        /**
+         * Start a run
+         * @description The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.
+         */
         post: operations["runsCreate"];
         delete?: never;
         options?: never;
@@ -601,6 +887,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a run
+         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).
+         */
         get: operations["runsGet"];
         put?: never;
         post?: never;
@@ -619,6 +909,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Cancel a run
+         * @description Cancels a PENDING or RUNNING run: sessions with no turn yet become FAILED (`stoppingReason: "cancelled"`), sessions mid-conversation stop after their current call. A finished run is a 409.
+         */
         post: operations["runsCancel"];
         delete?: never;
         options?: never;
@@ -633,8 +927,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List monitors
+         * @description Lists monitors of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `productIds`, `versionIds`, `statuses`, `metricGroupIds`.
+         */
         get: operations["monitorsList"];
         put?: never;
+        /**
+         * Create a monitor
+         * @description Scores a sample (`samplingPercentage`, > 0 to 100) of the product’s closed production sessions with the bound metric families, within `monthlyCreditCap`. `filterQuery`/`filterTarget` keep only matching sessions, `excludeQuery`/`excludeTarget` drop sessions; `status` may be ACTIVE or PAUSED. Another organization’s metric family is a 403.
+         */
         post: operations["monitorsCreate"];
         delete?: never;
         options?: never;
@@ -649,12 +951,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a monitor
+         * @description Reads one monitor by id. A deleted monitor is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["monitorsGet"];
         put?: never;
         post?: never;
+        /**
+         * Delete a monitor
+         * @description Soft-deletes the monitor: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. It stops scoring at once.
+         */
         delete: operations["monitorsDelete"];
         options?: never;
         head?: never;
+        /**
+         * Update a monitor
+         * @description Updates the monitor: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: every create field but `productId`; `status` accepts ACTIVE or PAUSED only (CAPPED, NO_CREDITS and FAILING are set by the system: 400).
+         */
         patch: operations["monitorsUpdate"];
         trace?: never;
     };
@@ -665,6 +979,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a monitor’s results
+         * @description Over the last `days` (1–90, default 7): per bound family a daily sampling-weighted score series and a headline, each with its 95% interval from 30 scored sessions (`collectingData` below), the worst family, revision and sampling markers, the cycle’s spend against the cap, the newest 200 scored and 100 waiting sessions. Computed only from the monitor’s own evaluations.
+         */
         get: operations["monitorsResults"];
         put?: never;
         post?: never;
@@ -681,8 +999,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List phone connections
+         * @description Lists phone connections of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. `productIds` narrows to products.
+         */
         get: operations["phoneConnectionsList"];
         put?: never;
+        /**
+         * Create a phone connection
+         * @description A number (E.164) dialed to test a voice agent; `agentSpeaksFirst` (false) says who opens the call.
+         */
         post: operations["phoneConnectionsCreate"];
         delete?: never;
         options?: never;
@@ -700,6 +1026,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Delete phone connections
+         * @description Soft-deletes 1–100 phone connections in one transaction: all or nothing (one missing id is a 404 and nothing is deleted).
+         */
         delete: operations["phoneConnectionsBatchDelete"];
         options?: never;
         head?: never;
@@ -713,12 +1043,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a phone connection
+         * @description Reads one phone connection by id. A deleted phone connection is still answered, with its `deletedAt`, so references stay resolvable.
+         */
         get: operations["phoneConnectionsGet"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Update a phone connection
+         * @description Updates the phone connection: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name`, `phoneNumber`, `agentSpeaksFirst`.
+         */
         patch: operations["phoneConnectionsUpdate"];
         trace?: never;
     };
@@ -729,7 +1067,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description access: adminOrEnterprise */
+        /**
+         * Read the API build
+         * @description The version, commit and build date of the API. ADMIN keys and ENTERPRISE organizations only.
+         *
+         *     Access: ADMIN keys or ENTERPRISE organizations.
+         */
         get: operations["buildInfoGet"];
         put?: never;
         post?: never;
@@ -746,7 +1089,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description access: adminOrEnterprise */
+        /**
+         * Read the builds of the API and its services
+         * @description The API build and each downstream service’s (evaluator, scanner, aggregator, runner). A service that does not answer within 2 s is `unreachable`; the call still answers 200. ADMIN keys and ENTERPRISE organizations only.
+         *
+         *     Access: ADMIN keys or ENTERPRISE organizations.
+         */
         get: operations["buildInfoServices"];
         put?: never;
         post?: never;
@@ -759,11 +1107,797 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * Error
+         * @description Every error answer: `{error, message}`.
+         */
+        Error: {
+            /** @description the HTTP reason phrase, e.g. Bad Request */
+            error: string;
+            /** @description what went wrong: names the field and the rule */
+            message: string;
+        };
+        /**
+         * Organization
+         * @description The caller's organization with the current cycle's spend (the cycle is the UTC calendar month).
+         */
+        Organization: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            plan: "FREE" | "PRO" | "ENTERPRISE";
+            /** @description null = unlimited */
+            monthlyCredits: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            cycleStart: string | null;
+            spentCredits: number;
+            pendingCredits: number;
+            /** @description null when credits are unlimited */
+            availableCredits: number | null;
+        };
+        /**
+         * CreatedApiKey
+         * @description A new API key with its secret.
+         */
+        CreatedApiKey: {
+            id: string;
+            organizationId: string;
+            userId: string;
+            /** @enum {string} */
+            role: "ADMIN" | "MEMBER";
+            name: string;
+            /** @description the last 4 characters of the key */
+            last4: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt?: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+            /** @description the key, `evk_…`: shown only in this answer */
+            key: string;
+        };
+        /**
+         * ApiKey
+         * @description An API key; the key itself is shown only once, at creation.
+         */
+        ApiKey: {
+            id: string;
+            organizationId: string;
+            userId: string;
+            /** @enum {string} */
+            role: "ADMIN" | "MEMBER";
+            name: string;
+            /** @description the last 4 characters of the key */
+            last4: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt?: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * RevokedApiKey
+         * @description A revoked key: it no longer authenticates.
+         */
+        RevokedApiKey: {
+            id: string;
+            /** Format: date-time */
+            revokedAt: string;
+            /** Format: date-time */
+            deletedAt: string;
+        };
+        /**
+         * Product
+         * @description An agent product under evaluation.
+         */
+        Product: {
+            id: string;
+            organizationId: string;
+            userId: string;
+            name: string;
+            description: string;
+            capabilities: string[];
+            inabilities: string[];
+            securityBoundaries: string[];
+            policies: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * Deleted
+         * @description A soft delete: the record stays readable by `GET /<resource>/{id}` with its `deletedAt`.
+         */
+        Deleted: {
+            id: string;
+            /** Format: date-time */
+            deletedAt: string;
+        };
+        /**
+         * Version
+         * @description A version of a product: its model, system prompt and the endpoint connections runs call.
+         */
+        Version: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            userId: string;
+            /** @description unique within the product */
+            name: string;
+            description: string;
+            modelId: string | null;
+            systemPrompt: string | null;
+            conversationEndpointConnectionId: string | null;
+            initializationEndpointConnectionId: string | null;
+            finalizationEndpointConnectionId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * EndpointConnection
+         * @description How the service calls a customer agent over HTTP. Secrets are write-only.
+         */
+        EndpointConnection: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            userId: string;
+            name: string;
+            url: string;
+            /** @enum {string} */
+            httpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @enum {string} */
+            authType: "NONE" | "BEARER" | "API_KEY" | "BASIC";
+            /** @description whether a token is configured; the token is never returned */
+            hasAuthToken: boolean;
+            username: string | null;
+            /** @description whether a password is configured; the password is never returned */
+            hasPassword: boolean;
+            headers: {
+                [key: string]: string;
+            };
+            inputTemplate: string;
+            /** @description name → JSONPath; has the key `output` */
+            outputMapping: {
+                [key: string]: string;
+            };
+            inputSchema: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            type: "INITIALIZATION" | "CONVERSATION" | "FINALIZATION";
+            timeout: number;
+            rateLimit: number | null;
+            retryEnabled: boolean;
+            retryMaxAttempts: number;
+            retryInitialDelayMs: number;
+            /** @enum {string} */
+            retryBackoffStrategy: "FIXED" | "EXPONENTIAL" | "LINEAR";
+            retryMaxDelayMs: number;
+            retryableStatusCodes: number[];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * EndpointConnectionTestResult
+         * @description One call to the agent through the connection, as a run would make it (secrets redacted).
+         */
+        EndpointConnectionTestResult: {
+            request: {
+                method: string;
+                url: string;
+                headers: {
+                    [key: string]: string;
+                };
+                body: string | null;
+            } | null;
+            response: {
+                status: number;
+                headers: {
+                    [key: string]: string;
+                };
+                body: string;
+            } | null;
+            /** @description every outputMapping key's value (empty when the call failed) */
+            extracted: {
+                [key: string]: unknown;
+            };
+            attempts: number;
+            latencyMs: number | null;
+            /** @description why the call failed, or null */
+            error: string | null;
+        };
+        /**
+         * Metric
+         * @description A scoring definition; revisions share a `metricGroupId`.
+         */
+        Metric: {
+            id: string;
+            /** @description the revision family */
+            metricGroupId: string;
+            parentMetricId: string | null;
+            /** @description null for a predefined metric */
+            organizationId: string | null;
+            userId: string;
+            name: string;
+            evaluationParams: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns")[];
+            /** @enum {string} */
+            source: "SELF_HOSTED" | "FULL_PROMPT" | "PARTIAL_PROMPT" | "HUMAN_EVALUATION" | "GEVAL" | "DEEPEVAL" | "DETERMINISTIC";
+            judgePrompt: string | null;
+            tags: string[];
+            description: string;
+            documentationUrl: string | null;
+            evaluatorModelName: string | null;
+            areEvalParamsTop: boolean;
+            isBeingOptimized: boolean;
+            specificationIds: string[];
+            userGroupIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            legacyAt: string | null;
+            /** Format: date-time */
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * EvaluatorModel
+         * @description A platform-wide evaluator (judge) model.
+         */
+        EvaluatorModel: {
+            name: string;
+            provider: string;
+            providerModelId: string;
+            creditsPerEvaluation: number;
+            /** Format: date-time */
+            unselectableAt: string | null;
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * Specification
+         * @description A capability, inability or policy of a product, linked to metrics and tests.
+         */
+        Specification: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            userId: string;
+            description: string;
+            /** @enum {string} */
+            type: "CAPABILITY" | "INABILITY" | "POLICY";
+            /** @enum {string|null} */
+            testType: "QUALITY" | "RED_TEAMING" | "SCENARIOS" | null;
+            testVariant: string | null;
+            metricIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * MetricLinks
+         * @description A specification's linked metrics.
+         */
+        MetricLinks: {
+            specificationId: string;
+            /** @description every metric linked to the specification after the call */
+            metricIds: string[];
+        };
+        /**
+         * Test
+         * @description A test (dataset): a set of test cases of type QUALITY, RED_TEAMING or SCENARIOS.
+         */
+        Test: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            userId: string;
+            name: string;
+            /** @enum {string} */
+            type: "QUALITY" | "RED_TEAMING" | "SCENARIOS";
+            models: string[];
+            groundTruthUri: string | null;
+            uri: string | null;
+            error: string | null;
+            /** @enum {string} */
+            status: "PENDING" | "SUCCESS" | "FAILED" | "AUGMENTING" | "EXTENDING" | "CANCELLED";
+            fewShot: string | null;
+            languageCode: string;
+            /** @enum {string|null} */
+            backgroundNoiseProfile: "office" | "street" | "car" | "white" | "pink" | null;
+            /** @enum {string|null} */
+            backgroundNoiseLevel: "light" | "medium" | "heavy" | null;
+            variants: string[];
+            customVariantDescription: string | null;
+            strategies: string[];
+            customUserPersona: string | null;
+            maxTestCases: number | null;
+            sourceTestId: string | null;
+            dataCatalogUri: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            specificationId: string | null;
+            isExtendable: boolean;
+            testCaseCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * TestCase
+         * @description One case of a test.
+         */
+        TestCase: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            testId: string;
+            index: number;
+            input: string | {
+                [key: string]: unknown;
+            } | null;
+            expectedOutput: string | null;
+            expectedTools: string[];
+            context: string | null;
+            variant: string | null;
+            strategy: string | null;
+            languageCode: string | null;
+            goal: string | null;
+            userPersona: string | null;
+            scenario: string | null;
+            stoppingCriterias: string[];
+            maxIterations: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * StorageUpload
+         * @description A presigned URL to upload one file into the organization’s storage.
+         */
+        StorageUpload: {
+            /** @description presigned PUT URL */
+            url: string;
+            /** @description the canonical storage URI to send in `uri` fields */
+            uri: string;
+            key: string;
+            expiresInSeconds: number;
+        };
+        /**
+         * StorageDownload
+         * @description A presigned URL to read one stored file.
+         */
+        StorageDownload: {
+            /** @description presigned GET URL */
+            url: string;
+            uri: string;
+            expiresInSeconds: number;
+        };
+        /**
+         * Session
+         * @description A conversation with an agent, from a test or from production traffic.
+         */
+        Session: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            versionId: string;
+            userId: string;
+            customId: string | null;
+            testId: string | null;
+            /** @description null for production sessions */
+            testCaseId: string | null;
+            /** @description the run that created the session */
+            runId?: string | null;
+            context: {
+                [key: string]: unknown;
+            } | null;
+            stoppingReason: string | null;
+            recordingUri: string | null;
+            error: string | null;
+            /** @enum {string} */
+            status: "PENDING" | "COMPLETED" | "FAILED";
+            isProduction: boolean;
+            metadata: {
+                [key: string]: unknown;
+            };
+            turnCount: number;
+            /** Format: date-time */
+            lastTurnAt: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * MetricCompatibilityEntry
+         * @description Whether a metric can score a session.
+         */
+        MetricCompatibilityEntry: {
+            id: string;
+            name: string;
+            isCompatible: boolean;
+            /** @enum {string} */
+            relevance: "linked" | "matching" | "none";
+            /** @enum {string|null} */
+            source: "SELF_HOSTED" | "FULL_PROMPT" | "PARTIAL_PROMPT" | "HUMAN_EVALUATION" | "GEVAL" | "DEEPEVAL" | "DETERMINISTIC" | null;
+            description: string | null;
+            /** @description non-null exactly when isCompatible is false */
+            incompatibilityReason: string | null;
+        };
+        /**
+         * InferenceResult
+         * @description A turn of a session (inference result): the user input and the agent output.
+         */
+        InferenceResult: {
+            id: string;
+            organizationId: string;
+            sessionId: string;
+            index: number;
+            input: string;
+            output: string | null;
+            retrievalContext: string[];
+            latencyMs: number | null;
+            usage: {
+                inputTokens: number;
+                outputTokens: number;
+                cacheReadInputTokens: number;
+            };
+            cost: number | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /**
+         * Span
+         * @description A step inside a turn (tool call, retrieval, model call…); the REST path keeps the old name, traces.
+         */
+        Span: {
+            /** @description starts with trace_ */
+            id: string;
+            organizationId: string;
+            sessionId: string;
+            inferenceResultId: string;
+            name: string;
+            /** @enum {string} */
+            type: "SPAN" | "GENERATION" | "EVENT" | "AGENT" | "TOOL" | "CHAIN" | "RETRIEVER" | "EVALUATOR" | "EMBEDDING" | "GUARDRAIL";
+            description: string | null;
+            inputData: {
+                [key: string]: unknown;
+            } | null;
+            outputData: {
+                [key: string]: unknown;
+            } | string | null;
+            error: string | null;
+            latencyMs: number | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description the parent span */
+            parentTraceId: string | null;
+            /** Format: date-time */
+            startTime: string | null;
+            /** Format: date-time */
+            endTime: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        Evaluation: {
+            /** @description an identifier (letters, digits, _ and -) */
+            id: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            organizationId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            sessionId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            inferenceResultId: string | null;
+            /** @description an identifier (letters, digits, _ and -) */
+            metricId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            metricGroupId: string;
+            /** @description the metric's name when the evaluation was created (a later rename of the metric does not change it) */
+            metricName: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            monitorId: string | null;
+            /** @enum {string} */
+            status: "PENDING" | "PENDING_HUMAN" | "SUCCESS" | "FAILED" | "SKIPPED";
+            score: number | null;
+            /** @description why the score: for deterministic metrics, what matched or was missing and where */
+            reason: string | null;
+            /** @description why the evaluation FAILED or was SKIPPED */
+            error: string | null;
+            creditsUsed: number;
+            humanScore: number | null;
+            humanReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            evaluatedAt: string | null;
+        };
+        Run: {
+            /** @description an identifier (letters, digits, _ and -) */
+            id: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            organizationId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            productId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            versionId: string;
+            userId: string;
+            name: string;
+            testIds: string[];
+            specificationIds: string[];
+            metricIds: string[];
+            /** @enum {string} */
+            status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
+            progress: {
+                total: number;
+                pending: number;
+                running: number;
+                completed: number;
+                failed: number;
+            };
+            metrics: {
+                /** @description an identifier (letters, digits, _ and -) */
+                metricId: string;
+                name: string;
+                evaluated: number;
+                failed: number;
+                skipped: number;
+                score: number | null;
+                confidenceInterval: {
+                    lower: number;
+                    upper: number;
+                } | null;
+            }[];
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+        };
+        /**
+         * Monitor
+         * @description Continuous scoring of sampled production sessions with a credit spend cap.
+         */
+        Monitor: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            name: string;
+            metricGroupIds: string[];
+            versionId: string | null;
+            userId: string;
+            samplingPercentage: number;
+            monthlyCreditCap: number | null;
+            filterQuery: string | null;
+            /** @enum {string|null} */
+            filterTarget: "INPUT" | "OUTPUT" | "EITHER" | null;
+            excludeQuery: string | null;
+            /** @enum {string|null} */
+            excludeTarget: "INPUT" | "OUTPUT" | "EITHER" | null;
+            /** @enum {string} */
+            status: "ACTIVE" | "PAUSED" | "CAPPED" | "NO_CREDITS" | "FAILING";
+            /**
+             * Format: date-time
+             * @description when a user last wrote the status
+             */
+            statusUserAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description present once deleted
+             */
+            deletedAt?: string;
+        };
+        /**
+         * MonitorResults
+         * @description A monitor's aggregated scores over the window: per family a daily series and a headline.
+         */
+        MonitorResults: {
+            monitorId: string;
+            range: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                bucketDays: number;
+            };
+            metrics: {
+                metricGroupId: string;
+                name: string;
+                headline: {
+                    scoredSessions: number;
+                    score: number | null;
+                    /** @description 95% interval; null below 30 scored sessions */
+                    confidenceInterval: {
+                        lower: number;
+                        upper: number;
+                    } | null;
+                    /** @description true below 30 scored sessions */
+                    collectingData: boolean;
+                };
+                buckets: {
+                    scoredSessions: number;
+                    score: number | null;
+                    /** @description 95% interval; null below 30 scored sessions */
+                    confidenceInterval: {
+                        lower: number;
+                        upper: number;
+                    } | null;
+                    /** @description true below 30 scored sessions */
+                    collectingData: boolean;
+                    /** Format: date-time */
+                    bucket: string;
+                }[];
+            }[];
+            worstMetric: {
+                scoredSessions: number;
+                score: number | null;
+                /** @description 95% interval; null below 30 scored sessions */
+                confidenceInterval: {
+                    lower: number;
+                    upper: number;
+                } | null;
+                /** @description true below 30 scored sessions */
+                collectingData: boolean;
+                metricGroupId: string;
+                name: string;
+            } | null;
+            markers: {
+                metricRevisions: {
+                    metricGroupId: string;
+                    name: string;
+                    metricId: string;
+                    /** Format: date-time */
+                    at: string;
+                }[];
+                samplingChanges: {
+                    /** Format: date-time */
+                    at: string;
+                    samplingPercentage: number;
+                }[];
+            };
+            spend: {
+                spentCredits: number;
+                pendingCredits: number;
+                capCredits: number | null;
+                /** Format: date-time */
+                cycleStart: string | null;
+            };
+            sessions: {
+                scored: {
+                    sessionId: string;
+                    /** Format: date-time */
+                    evaluatedAt: string;
+                    settledAtTurn: number | null;
+                    description: string;
+                }[];
+                waiting: {
+                    sessionId: string;
+                    /** Format: date-time */
+                    lastTurnAt: string;
+                    minutesSinceLastTurn: number;
+                    description: string;
+                }[];
+            };
+        };
+        PhoneConnection: {
+            id: string;
+            organizationId: string;
+            productId: string;
+            userId: string;
+            name: string;
+            phoneNumber: string;
+            agentSpeaksFirst: boolean;
+            createdAt: string;
+            deletedAt?: string;
+        };
+        /**
+         * BatchDeleted
+         * @description An all-or-nothing batch soft delete.
+         */
+        BatchDeleted: {
+            ids: string[];
+            /** Format: date-time */
+            deletedAt: string;
+        };
+        /**
+         * BuildInfo
+         * @description The API build.
+         */
+        BuildInfo: {
+            api: {
+                version: string;
+                commit: string;
+                buildDate: string;
+            };
+        };
+        /**
+         * BuildInfoServices
+         * @description The API build and the build of each downstream service; one that is down is `unreachable`.
+         */
+        BuildInfoServices: {
+            api: {
+                version: string;
+                commit: string;
+                buildDate: string;
+            };
+            services: {
+                name: string;
+                /** @enum {string} */
+                status: "ok" | "unreachable";
+                version: string;
+                commit: string;
+                buildDate: string;
+            }[];
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the number of matches of the list’s filters (the array holds at most `limit` of them) */
+        "X-Total-Count": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -782,20 +1916,81 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "name": "Acme",
+                     *       "plan": "PRO",
+                     *       "monthlyCredits": 1000,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "cycleStart": "2026-11-01T00:00:00.000Z",
+                     *       "spentCredits": 42,
+                     *       "pendingCredits": 2,
+                     *       "availableCredits": 956
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organization"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -811,6 +2006,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "plan": "ENTERPRISE",
+                 *       "monthlyCredits": 5000
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     plan?: "FREE" | "PRO" | "ENTERPRISE";
@@ -825,20 +2026,141 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "name": "Acme",
+                     *       "plan": "ENTERPRISE",
+                     *       "monthlyCredits": 5000,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "cycleStart": "2026-11-01T00:00:00.000Z",
+                     *       "spentCredits": 42,
+                     *       "pendingCredits": 2,
+                     *       "availableCredits": 4956
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organization"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the key is not an ADMIN key; or the organization belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "this route requires an ADMIN API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no organization with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "organization org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -862,25 +2184,87 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "key_01JDA1S6A8S0D2F4G6H8J0K2LZ",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "role": "MEMBER",
+                     *         "name": "ci",
+                     *         "last4": "x9Qa",
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -894,6 +2278,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -905,20 +2294,110 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01JDA1S6A8S0D2F4G6H8J0K2LZ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "role": "MEMBER",
+                     *       "name": "ci",
+                     *       "last4": "x9Qa",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "key": "evk_3kTq9ZpL0aXw7BvN2mYc8RdE5fGh1JsUx9Qa0b1c2d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "name is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -939,20 +2418,109 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01JDA1S6A8S0D2F4G6H8J0K2LZ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "role": "MEMBER",
+                     *       "name": "ci",
+                     *       "last4": "x9Qa",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the API key belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "API key key_01JDA1S6A8S0D2F4G6H8J0K2LZ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no API key with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "API key key_01JDA1S6A8S0D2F4G6H8J0K2LZ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -973,20 +2541,105 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01JDA1S6A8S0D2F4G6H8J0K2LZ",
+                     *       "revokedAt": "2026-11-20T09:16:30.250Z",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokedApiKey"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the API key belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "API key key_01JDA1S6A8S0D2F4G6H8J0K2LZ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no API key with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "API key key_01JDA1S6A8S0D2F4G6H8J0K2LZ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1009,25 +2662,98 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "Support bot",
+                     *         "description": "Answers billing questions for Acme customers",
+                     *         "capabilities": [
+                     *           "explains an invoice line by line"
+                     *         ],
+                     *         "inabilities": [
+                     *           "cannot issue refunds"
+                     *         ],
+                     *         "securityBoundaries": [
+                     *           "never reveals another customer’s data"
+                     *         ],
+                     *         "policies": [
+                     *           "answers in the customer’s language"
+                     *         ],
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Product"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1041,6 +2767,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support bot",
+                 *       "description": "Answers billing questions for Acme customers",
+                 *       "capabilities": [
+                 *         "explains an invoice line by line"
+                 *       ],
+                 *       "inabilities": [
+                 *         "cannot issue refunds"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     description?: string;
@@ -1057,20 +2795,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "Support bot",
+                     *       "description": "Answers billing questions for Acme customers",
+                     *       "capabilities": [
+                     *         "explains an invoice line by line"
+                     *       ],
+                     *       "inabilities": [
+                     *         "cannot issue refunds"
+                     *       ],
+                     *       "securityBoundaries": [
+                     *         "never reveals another customer’s data"
+                     *       ],
+                     *       "policies": [
+                     *         "answers in the customer’s language"
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "name is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1091,20 +2929,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "Support bot",
+                     *       "description": "Answers billing questions for Acme customers",
+                     *       "capabilities": [
+                     *         "explains an invoice line by line"
+                     *       ],
+                     *       "inabilities": [
+                     *         "cannot issue refunds"
+                     *       ],
+                     *       "securityBoundaries": [
+                     *         "never reveals another customer’s data"
+                     *       ],
+                     *       "policies": [
+                     *         "answers in the customer’s language"
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the product belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "product prod_01JDA1B2C3D4E5F6G7H8J9K0MN belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no product with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "product prod_01JDA1B2C3D4E5F6G7H8J9K0MN not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1125,20 +3063,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the product belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "product prod_01JDA1B2C3D4E5F6G7H8J9K0MN belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no product with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "product prod_01JDA1B2C3D4E5F6G7H8J9K0MN not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1154,6 +3176,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Answers billing and plan questions"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     description?: string;
@@ -1170,20 +3197,150 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "Support bot",
+                     *       "description": "Answers billing and plan questions",
+                     *       "capabilities": [
+                     *         "explains an invoice line by line"
+                     *       ],
+                     *       "inabilities": [
+                     *         "cannot issue refunds"
+                     *       ],
+                     *       "securityBoundaries": [
+                     *         "never reveals another customer’s data"
+                     *       ],
+                     *       "policies": [
+                     *         "answers in the customer’s language"
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the product belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "product prod_01JDA1B2C3D4E5F6G7H8J9K0MN belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no product with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "product prod_01JDA1B2C3D4E5F6G7H8J9K0MN not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1207,25 +3364,92 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "v1",
+                     *         "description": "first release",
+                     *         "modelId": "gpt-4o-mini",
+                     *         "systemPrompt": "You are Acme’s billing assistant.",
+                     *         "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *         "initializationEndpointConnectionId": null,
+                     *         "finalizationEndpointConnectionId": null,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Version"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1239,6 +3463,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "name": "v1",
+                 *       "modelId": "gpt-4o-mini",
+                 *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     productId: string;
@@ -1261,20 +3493,129 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "v1",
+                     *       "description": "first release",
+                     *       "modelId": "gpt-4o-mini",
+                     *       "systemPrompt": "You are Acme’s billing assistant.",
+                     *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "initializationEndpointConnectionId": null,
+                     *       "finalizationEndpointConnectionId": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Version"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a version of that name already exists in the product */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "a version of that name already exists in the product"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1295,20 +3636,114 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "v1",
+                     *       "description": "first release",
+                     *       "modelId": "gpt-4o-mini",
+                     *       "systemPrompt": "You are Acme’s billing assistant.",
+                     *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "initializationEndpointConnectionId": null,
+                     *       "finalizationEndpointConnectionId": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Version"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the version belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "version ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no version with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "version ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1329,20 +3764,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the version belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "version ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no version with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "version ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1358,6 +3877,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "systemPrompt": "You are Acme’s billing assistant. Be brief."
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     description?: string;
@@ -1379,20 +3903,159 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "v1",
+                     *       "description": "first release",
+                     *       "modelId": "gpt-4o-mini",
+                     *       "systemPrompt": "You are Acme’s billing assistant. Be brief.",
+                     *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "initializationEndpointConnectionId": null,
+                     *       "finalizationEndpointConnectionId": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Version"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the version belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "version ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no version with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "version ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a version of that name already exists in the product */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "a version of that name already exists in the product"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1420,25 +4083,113 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "chat",
+                     *         "url": "https://agent.example.com/chat",
+                     *         "httpMethod": "POST",
+                     *         "authType": "BEARER",
+                     *         "hasAuthToken": true,
+                     *         "username": null,
+                     *         "hasPassword": false,
+                     *         "headers": {
+                     *           "X-Tenant": "acme"
+                     *         },
+                     *         "inputTemplate": "{\"message\": \"{{ input.user_message }}\"}",
+                     *         "outputMapping": {
+                     *           "output": "$.reply"
+                     *         },
+                     *         "inputSchema": null,
+                     *         "type": "CONVERSATION",
+                     *         "timeout": 15,
+                     *         "rateLimit": 60,
+                     *         "retryEnabled": true,
+                     *         "retryMaxAttempts": 3,
+                     *         "retryInitialDelayMs": 500,
+                     *         "retryBackoffStrategy": "EXPONENTIAL",
+                     *         "retryMaxDelayMs": 10000,
+                     *         "retryableStatusCodes": [
+                     *           429,
+                     *           502,
+                     *           503
+                     *         ],
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["EndpointConnection"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1452,6 +4203,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "name": "chat",
+                 *       "url": "https://agent.example.com/chat",
+                 *       "type": "CONVERSATION",
+                 *       "authType": "BEARER",
+                 *       "authToken": "sk-agent-secret",
+                 *       "inputTemplate": "{\"message\": \"{{ input.user_message }}\"}",
+                 *       "outputMapping": {
+                 *         "output": "$.reply"
+                 *       },
+                 *       "retryEnabled": true,
+                 *       "retryMaxAttempts": 3
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     productId: string;
@@ -1492,20 +4259,135 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "chat",
+                     *       "url": "https://agent.example.com/chat",
+                     *       "httpMethod": "POST",
+                     *       "authType": "BEARER",
+                     *       "hasAuthToken": true,
+                     *       "username": null,
+                     *       "hasPassword": false,
+                     *       "headers": {
+                     *         "X-Tenant": "acme"
+                     *       },
+                     *       "inputTemplate": "{\"message\": \"{{ input.user_message }}\"}",
+                     *       "outputMapping": {
+                     *         "output": "$.reply"
+                     *       },
+                     *       "inputSchema": null,
+                     *       "type": "CONVERSATION",
+                     *       "timeout": 15,
+                     *       "rateLimit": 60,
+                     *       "retryEnabled": true,
+                     *       "retryMaxAttempts": 3,
+                     *       "retryInitialDelayMs": 500,
+                     *       "retryBackoffStrategy": "EXPONENTIAL",
+                     *       "retryMaxDelayMs": 10000,
+                     *       "retryableStatusCodes": [
+                     *         429,
+                     *         502,
+                     *         503
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EndpointConnection"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1526,20 +4408,135 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "chat",
+                     *       "url": "https://agent.example.com/chat",
+                     *       "httpMethod": "POST",
+                     *       "authType": "BEARER",
+                     *       "hasAuthToken": true,
+                     *       "username": null,
+                     *       "hasPassword": false,
+                     *       "headers": {
+                     *         "X-Tenant": "acme"
+                     *       },
+                     *       "inputTemplate": "{\"message\": \"{{ input.user_message }}\"}",
+                     *       "outputMapping": {
+                     *         "output": "$.reply"
+                     *       },
+                     *       "inputSchema": null,
+                     *       "type": "CONVERSATION",
+                     *       "timeout": 15,
+                     *       "rateLimit": 60,
+                     *       "retryEnabled": true,
+                     *       "retryMaxAttempts": 3,
+                     *       "retryInitialDelayMs": 500,
+                     *       "retryBackoffStrategy": "EXPONENTIAL",
+                     *       "retryMaxDelayMs": 10000,
+                     *       "retryableStatusCodes": [
+                     *         429,
+                     *         502,
+                     *         503
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EndpointConnection"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the endpoint connection belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "endpoint connection econ_01JDA1D8K2J4H6G8F0D2S4A6PQ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no endpoint connection with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "endpoint connection econ_01JDA1D8K2J4H6G8F0D2S4A6PQ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1560,20 +4557,119 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the endpoint connection belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "endpoint connection econ_01JDA1D8K2J4H6G8F0D2S4A6PQ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no endpoint connection with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "endpoint connection econ_01JDA1D8K2J4H6G8F0D2S4A6PQ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a version uses the connection */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "a version uses the connection"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1589,6 +4685,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeout": 30
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     url?: string;
@@ -1628,20 +4729,180 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "chat",
+                     *       "url": "https://agent.example.com/chat",
+                     *       "httpMethod": "POST",
+                     *       "authType": "BEARER",
+                     *       "hasAuthToken": true,
+                     *       "username": null,
+                     *       "hasPassword": false,
+                     *       "headers": {
+                     *         "X-Tenant": "acme"
+                     *       },
+                     *       "inputTemplate": "{\"message\": \"{{ input.user_message }}\"}",
+                     *       "outputMapping": {
+                     *         "output": "$.reply"
+                     *       },
+                     *       "inputSchema": null,
+                     *       "type": "CONVERSATION",
+                     *       "timeout": 30,
+                     *       "rateLimit": 60,
+                     *       "retryEnabled": true,
+                     *       "retryMaxAttempts": 3,
+                     *       "retryInitialDelayMs": 500,
+                     *       "retryBackoffStrategy": "EXPONENTIAL",
+                     *       "retryMaxDelayMs": 10000,
+                     *       "retryableStatusCodes": [
+                     *         429,
+                     *         502,
+                     *         503
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EndpointConnection"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the endpoint connection belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "endpoint connection econ_01JDA1D8K2J4H6G8F0D2S4A6PQ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no endpoint connection with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "endpoint connection econ_01JDA1D8K2J4H6G8F0D2S4A6PQ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a version uses the connection in a way the change would break */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "a version uses the connection in a way the change would break"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1657,6 +4918,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "input": {
+                 *         "user_message": "Why was I charged twice?"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     input: {
                         user_message: string;
@@ -1676,20 +4944,154 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "method": "POST",
+                     *         "url": "https://agent.example.com/chat",
+                     *         "headers": {
+                     *           "authorization": "***",
+                     *           "content-type": "application/json"
+                     *         },
+                     *         "body": "{\"message\": \"Why was I charged twice?\"}"
+                     *       },
+                     *       "response": {
+                     *         "status": 200,
+                     *         "headers": {
+                     *           "content-type": "application/json"
+                     *         },
+                     *         "body": "{\"reply\":\"One charge is a pending authorisation.\"}"
+                     *       },
+                     *       "extracted": {
+                     *         "output": "One charge is a pending authorisation."
+                     *       },
+                     *       "attempts": 1,
+                     *       "latencyMs": 412,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EndpointConnectionTestResult"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "input is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the endpoint connection belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "endpoint connection id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no endpoint connection with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "endpoint connection id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1723,25 +5125,107 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *         "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *         "parentMetricId": null,
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "politeness",
+                     *         "evaluationParams": [
+                     *           "input",
+                     *           "actual_output"
+                     *         ],
+                     *         "source": "PARTIAL_PROMPT",
+                     *         "judgePrompt": "Score 1 when the answer is polite, 0 when it is rude.",
+                     *         "tags": [
+                     *           "tone"
+                     *         ],
+                     *         "description": "Is the agent polite?",
+                     *         "documentationUrl": null,
+                     *         "evaluatorModelName": "gpt-4o-mini",
+                     *         "areEvalParamsTop": false,
+                     *         "isBeingOptimized": false,
+                     *         "specificationIds": [
+                     *           "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *         ],
+                     *         "userGroupIds": [],
+                     *         "createdAt": "2026-11-20T09:15:00.000Z",
+                     *         "legacyAt": null,
+                     *         "disabledAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Metric"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1755,6 +5239,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "politeness",
+                 *       "source": "PARTIAL_PROMPT",
+                 *       "evaluationParams": [
+                 *         "input",
+                 *         "actual_output"
+                 *       ],
+                 *       "judgePrompt": "Score 1 when the answer is polite, 0 when it is rude.",
+                 *       "evaluatorModelName": "gpt-4o-mini",
+                 *       "tags": [
+                 *         "tone"
+                 *       ],
+                 *       "specificationIds": [
+                 *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
@@ -1782,20 +5284,129 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "parentMetricId": null,
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "politeness",
+                     *       "evaluationParams": [
+                     *         "input",
+                     *         "actual_output"
+                     *       ],
+                     *       "source": "PARTIAL_PROMPT",
+                     *       "judgePrompt": "Score 1 when the answer is polite, 0 when it is rude.",
+                     *       "tags": [
+                     *         "tone"
+                     *       ],
+                     *       "description": "Is the agent polite?",
+                     *       "documentationUrl": null,
+                     *       "evaluatorModelName": "gpt-4o-mini",
+                     *       "areEvalParamsTop": false,
+                     *       "isBeingOptimized": false,
+                     *       "specificationIds": [
+                     *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *       ],
+                     *       "userGroupIds": [],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "legacyAt": null,
+                     *       "disabledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Metric"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "name is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1816,20 +5427,129 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "parentMetricId": null,
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "politeness",
+                     *       "evaluationParams": [
+                     *         "input",
+                     *         "actual_output"
+                     *       ],
+                     *       "source": "PARTIAL_PROMPT",
+                     *       "judgePrompt": "Score 1 when the answer is polite, 0 when it is rude.",
+                     *       "tags": [
+                     *         "tone"
+                     *       ],
+                     *       "description": "Is the agent polite?",
+                     *       "documentationUrl": null,
+                     *       "evaluatorModelName": "gpt-4o-mini",
+                     *       "areEvalParamsTop": false,
+                     *       "isBeingOptimized": false,
+                     *       "specificationIds": [
+                     *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *       ],
+                     *       "userGroupIds": [],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "legacyAt": null,
+                     *       "disabledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Metric"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metric belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no metric with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1850,20 +5570,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metric belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no metric with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1879,6 +5683,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tags": [
+                 *         "tone",
+                 *         "support"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     description?: string;
@@ -1903,20 +5715,160 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "parentMetricId": null,
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "politeness",
+                     *       "evaluationParams": [
+                     *         "input",
+                     *         "actual_output"
+                     *       ],
+                     *       "source": "PARTIAL_PROMPT",
+                     *       "judgePrompt": "Score 1 when the answer is polite, 0 when it is rude.",
+                     *       "tags": [
+                     *         "tone",
+                     *         "support"
+                     *       ],
+                     *       "description": "Is the agent polite?",
+                     *       "documentationUrl": null,
+                     *       "evaluatorModelName": "gpt-4o-mini",
+                     *       "areEvalParamsTop": false,
+                     *       "isBeingOptimized": false,
+                     *       "specificationIds": [
+                     *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *       ],
+                     *       "userGroupIds": [],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "legacyAt": null,
+                     *       "disabledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Metric"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metric belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no metric with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1930,25 +5882,88 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "gpt-4o-mini",
+                     *         "provider": "openai",
+                     *         "providerModelId": "gpt-4o-mini-2024-07-18",
+                     *         "creditsPerEvaluation": 1,
+                     *         "unselectableAt": null,
+                     *         "disabledAt": null,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z",
+                     *         "updatedAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["EvaluatorModel"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1964,6 +5979,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "openai",
+                 *       "providerModelId": "gpt-4o-mini-2024-07-18",
+                 *       "creditsPerEvaluation": 1
+                 *     }
+                 */
                 "application/json": {
                     provider: string;
                     providerModelId?: string;
@@ -1981,20 +6003,146 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "gpt-4o-mini",
+                     *       "provider": "openai",
+                     *       "providerModelId": "gpt-4o-mini-2024-07-18",
+                     *       "creditsPerEvaluation": 1,
+                     *       "unselectableAt": null,
+                     *       "disabledAt": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "updatedAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvaluatorModel"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description the model is new */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "name": "gpt-4o-mini",
+                     *       "provider": "openai",
+                     *       "providerModelId": "gpt-4o-mini-2024-07-18",
+                     *       "creditsPerEvaluation": 1,
+                     *       "unselectableAt": null,
+                     *       "disabledAt": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "updatedAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvaluatorModel"];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "provider is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the key is not an ADMIN key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "this route requires an ADMIN API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2020,25 +6168,92 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "description": "explains an invoice line by line",
+                     *         "type": "CAPABILITY",
+                     *         "testType": null,
+                     *         "testVariant": null,
+                     *         "metricIds": [
+                     *           "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *         ],
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Specification"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2052,6 +6267,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "description": "explains an invoice line by line",
+                 *       "type": "CAPABILITY"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     productId: string;
@@ -2070,20 +6292,112 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "description": "explains an invoice line by line",
+                     *       "type": "CAPABILITY",
+                     *       "testType": null,
+                     *       "testVariant": null,
+                     *       "metricIds": [],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Specification"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2104,20 +6418,114 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "description": "explains an invoice line by line",
+                     *       "type": "CAPABILITY",
+                     *       "testType": null,
+                     *       "testVariant": null,
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Specification"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the specification belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "specification spec_01JDA1F6G8H0J2K4L6Z8X0C2VB belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no specification with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "specification spec_01JDA1F6G8H0J2K4L6Z8X0C2VB not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2138,20 +6546,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the specification belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "specification spec_01JDA1F6G8H0J2K4L6Z8X0C2VB belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no specification with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "specification spec_01JDA1F6G8H0J2K4L6Z8X0C2VB not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2167,6 +6659,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "explains every invoice line"
+                 *     }
+                 */
                 "application/json": {
                     description?: string;
                     /** @enum {string} */
@@ -2185,20 +6682,144 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "description": "explains every invoice line",
+                     *       "type": "CAPABILITY",
+                     *       "testType": null,
+                     *       "testVariant": null,
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Specification"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the specification belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "specification spec_01JDA1F6G8H0J2K4L6Z8X0C2VB belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no specification with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "specification spec_01JDA1F6G8H0J2K4L6Z8X0C2VB not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2214,25 +6835,137 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *         "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *         "parentMetricId": null,
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "politeness",
+                     *         "evaluationParams": [
+                     *           "input",
+                     *           "actual_output"
+                     *         ],
+                     *         "source": "PARTIAL_PROMPT",
+                     *         "judgePrompt": "Score 1 when the answer is polite, 0 when it is rude.",
+                     *         "tags": [
+                     *           "tone"
+                     *         ],
+                     *         "description": "Is the agent polite?",
+                     *         "documentationUrl": null,
+                     *         "evaluatorModelName": "gpt-4o-mini",
+                     *         "areEvalParamsTop": false,
+                     *         "isBeingOptimized": false,
+                     *         "specificationIds": [
+                     *           "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *         ],
+                     *         "userGroupIds": [],
+                     *         "createdAt": "2026-11-20T09:15:00.000Z",
+                     *         "legacyAt": null,
+                     *         "disabledAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Metric"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the specification belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "specification id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no specification with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "specification id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2248,6 +6981,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "metricIds": [
+                 *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     metricIds: string[];
                 };
@@ -2259,20 +6999,136 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MetricLinks"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "metricIds is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the specification belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "specification id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no specification with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "specification id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2288,6 +7144,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "metricIds": [
+                 *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     metricIds: string[];
                 };
@@ -2299,20 +7162,134 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "metricIds": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MetricLinks"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "metricIds is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the specification belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "specification id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no specification with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "specification id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2344,25 +7321,109 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "billing questions",
+                     *         "type": "QUALITY",
+                     *         "models": [],
+                     *         "groundTruthUri": null,
+                     *         "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *         "error": null,
+                     *         "status": "SUCCESS",
+                     *         "fewShot": null,
+                     *         "languageCode": "en-US",
+                     *         "backgroundNoiseProfile": null,
+                     *         "backgroundNoiseLevel": null,
+                     *         "variants": [],
+                     *         "customVariantDescription": null,
+                     *         "strategies": [],
+                     *         "customUserPersona": null,
+                     *         "maxTestCases": null,
+                     *         "sourceTestId": null,
+                     *         "dataCatalogUri": null,
+                     *         "metadata": {
+                     *           "owner": "billing-team"
+                     *         },
+                     *         "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *         "isExtendable": false,
+                     *         "testCaseCount": 2,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Test"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2376,6 +7437,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "name": "billing questions",
+                 *       "type": "QUALITY",
+                 *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                 *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                 *       "metadata": {
+                 *         "owner": "billing-team"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     productId: string;
@@ -2411,20 +7484,146 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "billing questions",
+                     *       "type": "QUALITY",
+                     *       "models": [],
+                     *       "groundTruthUri": null,
+                     *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "error": null,
+                     *       "status": "SUCCESS",
+                     *       "fewShot": null,
+                     *       "languageCode": "en-US",
+                     *       "backgroundNoiseProfile": null,
+                     *       "backgroundNoiseLevel": null,
+                     *       "variants": [],
+                     *       "customVariantDescription": null,
+                     *       "strategies": [],
+                     *       "customUserPersona": null,
+                     *       "maxTestCases": null,
+                     *       "sourceTestId": null,
+                     *       "dataCatalogUri": null,
+                     *       "metadata": {
+                     *         "owner": "billing-team"
+                     *       },
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "isExtendable": false,
+                     *       "testCaseCount": 2,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Test"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a storage URI names an object outside the organization’s storage */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "a storage URI names an object outside the organization’s storage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2445,20 +7644,131 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "billing questions",
+                     *       "type": "QUALITY",
+                     *       "models": [],
+                     *       "groundTruthUri": null,
+                     *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "error": null,
+                     *       "status": "SUCCESS",
+                     *       "fewShot": null,
+                     *       "languageCode": "en-US",
+                     *       "backgroundNoiseProfile": null,
+                     *       "backgroundNoiseLevel": null,
+                     *       "variants": [],
+                     *       "customVariantDescription": null,
+                     *       "strategies": [],
+                     *       "customUserPersona": null,
+                     *       "maxTestCases": null,
+                     *       "sourceTestId": null,
+                     *       "dataCatalogUri": null,
+                     *       "metadata": {
+                     *         "owner": "billing-team"
+                     *       },
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "isExtendable": false,
+                     *       "testCaseCount": 2,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Test"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2479,20 +7789,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2508,6 +7902,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "billing questions (October)"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     metadata?: Record<string, never>;
@@ -2520,20 +7919,161 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "billing questions (October)",
+                     *       "type": "QUALITY",
+                     *       "models": [],
+                     *       "groundTruthUri": null,
+                     *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "error": null,
+                     *       "status": "SUCCESS",
+                     *       "fewShot": null,
+                     *       "languageCode": "en-US",
+                     *       "backgroundNoiseProfile": null,
+                     *       "backgroundNoiseLevel": null,
+                     *       "variants": [],
+                     *       "customVariantDescription": null,
+                     *       "strategies": [],
+                     *       "customUserPersona": null,
+                     *       "maxTestCases": null,
+                     *       "sourceTestId": null,
+                     *       "dataCatalogUri": null,
+                     *       "metadata": {
+                     *         "owner": "billing-team"
+                     *       },
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "isExtendable": false,
+                     *       "testCaseCount": 2,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Test"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2557,25 +8097,98 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "tcase_01JDA1H2O4P6A8S0D2F4G6H8JK",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *         "index": 0,
+                     *         "input": "Why was I charged twice in October?",
+                     *         "expectedOutput": "One of the two charges is a pending authorisation that will drop off.",
+                     *         "expectedTools": [],
+                     *         "context": null,
+                     *         "variant": null,
+                     *         "strategy": null,
+                     *         "languageCode": null,
+                     *         "goal": null,
+                     *         "userPersona": null,
+                     *         "scenario": null,
+                     *         "stoppingCriterias": [],
+                     *         "maxIterations": null,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["TestCase"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "testIds is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2589,6 +8202,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                 *       "input": "Why was I charged twice in October?",
+                 *       "expectedOutput": "One of the two charges is a pending authorisation that will drop off."
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     testId: string;
@@ -2613,20 +8233,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tcase_01JDA1H2O4P6A8S0D2F4G6H8JK",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "index": 0,
+                     *       "input": "Why was I charged twice in October?",
+                     *       "expectedOutput": "One of the two charges is a pending authorisation that will drop off.",
+                     *       "expectedTools": [],
+                     *       "context": null,
+                     *       "variant": null,
+                     *       "strategy": null,
+                     *       "languageCode": null,
+                     *       "goal": null,
+                     *       "userPersona": null,
+                     *       "scenario": null,
+                     *       "stoppingCriterias": [],
+                     *       "maxIterations": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestCase"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "testId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2647,20 +8367,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tcase_01JDA1H2O4P6A8S0D2F4G6H8JK",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "index": 0,
+                     *       "input": "Why was I charged twice in October?",
+                     *       "expectedOutput": "One of the two charges is a pending authorisation that will drop off.",
+                     *       "expectedTools": [],
+                     *       "context": null,
+                     *       "variant": null,
+                     *       "strategy": null,
+                     *       "languageCode": null,
+                     *       "goal": null,
+                     *       "userPersona": null,
+                     *       "scenario": null,
+                     *       "stoppingCriterias": [],
+                     *       "maxIterations": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestCase"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test case belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test case tcase_01JDA1H2O4P6A8S0D2F4G6H8JK belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test case with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test case tcase_01JDA1H2O4P6A8S0D2F4G6H8JK not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2681,20 +8501,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tcase_01JDA1H2O4P6A8S0D2F4G6H8JK",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test case belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test case tcase_01JDA1H2O4P6A8S0D2F4G6H8JK belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test case with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test case tcase_01JDA1H2O4P6A8S0D2F4G6H8JK not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2716,20 +8620,76 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…",
+                     *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "key": "orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "expiresInSeconds": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StorageUpload"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "fileName is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2750,20 +8710,105 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…",
+                     *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "expiresInSeconds": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StorageDownload"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "uri is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the URI names an object outside the organization’s storage */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "the URI names an object outside the organization’s storage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no object at the URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "no object at the URI"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2793,25 +8838,116 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "customId": "ticket-4711",
+                     *         "testId": null,
+                     *         "testCaseId": null,
+                     *         "context": null,
+                     *         "stoppingReason": null,
+                     *         "recordingUri": null,
+                     *         "error": null,
+                     *         "status": "PENDING",
+                     *         "isProduction": true,
+                     *         "metadata": {
+                     *           "channel": "web"
+                     *         },
+                     *         "turnCount": 1,
+                     *         "lastTurnAt": "2026-11-20T09:16:30.250Z",
+                     *         "closedAt": null,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Session"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `runIds` names another organization’s run */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`runIds` names another organization’s run"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2825,6 +8961,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                 *       "customId": "ticket-4711",
+                 *       "metadata": {
+                 *         "channel": "web"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     versionId: string;
@@ -2842,20 +8987,123 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "customId": "ticket-4711",
+                     *       "testId": null,
+                     *       "testCaseId": null,
+                     *       "context": null,
+                     *       "stoppingReason": null,
+                     *       "recordingUri": null,
+                     *       "error": null,
+                     *       "status": "PENDING",
+                     *       "isProduction": true,
+                     *       "metadata": {
+                     *         "channel": "web"
+                     *       },
+                     *       "turnCount": 0,
+                     *       "lastTurnAt": null,
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "versionId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2876,20 +9124,123 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "customId": "ticket-4711",
+                     *       "testId": null,
+                     *       "testCaseId": null,
+                     *       "context": null,
+                     *       "stoppingReason": null,
+                     *       "recordingUri": null,
+                     *       "error": null,
+                     *       "status": "PENDING",
+                     *       "isProduction": true,
+                     *       "metadata": {
+                     *         "channel": "web"
+                     *       },
+                     *       "turnCount": 1,
+                     *       "lastTurnAt": "2026-11-20T09:16:30.250Z",
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the session belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no session with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2910,20 +9261,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the session belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no session with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2939,6 +9374,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "COMPLETED",
+                 *       "stoppingReason": "resolved"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status?: "COMPLETED" | "FAILED";
@@ -2957,20 +9398,153 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "customId": "ticket-4711",
+                     *       "testId": null,
+                     *       "testCaseId": null,
+                     *       "context": null,
+                     *       "stoppingReason": "resolved",
+                     *       "recordingUri": null,
+                     *       "error": null,
+                     *       "status": "COMPLETED",
+                     *       "isProduction": true,
+                     *       "metadata": {
+                     *         "channel": "web"
+                     *       },
+                     *       "turnCount": 1,
+                     *       "lastTurnAt": "2026-11-20T09:16:30.250Z",
+                     *       "closedAt": "2026-11-20T09:16:30.250Z",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the session belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no session with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2993,20 +9567,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *         "name": "politeness",
+                     *         "isCompatible": true,
+                     *         "relevance": "linked",
+                     *         "source": "PARTIAL_PROMPT",
+                     *         "description": "Is the agent polite?",
+                     *         "incompatibilityReason": null
+                     *       },
+                     *       {
+                     *         "id": "met_answer_relevancy",
+                     *         "name": "answer_relevancy",
+                     *         "isCompatible": false,
+                     *         "relevance": "none",
+                     *         "source": "DEEPEVAL",
+                     *         "description": null,
+                     *         "incompatibilityReason": "needs expected_output, which the session has no test case for"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MetricCompatibilityEntry"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the session belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "session id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no session with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "session id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3024,25 +9698,97 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "index": 0,
+                     *         "input": "Why was I charged twice in October?",
+                     *         "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                     *         "retrievalContext": [
+                     *           "Pending authorisations are released after 3 business days."
+                     *         ],
+                     *         "latencyMs": 840,
+                     *         "usage": {
+                     *           "inputTokens": 412,
+                     *           "outputTokens": 38,
+                     *           "cacheReadInputTokens": 0
+                     *         },
+                     *         "cost": 0.00021,
+                     *         "createdAt": "2026-11-20T09:16:30.250Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["InferenceResult"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "sessionIds is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3056,6 +9802,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                 *       "input": "Why was I charged twice in October?",
+                 *       "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                 *       "retrievalContext": [
+                 *         "Pending authorisations are released after 3 business days."
+                 *       ],
+                 *       "latencyMs": 840
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     sessionId: string;
@@ -3078,20 +9835,134 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "index": 0,
+                     *       "input": "Why was I charged twice in October?",
+                     *       "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                     *       "retrievalContext": [
+                     *         "Pending authorisations are released after 3 business days."
+                     *       ],
+                     *       "latencyMs": 840,
+                     *       "usage": {
+                     *         "inputTokens": 412,
+                     *         "outputTokens": 38,
+                     *         "cacheReadInputTokens": 0
+                     *       },
+                     *       "cost": 0.00021,
+                     *       "createdAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InferenceResult"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "sessionId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many concurrent writers on the session; retry */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "too many concurrent writers on the session; retry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3105,6 +9976,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Why was I charged twice in October?"
+                 *         },
+                 *         {
+                 *           "role": "assistant",
+                 *           "content": "One of the two charges is a pending authorisation; it will drop off within 3 days."
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     sessionId: string;
@@ -3123,20 +10009,134 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "index": 0,
+                     *         "input": "Why was I charged twice in October?",
+                     *         "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                     *         "retrievalContext": [],
+                     *         "latencyMs": null,
+                     *         "usage": {
+                     *           "inputTokens": 0,
+                     *           "outputTokens": 0,
+                     *           "cacheReadInputTokens": 0
+                     *         },
+                     *         "cost": null,
+                     *         "createdAt": "2026-11-20T09:16:30.250Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["InferenceResult"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "sessionId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many concurrent writers on the session; retry */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "too many concurrent writers on the session; retry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3157,20 +10157,119 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "index": 0,
+                     *       "input": "Why was I charged twice in October?",
+                     *       "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                     *       "retrievalContext": [
+                     *         "Pending authorisations are released after 3 business days."
+                     *       ],
+                     *       "latencyMs": 840,
+                     *       "usage": {
+                     *         "inputTokens": 412,
+                     *         "outputTokens": 38,
+                     *         "cacheReadInputTokens": 0
+                     *       },
+                     *       "cost": 0.00021,
+                     *       "createdAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InferenceResult"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the inference result belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "inference result inf_01JDA1K8E0R2T4Y6U8I0O2P4AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no inference result with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "inference result inf_01JDA1K8E0R2T4Y6U8I0O2P4AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3186,6 +10285,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                 *       "latencyMs": 840
+                 *     }
+                 */
                 "application/json": {
                     output?: string | null;
                     retrievalContext?: string[];
@@ -3205,20 +10310,164 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "index": 0,
+                     *       "input": "Why was I charged twice in October?",
+                     *       "output": "One of the two charges is a pending authorisation; it will drop off within 3 days.",
+                     *       "retrievalContext": [
+                     *         "Pending authorisations are released after 3 business days."
+                     *       ],
+                     *       "latencyMs": 840,
+                     *       "usage": {
+                     *         "inputTokens": 412,
+                     *         "outputTokens": 38,
+                     *         "cacheReadInputTokens": 0
+                     *       },
+                     *       "cost": 0.00021,
+                     *       "createdAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InferenceResult"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the inference result belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "inference result inf_01JDA1K8E0R2T4Y6U8I0O2P4AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no inference result with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "inference result inf_01JDA1K8E0R2T4Y6U8I0O2P4AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the turn changed while the request ran; retry */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the turn changed while the request ran; retry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3241,25 +10490,98 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "trace_01JDA1M1D3F5G7H9J1K3L5Z7XC",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "inferenceResultId": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *         "name": "search_billing_docs",
+                     *         "type": "RETRIEVER",
+                     *         "description": null,
+                     *         "inputData": {
+                     *           "query": "charged twice"
+                     *         },
+                     *         "outputData": "Pending authorisations are released after 3 business days.",
+                     *         "error": null,
+                     *         "latencyMs": 120,
+                     *         "metadata": {},
+                     *         "parentTraceId": null,
+                     *         "startTime": "2026-11-20T09:15:00.000Z",
+                     *         "endTime": "2026-11-20T09:15:00.120Z",
+                     *         "createdAt": "2026-11-20T09:16:30.250Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Span"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3273,6 +10595,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inferenceResultId": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                 *       "name": "search_billing_docs",
+                 *       "type": "RETRIEVER",
+                 *       "inputData": {
+                 *         "query": "charged twice"
+                 *       },
+                 *       "outputData": "Pending authorisations are released after 3 business days.",
+                 *       "startTime": "2026-11-20T09:15:00.000Z",
+                 *       "endTime": "2026-11-20T09:15:00.120Z",
+                 *       "latencyMs": 120
+                 *     }
+                 */
                 "application/json": {
                     /** @description an id starting with 'trace_' */
                     id?: string;
@@ -3302,20 +10638,135 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "trace_01JDA1M1D3F5G7H9J1K3L5Z7XC",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "inferenceResultId": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *       "name": "search_billing_docs",
+                     *       "type": "RETRIEVER",
+                     *       "description": null,
+                     *       "inputData": {
+                     *         "query": "charged twice"
+                     *       },
+                     *       "outputData": "Pending authorisations are released after 3 business days.",
+                     *       "error": null,
+                     *       "latencyMs": 120,
+                     *       "metadata": {},
+                     *       "parentTraceId": null,
+                     *       "startTime": "2026-11-20T09:15:00.000Z",
+                     *       "endTime": "2026-11-20T09:15:00.120Z",
+                     *       "createdAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Span"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "inferenceResultId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a span with that id already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "a span with that id already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3329,6 +10780,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spans": [
+                 *         {
+                 *           "inferenceResultId": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                 *           "name": "search_billing_docs",
+                 *           "type": "RETRIEVER",
+                 *           "outputData": "Pending authorisations are released after 3 business days."
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     spans: {
                         /** @description an id starting with 'trace_' */
@@ -3360,20 +10823,137 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "trace_01JDA1M1D3F5G7H9J1K3L5Z7XC",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "inferenceResultId": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *         "name": "search_billing_docs",
+                     *         "type": "RETRIEVER",
+                     *         "description": null,
+                     *         "inputData": {
+                     *           "query": "charged twice"
+                     *         },
+                     *         "outputData": "Pending authorisations are released after 3 business days.",
+                     *         "error": null,
+                     *         "latencyMs": 120,
+                     *         "metadata": {},
+                     *         "parentTraceId": null,
+                     *         "startTime": "2026-11-20T09:15:00.000Z",
+                     *         "endTime": "2026-11-20T09:15:00.120Z",
+                     *         "createdAt": "2026-11-20T09:16:30.250Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Span"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "spans is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a span with one of the ids already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "a span with one of the ids already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3394,20 +10974,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "trace_01JDA1M1D3F5G7H9J1K3L5Z7XC",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "inferenceResultId": "inf_01JDA1K8E0R2T4Y6U8I0O2P4AS",
+                     *       "name": "search_billing_docs",
+                     *       "type": "RETRIEVER",
+                     *       "description": null,
+                     *       "inputData": {
+                     *         "query": "charged twice"
+                     *       },
+                     *       "outputData": "Pending authorisations are released after 3 business days.",
+                     *       "error": null,
+                     *       "latencyMs": 120,
+                     *       "metadata": {},
+                     *       "parentTraceId": null,
+                     *       "startTime": "2026-11-20T09:15:00.000Z",
+                     *       "endTime": "2026-11-20T09:15:00.120Z",
+                     *       "createdAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Span"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the span belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "span trace_01JDA1M1D3F5G7H9J1K3L5Z7XC belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no span with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "span trace_01JDA1M1D3F5G7H9J1K3L5Z7XC not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3428,20 +11108,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "trace_01JDA1M1D3F5G7H9J1K3L5Z7XC",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the span belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "span trace_01JDA1M1D3F5G7H9J1K3L5Z7XC belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no span with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "span trace_01JDA1M1D3F5G7H9J1K3L5Z7XC not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3461,58 +11225,97 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description an identifier (letters, digits, _ and -) */
-                        id: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        organizationId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        sessionId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        inferenceResultId: string | null;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricGroupId: string;
-                        /** @description the metric's name when the evaluation was created (a later rename of the metric does not change it) */
-                        metricName: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        monitorId: string | null;
-                        /** @enum {string} */
-                        status: "PENDING" | "PENDING_HUMAN" | "SUCCESS" | "FAILED" | "SKIPPED";
-                        score: number | null;
-                        /** @description why the score: for deterministic metrics, what matched or was missing and where */
-                        reason: string | null;
-                        /** @description why the evaluation FAILED or was SKIPPED */
-                        error: string | null;
-                        creditsUsed: number;
-                        humanScore: number | null;
-                        humanReason: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        evaluatedAt: string | null;
-                    }[];
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "eval_01JDA1N4V6B8N0M2Q4W6E8R0TY",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "inferenceResultId": null,
+                     *         "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *         "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *         "metricName": "politeness",
+                     *         "monitorId": null,
+                     *         "status": "SUCCESS",
+                     *         "score": 1,
+                     *         "reason": "The answer is courteous and thanks the customer.",
+                     *         "error": null,
+                     *         "creditsUsed": 1,
+                     *         "humanScore": null,
+                     *         "humanReason": null,
+                     *         "createdAt": "2026-11-20T09:16:30.250Z",
+                     *         "evaluatedAt": "2026-11-20T09:16:30.250Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Evaluation"][];
                 };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "sessionIds is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3526,6 +11329,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                 *       "metricIds": [
+                 *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     sessionId: string;
@@ -3548,52 +11359,135 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description an identifier (letters, digits, _ and -) */
-                        id: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        organizationId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        sessionId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        inferenceResultId: string | null;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricGroupId: string;
-                        /** @description the metric's name when the evaluation was created (a later rename of the metric does not change it) */
-                        metricName: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        monitorId: string | null;
-                        /** @enum {string} */
-                        status: "PENDING" | "PENDING_HUMAN" | "SUCCESS" | "FAILED" | "SKIPPED";
-                        score: number | null;
-                        /** @description why the score: for deterministic metrics, what matched or was missing and where */
-                        reason: string | null;
-                        /** @description why the evaluation FAILED or was SKIPPED */
-                        error: string | null;
-                        creditsUsed: number;
-                        humanScore: number | null;
-                        humanReason: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        evaluatedAt: string | null;
-                    }[];
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "eval_01JDA1N4V6B8N0M2Q4W6E8R0TY",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "inferenceResultId": null,
+                     *         "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *         "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *         "metricName": "politeness",
+                     *         "monitorId": null,
+                     *         "status": "PENDING",
+                     *         "score": null,
+                     *         "reason": null,
+                     *         "error": null,
+                     *         "creditsUsed": 0,
+                     *         "humanScore": null,
+                     *         "humanReason": null,
+                     *         "createdAt": "2026-11-20T09:16:30.250Z",
+                     *         "evaluatedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Evaluation"][];
                 };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "sessionId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the records changed while the request ran; retry */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the records changed while the request ran; retry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3615,52 +11509,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description an identifier (letters, digits, _ and -) */
-                        id: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        organizationId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        sessionId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        inferenceResultId: string | null;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricGroupId: string;
-                        /** @description the metric's name when the evaluation was created (a later rename of the metric does not change it) */
-                        metricName: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        monitorId: string | null;
-                        /** @enum {string} */
-                        status: "PENDING" | "PENDING_HUMAN" | "SUCCESS" | "FAILED" | "SKIPPED";
-                        score: number | null;
-                        /** @description why the score: for deterministic metrics, what matched or was missing and where */
-                        reason: string | null;
-                        /** @description why the evaluation FAILED or was SKIPPED */
-                        error: string | null;
-                        creditsUsed: number;
-                        humanScore: number | null;
-                        humanReason: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        evaluatedAt: string | null;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "eval_01JDA1N4V6B8N0M2Q4W6E8R0TY",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "inferenceResultId": null,
+                     *       "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "metricName": "politeness",
+                     *       "monitorId": null,
+                     *       "status": "SUCCESS",
+                     *       "score": 1,
+                     *       "reason": "The answer is courteous and thanks the customer.",
+                     *       "error": null,
+                     *       "creditsUsed": 1,
+                     *       "humanScore": null,
+                     *       "humanReason": null,
+                     *       "createdAt": "2026-11-20T09:16:30.250Z",
+                     *       "evaluatedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Evaluation"];
                 };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the evaluation belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "evaluation eval_01JDA1N4V6B8N0M2Q4W6E8R0TY belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no evaluation with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "evaluation eval_01JDA1N4V6B8N0M2Q4W6E8R0TY not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3676,6 +11636,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "humanScore": 0.5,
+                 *       "humanReason": "polite but curt"
+                 *     }
+                 */
                 "application/json": {
                     humanScore: number;
                     humanReason?: string | null;
@@ -3689,52 +11655,148 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description an identifier (letters, digits, _ and -) */
-                        id: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        organizationId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        sessionId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        inferenceResultId: string | null;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricGroupId: string;
-                        /** @description the metric's name when the evaluation was created (a later rename of the metric does not change it) */
-                        metricName: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        monitorId: string | null;
-                        /** @enum {string} */
-                        status: "PENDING" | "PENDING_HUMAN" | "SUCCESS" | "FAILED" | "SKIPPED";
-                        score: number | null;
-                        /** @description why the score: for deterministic metrics, what matched or was missing and where */
-                        reason: string | null;
-                        /** @description why the evaluation FAILED or was SKIPPED */
-                        error: string | null;
-                        creditsUsed: number;
-                        humanScore: number | null;
-                        humanReason: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        evaluatedAt: string | null;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "eval_01JDA1N4V6B8N0M2Q4W6E8R0TY",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "inferenceResultId": null,
+                     *       "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "metricName": "politeness",
+                     *       "monitorId": null,
+                     *       "status": "SUCCESS",
+                     *       "score": 1,
+                     *       "reason": "The answer is courteous and thanks the customer.",
+                     *       "error": null,
+                     *       "creditsUsed": 1,
+                     *       "humanScore": 0.5,
+                     *       "humanReason": "polite but curt",
+                     *       "createdAt": "2026-11-20T09:16:30.250Z",
+                     *       "evaluatedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Evaluation"];
                 };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "humanScore is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the evaluation belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "evaluation eval_01JDA1N4V6B8N0M2Q4W6E8R0TY belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no evaluation with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "evaluation eval_01JDA1N4V6B8N0M2Q4W6E8R0TY not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3756,52 +11818,133 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description an identifier (letters, digits, _ and -) */
-                        id: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        organizationId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        sessionId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        inferenceResultId: string | null;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricId: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        metricGroupId: string;
-                        /** @description the metric's name when the evaluation was created (a later rename of the metric does not change it) */
-                        metricName: string;
-                        /** @description an identifier (letters, digits, _ and -) */
-                        monitorId: string | null;
-                        /** @enum {string} */
-                        status: "PENDING" | "PENDING_HUMAN" | "SUCCESS" | "FAILED" | "SKIPPED";
-                        score: number | null;
-                        /** @description why the score: for deterministic metrics, what matched or was missing and where */
-                        reason: string | null;
-                        /** @description why the evaluation FAILED or was SKIPPED */
-                        error: string | null;
-                        creditsUsed: number;
-                        humanScore: number | null;
-                        humanReason: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        evaluatedAt: string | null;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "eval_01JDA1N4V6B8N0M2Q4W6E8R0TY",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "inferenceResultId": null,
+                     *       "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "metricName": "politeness",
+                     *       "monitorId": null,
+                     *       "status": "PENDING",
+                     *       "score": null,
+                     *       "reason": null,
+                     *       "error": null,
+                     *       "creditsUsed": 1,
+                     *       "humanScore": null,
+                     *       "humanReason": null,
+                     *       "createdAt": "2026-11-20T09:16:30.250Z",
+                     *       "evaluatedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Evaluation"];
                 };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the evaluation belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "evaluation eval_01JDA1N4V6B8N0M2Q4W6E8R0TY belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no evaluation with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "evaluation eval_01JDA1N4V6B8N0M2Q4W6E8R0TY not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the evaluation is not FAILED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the evaluation is not FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3828,25 +11971,118 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "nightly billing run",
+                     *         "testIds": [
+                     *           "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI"
+                     *         ],
+                     *         "specificationIds": [
+                     *           "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *         ],
+                     *         "metricIds": [
+                     *           "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *         ],
+                     *         "status": "RUNNING",
+                     *         "progress": {
+                     *           "total": 2,
+                     *           "pending": 0,
+                     *           "running": 1,
+                     *           "completed": 1,
+                     *           "failed": 0
+                     *         },
+                     *         "metrics": [
+                     *           {
+                     *             "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *             "name": "politeness",
+                     *             "evaluated": 1,
+                     *             "failed": 0,
+                     *             "skipped": 0,
+                     *             "score": 1,
+                     *             "confidenceInterval": null
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z",
+                     *         "startedAt": "2026-11-20T09:16:30.250Z",
+                     *         "finishedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Run"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3860,6 +12096,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                 *       "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                 *       "name": "nightly billing run"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     versionId: string;
@@ -3878,20 +12121,130 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "nightly billing run",
+                     *       "testIds": [
+                     *         "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI"
+                     *       ],
+                     *       "specificationIds": [
+                     *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *       ],
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "status": "PENDING",
+                     *       "progress": {
+                     *         "total": 2,
+                     *         "pending": 2,
+                     *         "running": 0,
+                     *         "completed": 0,
+                     *         "failed": 0
+                     *       },
+                     *       "metrics": [],
+                     *       "error": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "startedAt": null,
+                     *       "finishedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Run"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "versionId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3912,20 +12265,140 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "nightly billing run",
+                     *       "testIds": [
+                     *         "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI"
+                     *       ],
+                     *       "specificationIds": [
+                     *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *       ],
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "status": "RUNNING",
+                     *       "progress": {
+                     *         "total": 2,
+                     *         "pending": 0,
+                     *         "running": 1,
+                     *         "completed": 1,
+                     *         "failed": 0
+                     *       },
+                     *       "metrics": [
+                     *         {
+                     *           "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *           "name": "politeness",
+                     *           "evaluated": 1,
+                     *           "failed": 0,
+                     *           "skipped": 0,
+                     *           "score": 1,
+                     *           "confidenceInterval": null
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "startedAt": "2026-11-20T09:16:30.250Z",
+                     *       "finishedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Run"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "run run_01JDA1Q0J2K4L6Z8X0C2V4B6NM belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no run with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "run run_01JDA1Q0J2K4L6Z8X0C2V4B6NM not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3946,20 +12419,155 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "nightly billing run",
+                     *       "testIds": [
+                     *         "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI"
+                     *       ],
+                     *       "specificationIds": [
+                     *         "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB"
+                     *       ],
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "status": "CANCELLED",
+                     *       "progress": {
+                     *         "total": 2,
+                     *         "pending": 0,
+                     *         "running": 1,
+                     *         "completed": 1,
+                     *         "failed": 0
+                     *       },
+                     *       "metrics": [
+                     *         {
+                     *           "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *           "name": "politeness",
+                     *           "evaluated": 1,
+                     *           "failed": 0,
+                     *           "skipped": 0,
+                     *           "score": 1,
+                     *           "confidenceInterval": null
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z",
+                     *       "startedAt": "2026-11-20T09:16:30.250Z",
+                     *       "finishedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Run"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "run run_01JDA1Q0J2K4L6Z8X0C2V4B6NM belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no run with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "run run_01JDA1Q0J2K4L6Z8X0C2V4B6NM not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run is already COMPLETED, FAILED or CANCELLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the run is already COMPLETED, FAILED or CANCELLED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3986,25 +12594,98 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "name": "production politeness",
+                     *         "metricGroupIds": [
+                     *           "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG"
+                     *         ],
+                     *         "versionId": null,
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "samplingPercentage": 25,
+                     *         "monthlyCreditCap": 500,
+                     *         "filterQuery": "refund, charge",
+                     *         "filterTarget": "INPUT",
+                     *         "excludeQuery": null,
+                     *         "excludeTarget": null,
+                     *         "status": "ACTIVE",
+                     *         "statusUserAt": "2026-11-20T09:15:00.000Z",
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Monitor"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4018,6 +12699,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "name": "production politeness",
+                 *       "metricGroupIds": [
+                 *         "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG"
+                 *       ],
+                 *       "samplingPercentage": 25,
+                 *       "monthlyCreditCap": 500,
+                 *       "filterQuery": "refund, charge",
+                 *       "filterTarget": "INPUT"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     productId: string;
@@ -4044,20 +12738,135 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "name": "production politeness",
+                     *       "metricGroupIds": [
+                     *         "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG"
+                     *       ],
+                     *       "versionId": null,
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "samplingPercentage": 25,
+                     *       "monthlyCreditCap": 500,
+                     *       "filterQuery": "refund, charge",
+                     *       "filterTarget": "INPUT",
+                     *       "excludeQuery": null,
+                     *       "excludeTarget": null,
+                     *       "status": "ACTIVE",
+                     *       "statusUserAt": "2026-11-20T09:15:00.000Z",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a metric family belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "a metric family belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4078,20 +12887,120 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "name": "production politeness",
+                     *       "metricGroupIds": [
+                     *         "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG"
+                     *       ],
+                     *       "versionId": null,
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "samplingPercentage": 25,
+                     *       "monthlyCreditCap": 500,
+                     *       "filterQuery": "refund, charge",
+                     *       "filterTarget": "INPUT",
+                     *       "excludeQuery": null,
+                     *       "excludeTarget": null,
+                     *       "status": "ACTIVE",
+                     *       "statusUserAt": "2026-11-20T09:15:00.000Z",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the monitor belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "monitor mon_01JDA1P7U9I1O3P5A7S9D1F3GH belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no monitor with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "monitor mon_01JDA1P7U9I1O3P5A7S9D1F3GH not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4112,20 +13021,104 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the monitor belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "monitor mon_01JDA1P7U9I1O3P5A7S9D1F3GH belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no monitor with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "monitor mon_01JDA1P7U9I1O3P5A7S9D1F3GH not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4141,6 +13134,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "PAUSED"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     metricGroupIds?: string[];
@@ -4166,20 +13164,150 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "name": "production politeness",
+                     *       "metricGroupIds": [
+                     *         "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG"
+                     *       ],
+                     *       "versionId": null,
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "samplingPercentage": 25,
+                     *       "monthlyCreditCap": 500,
+                     *       "filterQuery": "refund, charge",
+                     *       "filterTarget": "INPUT",
+                     *       "excludeQuery": null,
+                     *       "excludeTarget": null,
+                     *       "status": "PAUSED",
+                     *       "statusUserAt": "2026-11-20T09:16:30.250Z",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the monitor belongs to another organization; or a metric family belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "monitor mon_01JDA1P7U9I1O3P5A7S9D1F3GH belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no monitor with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "monitor mon_01JDA1P7U9I1O3P5A7S9D1F3GH not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4202,20 +13330,193 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "monitorId": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *       "range": {
+                     *         "from": "2026-11-14T00:00:00.000Z",
+                     *         "to": "2026-11-20T09:15:00.000Z",
+                     *         "bucketDays": 1
+                     *       },
+                     *       "metrics": [
+                     *         {
+                     *           "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *           "name": "politeness",
+                     *           "headline": {
+                     *             "scoredSessions": 42,
+                     *             "score": 0.91,
+                     *             "confidenceInterval": {
+                     *               "lower": 0.8500000000000001,
+                     *               "upper": 0.97
+                     *             },
+                     *             "collectingData": false
+                     *           },
+                     *           "buckets": [
+                     *             {
+                     *               "scoredSessions": 12,
+                     *               "score": 0.92,
+                     *               "confidenceInterval": null,
+                     *               "collectingData": true,
+                     *               "bucket": "2026-11-19T00:00:00.000Z"
+                     *             },
+                     *             {
+                     *               "scoredSessions": 30,
+                     *               "score": 0.9,
+                     *               "confidenceInterval": {
+                     *                 "lower": 0.8400000000000001,
+                     *                 "upper": 0.96
+                     *               },
+                     *               "collectingData": false,
+                     *               "bucket": "2026-11-20T00:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "worstMetric": {
+                     *         "scoredSessions": 42,
+                     *         "score": 0.91,
+                     *         "confidenceInterval": {
+                     *           "lower": 0.8500000000000001,
+                     *           "upper": 0.97
+                     *         },
+                     *         "collectingData": false,
+                     *         "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *         "name": "politeness"
+                     *       },
+                     *       "markers": {
+                     *         "metricRevisions": [
+                     *           {
+                     *             "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *             "name": "politeness",
+                     *             "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *             "at": "2026-11-20T09:15:00.000Z"
+                     *           }
+                     *         ],
+                     *         "samplingChanges": [
+                     *           {
+                     *             "at": "2026-11-20T09:15:00.000Z",
+                     *             "samplingPercentage": 25
+                     *           }
+                     *         ]
+                     *       },
+                     *       "spend": {
+                     *         "spentCredits": 42,
+                     *         "pendingCredits": 2,
+                     *         "capCredits": 500,
+                     *         "cycleStart": "2026-11-01T00:00:00.000Z"
+                     *       },
+                     *       "sessions": {
+                     *         "scored": [
+                     *           {
+                     *             "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *             "evaluatedAt": "2026-11-20T09:16:30.250Z",
+                     *             "settledAtTurn": 1,
+                     *             "description": "Why was I charged twice in October?"
+                     *           }
+                     *         ],
+                     *         "waiting": [
+                     *           {
+                     *             "sessionId": "sess_01JDA1V2B4N6M8Q0W2E4R6T8YU",
+                     *             "lastTurnAt": "2026-11-20T09:15:00.000Z",
+                     *             "minutesSinceLastTurn": 4,
+                     *             "description": "Can I change my billing address?"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MonitorResults"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the monitor belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "monitor id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no monitor with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "monitor id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4239,25 +13540,88 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description a page of matches; the total in X-Total-Count */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "name": "support line",
+                     *         "phoneNumber": "+14155550123",
+                     *         "agentSpeaksFirst": false,
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PhoneConnection"][];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4271,6 +13635,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "name": "support line",
+                 *       "phoneNumber": "+14155550123"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     productId: string;
@@ -4287,20 +13658,110 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "support line",
+                     *       "phoneNumber": "+14155550123",
+                     *       "agentSpeaksFirst": false,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PhoneConnection"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4314,6 +13775,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     ids: string[];
                 };
@@ -4325,20 +13793,136 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "ids": [
+                     *         "phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP"
+                     *       ],
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchDeleted"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "ids is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an id names another organization’s phone connection */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "an id names another organization’s phone connection"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an id names no live phone connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "an id names no live phone connection"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4359,20 +13943,110 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "support line",
+                     *       "phoneNumber": "+14155550123",
+                     *       "agentSpeaksFirst": false,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PhoneConnection"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the phone connection belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "phone connection phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no phone connection with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "phone connection phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4388,6 +14062,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agentSpeaksFirst": true
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description an E.164 phone number such as +14155550123 */
@@ -4403,20 +14082,140 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "support line",
+                     *       "phoneNumber": "+14155550123",
+                     *       "agentSpeaksFirst": true,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PhoneConnection"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the phone connection belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "phone connection phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no phone connection with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "phone connection phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4435,20 +14234,92 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "api": {
+                     *         "version": "0.1.0",
+                     *         "commit": "a83e304",
+                     *         "buildDate": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuildInfo"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the key is neither an ADMIN key nor one of an ENTERPRISE organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "this route requires an ADMIN API key or an organization on the ENTERPRISE plan"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4467,20 +14338,108 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "api": {
+                     *         "version": "0.1.0",
+                     *         "commit": "a83e304",
+                     *         "buildDate": "2026-11-20T09:15:00.000Z"
+                     *       },
+                     *       "services": [
+                     *         {
+                     *           "name": "evaluator",
+                     *           "status": "ok",
+                     *           "version": "0.1.0",
+                     *           "commit": "a83e304",
+                     *           "buildDate": "2026-11-20T09:15:00.000Z"
+                     *         },
+                     *         {
+                     *           "name": "scanner",
+                     *           "status": "unreachable",
+                     *           "version": "unknown",
+                     *           "commit": "unknown",
+                     *           "buildDate": "unknown"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuildInfoServices"];
+                };
             };
-            /** @description error */
-            default: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description the HTTP reason phrase */
-                        error: string;
-                        /** @description names the field and the rule */
-                        message: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the key is neither an ADMIN key nor one of an ENTERPRISE organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "this route requires an ADMIN API key or an organization on the ENTERPRISE plan"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
