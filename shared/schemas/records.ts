@@ -17,7 +17,7 @@ import { NOISE_LEVELS, NOISE_PROFILES, TEST_STATUSES } from './tests.js';
 const S = Type.String();
 const Int = Type.Integer({ minimum: 0 });
 const Strings = Type.Array(Type.String());
-const FreeObject = Type.Object({}, { additionalProperties: true });
+const FreeObject = Type.Record(Type.String(), Type.Unknown());
 /** Present once the record is soft-deleted (only `GET /<resource>/{id}` still shows it). */
 const deletedAt = Type.Optional(Type.String({ format: 'date-time', description: 'present once deleted' }));
 const record = <P extends Record<string, TSchema>>(title: string, properties: P, description: string) => Type.Object(properties, { title, description });
