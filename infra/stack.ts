@@ -20,6 +20,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../shared/config/env.js';
 import { GATEWAY_BODIES } from '../shared/http/errors.js';
+import { DOCS_ASSETS, DOCS_PATHS } from '../shared/http/api-docs.js';
 import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
@@ -287,7 +288,21 @@ export class EvalPlatformStack extends Stack {
       });
     }
 
-    acknowledgeNagFindings(this, { api, accessLogsBucket });
+    // The API reference (DESIGN.md §14): no authorizer; one small function serving files shipped in its asset.
+    const docsFn = new AppFunction(this, 'ApiDocs', {
+      handler: 'docs/serve',
+      role: newRole('ApiDocsRole', apiLogs),
+      logGroup: apiLogs,
+      environment: {},
+      memorySize: 256,
+      files: ['docs/openapi.json', ...Object.keys(DOCS_ASSETS).map((a) => `node_modules/swagger-ui-dist/${a}`)],
+    });
+    const docsIntegration = new LambdaIntegration(docsFn.fn, { allowTestInvoke: false });
+    const docsMethods = Object.values(DOCS_PATHS).map((path) =>
+      api.root.resourceForPath(path).addMethod('GET', docsIntegration, { authorizationType: AuthorizationType.NONE }),
+    );
+
+    acknowledgeNagFindings(this, { api, accessLogsBucket, docsMethods });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });

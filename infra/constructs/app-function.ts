@@ -35,6 +35,8 @@ export interface AppFunctionProps {
   environment: Record<string, string>;
   memorySize?: number;
   timeout?: Duration;
+  /** Project files shipped beside the bundle (read at run time, not bundled into the JS). */
+  files?: readonly string[];
 }
 
 /**
@@ -68,6 +70,15 @@ export class AppFunction extends Construct {
         define: { __BUILD_STAMP__: BUILD_STAMP },
         banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
         externalModules: [],
+        ...(props.files?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => props.files!.map((f) => `cp "${inputDir}/${f}" "${outputDir}/"`),
+              },
+            }
+          : {}),
       },
     });
   }

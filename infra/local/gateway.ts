@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
 import { routes, jobs, type Route } from '../routes.js';
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
+import { apiDocsAnswer, type ApiDocsFiles } from '../../shared/http/api-docs.js';
 
 /**
  * An in-process stand-in for API Gateway's REST API: route matching from the route table, the
@@ -27,6 +29,12 @@ export interface GatewayResponse {
   headers: Record<string, string>;
   body: string;
 }
+
+/** The API reference's files in a checkout: the committed document and swagger-ui-dist's folder. */
+export const LOCAL_DOCS_FILES: ApiDocsFiles = {
+  document: resolve(PROJECT_ROOT, 'docs', 'openapi.json'),
+  assets: dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')),
+};
 
 type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 const modules = new Map<string, Promise<LambdaHandler>>();
@@ -132,6 +140,9 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   const method = req.method.toUpperCase();
   // Path parameters are decoded below; a path that cannot be is refused before any route or key.
   if (!isDecodablePath(req.path)) return gatewayAnswer(400, MALFORMED_PATH);
+  // The API reference: its own methods without the authorizer, as in CDK.
+  const docs = apiDocsAnswer(method, req.path, LOCAL_DOCS_FILES);
+  if (docs) return docs;
   const match = matchRoute(method, req.path);
   if (!match) return gatewayAnswer(404, GATEWAY_BODIES.notFound);
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));

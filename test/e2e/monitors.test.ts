@@ -1,18 +1,9 @@
-import { describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSampled, passesFilters } from '../../shared/domain/monitors/sampling.js';
+import { e2eApi, expectStatus } from '../support/typed-api.js';
+import type { Schema } from '../../console/src/api/client.js';
 
-const base = inject('serverUrl');
-const key = inject('demoApiKey');
-
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api = e2eApi();
 
 async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
@@ -20,18 +11,21 @@ async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<v
 
 describe('a monitor over HTTP on the local server', () => {
   it('samples 200 production sessions at 50% with a filter and reports the expected counts and scores', async () => {
-    const product = (await http('POST', '/products', { name: 'monitored bot' })).body;
-    const version = (await http('POST', '/versions', { productId: product.id, name: 'v1' })).body;
-    const monitor = (
-      await http('POST', '/monitors', {
-        productId: product.id,
-        name: 'refund quality',
-        metricGroupIds: ['mgrp_is_json', 'mgrp_non_empty_output'],
-        samplingPercentage: 50,
-        filterQuery: 'refund',
-        filterTarget: 'INPUT',
-      })
-    ).body;
+    const product = await expectStatus(api.POST('/products', { body: { name: 'monitored bot' } }), 201);
+    const version = await expectStatus(api.POST('/versions', { body: { productId: product.id, name: 'v1' } }), 201);
+    const monitor = await expectStatus(
+      api.POST('/monitors', {
+        body: {
+          productId: product.id,
+          name: 'refund quality',
+          metricGroupIds: ['mgrp_is_json', 'mgrp_non_empty_output'],
+          samplingPercentage: 50,
+          filterQuery: 'refund',
+          filterTarget: 'INPUT',
+        },
+      }),
+      201,
+    );
     expect(monitor.id).toMatch(/^mon_/);
     const plan = Array.from({ length: 200 }, (_, i) => ({
       input: i % 2 === 0 ? `I need a refund for order ${i}` : `Where is order ${i}?`,
@@ -39,12 +33,12 @@ describe('a monitor over HTTP on the local server', () => {
     }));
     const sessions: { id: string; input: string; output: string }[] = [];
     await inBatches(plan, 10, async (p) => {
-      const s = (await http('POST', '/sessions', { versionId: version.id })).body;
-      expect((await http('POST', '/inferenceResults', { sessionId: s.id, input: p.input, output: p.output })).status).toBe(201);
+      const s = await expectStatus(api.POST('/sessions', { body: { versionId: version.id } }), 201);
+      await expectStatus(api.POST('/inferenceResults', { body: { sessionId: s.id, input: p.input, output: p.output } }), 201);
       sessions.push({ id: s.id, ...p });
     });
     await inBatches(sessions, 10, async (s) => {
-      expect((await http('PATCH', `/sessions/${s.id}`, { status: 'COMPLETED' })).status).toBe(200);
+      await expectStatus(api.PATCH('/sessions/{id}', { params: { path: { id: s.id } }, body: { status: 'COMPLETED' } }), 200);
     });
     const watched = sessions.filter(
       (s) => isSampled(monitor.id, s.id, 50) && passesFilters({ filterQuery: 'refund', filterTarget: 'INPUT', excludeQuery: null, excludeTarget: null }, [{ input: s.input, output: s.output }]),
@@ -53,28 +47,30 @@ describe('a monitor over HTTP on the local server', () => {
     expect(watched.length).toBeGreaterThan(30);
 
     // the in-process queue, scanner (every second here) and aggregator do the rest
-    let results: any;
+    let results: Schema<'MonitorResults'> | undefined;
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {
-      results = (await http('GET', `/monitors/${monitor.id}/results?days=3`)).body;
-      if (results.metrics.every((m: { headline: { scoredSessions: number } }) => m.headline.scoredSessions === watched.length)) break;
+      results = await expectStatus(api.GET('/monitors/{id}/results', { params: { path: { id: monitor.id }, query: { days: 3 } } }), 200);
+      if (results.metrics.every((m) => m.headline.scoredSessions === watched.length)) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    const byGroup = Object.fromEntries(results.metrics.map((m: { metricGroupId: string }) => [m.metricGroupId, m]));
-    expect(byGroup.mgrp_is_json.headline).toMatchObject({ scoredSessions: watched.length, collectingData: false });
-    expect(byGroup.mgrp_is_json.headline.score).toBeCloseTo(expectedJson, 10);
-    expect(byGroup.mgrp_is_json.headline.confidenceInterval.lower).toBeLessThanOrEqual(expectedJson);
-    expect(byGroup.mgrp_non_empty_output.headline.score).toBe(1);
-    expect(results.worstMetric.metricGroupId).toBe('mgrp_is_json');
-    expect(byGroup.mgrp_is_json.buckets).toHaveLength(3);
-    expect(byGroup.mgrp_is_json.buckets[2].scoredSessions).toBe(watched.length);
+    if (!results) throw new Error('no results');
+    const byGroup = Object.fromEntries(results.metrics.map((m) => [m.metricGroupId, m]));
+    const isJson = byGroup.mgrp_is_json!;
+    expect(isJson.headline).toMatchObject({ scoredSessions: watched.length, collectingData: false });
+    expect(isJson.headline.score).toBeCloseTo(expectedJson, 10);
+    expect(isJson.headline.confidenceInterval!.lower).toBeLessThanOrEqual(expectedJson);
+    expect(byGroup.mgrp_non_empty_output!.headline.score).toBe(1);
+    expect(results.worstMetric!.metricGroupId).toBe('mgrp_is_json');
+    expect(isJson.buckets).toHaveLength(3);
+    expect(isJson.buckets[2]!.scoredSessions).toBe(watched.length);
     expect(results.sessions.scored).toHaveLength(Math.min(200, watched.length));
     expect(results.sessions.waiting).toEqual([]);
     expect(results.spend).toMatchObject({ spentCredits: 0, capCredits: null });
 
     // a sampling change shows as a marker
-    await http('PATCH', `/monitors/${monitor.id}`, { samplingPercentage: 20 });
-    const after = (await http('GET', `/monitors/${monitor.id}/results`)).body;
+    await expectStatus(api.PATCH('/monitors/{id}', { params: { path: { id: monitor.id } }, body: { samplingPercentage: 20 } }), 200);
+    const after = await expectStatus(api.GET('/monitors/{id}/results', { params: { path: { id: monitor.id } } }), 200);
     expect(after.markers.samplingChanges).toEqual([{ at: expect.any(String), samplingPercentage: 20 }]);
   }, 90_000);
 });

@@ -1,30 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { AppFunction } from '../../infra/constructs/app-function.js';
+import { AppFunction, type AppFunctionProps } from '../../infra/constructs/app-function.js';
+
+type Bundled = { handler: (e: unknown, c?: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
+
+/** Synthesises one AppFunction for real (esbuild, command hooks) and hands its asset folder and loaded bundle to `check`. */
+async function withBundle(props: Omit<AppFunctionProps, 'role' | 'logGroup'>, check: (dir: string, mod: Bundled) => Promise<void>) {
+  const outdir = mkdtempSync(join(tmpdir(), 'evp-cdk-'));
+  try {
+    const app = new App({ outdir });
+    const stack = new Stack(app, 'BundleTest');
+    new AppFunction(stack, 'Fn', {
+      ...props,
+      role: new Role(stack, 'R', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }),
+      logGroup: new LogGroup(stack, 'L'),
+    });
+    app.synth();
+    const asset = readdirSync(outdir).find((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
+    expect(asset).toBeDefined();
+    const dir = join(outdir, asset!);
+    await check(dir, (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as Bundled);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
 
 describe('function bundling', () => {
   it('bundles a handler for real (ESM, build stamp defined) and the bundle loads and answers', async () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'evp-cdk-'));
-    try {
-      const app = new App({ outdir });
-      const stack = new Stack(app, 'BundleTest');
-      new AppFunction(stack, 'BuildInfo', {
-        handler: 'build-info/get',
-        role: new Role(stack, 'R', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }),
-        logGroup: new LogGroup(stack, 'L'),
-        environment: { TABLE_NAME: 't' },
-      });
-      app.synth();
-      const asset = readdirSync(outdir).find((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
-      expect(asset).toBeDefined();
-      process.env.TABLE_NAME = 't';
-      const mod = (await import(pathToFileURL(join(outdir, asset!, 'index.mjs')).href)) as { handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }> };
+    process.env.TABLE_NAME = 't';
+    await withBundle({ handler: 'build-info/get', environment: { TABLE_NAME: 't' } }, async (_dir, mod) => {
       const res = await mod.handler(
         { httpMethod: 'GET', path: '/build-info', headers: {}, requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } } },
         { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 },
@@ -34,8 +44,20 @@ describe('function bundling', () => {
       expect(stamp.version).toMatch(/^\d+\.\d+\.\d+/);
       expect(stamp.version).not.toBe('unbundled');
       expect(Date.parse(stamp.buildDate)).not.toBeNaN();
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it('ships the API reference function with the document and the swagger-ui assets as files beside a small bundle', async () => {
+    const files = ['docs/openapi.json', 'node_modules/swagger-ui-dist/swagger-ui.css', 'node_modules/swagger-ui-dist/swagger-ui-bundle.js'];
+    await withBundle({ handler: 'docs/serve', environment: {}, files }, async (dir, mod) => {
+      expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map', 'openapi.json', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+      expect(statSync(join(dir, 'index.mjs')).size).toBeLessThan(20_000);
+      const doc = await mod.handler({ httpMethod: 'GET', resource: '/openapi.json', pathParameters: null });
+      expect(doc.statusCode).toBe(200);
+      expect(JSON.parse(doc.body)).toEqual(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')));
+      const css = await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'swagger-ui.css' } });
+      expect([css.statusCode, css.headers['Content-Type']]).toEqual([200, 'text/css; charset=utf-8']);
+      expect((await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'index.mjs' } })).statusCode).toBe(404);
+    });
   });
 });

@@ -53,7 +53,7 @@ describe('CDK stack', () => {
   });
 
   it('has one method per route, every one protected by the TOKEN authorizer', () => {
-    const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'OPTIONS');
+    const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'OPTIONS' && m.Properties.AuthorizationType !== 'NONE');
     expect(methods).toHaveLength(routes.length);
     for (const [, m] of methods) {
       expect(m.Properties.AuthorizationType).toBe('CUSTOM');
@@ -64,6 +64,21 @@ describe('CDK stack', () => {
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
     });
+  });
+
+  it('serves the API reference (GET /openapi.json, /docs, /docs/{asset}) without the authorizer, from one small function', () => {
+    const pathOf = (ref: unknown): string => {
+      const id = (ref as { Ref?: string }).Ref;
+      if (!id) return '';
+      const r = json.Resources[id]!.Properties;
+      return `${pathOf(r.ParentId)}/${r.PathPart}`;
+    };
+    const open = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.AuthorizationType === 'NONE' && m.Properties.HttpMethod !== 'OPTIONS');
+    expect(open.map(([, m]) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`).sort()).toEqual(['GET /docs', 'GET /docs/{asset}', 'GET /openapi.json']);
+    for (const [, m] of open) expect(m.Properties.AuthorizerId).toBeUndefined();
+    const targets = new Set(open.map(([, m]) => JSON.stringify(m.Properties.Integration.Uri)));
+    expect(targets.size).toBe(1);
+    template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 256, Handler: 'index.handler' });
   });
 
   it('templates the gateway’s own answers to {error, message}', () => {
@@ -129,7 +144,8 @@ describe('CDK stack', () => {
 
   it('runs every function on Node.js 22, arm64, with tracing', () => {
     const functions = ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Runtime !== undefined && f.Properties.Handler === 'index.handler');
-    expect(functions.length).toBe(routes.length + jobs.length + 1);
+    // + the authorizer and the API reference's function
+    expect(functions.length).toBe(routes.length + jobs.length + 2);
     for (const [, f] of functions) {
       expect(f.Properties.Runtime).toBe('nodejs22.x');
       expect(f.Properties.Architectures).toEqual(['arm64']);

@@ -1,0 +1,1055 @@
+/**
+ * The API reference of every route, keyed by the route's handler (infra/routes.ts): summary,
+ * description, the success body's schema (shared/schemas/records.ts, unless the handler declares
+ * its own `response`), the error statuses a route adds to the ones every route has, and examples.
+ * infra/openapi.ts joins it with the route table and the handlers' request schemas; a test fails
+ * when a route has no entry here, or an example does not match its schema.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  ApiKeyRecord,
+  BatchDeleted,
+  BuildInfoRecord,
+  BuildInfoServicesRecord,
+  CompatibilityEntryRecord,
+  CreatedApiKeyRecord,
+  Deleted,
+  EndpointConnectionRecord,
+  EndpointConnectionTestResultRecord,
+  EvaluatorModelRecord,
+  MetricLinks,
+  MetricRecord,
+  MonitorRecord,
+  MonitorResultsRecord,
+  OrganizationRecord,
+  ProductRecord,
+  RevokedApiKey,
+  SessionRecord,
+  SpanRecord,
+  SpecificationRecord,
+  StorageDownload,
+  StorageUpload,
+  TestCaseRecord,
+  TestRecordSchema,
+  TurnRecord,
+  VersionRecord,
+} from '../shared/schemas/records.js';
+import { PhoneConnection } from '../shared/schemas/phone-connections.js';
+import { Run } from '../shared/schemas/runs.js';
+import type { Evaluation } from '../shared/schemas/sessions.js';
+import type { Delivery, Webhook } from '../shared/schemas/webhooks.js';
+import type { Alert, AlertRule } from '../shared/schemas/alerts.js';
+
+export interface OperationDoc {
+  summary: string;
+  description: string;
+  /** The success body's schema; arrays answered by a GET are pages with `X-Total-Count`. */
+  response?: TSchema;
+  /** Statuses this route answers beyond 400, 401, 413/415 (bodies), 403/404 (`{id}` routes), 429, 500: status → when. */
+  errors?: Record<number, string>;
+  /** Another success status the route answers with the same body (PUT: 201 new, 200 replaced). */
+  alsoStatus?: { status: number; when: string };
+  /** False for a GET answering an array that is not a page (no `X-Total-Count`). */
+  paged?: false;
+  /** The label of the path's record in messages (`product prod_… not found`). */
+  record?: string;
+  example: { request?: unknown; response: unknown };
+}
+
+// ---------- example records (type-checked here, validated against their schemas by test/unit/openapi-reference.test.ts) ----------
+const AT = '2026-11-20T09:15:00.000Z';
+const LATER = '2026-11-20T09:16:30.250Z';
+const ORG = 'org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q';
+const USER = 'usr_01JDA0Q8X4M1K7R5P3H9G2F6DS';
+const PRODUCT = 'prod_01JDA1B2C3D4E5F6G7H8J9K0MN';
+const VERSION = 'ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER';
+const ECON = 'econ_01JDA1D8K2J4H6G8F0D2S4A6PQ';
+const METRIC = 'met_01JDA1E3T5Y7U9I1O3P5A7S9DF';
+const GROUP = 'mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG';
+const SPEC = 'spec_01JDA1F6G8H0J2K4L6Z8X0C2VB';
+const TEST = 'test_01JDA1G9N1M3Q5W7E9R1T3Y5UI';
+const TCASE = 'tcase_01JDA1H2O4P6A8S0D2F4G6H8JK';
+const SESSION = 'sess_01JDA1J5L7Z9X1C3V5B7N9M1QW';
+const TURN = 'inf_01JDA1K8E0R2T4Y6U8I0O2P4AS';
+const SPAN = 'trace_01JDA1M1D3F5G7H9J1K3L5Z7XC';
+const EVALUATION = 'eval_01JDA1N4V6B8N0M2Q4W6E8R0TY';
+const MONITOR = 'mon_01JDA1P7U9I1O3P5A7S9D1F3GH';
+const RUN = 'run_01JDA1Q0J2K4L6Z8X0C2V4B6NM';
+const PHONE = 'phc_01JDA1R3Q5W7E9R1T3Y5U7I9OP';
+const KEY = 'key_01JDA1S6A8S0D2F4G6H8J0K2LZ';
+
+const product: Static<typeof ProductRecord> = {
+  id: PRODUCT,
+  organizationId: ORG,
+  userId: USER,
+  name: 'Support bot',
+  description: 'Answers billing questions for Acme customers',
+  capabilities: ['explains an invoice line by line'],
+  inabilities: ['cannot issue refunds'],
+  securityBoundaries: ['never reveals another customer’s data'],
+  policies: ['answers in the customer’s language'],
+  createdAt: AT,
+};
+const version: Static<typeof VersionRecord> = {
+  id: VERSION,
+  organizationId: ORG,
+  productId: PRODUCT,
+  userId: USER,
+  name: 'v1',
+  description: 'first release',
+  modelId: 'gpt-4o-mini',
+  systemPrompt: 'You are Acme’s billing assistant.',
+  conversationEndpointConnectionId: ECON,
+  initializationEndpointConnectionId: null,
+  finalizationEndpointConnectionId: null,
+  createdAt: AT,
+};
+const endpointConnection: Static<typeof EndpointConnectionRecord> = {
+  id: ECON,
+  organizationId: ORG,
+  productId: PRODUCT,
+  userId: USER,
+  name: 'chat',
+  url: 'https://agent.example.com/chat',
+  httpMethod: 'POST',
+  authType: 'BEARER',
+  hasAuthToken: true,
+  username: null,
+  hasPassword: false,
+  headers: { 'X-Tenant': 'acme' },
+  inputTemplate: '{"message": "{{ input.user_message }}"}',
+  outputMapping: { output: '$.reply' },
+  inputSchema: null,
+  type: 'CONVERSATION',
+  timeout: 15,
+  rateLimit: 60,
+  retryEnabled: true,
+  retryMaxAttempts: 3,
+  retryInitialDelayMs: 500,
+  retryBackoffStrategy: 'EXPONENTIAL',
+  retryMaxDelayMs: 10000,
+  retryableStatusCodes: [429, 502, 503],
+  createdAt: AT,
+};
+const metric: Static<typeof MetricRecord> = {
+  id: METRIC,
+  metricGroupId: GROUP,
+  parentMetricId: null,
+  organizationId: ORG,
+  userId: USER,
+  name: 'politeness',
+  evaluationParams: ['input', 'actual_output'],
+  source: 'PARTIAL_PROMPT',
+  judgePrompt: 'Score 1 when the answer is polite, 0 when it is rude.',
+  tags: ['tone'],
+  description: 'Is the agent polite?',
+  documentationUrl: null,
+  evaluatorModelName: 'gpt-4o-mini',
+  areEvalParamsTop: false,
+  isBeingOptimized: false,
+  specificationIds: [SPEC],
+  userGroupIds: [],
+  check: null,
+  createdAt: AT,
+  legacyAt: null,
+  disabledAt: null,
+};
+const model: Static<typeof EvaluatorModelRecord> = {
+  name: 'gpt-4o-mini',
+  provider: 'openai',
+  providerModelId: 'gpt-4o-mini-2024-07-18',
+  creditsPerEvaluation: 1,
+  unselectableAt: null,
+  disabledAt: null,
+  createdAt: AT,
+  updatedAt: AT,
+};
+const specification: Static<typeof SpecificationRecord> = {
+  id: SPEC,
+  organizationId: ORG,
+  productId: PRODUCT,
+  userId: USER,
+  description: 'explains an invoice line by line',
+  type: 'CAPABILITY',
+  testType: null,
+  testVariant: null,
+  metricIds: [METRIC],
+  createdAt: AT,
+};
+const test: Static<typeof TestRecordSchema> = {
+  id: TEST,
+  organizationId: ORG,
+  productId: PRODUCT,
+  userId: USER,
+  name: 'billing questions',
+  type: 'QUALITY',
+  models: [],
+  groundTruthUri: null,
+  uri: 's3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv',
+  error: null,
+  status: 'SUCCESS',
+  fewShot: null,
+  languageCode: 'en-US',
+  backgroundNoiseProfile: null,
+  backgroundNoiseLevel: null,
+  variants: [],
+  customVariantDescription: null,
+  strategies: [],
+  customUserPersona: null,
+  maxTestCases: null,
+  sourceTestId: null,
+  dataCatalogUri: null,
+  metadata: { owner: 'billing-team' },
+  specificationId: SPEC,
+  isExtendable: false,
+  testCaseCount: 2,
+  createdAt: AT,
+};
+const testCase: Static<typeof TestCaseRecord> = {
+  id: TCASE,
+  organizationId: ORG,
+  productId: PRODUCT,
+  testId: TEST,
+  index: 0,
+  input: 'Why was I charged twice in October?',
+  expectedOutput: 'One of the two charges is a pending authorisation that will drop off.',
+  expectedTools: [],
+  context: null,
+  variant: null,
+  strategy: null,
+  languageCode: null,
+  goal: null,
+  userPersona: null,
+  scenario: null,
+  stoppingCriterias: [],
+  maxIterations: null,
+  createdAt: AT,
+};
+const session: Static<typeof SessionRecord> = {
+  id: SESSION,
+  organizationId: ORG,
+  productId: PRODUCT,
+  versionId: VERSION,
+  userId: USER,
+  customId: 'ticket-4711',
+  testId: null,
+  testCaseId: null,
+  context: null,
+  stoppingReason: null,
+  recordingUri: null,
+  error: null,
+  status: 'PENDING',
+  isProduction: true,
+  metadata: { channel: 'web' },
+  turnCount: 1,
+  lastTurnAt: LATER,
+  closedAt: null,
+  createdAt: AT,
+};
+const turn: Static<typeof TurnRecord> = {
+  id: TURN,
+  organizationId: ORG,
+  sessionId: SESSION,
+  index: 0,
+  input: 'Why was I charged twice in October?',
+  output: 'One of the two charges is a pending authorisation; it will drop off within 3 days.',
+  retrievalContext: ['Pending authorisations are released after 3 business days.'],
+  latencyMs: 840,
+  usage: { inputTokens: 412, outputTokens: 38, cacheReadInputTokens: 0 },
+  cost: 0.00021,
+  createdAt: LATER,
+};
+const span: Static<typeof SpanRecord> = {
+  id: SPAN,
+  organizationId: ORG,
+  sessionId: SESSION,
+  inferenceResultId: TURN,
+  name: 'search_billing_docs',
+  type: 'RETRIEVER',
+  description: null,
+  inputData: { query: 'charged twice' },
+  outputData: 'Pending authorisations are released after 3 business days.',
+  error: null,
+  latencyMs: 120,
+  metadata: {},
+  parentTraceId: null,
+  startTime: AT,
+  endTime: '2026-11-20T09:15:00.120Z',
+  createdAt: LATER,
+};
+const evaluation: Evaluation = {
+  id: EVALUATION,
+  organizationId: ORG,
+  sessionId: SESSION,
+  inferenceResultId: null,
+  metricId: METRIC,
+  metricGroupId: GROUP,
+  metricName: 'politeness',
+  monitorId: null,
+  status: 'SUCCESS',
+  score: 1,
+  reason: 'The answer is courteous and thanks the customer.',
+  error: null,
+  creditsUsed: 1,
+  humanScore: null,
+  humanReason: null,
+  createdAt: LATER,
+  evaluatedAt: LATER,
+};
+const run: Static<typeof Run> = {
+  id: RUN,
+  organizationId: ORG,
+  productId: PRODUCT,
+  versionId: VERSION,
+  userId: USER,
+  name: 'nightly billing run',
+  testIds: [TEST],
+  specificationIds: [SPEC],
+  metricIds: [METRIC],
+  status: 'RUNNING',
+  progress: { total: 2, pending: 0, running: 1, completed: 1, failed: 0 },
+  metrics: [{ metricId: METRIC, name: 'politeness', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null }],
+  error: null,
+  createdAt: AT,
+  startedAt: LATER,
+  finishedAt: null,
+};
+const monitor: Static<typeof MonitorRecord> = {
+  id: MONITOR,
+  organizationId: ORG,
+  productId: PRODUCT,
+  name: 'production politeness',
+  metricGroupIds: [GROUP],
+  versionId: null,
+  userId: USER,
+  samplingPercentage: 25,
+  monthlyCreditCap: 500,
+  filterQuery: 'refund, charge',
+  filterTarget: 'INPUT',
+  excludeQuery: null,
+  excludeTarget: null,
+  status: 'ACTIVE',
+  statusUserAt: AT,
+  createdAt: AT,
+};
+const point = (scoredSessions: number, score: number | null) => ({
+  scoredSessions,
+  score,
+  confidenceInterval: scoredSessions >= 30 && score !== null ? { lower: Math.max(0, score - 0.06), upper: Math.min(1, score + 0.06) } : null,
+  collectingData: scoredSessions < 30,
+});
+const monitorResults: Static<typeof MonitorResultsRecord> = {
+  monitorId: MONITOR,
+  range: { from: '2026-11-14T00:00:00.000Z', to: AT, bucketDays: 1 },
+  metrics: [
+    {
+      metricGroupId: GROUP,
+      name: 'politeness',
+      headline: point(42, 0.91),
+      buckets: [
+        { ...point(12, 0.92), bucket: '2026-11-19T00:00:00.000Z' },
+        { ...point(30, 0.9), bucket: '2026-11-20T00:00:00.000Z' },
+      ],
+    },
+  ],
+  worstMetric: { ...point(42, 0.91), metricGroupId: GROUP, name: 'politeness' },
+  markers: { metricRevisions: [{ metricGroupId: GROUP, name: 'politeness', metricId: METRIC, at: AT }], samplingChanges: [{ at: AT, samplingPercentage: 25 }] },
+  spend: { spentCredits: 42, pendingCredits: 2, capCredits: 500, cycleStart: '2026-11-01T00:00:00.000Z' },
+  sessions: {
+    scored: [{ sessionId: SESSION, evaluatedAt: LATER, settledAtTurn: 1, description: 'Why was I charged twice in October?' }],
+    waiting: [{ sessionId: 'sess_01JDA1V2B4N6M8Q0W2E4R6T8YU', lastTurnAt: AT, minutesSinceLastTurn: 4, description: 'Can I change my billing address?' }],
+  },
+};
+const phoneConnection: Static<typeof PhoneConnection> = {
+  id: PHONE,
+  organizationId: ORG,
+  productId: PRODUCT,
+  userId: USER,
+  name: 'support line',
+  phoneNumber: '+14155550123',
+  agentSpeaksFirst: false,
+  createdAt: AT,
+};
+const organization: Static<typeof OrganizationRecord> = {
+  id: ORG,
+  name: 'Acme',
+  plan: 'PRO',
+  monthlyCredits: 1000,
+  createdAt: AT,
+  cycleStart: '2026-11-01T00:00:00.000Z',
+  spentCredits: 42,
+  pendingCredits: 2,
+  availableCredits: 956,
+};
+const apiKey: Static<typeof ApiKeyRecord> = { id: KEY, organizationId: ORG, userId: USER, role: 'MEMBER', name: 'ci', last4: 'x9Qa', createdAt: AT };
+const stamp = { version: '0.1.0', commit: 'a83e304', buildDate: AT };
+const deleted = (id: string): Static<typeof Deleted> => ({ id, deletedAt: LATER });
+
+const WEBHOOK = 'wh_01JDA1T9S1D3F5G7H9J1K3L5ZX';
+const MESSAGE = 'msg_01JDA1V2C4V6B8N0M2Q4W6E8RT';
+const ALERT_RULE = 'alr_01JDA1W5Y7U9I1O3P5A7S9D1FG';
+const ALERT = 'alert_01JDA1X8H0J2K4L6Z8X0C2V4BN';
+const webhook: Webhook = {
+  id: WEBHOOK,
+  organizationId: ORG,
+  userId: USER,
+  url: 'https://hooks.example.com/eval',
+  events: ['run.completed', 'run.failed', 'monitor.status_changed'],
+  description: 'runs and monitors to the on-call channel',
+  status: 'ENABLED',
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  createdAt: AT,
+};
+const delivery: Delivery = {
+  id: MESSAGE,
+  webhookId: WEBHOOK,
+  type: 'ping',
+  status: 'SUCCEEDED',
+  attemptCount: 1,
+  responseCode: 204,
+  durationMs: 87,
+  error: null,
+  lastAttemptAt: LATER,
+  nextAttemptAt: null,
+  attempts: [{ attempt: 1, at: LATER, responseCode: 204, durationMs: 87, ok: true, error: null }],
+  payload: { type: 'ping', timestamp: LATER, data: { webhookId: WEBHOOK } },
+  createdAt: LATER,
+};
+const alertRule: AlertRule = {
+  id: ALERT_RULE,
+  monitorId: MONITOR,
+  organizationId: ORG,
+  userId: USER,
+  metricGroupId: GROUP,
+  window: '1h',
+  below: 0.7,
+  minSessions: 20,
+  openAlertId: null,
+  createdAt: AT,
+};
+const alert: Alert = {
+  id: ALERT,
+  monitorId: MONITOR,
+  organizationId: ORG,
+  ruleId: ALERT_RULE,
+  metricGroupId: GROUP,
+  window: '1h',
+  below: 0.7,
+  minSessions: 20,
+  status: 'OPEN',
+  score: 0.55,
+  scoredSessions: 24,
+  openedAt: LATER,
+  resolvedAt: null,
+  resolvedScore: null,
+  resolution: null,
+  createdAt: LATER,
+};
+
+// ---------- operations ----------
+const list = (what: string, filters: string) =>
+  `Lists ${what} of the caller's organization: a JSON array, with the number of matches in the \`X-Total-Count\` header. ` +
+  `The query parameters filter, sort and page it (\`limit\` 1–1000, default 100; \`offset\`, default 0); an unknown parameter or a bad value is a 400.${filters ? ` ${filters}` : ''}`;
+const read = (what: string) => `Reads one ${what} by id. A deleted ${what} is still answered, with its \`deletedAt\`, so references stay resolvable.`;
+const softDelete = (what: string, also = '') =>
+  `Soft-deletes the ${what}: it gets a \`deletedAt\`, leaves every list and can no longer be written, but \`GET\` by id still answers it.${also ? ` ${also}` : ''}`;
+const patch = (what: string, fields: string) =>
+  `Updates the ${what}: an omitted field is unchanged, \`null\` clears a nullable field, an immutable or server-managed field is a 400. Updatable: ${fields}.`;
+
+export const apiReference: Readonly<Record<string, OperationDoc>> = {
+  // organization and API keys
+  'organization/get': {
+    summary: 'Read the caller’s organization',
+    description: 'The organization the key belongs to: plan, monthly credits (null = unlimited) and the current cycle’s spend (the cycle is the UTC calendar month).',
+    response: OrganizationRecord,
+    example: { response: organization },
+  },
+  'organization/update': {
+    summary: 'Change an organization’s plan or credits (ADMIN)',
+    description: 'Platform operators only (an ADMIN key): sets `plan`, `monthlyCredits` (null = unlimited) or `name` of any organization.',
+    response: OrganizationRecord,
+    record: 'organization',
+    example: { request: { plan: 'ENTERPRISE', monthlyCredits: 5000 }, response: { ...organization, plan: 'ENTERPRISE', monthlyCredits: 5000, availableCredits: 4956 } },
+  },
+  'api-keys/create': {
+    summary: 'Create an API key',
+    description: 'Creates a MEMBER key for the caller’s organization. The key (`evk_…`) is in this answer only: the service keeps its SHA-256.',
+    response: CreatedApiKeyRecord,
+    example: { request: { name: 'ci' }, response: { ...apiKey, key: 'evk_3kTq9ZpL0aXw7BvN2mYc8RdE5fGh1JsUx9Qa0b1c2d' } },
+  },
+  'api-keys/list': {
+    summary: 'List API keys',
+    description: list('the API keys (never the key itself, only its last 4 characters)', '`includeRevoked=true` also lists revoked keys.'),
+    response: Type.Array(ApiKeyRecord),
+    example: { response: [apiKey] },
+  },
+  'api-keys/get': { summary: 'Read an API key', description: read('API key'), response: ApiKeyRecord, record: 'API key', example: { response: apiKey } },
+  'api-keys/delete': {
+    summary: 'Revoke an API key',
+    description: 'Revokes the key: it stops authenticating (the gateway caches a key’s answer for up to 5 minutes).',
+    response: RevokedApiKey,
+    record: 'API key',
+    example: { response: { id: KEY, revokedAt: LATER, deletedAt: LATER } },
+  },
+
+  // products
+  'products/create': {
+    summary: 'Create a product',
+    description: 'Creates an agent product: its description and the capabilities, inabilities, security boundaries and policies tests and metrics refer to.',
+    response: ProductRecord,
+    example: { request: { name: product.name, description: product.description, capabilities: product.capabilities, inabilities: product.inabilities }, response: product },
+  },
+  'products/list': { summary: 'List products', description: list('products', ''), response: Type.Array(ProductRecord), example: { response: [product] } },
+  'products/get': { summary: 'Read a product', description: read('product'), response: ProductRecord, record: 'product', example: { response: product } },
+  'products/update': {
+    summary: 'Update a product',
+    description: patch('product', '`name`, `description`, `capabilities`, `inabilities`, `securityBoundaries`, `policies`'),
+    response: ProductRecord,
+    record: 'product',
+    example: { request: { description: 'Answers billing and plan questions' }, response: { ...product, description: 'Answers billing and plan questions' } },
+  },
+  'products/delete': {
+    summary: 'Delete a product',
+    description: softDelete('product', 'Its versions, connections, specifications, tests and monitors are deleted with it.'),
+    response: Deleted,
+    record: 'product',
+    example: { response: deleted(PRODUCT) },
+  },
+
+  // versions
+  'versions/create': {
+    summary: 'Create a version',
+    description: 'Creates a version of a product. The name is unique within the product (409); each endpoint connection id must name a connection of the same product with the matching type.',
+    response: VersionRecord,
+    errors: { 409: 'a version of that name already exists in the product' },
+    example: { request: { productId: PRODUCT, name: 'v1', modelId: 'gpt-4o-mini', conversationEndpointConnectionId: ECON }, response: version },
+  },
+  'versions/list': { summary: 'List versions', description: list('versions', '`productIds` narrows to products.'), response: Type.Array(VersionRecord), example: { response: [version] } },
+  'versions/get': { summary: 'Read a version', description: read('version'), response: VersionRecord, record: 'version', example: { response: version } },
+  'versions/update': {
+    summary: 'Update a version',
+    description: patch('version', '`name`, `description`, `modelId`, `systemPrompt` and the three endpoint connection ids; `productId` is immutable'),
+    response: VersionRecord,
+    record: 'version',
+    errors: { 409: 'a version of that name already exists in the product' },
+    example: { request: { systemPrompt: 'You are Acme’s billing assistant. Be brief.' }, response: { ...version, systemPrompt: 'You are Acme’s billing assistant. Be brief.' } },
+  },
+  'versions/delete': { summary: 'Delete a version', description: softDelete('version', 'Its name is free again within the product.'), response: Deleted, record: 'version', example: { response: deleted(VERSION) } },
+
+  // endpoint connections
+  'endpoint-connections/create': {
+    summary: 'Create an endpoint connection',
+    description:
+      'How runs call the agent: URL, method, authentication, the request body template (must contain `{{ input.user_message }}`), the output mapping (JSONPath per name, with `output`), timeout 1–120 s (15), rate limit and retries. `authToken` and `password` are write-only: reads show `hasAuthToken` and `hasPassword`.',
+    response: EndpointConnectionRecord,
+    example: {
+      request: {
+        productId: PRODUCT,
+        name: 'chat',
+        url: 'https://agent.example.com/chat',
+        type: 'CONVERSATION',
+        authType: 'BEARER',
+        authToken: 'sk-agent-secret',
+        inputTemplate: '{"message": "{{ input.user_message }}"}',
+        outputMapping: { output: '$.reply' },
+        retryEnabled: true,
+        retryMaxAttempts: 3,
+      },
+      response: endpointConnection,
+    },
+  },
+  'endpoint-connections/list': {
+    summary: 'List endpoint connections',
+    description: list('endpoint connections', 'Filters: `productIds`, `url` (substring), `types`, `httpMethods`, `authTypes`.'),
+    response: Type.Array(EndpointConnectionRecord),
+    example: { response: [endpointConnection] },
+  },
+  'endpoint-connections/get': { summary: 'Read an endpoint connection', description: read('endpoint connection'), response: EndpointConnectionRecord, record: 'endpoint connection', example: { response: endpointConnection } },
+  'endpoint-connections/update': {
+    summary: 'Update an endpoint connection',
+    description: patch('endpoint connection', 'every field of the create body but `productId`; the type cannot change while a version uses the connection (409)'),
+    response: EndpointConnectionRecord,
+    record: 'endpoint connection',
+    errors: { 409: 'a version uses the connection in a way the change would break' },
+    example: { request: { timeout: 30 }, response: { ...endpointConnection, timeout: 30 } },
+  },
+  'endpoint-connections/delete': {
+    summary: 'Delete an endpoint connection',
+    description: softDelete('endpoint connection', 'A connection a live version uses cannot be deleted (409); its secrets are erased.'),
+    response: Deleted,
+    record: 'endpoint connection',
+    errors: { 409: 'a version uses the connection' },
+    example: { response: deleted(ECON) },
+  },
+  'endpoint-connections/test': {
+    summary: 'Call the agent once through a connection',
+    description:
+      'Makes one real call with the connection’s settings (auth, timeout, retries, rate limit) and answers what was sent and received, with secrets shown as `***` and bodies cut at 64 KB. The agent’s failure is reported in `error`, never as a 5xx; nothing is stored.',
+    response: EndpointConnectionTestResultRecord,
+    record: 'endpoint connection',
+    example: {
+      request: { input: { user_message: 'Why was I charged twice?' } },
+      response: {
+        request: { method: 'POST', url: 'https://agent.example.com/chat', headers: { authorization: '***', 'content-type': 'application/json' }, body: '{"message": "Why was I charged twice?"}' },
+        response: { status: 200, headers: { 'content-type': 'application/json' }, body: '{"reply":"One charge is a pending authorisation."}' },
+        extracted: { output: 'One charge is a pending authorisation.' },
+        attempts: 1,
+        latencyMs: 412,
+        error: null,
+      },
+    },
+  },
+
+  // metrics and models
+  'metrics/create': {
+    summary: 'Create a metric (or a revision)',
+    description:
+      'Creates a scoring definition. With `parentMetricId` it is a revision: it joins the parent’s family (`metricGroupId`) and an active parent becomes legacy. `source` FULL_PROMPT is rejected (400); an unselectable or disabled evaluator model is a 400. `source` DETERMINISTIC with a `check` (contains, not_contains, equals, starts_with, ends_with, contains_any, contains_all, regex, is_json, json_schema, length) creates the organization’s own check, scored in code (1 or 0) with a reason naming what matched or was missing; `evaluationParams` is then derived from `check.target`, and a regex that can backtrack catastrophically is a 400.',
+    response: MetricRecord,
+    example: {
+      request: { name: 'politeness', source: 'PARTIAL_PROMPT', evaluationParams: ['input', 'actual_output'], judgePrompt: metric.judgePrompt, evaluatorModelName: 'gpt-4o-mini', tags: ['tone'], specificationIds: [SPEC] },
+      response: metric,
+    },
+  },
+  'metrics/list': {
+    summary: 'List metrics',
+    description: list(
+      'metrics (and the predefined ones)',
+      'Filters: `organizationIds`, `productIds` (linked to a specification of those products), `description` (substring), `tags` (any), `sources`, `specificationIds`, `userGroupIds`, `includeDefault` (true), `includeOwned` (true), `includeLegacy` (false), `monitorable` (only metrics a monitor may bind).',
+    ),
+    response: Type.Array(MetricRecord),
+    example: { response: [metric] },
+  },
+  'metrics/get': { summary: 'Read a metric', description: read('metric'), response: MetricRecord, record: 'metric', example: { response: metric } },
+  'metrics/update': {
+    summary: 'Update a metric’s labels',
+    description: patch('metric', '`name`, `description`, `tags`, `documentationUrl`, `userGroupIds`; a new judge prompt or parameters is a revision (`POST /metrics` with `parentMetricId`). Predefined metrics cannot be changed (403)'),
+    response: MetricRecord,
+    record: 'metric',
+    example: { request: { tags: ['tone', 'support'] }, response: { ...metric, tags: ['tone', 'support'] } },
+  },
+  'metrics/delete': {
+    summary: 'Delete a metric',
+    description: softDelete('metric', 'Predefined metrics cannot be deleted (403).'),
+    response: Deleted,
+    record: 'metric',
+    example: { response: deleted(METRIC) },
+  },
+  'models/list': {
+    summary: 'List evaluator models',
+    description: 'The platform’s evaluator (judge) models with their credits per evaluation; `X-Total-Count` holds their number.',
+    response: Type.Array(EvaluatorModelRecord),
+    example: { response: [model] },
+  },
+  'models/put': {
+    summary: 'Create or replace an evaluator model (ADMIN)',
+    description: 'Platform operators only (an ADMIN key): writes the model named in the path. `unselectableAt` stops new metrics from choosing it (existing ones report `legacyAt`); `disabledAt` disables every linked metric.',
+    response: EvaluatorModelRecord,
+    alsoStatus: { status: 201, when: 'the model is new' },
+    example: { request: { provider: 'openai', providerModelId: 'gpt-4o-mini-2024-07-18', creditsPerEvaluation: 1 }, response: model },
+  },
+
+  // specifications
+  'specifications/create': {
+    summary: 'Create a specification',
+    description: 'A capability, inability or policy of a product. `testType` is required for a POLICY and forbidden otherwise; `testVariant` is required when `testType` is QUALITY or RED_TEAMING.',
+    response: SpecificationRecord,
+    example: { request: { productId: PRODUCT, description: specification.description, type: 'CAPABILITY' }, response: { ...specification, metricIds: [] } },
+  },
+  'specifications/list': {
+    summary: 'List specifications',
+    description: list('specifications', 'Filters: `productIds`, `types`, `testTypes`, `description` (substring), `metricIds`.'),
+    response: Type.Array(SpecificationRecord),
+    example: { response: [specification] },
+  },
+  'specifications/get': { summary: 'Read a specification', description: read('specification'), response: SpecificationRecord, record: 'specification', example: { response: specification } },
+  'specifications/update': {
+    summary: 'Update a specification',
+    description: patch('specification', '`description`, `type`, `testType`, `testVariant` (with the create rules); `productId` is immutable and links change through `/specifications/{id}/metrics`'),
+    response: SpecificationRecord,
+    record: 'specification',
+    example: { request: { description: 'explains every invoice line' }, response: { ...specification, description: 'explains every invoice line' } },
+  },
+  'specifications/delete': { summary: 'Delete a specification', description: softDelete('specification', 'Its metric links go with it.'), response: Deleted, record: 'specification', example: { response: deleted(SPEC) } },
+  'specifications/link-metrics': {
+    summary: 'Link metrics to a specification',
+    description: 'Links 1–100 metrics (the caller’s or predefined, not deleted); linking a linked metric again is no change. Answers every linked metric id.',
+    response: MetricLinks,
+    record: 'specification',
+    example: { request: { metricIds: [METRIC] }, response: { specificationId: SPEC, metricIds: [METRIC] } },
+  },
+  'specifications/unlink-metrics': {
+    summary: 'Unlink metrics from a specification',
+    description: 'Removes the links to 1–100 metrics. Answers the metric ids still linked.',
+    response: MetricLinks,
+    record: 'specification',
+    example: { request: { metricIds: [METRIC] }, response: { specificationId: SPEC, metricIds: [] } },
+  },
+  'specifications/list-metrics': {
+    summary: 'List a specification’s metrics',
+    description: 'The metrics linked to the specification, with their number in `X-Total-Count`.',
+    response: Type.Array(MetricRecord),
+    record: 'specification',
+    example: { response: [metric] },
+  },
+
+  // tests and test cases
+  'tests/create': {
+    summary: 'Create a test (dataset)',
+    description:
+      'Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403.',
+    response: TestRecordSchema,
+    errors: { 403: 'a storage URI names an object outside the organization’s storage' },
+    example: { request: { productId: PRODUCT, name: test.name, type: 'QUALITY', uri: test.uri, specificationId: SPEC, metadata: test.metadata }, response: test },
+  },
+  'tests/list': {
+    summary: 'List tests',
+    description: list(
+      'tests',
+      'Filters: `productIds`, `testCaseIds`, `versionIds` (tests with sessions on those versions), `types`, `specificationIds`, `statuses`, `hasLiveSpecification`, `hasEvaluations`, `hasTraces`.',
+    ),
+    response: Type.Array(TestRecordSchema),
+    example: { response: [test] },
+  },
+  'tests/get': { summary: 'Read a test', description: read('test'), response: TestRecordSchema, record: 'test', example: { response: test } },
+  'tests/update': {
+    summary: 'Rename a test or change its metadata',
+    description: patch('test', '`name` and `metadata`'),
+    response: TestRecordSchema,
+    record: 'test',
+    example: { request: { name: 'billing questions (October)' }, response: { ...test, name: 'billing questions (October)' } },
+  },
+  'tests/delete': { summary: 'Delete a test', description: softDelete('test'), response: Deleted, record: 'test', example: { response: deleted(TEST) } },
+  'test-cases/create': {
+    summary: 'Add a test case',
+    description: 'Adds one case to a test. Fields too large for one item are kept in storage and returned whole.',
+    response: TestCaseRecord,
+    example: { request: { testId: TEST, input: testCase.input, expectedOutput: testCase.expectedOutput }, response: testCase },
+  },
+  'test-cases/list': {
+    summary: 'List test cases',
+    description: list('test cases', '`testIds` is required.'),
+    response: Type.Array(TestCaseRecord),
+    example: { response: [testCase] },
+  },
+  'test-cases/get': { summary: 'Read a test case', description: read('test case'), response: TestCaseRecord, record: 'test case', example: { response: testCase } },
+  'test-cases/delete': { summary: 'Delete a test case', description: softDelete('test case'), response: Deleted, record: 'test case', example: { response: deleted(TCASE) } },
+
+  // storage
+  'storage/upload-url': {
+    summary: 'Get an upload URL',
+    description: 'A 15-minute presigned PUT URL for `orgs/<organization>/uploads/<ulid>/<fileName>`, and the storage URI to send in `uri` fields (for instance `POST /tests`). `contentType` must be an accepted upload type.',
+    response: StorageUpload,
+    example: {
+      response: {
+        url: 'https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…',
+        uri: test.uri!,
+        key: 'orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv',
+        expiresInSeconds: 900,
+      },
+    },
+  },
+  'storage/resolve': {
+    summary: 'Get a download URL for a storage URI',
+    description: 'A 1-hour presigned GET URL for an object under the organization’s prefix (a recording, an uploaded file). Another prefix is a 403, another bucket a 400, a missing object a 404.',
+    response: StorageDownload,
+    errors: { 403: 'the URI names an object outside the organization’s storage', 404: 'no object at the URI' },
+    example: { response: { url: 'https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…', uri: test.uri!, expiresInSeconds: 3600 } },
+  },
+
+  // sessions, turns, spans
+  'sessions/create': {
+    summary: 'Start a session',
+    description: 'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.',
+    response: SessionRecord,
+    example: { request: { versionId: VERSION, customId: 'ticket-4711', metadata: { channel: 'web' } }, response: { ...session, turnCount: 0, lastTurnAt: null } },
+  },
+  'sessions/list': {
+    summary: 'List sessions',
+    description: list('sessions', 'One of `versionIds`, `testIds`, `testCaseIds`, `customIds`, `runIds` is required; also `isProduction`, `statuses`. `runIds` naming another organization’s run is a 403.'),
+    response: Type.Array(SessionRecord),
+    errors: { 403: '`runIds` names another organization’s run' },
+    example: { response: [session] },
+  },
+  'sessions/get': { summary: 'Read a session', description: read('session'), response: SessionRecord, record: 'session', example: { response: session } },
+  'sessions/update': {
+    summary: 'Update or close a session',
+    description: patch('session', '`status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`'),
+    response: SessionRecord,
+    record: 'session',
+    example: { request: { status: 'COMPLETED', stoppingReason: 'resolved' }, response: { ...session, status: 'COMPLETED', stoppingReason: 'resolved', closedAt: LATER } },
+  },
+  'sessions/delete': { summary: 'Delete a session', description: softDelete('session'), response: Deleted, record: 'session', example: { response: deleted(SESSION) } },
+  'sessions/metric-compatibility': {
+    summary: 'Which metrics can score a session',
+    description:
+      'One entry per candidate metric, ordered linked → matching → none, compatible first, then by name; `incompatibilityReason` says what is missing. `limit` 1–500 (100).',
+    response: Type.Array(CompatibilityEntryRecord),
+    paged: false,
+    record: 'session',
+    example: {
+      response: [
+        { id: METRIC, name: 'politeness', isCompatible: true, relevance: 'linked', source: 'PARTIAL_PROMPT', description: 'Is the agent polite?', incompatibilityReason: null },
+        { id: 'met_answer_relevancy', name: 'answer_relevancy', isCompatible: false, relevance: 'none', source: 'DEEPEVAL', description: null, incompatibilityReason: 'needs expected_output, which the session has no test case for' },
+      ],
+    },
+  },
+  'inference-results/create': {
+    summary: 'Add a turn to a session',
+    description: 'Appends a turn (user input, agent output, retrieval context, latency, usage, cost) to an open session; texts up to 250,000 characters each.',
+    response: TurnRecord,
+    errors: { 409: 'too many concurrent writers on the session; retry' },
+    example: { request: { sessionId: SESSION, input: turn.input, output: turn.output, retrievalContext: turn.retrievalContext, latencyMs: 840 }, response: turn },
+  },
+  'inference-results/batch': {
+    summary: 'Add a conversation to a session',
+    description: 'Folds 1–200 `{role, content}` messages into turns (a user message and the assistant answers after it) and appends them, all or nothing.',
+    response: Type.Array(TurnRecord),
+    errors: { 409: 'too many concurrent writers on the session; retry' },
+    example: {
+      request: { sessionId: SESSION, messages: [{ role: 'user', content: turn.input }, { role: 'assistant', content: turn.output }] },
+      response: [{ ...turn, latencyMs: null, retrievalContext: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 }, cost: null }],
+    },
+  },
+  'inference-results/list': {
+    summary: 'List turns',
+    description: list('turns', '`sessionIds` is required; turns come in their order within the session.'),
+    response: Type.Array(TurnRecord),
+    example: { response: [turn] },
+  },
+  'inference-results/get': { summary: 'Read a turn', description: read('turn'), response: TurnRecord, record: 'inference result', example: { response: turn } },
+  'inference-results/update': {
+    summary: 'Complete a turn',
+    description: patch('turn', '`output`, `retrievalContext`, `latencyMs`, `usage`, `cost`'),
+    response: TurnRecord,
+    record: 'inference result',
+    errors: { 409: 'the turn changed while the request ran; retry' },
+    example: { request: { output: turn.output, latencyMs: 840 }, response: turn },
+  },
+  'traces/create': {
+    summary: 'Record a span',
+    description: 'Records a step of a turn (tool call, retrieval, model call…). A client may choose the `trace_…` id; a duplicate is a 409. Fields over 64 KB are kept in storage and returned whole.',
+    response: SpanRecord,
+    errors: { 409: 'a span with that id already exists' },
+    example: { request: { inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', inputData: span.inputData, outputData: span.outputData, startTime: span.startTime, endTime: span.endTime, latencyMs: 120 }, response: span },
+  },
+  'traces/batch': {
+    summary: 'Record spans',
+    description: 'Records 1–100 spans, all or nothing; a duplicate id is a 409.',
+    response: Type.Array(SpanRecord),
+    errors: { 409: 'a span with one of the ids already exists' },
+    example: { request: { spans: [{ inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', outputData: span.outputData }] }, response: [span] },
+  },
+  'traces/list': {
+    summary: 'List spans',
+    description: list('spans', '`sessionIds` or `inferenceResultIds` is required; also `types`, `names`, `fromStartTime`, `toStartTime`. Ordered by start time.'),
+    response: Type.Array(SpanRecord),
+    example: { response: [span] },
+  },
+  'traces/get': { summary: 'Read a span', description: `${read('span')} An id that does not start with \`trace_\` is a 404.`, response: SpanRecord, record: 'span', example: { response: span } },
+  'traces/delete': { summary: 'Delete a span', description: softDelete('span'), response: Deleted, record: 'span', example: { response: deleted(SPAN) } },
+
+  // evaluations
+  'evaluations/create': {
+    summary: 'Evaluate a session',
+    description:
+      'Creates one evaluation per metric for the session (or one turn with `inferenceResultId`): deterministic metrics are scored at once, LLM-judged ones are queued (PENDING), HUMAN_EVALUATION ones wait for a human score (PENDING_HUMAN) unless `scores` gives it.',
+    errors: { 409: 'the records changed while the request ran; retry' },
+    example: { request: { sessionId: SESSION, metricIds: [METRIC] }, response: [{ ...evaluation, status: 'PENDING', score: null, reason: null, creditsUsed: 0, evaluatedAt: null }] },
+  },
+  'evaluations/list': {
+    summary: 'List evaluations',
+    description: list('evaluations', '`sessionIds` (1–50) is required; also `metricIds`, `statuses`.'),
+    example: { response: [evaluation] },
+  },
+  'evaluations/get': { summary: 'Read an evaluation', description: read('evaluation'), record: 'evaluation', example: { response: evaluation } },
+  'evaluations/update': {
+    summary: 'Give a human score',
+    description: 'Sets `humanScore` (0–1) and `humanReason` of an evaluation (HUMAN_EVALUATION metrics, or a human second opinion).',
+    record: 'evaluation',
+    example: { request: { humanScore: 0.5, humanReason: 'polite but curt' }, response: { ...evaluation, humanScore: 0.5, humanReason: 'polite but curt' } },
+  },
+  'evaluations/retry': {
+    summary: 'Retry a failed evaluation',
+    description: 'Queues a FAILED evaluation again (PENDING). Any other status is a 409.',
+    record: 'evaluation',
+    errors: { 409: 'the evaluation is not FAILED' },
+    example: { response: { ...evaluation, status: 'PENDING', score: null, reason: null, evaluatedAt: null } },
+  },
+
+  // runs
+  'runs/create': {
+    summary: 'Start a run',
+    description:
+      'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
+    response: Run,
+    example: { request: { versionId: VERSION, testId: TEST, name: 'nightly billing run' }, response: { ...run, status: 'PENDING', progress: { total: 2, pending: 2, running: 0, completed: 0, failed: 0 }, metrics: [], startedAt: null } },
+  },
+  'runs/list': {
+    summary: 'List runs',
+    description: list('runs', 'Filters: `productIds`, `versionIds`, `testIds`, `statuses`.'),
+    response: Type.Array(Run),
+    example: { response: [run] },
+  },
+  'runs/get': {
+    summary: 'Read a run',
+    description: 'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).',
+    record: 'run',
+    response: Run,
+    example: { response: run },
+  },
+  'runs/cancel': {
+    summary: 'Cancel a run',
+    description: 'Cancels a PENDING or RUNNING run: sessions with no turn yet become FAILED (`stoppingReason: "cancelled"`), sessions mid-conversation stop after their current call. A finished run is a 409.',
+    record: 'run',
+    errors: { 409: 'the run is already COMPLETED, FAILED or CANCELLED' },
+    response: Run,
+    example: { response: { ...run, status: 'CANCELLED', finishedAt: LATER } },
+  },
+
+  // monitors
+  'monitors/create': {
+    summary: 'Create a monitor',
+    description:
+      'Scores a sample (`samplingPercentage`, > 0 to 100) of the product’s closed production sessions with the bound metric families, within `monthlyCreditCap`. `filterQuery`/`filterTarget` keep only matching sessions, `excludeQuery`/`excludeTarget` drop sessions; `status` may be ACTIVE or PAUSED. Another organization’s metric family is a 403.',
+    response: MonitorRecord,
+    errors: { 403: 'a metric family belongs to another organization' },
+    example: { request: { productId: PRODUCT, name: monitor.name, metricGroupIds: [GROUP], samplingPercentage: 25, monthlyCreditCap: 500, filterQuery: 'refund, charge', filterTarget: 'INPUT' }, response: monitor },
+  },
+  'monitors/list': {
+    summary: 'List monitors',
+    description: list('monitors', 'Filters: `productIds`, `versionIds`, `statuses`, `metricGroupIds`.'),
+    response: Type.Array(MonitorRecord),
+    example: { response: [monitor] },
+  },
+  'monitors/get': { summary: 'Read a monitor', description: read('monitor'), response: MonitorRecord, record: 'monitor', example: { response: monitor } },
+  'monitors/update': {
+    summary: 'Update a monitor',
+    description: patch('monitor', 'every create field but `productId`; `status` accepts ACTIVE or PAUSED only (CAPPED, NO_CREDITS and FAILING are set by the system: 400)'),
+    response: MonitorRecord,
+    record: 'monitor',
+    errors: { 403: 'a metric family belongs to another organization' },
+    example: { request: { status: 'PAUSED' }, response: { ...monitor, status: 'PAUSED', statusUserAt: LATER } },
+  },
+  'monitors/delete': { summary: 'Delete a monitor', description: softDelete('monitor', 'It stops scoring at once.'), response: Deleted, record: 'monitor', example: { response: deleted(MONITOR) } },
+  'monitors/results': {
+    summary: 'Read a monitor’s results',
+    description:
+      'Over the last `days` (1–90, default 7): per bound family a daily sampling-weighted score series and a headline, each with its 95% interval from 30 scored sessions (`collectingData` below), the worst family, revision and sampling markers, the cycle’s spend against the cap, the newest 200 scored and 100 waiting sessions. Computed only from the monitor’s own evaluations.',
+    response: MonitorResultsRecord,
+    record: 'monitor',
+    example: { response: monitorResults },
+  },
+
+  // alert rules and alerts
+  'alert-rules/create': {
+    summary: 'Add an alert rule to a monitor',
+    description:
+      'The scanner opens an alert when, over the trailing `window` (15m, 1h, 6h or 24h), at least `minSessions` sessions were scored and the sampling-weighted score of the family `metricGroupId` (one the monitor binds) is below `below` (0–1); it resolves when the score is back at or above `below`. Each opening and resolution is sent once as `alert.opened` / `alert.resolved`.',
+    record: 'monitor',
+    errors: { 409: 'the monitor already has 20 alert rules' },
+    example: { request: { metricGroupId: GROUP, window: '1h', below: 0.7, minSessions: 20 }, response: alertRule },
+  },
+  'alert-rules/list': {
+    summary: 'List a monitor’s alert rules',
+    description: list('alert rules of the monitor', ''),
+    record: 'monitor',
+    example: { response: [alertRule] },
+  },
+  'alert-rules/delete': {
+    summary: 'Delete an alert rule',
+    description: 'Deletes the rule; its open alert, if any, is resolved (`resolution: "rule_deleted"`) and sent as `alert.resolved`.',
+    response: Deleted,
+    record: 'monitor',
+    errors: { 409: 'the rule changed while the request ran (retry)' },
+    example: { response: deleted(ALERT_RULE) },
+  },
+  'monitors/alerts': {
+    summary: 'List a monitor’s alerts',
+    description: list('alerts of the monitor, open and resolved,', 'Filters: `statuses` (OPEN, RESOLVED), `ruleIds`.'),
+    record: 'monitor',
+    example: { response: [alert] },
+  },
+
+  // webhooks
+  'webhooks/create': {
+    summary: 'Create a webhook endpoint',
+    description:
+      'Subscribes an http(s) URL to `events` (run.completed, run.failed, test.generated, test.failed, monitor.status_changed, alert.opened, alert.resolved, ping). The answer carries the signing secret (`whsec_` + base64 of 32 random bytes) this once; it is never shown again. Deliveries follow Standard Webhooks: headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, body `{type, timestamp, data}`. A literal private, loopback or link-local address is refused (400); names are checked when each delivery resolves them.',
+    errors: { 409: 'the organization already has 20 webhook endpoints' },
+    example: { request: { url: webhook.url, events: webhook.events, description: webhook.description }, response: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7VBzaOSqP9s=' } },
+  },
+  'webhooks/list': {
+    summary: 'List webhook endpoints',
+    description: list('webhook endpoints', 'Filters: `ids`, `url`, `events`, `statuses` (ENABLED, DISABLED).'),
+    example: { response: [webhook] },
+  },
+  'webhooks/get': { summary: 'Read a webhook endpoint', description: read('webhook endpoint') + ' The secret is never part of it.', record: 'webhook', example: { response: webhook } },
+  'webhooks/update': {
+    summary: 'Update a webhook endpoint',
+    description: patch('webhook endpoint', '`url`, `events`, `description`, `status` (ENABLED turns a disabled endpoint back on and clears its reason; DISABLED stops deliveries)'),
+    record: 'webhook',
+    example: { request: { status: 'DISABLED' }, response: { ...webhook, status: 'DISABLED', disabledReason: 'disabled by a user', disabledAt: LATER } },
+  },
+  'webhooks/delete': { summary: 'Delete a webhook endpoint', description: softDelete('webhook endpoint', 'Pending deliveries are abandoned.'), response: Deleted, record: 'webhook', example: { response: deleted(WEBHOOK) } },
+  'webhooks/test': {
+    summary: 'Send a ping to a webhook endpoint',
+    description: 'Sends a signed `ping` to the endpoint now (whatever its events, even when disabled) and answers its delivery with that first attempt; a failed attempt is retried on the schedule like any delivery (`GET /webhooks/{id}/deliveries`).',
+    record: 'webhook',
+    example: { response: delivery },
+  },
+  'webhooks/deliveries': {
+    summary: 'List an endpoint’s deliveries',
+    description: list(
+      'deliveries of the endpoint, newest first,',
+      'Each has its attempts (status, response code, duration) and the next attempt: a non-2xx answer or a timeout (10 s) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Filters: `statuses` (PENDING, SUCCEEDED, FAILED), `types`.',
+    ),
+    record: 'webhook',
+    example: { response: [delivery] },
+  },
+
+  // phone connections
+  'phone-connections/create': {
+    summary: 'Create a phone connection',
+    description: 'A number (E.164) dialed to test a voice agent; `agentSpeaksFirst` (false) says who opens the call.',
+    response: PhoneConnection,
+    example: { request: { productId: PRODUCT, name: 'support line', phoneNumber: '+14155550123' }, response: phoneConnection },
+  },
+  'phone-connections/list': {
+    summary: 'List phone connections',
+    description: list('phone connections', '`productIds` narrows to products.'),
+    response: Type.Array(PhoneConnection),
+    example: { response: [phoneConnection] },
+  },
+  'phone-connections/batch-delete': {
+    summary: 'Delete phone connections',
+    description: 'Soft-deletes 1–100 phone connections in one transaction: all or nothing (one missing id is a 404 and nothing is deleted).',
+    response: BatchDeleted,
+    errors: { 403: 'an id names another organization’s phone connection', 404: 'an id names no live phone connection' },
+    example: { request: { ids: [PHONE] }, response: { ids: [PHONE], deletedAt: LATER } },
+  },
+  'phone-connections/get': { summary: 'Read a phone connection', description: read('phone connection'), response: PhoneConnection, record: 'phone connection', example: { response: phoneConnection } },
+  'phone-connections/update': {
+    summary: 'Update a phone connection',
+    description: patch('phone connection', '`name`, `phoneNumber`, `agentSpeaksFirst`'),
+    response: PhoneConnection,
+    record: 'phone connection',
+    example: { request: { agentSpeaksFirst: true }, response: { ...phoneConnection, agentSpeaksFirst: true } },
+  },
+
+  // build info
+  'build-info/get': {
+    summary: 'Read the API build',
+    description: 'The version, commit and build date of the API. ADMIN keys and ENTERPRISE organizations only.',
+    response: BuildInfoRecord,
+    example: { response: { api: stamp } },
+  },
+  'build-info/services': {
+    summary: 'Read the builds of the API and its services',
+    description: 'The API build and each downstream service’s (evaluator, scanner, aggregator, runner). A service that does not answer within 2 s is `unreachable`; the call still answers 200. ADMIN keys and ENTERPRISE organizations only.',
+    response: BuildInfoServicesRecord,
+    example: { response: { api: stamp, services: [{ name: 'evaluator', status: 'ok', ...stamp }, { name: 'scanner', status: 'unreachable', version: 'unknown', commit: 'unknown', buildDate: 'unknown' }] } },
+  },
+};
