@@ -6,6 +6,9 @@ export const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true });
 const UserGroupIds = Type.Array(Id, { maxItems: 100, uniqueItems: true });
 
+/** The JSON of a whole check (its schema included). */
+export const CHECK_MAX_BYTES = 32 * 1024;
+
 /**
  * A check an organization writes (DESIGN.md §15): scored in code, 1 or 0. Which fields a type takes
  * is checked by the metric rules (shared/domain/metrics/check-rules.ts), so each message names the
@@ -22,9 +25,10 @@ export const Check = Type.Object(
     caseSensitive: Type.Optional(Type.Boolean({ description: 'text types and regex; default true' })),
     min: Type.Optional(Type.Integer({ minimum: 0, description: 'length: the fewest code points allowed (inclusive)' })),
     max: Type.Optional(Type.Integer({ minimum: 0, description: 'length: the most code points allowed (inclusive)' })),
-    schema: Type.Optional(Type.Union([FreeForm(), Type.Boolean()], { description: 'json_schema: a JSON Schema of draft 2020-12' })),
+    schema: Type.Optional(Type.Union([FreeForm({ maxBytes: CHECK_MAX_BYTES }), Type.Boolean()], { description: 'json_schema: a JSON Schema of draft 2020-12' })),
   },
-  { additionalProperties: false },
+  // A metric item must fit DynamoDB with the rest of the metric at its maxima (DESIGN.md §9).
+  { additionalProperties: false, maxBytes: CHECK_MAX_BYTES },
 );
 export type Check = Static<typeof Check>;
 

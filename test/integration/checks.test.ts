@@ -78,6 +78,7 @@ describe('check metrics: records', () => {
     [checkMetric({ type: 'contains_any', values: [] }), 'check.values must have at least 1 item'],
     [checkMetric({ type: 'contains_any', values: Array.from({ length: 101 }, (_, i) => `v${i}`) }), 'check.values must have at most 100 items'],
     [checkMetric({ type: 'contains_all', values: ['a', 'b', 'c', ''] }), 'check.values[3] must not be empty'],
+    [checkMetric({ type: 'contains_any', values: Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(1000, 'x')) }), 'check must be at most 32768 bytes as JSON'],
     [checkMetric({ type: 'contains_all', values: ['a', 'a'] }), 'check.values must not contain duplicates'],
     [checkMetric({ type: 'contains_all', values: ['a'], value: 'b' }), 'check.value must not be set when check.type is contains_all'],
     [checkMetric({ type: 'length' }), 'check.min or check.max is required when check.type is length'],
