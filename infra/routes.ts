@@ -11,7 +11,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
 /** Extra permissions a route's function needs beyond the table. */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend';
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'generationQueueSend';
 
 export interface Route {
   method: HttpMethod;
@@ -65,7 +65,11 @@ export const routes: readonly Route[] = [
   r('GET', '/specifications/{id}/metrics', 'specifications/list-metrics', 'read'),
 
   // tests (datasets), test cases, storage
-  ...crud('/tests', 'tests').map((x) => (x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead'] as const } : x)),
+  ...crud('/tests', 'tests').map((x) => (x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead', 'generationQueueSend'] as const } : x)),
+  // generation (DESIGN.md §12)
+  r('POST', '/tests/{id}/extend', 'tests/extend', 'write', { capabilities: ['generationQueueSend'] }),
+  r('POST', '/tests/{id}/augment', 'tests/augment', 'write', { capabilities: ['generationQueueSend'] }),
+  r('POST', '/tests/{id}/cancel', 'tests/cancel', 'write'),
   r('POST', '/testCases', 'test-cases/create', 'write'),
   r('GET', '/testCases', 'test-cases/list', 'read'),
   r('GET', '/testCases/{id}', 'test-cases/get', 'read'),
@@ -116,10 +120,10 @@ export const routes: readonly Route[] = [
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {
-  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner';
+  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'generator';
   handler: string;
-  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10). */
-  trigger: 'schedule' | 'queue' | 'runQueue';
+  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10); `generationQueue`: the generation queue (§12). */
+  trigger: 'schedule' | 'queue' | 'runQueue' | 'generationQueue';
 }
 
 export const jobs: readonly Job[] = [
@@ -127,6 +131,7 @@ export const jobs: readonly Job[] = [
   { name: 'aggregator', handler: 'jobs/aggregator', trigger: 'schedule' },
   { name: 'evaluator', handler: 'jobs/evaluator', trigger: 'queue' },
   { name: 'runner', handler: 'jobs/runner', trigger: 'runQueue' },
+  { name: 'generator', handler: 'jobs/generator', trigger: 'generationQueue' },
 ];
 
 export function routeOf(handler: string): Route {

@@ -29,6 +29,8 @@ export const AUTHORIZER_CACHE_SECONDS = 300;
 export const SCHEDULE_MINUTES = 5;
 /** The runner's limit: one agent call (at most 120 s per attempt) plus the retries that fit; longer waits go back on the queue. */
 export const RUNNER_TIMEOUT_MINUTES = 5;
+/** The generator's limit: one generator call (60 s per attempt, with its retries) and the writes of one step. */
+export const GENERATOR_TIMEOUT_MINUTES = 5;
 
 const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
 
@@ -122,6 +124,16 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: runDlq, maxReceiveCount: 3 },
     });
 
+    // The generation queue (DESIGN.md §12): one generator step per job.
+    const generationDlq = new Queue(this, 'GenerationDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const generationQueue = new Queue(this, 'GenerationQueue', {
+      // Above the generator's timeout, so a step in flight is not delivered twice.
+      visibilityTimeout: Duration.minutes(GENERATOR_TIMEOUT_MINUTES * 2),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: generationDlq, maxReceiveCount: 3 },
+    });
+
     const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -141,6 +153,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.bucketName]: bucket.bucketName,
       [ENV.queueUrl]: queue.queueUrl,
       [ENV.runQueueUrl]: runQueue.queueUrl,
+      [ENV.generationQueueUrl]: generationQueue.queueUrl,
       ...llmEnvironment(props?.llm),
     };
 
@@ -152,6 +165,8 @@ export class EvalPlatformStack extends Stack {
     queue.grantConsumeMessages(jobsRole);
     runQueue.grantSendMessages(jobsRole);
     runQueue.grantConsumeMessages(jobsRole);
+    generationQueue.grantSendMessages(jobsRole);
+    generationQueue.grantConsumeMessages(jobsRole);
     const jobFunctions = new Map<string, AppFunction>();
     for (const job of jobs) {
       const fn = new AppFunction(this, `Job${job.name[0]!.toUpperCase()}${job.name.slice(1)}`, {
@@ -159,7 +174,7 @@ export class EvalPlatformStack extends Stack {
         role: jobsRole,
         logGroup: jobLogs,
         environment: baseEnv,
-        timeout: Duration.minutes(job.trigger === 'queue' ? 1 : job.trigger === 'runQueue' ? RUNNER_TIMEOUT_MINUTES : 4),
+        timeout: Duration.minutes(job.trigger === 'queue' ? 1 : job.trigger === 'runQueue' ? RUNNER_TIMEOUT_MINUTES : job.trigger === 'generationQueue' ? GENERATOR_TIMEOUT_MINUTES : 4),
         memorySize: 1024,
       });
       jobFunctions.set(job.name, fn);
@@ -168,6 +183,9 @@ export class EvalPlatformStack extends Stack {
           schedule: Schedule.rate(Duration.minutes(SCHEDULE_MINUTES)),
           targets: [new LambdaFunction(fn.fn, { retryAttempts: 2 })],
         });
+      } else if (job.trigger === 'generationQueue') {
+        // Each record is at most one generator call; a few in parallel per invocation.
+        fn.fn.addEventSource(new SqsEventSource(generationQueue, { batchSize: 5, reportBatchItemFailures: true }));
       } else if (job.trigger === 'runQueue') {
         // The records of a batch run in parallel: each is at most one agent call.
         fn.fn.addEventSource(new SqsEventSource(runQueue, { batchSize: 10, reportBatchItemFailures: true }));
@@ -180,6 +198,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.scannerFunction]: jobFunctions.get('scanner')!.fn.functionName,
       [ENV.aggregatorFunction]: jobFunctions.get('aggregator')!.fn.functionName,
       [ENV.runnerFunction]: jobFunctions.get('runner')!.fn.functionName,
+      [ENV.generatorFunction]: jobFunctions.get('generator')!.fn.functionName,
     };
 
     const roleFor = (route: Route): IRole => {
@@ -195,6 +214,7 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'bucketWrite') bucket.grantReadWrite(role);
           if (cap === 'queueSend') queue.grantSendMessages(role);
           if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
+          if (cap === 'generationQueueSend') generationQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
         }
         roles.set(key, role);

@@ -3,11 +3,24 @@ import { localRunQueue, type LocalRunMessage } from '../../shared/queue/run-queu
 
 /** Run jobs that failed three receives (the local stand-in for the run DLQ). */
 export const runDeadLetters: { id: string; body: string }[] = [];
+/** Generation jobs that failed three receives (the local stand-in for the generation DLQ). */
+export const generationDeadLetters: { id: string; body: string }[] = [];
 
 /** A failed job becomes visible again after this long (the local stand-in for the visibility timeout). */
 const RETRY_AFTER_MS = 1000;
 
 type Consumer = (event: SQSEvent) => Promise<unknown>;
+
+/** A local queue of jobs with delays (the run queue, the generation queue) and where its dead letters go. */
+export interface LocalJobQueue {
+  messages: LocalRunMessage[];
+  onEnqueue: (() => void) | undefined;
+}
+export interface Target {
+  queue: LocalJobQueue;
+  deadLetters: { id: string; body: string }[];
+}
+const RUN_QUEUE: Target = { queue: localRunQueue, deadLetters: runDeadLetters };
 
 function recordOf(m: LocalRunMessage, id = m.id): SQSRecord {
   return {
@@ -29,7 +42,7 @@ function recordOf(m: LocalRunMessage, id = m.id): SQSRecord {
 }
 
 /** Delivers one message (twice when `duplicate`); false when the consumer reported it failed. */
-async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolean): Promise<void> {
+async function deliver(target: Target, consumer: Consumer, m: LocalRunMessage, duplicate: boolean): Promise<void> {
   m.receiveCount++;
   const records = duplicate ? [recordOf(m), recordOf(m, `${m.id}-dup`)] : [recordOf(m)];
   let failed = false;
@@ -40,18 +53,18 @@ async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolea
     failed = true;
   }
   if (!failed) return;
-  if (m.receiveCount >= 3) runDeadLetters.push({ id: m.id, body: m.body });
-  else localRunQueue.messages.push({ ...m, visibleAt: Date.now() + RETRY_AFTER_MS });
+  if (m.receiveCount >= 3) target.deadLetters.push({ id: m.id, body: m.body });
+  else target.queue.messages.push({ ...m, visibleAt: Date.now() + RETRY_AFTER_MS });
 }
 
-function takeVisible(max: number): LocalRunMessage[] {
+function takeVisible(queue: LocalJobQueue, max: number): LocalRunMessage[] {
   const now = Date.now();
   const out: LocalRunMessage[] = [];
-  for (let i = 0; i < localRunQueue.messages.length && out.length < max; ) {
-    const m = localRunQueue.messages[i]!;
+  for (let i = 0; i < queue.messages.length && out.length < max; ) {
+    const m = queue.messages[i]!;
     if (m.visibleAt <= now) {
       out.push(m);
-      localRunQueue.messages.splice(i, 1);
+      queue.messages.splice(i, 1);
     } else i++;
   }
   return out;
@@ -62,7 +75,12 @@ function takeVisible(max: number): LocalRunMessage[] {
  * Lambda's concurrency), delayed messages wait for their time, failed ones come back until their
  * third receive. Runs until stopped.
  */
-export function startRunQueueConsumer(consumer: Consumer, options: { concurrency: number }): { stop: () => Promise<void>; idle: () => Promise<void> } {
+export function startRunQueueConsumer(
+  consumer: Consumer,
+  options: { concurrency: number; target?: Target },
+): { stop: () => Promise<void>; idle: () => Promise<void> } {
+  const target = options.target ?? RUN_QUEUE;
+  const queue = target.queue;
   let inFlight = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -73,34 +91,34 @@ export function startRunQueueConsumer(consumer: Consumer, options: { concurrency
     if (stopped) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
-    for (const m of takeVisible(options.concurrency - inFlight)) {
+    for (const m of takeVisible(queue, options.concurrency - inFlight)) {
       inFlight++;
-      const p = deliver(consumer, m, false).finally(() => {
+      const p = deliver(target, consumer, m, false).finally(() => {
         inFlight--;
         running.delete(p);
         setImmediate(pump);
       });
       running.add(p);
     }
-    if (inFlight === 0 && localRunQueue.messages.length === 0) idleWaiters.splice(0).forEach((f) => f());
-    const next = Math.min(...localRunQueue.messages.map((m) => m.visibleAt));
+    if (inFlight === 0 && queue.messages.length === 0) idleWaiters.splice(0).forEach((f) => f());
+    const next = Math.min(...queue.messages.map((m) => m.visibleAt));
     if (Number.isFinite(next) && inFlight < options.concurrency) {
       timer = setTimeout(pump, Math.max(5, next - Date.now()));
       timer.unref();
     }
   };
-  localRunQueue.onEnqueue = () => setImmediate(pump);
+  queue.onEnqueue = () => setImmediate(pump);
   pump();
   return {
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      localRunQueue.onEnqueue = undefined;
+      queue.onEnqueue = undefined;
       await Promise.all([...running]);
     },
     idle: () =>
       new Promise<void>((resolve) => {
-        if (inFlight === 0 && localRunQueue.messages.length === 0) resolve();
+        if (inFlight === 0 && queue.messages.length === 0) resolve();
         else idleWaiters.push(resolve);
       }),
   };
@@ -110,18 +128,20 @@ export function startRunQueueConsumer(consumer: Consumer, options: { concurrency
  * Delivers the run queue to a consumer until it is empty, waiting for delayed messages (tests).
  * With `duplicate`, every message is delivered twice in one batch (at-least-once delivery).
  */
-export async function drainRunQueue(consumer: Consumer, options: { duplicate?: boolean; concurrency?: number; timeoutMs?: number } = {}): Promise<number> {
+export async function drainRunQueue(consumer: Consumer, options: { duplicate?: boolean; concurrency?: number; timeoutMs?: number; target?: Target } = {}): Promise<number> {
+  const target = options.target ?? RUN_QUEUE;
+  const queue = target.queue;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let delivered = 0;
-  while (localRunQueue.messages.length > 0) {
-    if (Date.now() > deadline) throw new Error(`the run queue did not drain in time (${localRunQueue.messages.length} messages left)`);
-    const batch = takeVisible(options.concurrency ?? 10);
+  while (queue.messages.length > 0) {
+    if (Date.now() > deadline) throw new Error(`the queue did not drain in time (${queue.messages.length} messages left)`);
+    const batch = takeVisible(queue, options.concurrency ?? 10);
     if (batch.length === 0) {
-      const next = Math.min(...localRunQueue.messages.map((m) => m.visibleAt));
+      const next = Math.min(...queue.messages.map((m) => m.visibleAt));
       await new Promise((r) => setTimeout(r, Math.max(5, Math.min(200, next - Date.now()))));
       continue;
     }
-    await Promise.all(batch.map((m) => deliver(consumer, m, options.duplicate ?? false)));
+    await Promise.all(batch.map((m) => deliver(target, consumer, m, options.duplicate ?? false)));
     delivered += batch.length;
   }
   return delivered;

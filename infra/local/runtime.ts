@@ -117,8 +117,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.scannerFunction]: 'local-scanner',
       [ENV.aggregatorFunction]: 'local-aggregator',
       [ENV.runnerFunction]: 'local-runner',
+      [ENV.generatorFunction]: 'local-generator',
       [ENV.queueUrl]: 'local://evaluation-queue',
       [ENV.runQueueUrl]: 'local://run-queue',
+      [ENV.generationQueueUrl]: 'local://generation-queue',
       // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).
       [ENV.agentAllowPrivateNetworks]: process.env[ENV.agentAllowPrivateNetworks] ?? 'true',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -162,6 +164,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { startRunQueueConsumer } = await import('./run-queue.js');
     const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
     const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), { concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10 });
+    // The generation queue: the real generator handler, a few steps at once.
+    const { localGenerationQueue } = await import('../../shared/queue/generation-queue.js');
+    const { generationDeadLetters } = await import('./run-queue.js');
+    const generationConsumer = startRunQueueConsumer((event) => invokeJob('generator', event), {
+      concurrency: 4,
+      target: { queue: localGenerationQueue, deadLetters: generationDeadLetters },
+    });
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -190,6 +199,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         timers.forEach(clearInterval);
         localQueue.onEnqueue = undefined;
         await runConsumer.stop();
+        await generationConsumer.stop();
         await draining;
         await closeServer();
         await stopAll();
