@@ -23,7 +23,7 @@ function cut(piece: string, maxChars: number): string[] {
     const window = rest.slice(0, maxChars + 1);
     const sentence = Math.max(window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '), window.lastIndexOf('\n'));
     const space = window.lastIndexOf(' ');
-    const at = sentence >= maxChars / 2 ? sentence + 1 : space >= maxChars / 2 ? space : maxChars;
+    const at = sentence >= maxChars / 2 ? sentence + 1 : space > 0 ? space : maxChars;
     out.push(rest.slice(0, at).trim());
     rest = rest.slice(at).trim();
   }
