@@ -1,30 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoAgent, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { base64, leetspeak } from '../../shared/domain/generation/strategies.js';
-
-const base = inject('serverUrl');
-const key = inject('demoApiKey');
-
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Polls a record until its status leaves `busy`. */
-async function waitFor(path: string, busy: string[], timeoutMs = 50_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const record = (await http('GET', path)).body;
-    if (!busy.includes(record.status)) return record;
-    if (Date.now() > deadline) throw new Error(`${path} still ${record.status}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+import { http, waitForStatus as waitFor } from '../support/e2e-http.js';
 
 let agent: TestAgentServer;
 beforeAll(async () => {

@@ -1,18 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoAgent, startAgent, type TestAgentServer } from '../support/agent-server.js';
-
-const base = inject('serverUrl');
-const key = inject('demoApiKey');
-
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, total: res.headers.get('x-total-count') };
-}
+import { http, waitForStatus } from '../support/e2e-http.js';
 
 async function upload(csv: string): Promise<string> {
   const presigned = await http('GET', '/storage/generate-put-presigned-url?fileName=cases.csv&contentType=text/csv');
@@ -23,15 +11,7 @@ async function upload(csv: string): Promise<string> {
 }
 
 /** Polls the run until it leaves PENDING/RUNNING. */
-async function waitForRun(id: string, timeoutMs = 50_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = (await http('GET', `/runs/${id}`)).body;
-    if (!['PENDING', 'RUNNING'].includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${id} still ${run.status}: ${JSON.stringify(run.progress)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const waitForRun = (id: string, timeoutMs = 50_000) => waitForStatus(`/runs/${id}`, ['PENDING', 'RUNNING'], timeoutMs);
 
 let agent: TestAgentServer;
 beforeAll(async () => {

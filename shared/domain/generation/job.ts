@@ -4,9 +4,9 @@ import { discardObjects } from '../../db/offload.js';
 import { claimStep, closeCharge, commitStep, getGeneratingTest, markQueued, releaseLease, type GeneratingTest, type GenerationState } from '../../db/generation.js';
 import { getOrganization } from '../../db/organizations.js';
 import { testCasePage } from '../../db/runs.js';
-import { log } from '../../http/logger.js';
 import { callLlm, creditsPerCall, llmConfig, type LlmMessage } from '../../llm/client.js';
 import { generatorModelName, resolveModel } from '../../llm/models.js';
+import { processBatch } from '../../queue/batch.js';
 import { enqueueGenerationJobs, parseGenerationJob, type GenerationJob } from '../../queue/generation-queue.js';
 import type { Product } from '../../schemas/products.js';
 import type { TestCase } from '../../schemas/tests.js';
@@ -329,23 +329,11 @@ async function queueStep(job: GenerationJob, step: number): Promise<void> {
 }
 
 /** One SQS batch of generation steps, in parallel; a failed record is redelivered (DLQ after 3 receives). */
-export async function processGenerationBatch(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
-  const remainingMs = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis() : undefined;
-  const failures: { itemIdentifier: string }[] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      const job = parseGenerationJob(record.body);
-      if (!job) {
-        log('warn', 'dropping a malformed generation job', { messageId: record.messageId });
-        return;
-      }
-      try {
-        await processGenerationStep(job, remainingMs ? { remainingMs } : {});
-      } catch (error) {
-        log('error', 'generation job failed', { messageId: record.messageId, testId: job.testId, step: job.step, error: (error as Error).message });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    }),
-  );
-  return { batchItemFailures: failures };
+export function processGenerationBatch(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+  return processBatch(event, context, {
+    label: 'generation',
+    parse: parseGenerationJob,
+    describe: (job) => ({ testId: job.testId, seq: job.seq, step: job.step }),
+    run: (job, remainingMs) => processGenerationStep(job, remainingMs ? { remainingMs } : {}),
+  });
 }
