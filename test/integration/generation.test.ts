@@ -60,6 +60,8 @@ describe('generation: RED_TEAMING', () => {
     const done = await t.get(res.body.id);
     expect(done).toMatchObject({ status: 'SUCCESS', testCaseCount: 10, error: null });
     expect(Object.keys(done).some((k) => k.startsWith('_'))).toBe(false);
+    const listed = (await t.api.get('/tests', { ids: res.body.id })).body;
+    expect(listed).toEqual([done]);
     const cases = await t.cases(res.body.id);
     expect(cases).toHaveLength(10);
     expect(cases.map((c) => c.index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -231,6 +233,17 @@ describe('generation: SCENARIOS', () => {
     const prompts = llm.requests.filter((r) => r.schemaName === 'scenario_cases').map((r) => r.messages.map((m) => m.content).join('\n'));
     expect(prompts[0]).toContain('Question');
     expect(prompts.some((p) => p.includes('short spoken sentences'))).toBe(true);
+  });
+
+  it('builds scenarios on a data catalog', async () => {
+    const t = await setup();
+    const catalog = await upload(t.api, 'catalog.json', 'application/json', JSON.stringify({ products: [{ sku: 'KB-42', name: 'Mechanical keyboard' }] }));
+    const res = await t.create({ type: 'SCENARIOS', strategies: ['spoken'], dataCatalogUri: catalog, maxTestCases: 2 });
+    await drain();
+    expect(await t.get(res.body.id)).toMatchObject({ status: 'SUCCESS', testCaseCount: 2 });
+    const cases = await t.cases(res.body.id);
+    expect(cases.every((c) => c.strategy === 'spoken' && c.userPersona.startsWith('Customer'))).toBe(true);
+    expect(llm.requests[0]!.messages.map((m) => m.content).join('\n')).toContain('"sku": "KB-42"');
   });
 
   it('defaults maxTestCases to 20 and refuses more than 100', async () => {

@@ -184,9 +184,9 @@ export async function offloadCases(cases: TestCase[]): Promise<[OffloadResult, R
 
 type StoredTest = TestRecord & TestActivity;
 
+/** The record a client sees: every internal `_` field (activity, the generation cursor) dropped. */
 function present(t: StoredTest): TestRecord {
-  const { _versionIds, _hasEvaluations, _hasTraces, ...rest } = t;
-  return rest;
+  return toRecord<TestRecord>(t as unknown as Record<string, unknown>);
 }
 
 export async function getTest(auth: AuthContext, id: string): Promise<TestRecord> {
