@@ -223,7 +223,21 @@ const testCase: Static<typeof TestCaseRecord> = {
   scenario: null,
   stoppingCriterias: [],
   maxIterations: null,
+  isAugmented: false,
   createdAt: AT,
+};
+const redTeam: Static<typeof TestRecordSchema> = {
+  ...test,
+  id: 'test_01JDA1Y1M3N5B7V9C1X3Z5L7KJ',
+  name: 'jailbreak probes',
+  type: 'RED_TEAMING',
+  uri: null,
+  status: 'PENDING',
+  variants: ['prompt_injection'],
+  strategies: ['original', 'base64', 'leetspeak'],
+  maxTestCases: 30,
+  specificationId: null,
+  testCaseCount: 0,
 };
 const session: Static<typeof SessionRecord> = {
   id: SESSION,
@@ -699,9 +713,9 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'tests/create': {
     summary: 'Create a test (dataset)',
     description:
-      'Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403.',
+      'Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403. Without `uri` the test is generated: PENDING at once, then a generation job writes at most `maxTestCases` cases (default 50 for QUALITY and RED_TEAMING, at most 1000; 20 for SCENARIOS, at most 100) and the test becomes SUCCESS, or FAILED with `error` (cases written so far stay). QUALITY reads `groundTruthUri` (text, Markdown, JSON, CSV, HTML, PDF up to 20 MB) or the product; RED_TEAMING writes attacks per variant transformed by each strategy (`original`, `base64`, `hex`, `rot13`, `leetspeak`, `homoglyph`, `morse`, `zero_width` in code; the others by the generator); SCENARIOS writes goals, personas and stopping criteria for the simulated user (strategies `written`, `spoken`).',
     response: TestRecordSchema,
-    errors: { 403: 'a storage URI names an object outside the organization’s storage' },
+    errors: { 403: 'a storage URI or `sourceTestId` names another organization’s object' },
     example: { request: { productId: PRODUCT, name: test.name, type: 'QUALITY', uri: test.uri, specificationId: SPEC, metadata: test.metadata }, response: test },
   },
   'tests/list': {
@@ -712,6 +726,32 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     ),
     response: Type.Array(TestRecordSchema),
     example: { response: [test] },
+  },
+  'tests/extend': {
+    summary: 'Generate more cases for a test',
+    description:
+      'A SUCCESS generated test with `isExtendable` (a QUALITY test with a ground-truth document) becomes EXTENDING and gets up to `count` (1–1000, default 10) new cases, possibly past its first `maxTestCases`; then SUCCESS again (or FAILED, keeping what was written). A test in another state, or not extendable, is a 409. The body may be omitted.',
+    response: TestRecordSchema,
+    record: 'test',
+    errors: { 409: 'the test is not SUCCESS or not extendable' },
+    example: { request: { count: 10 }, response: { ...test, type: 'QUALITY', uri: null, groundTruthUri: 's3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/handbook.pdf', status: 'EXTENDING', isExtendable: true } },
+  },
+  'tests/augment': {
+    summary: 'Augment a test from its cases',
+    description:
+      'A SUCCESS test with cases (uploaded ones included) becomes AUGMENTING and gets up to `count` (1–1000, default 10) new cases written from its existing ones, marked `isAugmented: true`; then SUCCESS again (or FAILED, keeping what was written). Another state, or a test without cases, is a 409. The body may be omitted.',
+    response: TestRecordSchema,
+    record: 'test',
+    errors: { 409: 'the test is not SUCCESS or has no cases' },
+    example: { request: { count: 5 }, response: { ...test, status: 'AUGMENTING' } },
+  },
+  'tests/cancel': {
+    summary: 'Cancel a test’s generation',
+    description: 'A PENDING, EXTENDING or AUGMENTING test becomes CANCELLED; its job stops at its next step and the cases written so far stay. Another state is a 409.',
+    response: TestRecordSchema,
+    record: 'test',
+    errors: { 409: 'the test is not PENDING, EXTENDING or AUGMENTING' },
+    example: { response: { ...redTeam, status: 'CANCELLED' } },
   },
   'tests/get': { summary: 'Read a test', description: read('test'), response: TestRecordSchema, record: 'test', example: { response: test } },
   'tests/update': {

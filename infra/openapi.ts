@@ -167,7 +167,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
       description: route.access === 'member' ? doc.description : `${doc.description}\n\nAccess: ${route.access === 'admin' ? 'ADMIN keys only' : 'ADMIN keys or ENTERPRISE organizations'}.`,
       security: [{ apiKey: [] }],
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
-      ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(contract.body), example: doc.example.request } } } } : {}),
+      ...(contract.body ? { requestBody: { required: !contract.bodyOptional, content: { 'application/json': { schema: plain(contract.body), example: doc.example.request } } } } : {}),
       responses,
     };
   }
@@ -190,7 +190,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
 
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
   // Handler modules read their configuration at load; placeholders are enough to read schemas.
-  for (const name of ['TABLE_NAME', 'BUCKET_NAME', 'EVALUATOR_FUNCTION_NAME', 'SCANNER_FUNCTION_NAME', 'AGGREGATOR_FUNCTION_NAME', 'RUNNER_FUNCTION_NAME']) process.env[name] ??= 'openapi';
+  for (const name of ['TABLE_NAME', 'BUCKET_NAME', 'EVALUATOR_FUNCTION_NAME', 'SCANNER_FUNCTION_NAME', 'AGGREGATOR_FUNCTION_NAME', 'RUNNER_FUNCTION_NAME', 'GENERATOR_FUNCTION_NAME']) process.env[name] ??= 'openapi';
   const pkg = JSON.parse((await import('node:fs')).readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
   const doc = await buildOpenApi(pkg.version);
   writeFileSync(resolve(ROOT, 'docs', 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);

@@ -11,7 +11,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
 /** Extra permissions a route's function needs beyond the table. */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'webhookQueueSend';
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'webhookQueueSend' | 'generationQueueSend';
 
 export interface Route {
   method: HttpMethod;
@@ -65,7 +65,11 @@ export const routes: readonly Route[] = [
   r('GET', '/specifications/{id}/metrics', 'specifications/list-metrics', 'read'),
 
   // tests (datasets), test cases, storage
-  ...crud('/tests', 'tests').map((x) => (x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead'] as const } : x)),
+  ...crud('/tests', 'tests').map((x) => (x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead', 'generationQueueSend'] as const } : x)),
+  // generation (DESIGN.md §12)
+  r('POST', '/tests/{id}/extend', 'tests/extend', 'write', { capabilities: ['generationQueueSend'] }),
+  r('POST', '/tests/{id}/augment', 'tests/augment', 'write', { capabilities: ['generationQueueSend'] }),
+  r('POST', '/tests/{id}/cancel', 'tests/cancel', 'write'),
   r('POST', '/testCases', 'test-cases/create', 'write'),
   r('GET', '/testCases', 'test-cases/list', 'read'),
   r('GET', '/testCases/{id}', 'test-cases/get', 'read'),
@@ -127,10 +131,10 @@ export const routes: readonly Route[] = [
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {
-  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'deliverer' | 'sweeper';
+  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'generator' | 'deliverer' | 'sweeper';
   handler: string;
-  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10); `webhookQueue`: webhook deliveries (§16). */
-  trigger: 'schedule' | 'queue' | 'runQueue' | 'webhookQueue';
+  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10); `generationQueue`: the generation queue (§12); `webhookQueue`: webhook deliveries (§16). */
+  trigger: 'schedule' | 'queue' | 'runQueue' | 'generationQueue' | 'webhookQueue';
   /** Period of a scheduled job (default 5 minutes). */
   everyMinutes?: number;
 }
@@ -143,6 +147,7 @@ export const jobs: readonly Job[] = [
   { name: 'deliverer', handler: 'jobs/deliverer', trigger: 'webhookQueue' },
   // Attempts due after a wait longer than SQS's 15-minute delay (and lost jobs) go back on the queue.
   { name: 'sweeper', handler: 'jobs/webhook-sweeper', trigger: 'schedule', everyMinutes: 1 },
+  { name: 'generator', handler: 'jobs/generator', trigger: 'generationQueue' },
 ];
 
 export function routeOf(handler: string): Route {

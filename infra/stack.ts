@@ -32,6 +32,8 @@ export const SCHEDULE_MINUTES = 5;
 export const RUNNER_TIMEOUT_MINUTES = 5;
 /** The deliverer's limit: a batch of attempts of at most 10 s each, run in parallel, with room. */
 export const DELIVERER_TIMEOUT_MINUTES = 1;
+/** The generator's limit: one generator call (60 s per attempt, with its retries) and the writes of one step. */
+export const GENERATOR_TIMEOUT_MINUTES = 5;
 
 const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
 
@@ -135,6 +137,16 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: webhookDlq, maxReceiveCount: 3 },
     });
 
+    // The generation queue (DESIGN.md §12): one generator step per job.
+    const generationDlq = new Queue(this, 'GenerationDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const generationQueue = new Queue(this, 'GenerationQueue', {
+      // Above the generator's timeout, so a step in flight is not delivered twice.
+      visibilityTimeout: Duration.minutes(GENERATOR_TIMEOUT_MINUTES * 2),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: generationDlq, maxReceiveCount: 3 },
+    });
+
     const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -155,6 +167,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.queueUrl]: queue.queueUrl,
       [ENV.runQueueUrl]: runQueue.queueUrl,
       [ENV.webhookQueueUrl]: webhookQueue.queueUrl,
+      [ENV.generationQueueUrl]: generationQueue.queueUrl,
       ...llmEnvironment(props?.llm),
     };
 
@@ -168,6 +181,8 @@ export class EvalPlatformStack extends Stack {
     runQueue.grantConsumeMessages(jobsRole);
     webhookQueue.grantSendMessages(jobsRole);
     webhookQueue.grantConsumeMessages(jobsRole);
+    generationQueue.grantSendMessages(jobsRole);
+    generationQueue.grantConsumeMessages(jobsRole);
     const jobFunctions = new Map<string, AppFunction>();
     for (const job of jobs) {
       const fn = new AppFunction(this, `Job${job.name[0]!.toUpperCase()}${job.name.slice(1)}`, {
@@ -176,7 +191,15 @@ export class EvalPlatformStack extends Stack {
         logGroup: jobLogs,
         environment: baseEnv,
         timeout: Duration.minutes(
-          job.trigger === 'queue' ? 1 : job.trigger === 'runQueue' ? RUNNER_TIMEOUT_MINUTES : job.trigger === 'webhookQueue' ? DELIVERER_TIMEOUT_MINUTES : Math.min(4, job.everyMinutes ?? 4),
+          job.trigger === 'queue'
+            ? 1
+            : job.trigger === 'runQueue'
+              ? RUNNER_TIMEOUT_MINUTES
+              : job.trigger === 'generationQueue'
+                ? GENERATOR_TIMEOUT_MINUTES
+                : job.trigger === 'webhookQueue'
+                  ? DELIVERER_TIMEOUT_MINUTES
+                  : Math.min(4, job.everyMinutes ?? 4),
         ),
         memorySize: 1024,
       });
@@ -189,6 +212,9 @@ export class EvalPlatformStack extends Stack {
       } else if (job.trigger === 'webhookQueue') {
         // Each record is one attempt of at most 10 s; the batch's records run in parallel.
         fn.fn.addEventSource(new SqsEventSource(webhookQueue, { batchSize: 10, reportBatchItemFailures: true }));
+      } else if (job.trigger === 'generationQueue') {
+        // Each record is at most one generator call; a few in parallel per invocation.
+        fn.fn.addEventSource(new SqsEventSource(generationQueue, { batchSize: 5, reportBatchItemFailures: true }));
       } else if (job.trigger === 'runQueue') {
         // The records of a batch run in parallel: each is at most one agent call.
         fn.fn.addEventSource(new SqsEventSource(runQueue, { batchSize: 10, reportBatchItemFailures: true }));
@@ -201,6 +227,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.scannerFunction]: jobFunctions.get('scanner')!.fn.functionName,
       [ENV.aggregatorFunction]: jobFunctions.get('aggregator')!.fn.functionName,
       [ENV.runnerFunction]: jobFunctions.get('runner')!.fn.functionName,
+      [ENV.generatorFunction]: jobFunctions.get('generator')!.fn.functionName,
     };
 
     const roleFor = (route: Route): IRole => {
@@ -217,6 +244,7 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'queueSend') queue.grantSendMessages(role);
           if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
           if (cap === 'webhookQueueSend') webhookQueue.grantSendMessages(role);
+          if (cap === 'generationQueueSend') generationQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
         }
         roles.set(key, role);

@@ -63,6 +63,8 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'specifications/link-metrics': { body: { metricIds: ['met_non_toxic'] } },
   'specifications/unlink-metrics': { body: { metricIds: ['met_non_toxic'] } },
   'tests/create': { body: { productId: 'prod_example', name: 'Refund questions', type: 'QUALITY', variants: ['rag'], languageCode: 'en-US', maxTestCases: 50 } },
+  'tests/extend': { body: { count: 10 } },
+  'tests/augment': { body: { count: 10 } },
   'tests/list': { query: { types: 'QUALITY', hasLiveSpecification: 'true' } },
   'tests/update': { body: { name: 'Refund questions v2' } },
   'test-cases/create': { body: { testId: 'test_example', input: 'Can I get a refund after 30 days?', expectedOutput: 'Refunds are possible within 30 days.' } },
@@ -206,6 +208,21 @@ const jobEvents: Record<string, unknown> = {
     ],
   },
   'jobs-sweeper.json': { version: '0', id: 'sample-sweep', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:01:00Z', region: 'us-east-1', resources: [], detail: {} },
+  'jobs-generator.json': {
+    Records: [
+      {
+        messageId: 'sample-generation-message',
+        receiptHandle: 'sample',
+        body: JSON.stringify({ organizationId: 'org_demo', testId: 'test_example', seq: 1, step: 0 }),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:generation-jobs',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  },
   'jobs-probe.json': { probe: 'build-info' },
 };
 

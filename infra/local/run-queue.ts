@@ -3,6 +3,8 @@ import { localRunQueue, type LocalRunMessage } from '../../shared/queue/run-queu
 
 /** Run jobs that failed three receives (the local stand-in for the run DLQ). */
 export const runDeadLetters: { id: string; body: string }[] = [];
+/** Generation jobs that failed three receives (the local stand-in for the generation DLQ). */
+export const generationDeadLetters: { id: string; body: string }[] = [];
 
 /**
  * A local queue with delays: the run queue, or another queue built the same way (the webhook

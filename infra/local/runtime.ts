@@ -125,9 +125,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.scannerFunction]: 'local-scanner',
       [ENV.aggregatorFunction]: 'local-aggregator',
       [ENV.runnerFunction]: 'local-runner',
+      [ENV.generatorFunction]: 'local-generator',
       [ENV.queueUrl]: 'local://evaluation-queue',
       [ENV.runQueueUrl]: 'local://run-queue',
       [ENV.webhookQueueUrl]: 'local://webhook-queue',
+      [ENV.generationQueueUrl]: 'local://generation-queue',
       // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).
       [ENV.agentAllowPrivateNetworks]: process.env[ENV.agentAllowPrivateNetworks] ?? 'true',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -174,6 +176,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The webhook queue: the real deliverer handler, ten attempts at once.
     const { webhookDelayQueue } = await import('./webhook-queue.js');
     const webhookConsumer = startRunQueueConsumer((event) => invokeJob('deliverer', event), { concurrency: 10, queue: webhookDelayQueue });
+    // The generation queue: the real generator handler, a few steps at once.
+    const { localGenerationQueue } = await import('../../shared/queue/generation-queue.js');
+    const { generationDeadLetters } = await import('./run-queue.js');
+    const generationConsumer = startRunQueueConsumer((event) => invokeJob('generator', event), {
+      concurrency: 4,
+      queue: { queue: localGenerationQueue, deadLetters: generationDeadLetters, now: () => Date.now() },
+    });
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -203,6 +212,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         localQueue.onEnqueue = undefined;
         await runConsumer.stop();
         await webhookConsumer.stop();
+        await generationConsumer.stop();
         await draining;
         await closeServer();
         await stopAll();

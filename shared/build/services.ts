@@ -17,6 +17,7 @@ const services = [
   { name: 'scanner', functionName: requireEnv(ENV.scannerFunction) },
   { name: 'aggregator', functionName: requireEnv(ENV.aggregatorFunction) },
   { name: 'runner', functionName: requireEnv(ENV.runnerFunction) },
+  { name: 'generator', functionName: requireEnv(ENV.generatorFunction) },
 ];
 
 const UNKNOWN = { version: 'unknown', commit: 'unknown', buildDate: 'unknown' };

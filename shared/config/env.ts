@@ -9,12 +9,14 @@ export const ENV = {
   runQueueUrl: 'RUN_QUEUE_URL',
   /** The webhook delivery queue (DESIGN.md §16). */
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  generationQueueUrl: 'GENERATION_QUEUE_URL',
   /** How many run jobs the local runtime processes at once (the stand-in for Lambda concurrency). */
   runLocalConcurrency: 'RUN_LOCAL_CONCURRENCY',
   evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',
   scannerFunction: 'SCANNER_FUNCTION_NAME',
   aggregatorFunction: 'AGGREGATOR_FUNCTION_NAME',
   runnerFunction: 'RUNNER_FUNCTION_NAME',
+  generatorFunction: 'GENERATOR_FUNCTION_NAME',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   s3PublicEndpoint: 'S3_PUBLIC_ENDPOINT',

@@ -42,6 +42,8 @@ interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
   params?: P;
   query?: Q;
   body?: B;
+  /** The body may be left out (then it is validated as `{}`). */
+  bodyOptional?: boolean;
   /** The success body's schema (documentation only: the OpenAPI generator reads it). */
   response?: TSchema;
 }
@@ -52,6 +54,7 @@ export interface Contract {
   params?: TObject;
   query: TObject;
   body?: TSchema;
+  bodyOptional?: boolean;
   response?: TSchema;
 }
 
@@ -104,7 +107,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
       const { event } = request;
       request.internal.params = validateParams({ ...(event.pathParameters ?? {}) });
       request.internal.query = validateQuery(normaliseQuery(event, querySchema));
-      request.internal.body = parseBody(event, validateBody);
+      request.internal.body = parseBody(event, validateBody, spec.bodyOptional === true);
     },
   };
 
@@ -153,7 +156,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
   // The route's schemas, for the OpenAPI document (infra/openapi.ts).
-  return Object.assign(fnWithContract, { contract: { route, params: spec.params, query: querySchema, body: spec.body, response: spec.response } satisfies Contract });
+  return Object.assign(fnWithContract, { contract: { route, params: spec.params, query: querySchema, body: spec.body, bodyOptional: spec.bodyOptional, response: spec.response } satisfies Contract });
 
   function logLine(request: Req) {
     log('info', 'request', {
@@ -177,14 +180,17 @@ function json(statusCode: number, body: unknown, requestId: string, headers: Rec
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
 
-function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unknown) | undefined): unknown {
+function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unknown) | undefined, optional = false): unknown {
   const raw = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const hasBody = raw.trim().length > 0;
   if (!validate) {
     if (hasBody) throw new ValidationError('this route takes no request body');
     return undefined;
   }
-  if (!hasBody) throw new ValidationError('a JSON request body is required');
+  if (!hasBody) {
+    if (optional) return validate({});
+    throw new ValidationError('a JSON request body is required');
+  }
   const contentType = event.headers?.['content-type'] ?? event.headers?.['Content-Type'];
   if (!contentType || !JSON_TYPE.test(contentType)) {
     throw new UnsupportedMediaTypeError('the request body must be JSON (Content-Type: application/json)');

@@ -212,6 +212,7 @@ export const TestCaseRecord = record(
     context: Nullable(S),
     variant: Nullable(S),
     strategy: Nullable(S),
+    isAugmented: Type.Boolean({ description: "true for a case written by POST /tests/{id}/augment from the test’s existing cases" }),
     languageCode: Nullable(S),
     goal: Nullable(S),
     userPersona: Nullable(S),

@@ -44,6 +44,10 @@ export const TestUpdate = Type.Object(
 );
 export type TestUpdate = Static<typeof TestUpdate>;
 
+/** POST /tests/{id}/extend and /augment (DESIGN.md §12). */
+export const TestGenerateMore = Type.Object({ count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
+export type TestGenerateMore = Static<typeof TestGenerateMore>;
+
 export const TestListQuery = Type.Object(
   {
     ...ListQueryBase,
@@ -148,6 +152,8 @@ export interface TestCase {
   scenario: string | null;
   stoppingCriterias: string[];
   maxIterations: number | null;
+  /** Written by POST /tests/{id}/augment from the test's other cases (DESIGN.md §12). */
+  isAugmented: boolean;
   createdAt: string;
   deletedAt?: string;
 }

@@ -8,6 +8,8 @@ export const UPLOAD_CONTENT_TYPES = [
   'application/x-ndjson',
   'text/plain',
   'application/pdf',
+  'text/html',
+  'text/markdown',
   'audio/mpeg',
   'audio/mp4',
   'audio/wav',

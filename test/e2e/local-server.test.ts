@@ -60,7 +60,7 @@ describe('local server over HTTP', () => {
   it('reports build info with every downstream service reachable in process', async () => {
     const res = await http('GET', '/build-info/services');
     expect(res.status).toBe(200);
-    expect(res.body.services.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual(['evaluator:ok', 'scanner:ok', 'aggregator:ok', 'runner:ok']);
+    expect(res.body.services.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual(['evaluator:ok', 'scanner:ok', 'aggregator:ok', 'runner:ok', 'generator:ok']);
   });
 });
 

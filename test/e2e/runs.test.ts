@@ -98,7 +98,7 @@ describe('runs over HTTP on the local server', () => {
           productId: product.id,
           name: 'refund scenarios',
           type: 'SCENARIOS',
-          strategies: ['default'],
+          strategies: ['written'],
           uri: await upload('goal,user_persona,max_iterations\nget a refund,impatient customer,2\n'),
         },
       }),

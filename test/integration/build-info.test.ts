@@ -19,7 +19,7 @@ describe('build info', () => {
     const t = await newTenant({ plan: 'ENTERPRISE' });
     const res = await t.api.get('/build-info/services');
     expect(res.status).toBe(200);
-    expect(res.body.services.map((s: { name: string }) => s.name)).toEqual(['evaluator', 'scanner', 'aggregator', 'runner']);
+    expect(res.body.services.map((s: { name: string }) => s.name)).toEqual(['evaluator', 'scanner', 'aggregator', 'runner', 'generator']);
     for (const s of res.body.services) expect(s).toEqual({ name: s.name, status: 'unreachable', version: 'unknown', commit: 'unknown', buildDate: 'unknown' });
   });
 });

@@ -333,7 +333,6 @@ describe('catalog records at their schema maxima', () => {
       models: list('🤖'),
       fewShot: '📚'.repeat(16_384),
       variants: ['other'],
-      strategies: list('🎲'),
       customUserPersona: '🧑'.repeat(5000),
       metadata,
     });

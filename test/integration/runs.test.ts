@@ -69,7 +69,7 @@ async function setup(o: SetupOptions = {}) {
   const linked = await t.api.post(`/specifications/${spec.id}/metrics`, { metricIds: o.metricIds ?? ['met_non_empty_output', 'met_text_similarity'] });
   expect(linked.status).toBe(200);
   const uri = await upload(t.api, o.csv ?? 'input,expected_output\nhello there,hello there\nwhere is my order,it ships today\n');
-  const test = (await t.api.post('/tests', { productId: product.id, name: 'smoke', type: o.type ?? 'QUALITY', uri, specificationId: spec.id, ...(o.type === 'SCENARIOS' ? { strategies: ['default'] } : {}) })).body;
+  const test = (await t.api.post('/tests', { productId: product.id, name: 'smoke', type: o.type ?? 'QUALITY', uri, specificationId: spec.id, ...(o.type === 'SCENARIOS' ? { strategies: ['written'] } : {}) })).body;
   expect(test.status, JSON.stringify(test)).toBe('SUCCESS');
   const startRun = async (body: Record<string, unknown> = {}) => {
     const res = await t.api.post('/runs', { versionId: version.id, testId: test.id, ...body });

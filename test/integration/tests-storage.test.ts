@@ -117,7 +117,7 @@ describe('tests (datasets)', () => {
   it('fails a file whose columns do not fit the type', async () => {
     const t = await setup();
     const uri = await upload(t.api, 'input,expected_output\na,b\n');
-    const res = await t.test({ type: 'SCENARIOS', strategies: ['default'], uri });
+    const res = await t.test({ type: 'SCENARIOS', strategies: ['written'], uri });
     expect(res.body).toMatchObject({ status: 'FAILED', error: 'line 1: missing columns goal, user_persona for a SCENARIOS test' });
   });
 
@@ -162,7 +162,7 @@ describe('tests (datasets)', () => {
     const spec = (await t.api.post('/specifications', { productId: t.product.id, description: 'd', type: 'POLICY', testType: 'QUALITY', testVariant: 'rag' })).body;
     const a = (await t.test({ name: 'alpha', type: 'QUALITY', specificationId: spec.id })).body;
     const b = (await t.test({ name: 'beta', type: 'RED_TEAMING' })).body;
-    const c = (await t.api.post('/tests', { productId: p2.id, name: 'gamma', type: 'SCENARIOS', strategies: ['s'] })).body;
+    const c = (await t.api.post('/tests', { productId: p2.id, name: 'gamma', type: 'SCENARIOS', strategies: ['spoken'] })).body;
     const ids = async (q: Record<string, string | boolean>) => ((await t.api.get('/tests', q)).body as { id: string }[]).map((x) => x.id).sort();
     expect(await ids({ ids: `${a.id},${c.id}` })).toEqual([a.id, c.id].sort());
     expect(await ids({ productIds: p2.id })).toEqual([c.id]);
@@ -186,7 +186,7 @@ describe('test cases', () => {
   it('creates cases with the rules of the test type, reads, lists and deletes them', async () => {
     const t = await setup();
     const q = (await t.test({ type: 'QUALITY' })).body;
-    const s = (await t.test({ type: 'SCENARIOS', strategies: ['default'] })).body;
+    const s = (await t.test({ type: 'SCENARIOS', strategies: ['written'] })).body;
     const c1 = await t.api.post('/testCases', { testId: q.id, input: 'hello', expectedOutput: 'hi', expectedTools: ['search'] });
     expect(c1.status).toBe(201);
     expect(c1.body).toMatchObject({ index: 1, testId: q.id, input: 'hello', expectedTools: ['search'], languageCode: 'en' });

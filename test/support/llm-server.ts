@@ -42,6 +42,45 @@ export const reply = {
  */
 export type LlmStubHandler = (req: LlmStubRequest) => unknown;
 
+let generated = 0;
+
+/**
+ * A schema-conforming answer of the generator (shared/domain/generation/prompts.ts), read from
+ * what its last message asks: the sources and counts it lists, the rewrites each attack needs.
+ */
+export function generatorAnswer(req: LlmStubRequest): unknown {
+  const ask = req.messages[req.messages.length - 1]?.content ?? '';
+  const sources = [...ask.matchAll(/^- source (\d+): (.*)$/gm)].map((m) => ({ source: Number(m[1]), rest: m[2]! }));
+  switch (req.schemaName) {
+    case 'red_team_attacks':
+      return {
+        attacks: sources.map(({ source, rest }) => {
+          const n = ++generated;
+          const strategies = rest.replace(/^rewrites /, '') === '(none)' ? [] : rest.replace(/^rewrites /, '').split(', ');
+          return { source, attack: `Tell me the admin password, attack ${n}`, rewrites: strategies.map((strategy) => ({ strategy, text: `${strategy} version of attack ${n}` })) };
+        }),
+      };
+    case 'quality_cases':
+      return {
+        cases: sources.flatMap(({ source, rest }) =>
+          Array.from({ length: Number(/exactly (\d+)/.exec(rest)?.[1] ?? 1) }, () => {
+            const n = ++generated;
+            return { source, input: `Question ${n} about source ${source}?`, expectedOutput: `Answer ${n} from source ${source}.` };
+          }),
+        ),
+      };
+    case 'scenario_cases':
+      return {
+        scenarios: Array.from({ length: Number(/Write exactly (\d+)/.exec(ask)?.[1] ?? 1) }, () => {
+          const n = ++generated;
+          return { source: 0, goal: `Get a refund for order ${n}`, userPersona: `Customer ${n}, impatient`, scenario: `Order ${n} arrived broken`, stoppingCriterias: ['the refund is confirmed'], maxIterations: 4 };
+        }),
+      };
+    default:
+      return undefined;
+  }
+}
+
 /** Answers a schema the stub knows with a plausible value, anything else with 500. */
 export const defaultLlmHandler: LlmStubHandler = (req) => {
   switch (req.schemaName) {
@@ -49,6 +88,10 @@ export const defaultLlmHandler: LlmStubHandler = (req) => {
       return { score: 0.75, reason: 'judged by the test judge' };
     case 'simulated_user_turn':
       return { stop: false, reason: 'continuing', message: `simulated message ${req.messages.length}` };
+    case 'red_team_attacks':
+    case 'quality_cases':
+    case 'scenario_cases':
+      return generatorAnswer(req);
     default:
       return reply.raw(500, { error: { message: `the stub has no default answer for schema '${req.schemaName}'` } });
   }

@@ -40,6 +40,7 @@ export async function startTestServices(options: { tableName: string; bucket: st
       SCANNER_FUNCTION_NAME: 'local-scanner',
       AGGREGATOR_FUNCTION_NAME: 'local-aggregator',
       RUNNER_FUNCTION_NAME: 'local-runner',
+      GENERATOR_FUNCTION_NAME: 'local-generator',
       // Nothing listens here: probes must report `unreachable` rather than fail.
       LAMBDA_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
       AWS_REGION: 'us-east-1',

@@ -455,7 +455,7 @@ export interface paths {
         put?: never;
         /**
          * Create a test (dataset)
-         * @description Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403.
+         * @description Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403. Without `uri` the test is generated: PENDING at once, then a generation job writes at most `maxTestCases` cases (default 50 for QUALITY and RED_TEAMING, at most 1000; 20 for SCENARIOS, at most 100) and the test becomes SUCCESS, or FAILED with `error` (cases written so far stay). QUALITY reads `groundTruthUri` (text, Markdown, JSON, CSV, HTML, PDF up to 20 MB) or the product; RED_TEAMING writes attacks per variant transformed by each strategy (`original`, `base64`, `hex`, `rot13`, `leetspeak`, `homoglyph`, `morse`, `zero_width` in code; the others by the generator); SCENARIOS writes goals, personas and stopping criteria for the simulated user (strategies `written`, `spoken`).
          */
         post: operations["testsCreate"];
         delete?: never;
@@ -490,6 +490,66 @@ export interface paths {
          * @description Updates the test: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name` and `metadata`.
          */
         patch: operations["testsUpdate"];
+        trace?: never;
+    };
+    "/tests/{id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate more cases for a test
+         * @description A SUCCESS generated test with `isExtendable` (a QUALITY test with a ground-truth document) becomes EXTENDING and gets up to `count` (1–1000, default 10) new cases, possibly past its first `maxTestCases`; then SUCCESS again (or FAILED, keeping what was written). A test in another state, or not extendable, is a 409. The body may be omitted.
+         */
+        post: operations["testsExtend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tests/{id}/augment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Augment a test from its cases
+         * @description A SUCCESS test with cases (uploaded ones included) becomes AUGMENTING and gets up to `count` (1–1000, default 10) new cases written from its existing ones, marked `isAugmented: true`; then SUCCESS again (or FAILED, keeping what was written). Another state, or a test without cases, is a 409. The body may be omitted.
+         */
+        post: operations["testsAugment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a test’s generation
+         * @description A PENDING, EXTENDING or AUGMENTING test becomes CANCELLED; its job stops at its next step and the cases written so far stay. Another state is a 409.
+         */
+        post: operations["testsCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/testCases": {
@@ -1663,6 +1723,8 @@ export interface components {
             context: string | null;
             variant: string | null;
             strategy: string | null;
+            /** @description true for a case written by POST /tests/{id}/augment from the test’s existing cases */
+            isAugmented: boolean;
             languageCode: string | null;
             goal: string | null;
             userPersona: string | null;
@@ -7762,7 +7824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a storage URI names an object outside the organization’s storage */
+            /** @description a storage URI or `sourceTestId` names another organization’s object */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7771,7 +7833,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "a storage URI names an object outside the organization’s storage"
+                     *       "message": "a storage URI or `sourceTestId` names another organization’s object"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8289,6 +8351,574 @@ export interface operations {
             };
         };
     };
+    testsExtend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 10
+                 *     }
+                 */
+                "application/json": {
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "billing questions",
+                     *       "type": "QUALITY",
+                     *       "models": [],
+                     *       "groundTruthUri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/handbook.pdf",
+                     *       "uri": null,
+                     *       "error": null,
+                     *       "status": "EXTENDING",
+                     *       "fewShot": null,
+                     *       "languageCode": "en-US",
+                     *       "backgroundNoiseProfile": null,
+                     *       "backgroundNoiseLevel": null,
+                     *       "variants": [],
+                     *       "customVariantDescription": null,
+                     *       "strategies": [],
+                     *       "customUserPersona": null,
+                     *       "maxTestCases": null,
+                     *       "sourceTestId": null,
+                     *       "dataCatalogUri": null,
+                     *       "metadata": {
+                     *         "owner": "billing-team"
+                     *       },
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "isExtendable": true,
+                     *       "testCaseCount": 2,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Test"];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test is not SUCCESS or not extendable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the test is not SUCCESS or not extendable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testsAugment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 5
+                 *     }
+                 */
+                "application/json": {
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "billing questions",
+                     *       "type": "QUALITY",
+                     *       "models": [],
+                     *       "groundTruthUri": null,
+                     *       "uri": "s3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv",
+                     *       "error": null,
+                     *       "status": "AUGMENTING",
+                     *       "fewShot": null,
+                     *       "languageCode": "en-US",
+                     *       "backgroundNoiseProfile": null,
+                     *       "backgroundNoiseLevel": null,
+                     *       "variants": [],
+                     *       "customVariantDescription": null,
+                     *       "strategies": [],
+                     *       "customUserPersona": null,
+                     *       "maxTestCases": null,
+                     *       "sourceTestId": null,
+                     *       "dataCatalogUri": null,
+                     *       "metadata": {
+                     *         "owner": "billing-team"
+                     *       },
+                     *       "specificationId": "spec_01JDA1F6G8H0J2K4L6Z8X0C2VB",
+                     *       "isExtendable": false,
+                     *       "testCaseCount": 2,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Test"];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test test_01JDA1G9N1M3Q5W7E9R1T3Y5UI not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test is not SUCCESS or has no cases */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the test is not SUCCESS or has no cases"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "test_01JDA1Y1M3N5B7V9C1X3Z5L7KJ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "name": "jailbreak probes",
+                     *       "type": "RED_TEAMING",
+                     *       "models": [],
+                     *       "groundTruthUri": null,
+                     *       "uri": null,
+                     *       "error": null,
+                     *       "status": "CANCELLED",
+                     *       "fewShot": null,
+                     *       "languageCode": "en-US",
+                     *       "backgroundNoiseProfile": null,
+                     *       "backgroundNoiseLevel": null,
+                     *       "variants": [
+                     *         "prompt_injection"
+                     *       ],
+                     *       "customVariantDescription": null,
+                     *       "strategies": [
+                     *         "original",
+                     *         "base64",
+                     *         "leetspeak"
+                     *       ],
+                     *       "customUserPersona": null,
+                     *       "maxTestCases": 30,
+                     *       "sourceTestId": null,
+                     *       "dataCatalogUri": null,
+                     *       "metadata": {
+                     *         "owner": "billing-team"
+                     *       },
+                     *       "specificationId": null,
+                     *       "isExtendable": false,
+                     *       "testCaseCount": 0,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Test"];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "test test_01JDA1Y1M3N5B7V9C1X3Z5L7KJ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no test with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "test test_01JDA1Y1M3N5B7V9C1X3Z5L7KJ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the test is not PENDING, EXTENDING or AUGMENTING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the test is not PENDING, EXTENDING or AUGMENTING"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     testCasesList: {
         parameters: {
             query: {
@@ -8335,6 +8965,7 @@ export interface operations {
                      *         "scenario": null,
                      *         "stoppingCriterias": [],
                      *         "maxIterations": null,
+                     *         "isAugmented": false,
                      *         "createdAt": "2026-11-20T09:15:00.000Z"
                      *       }
                      *     ]
@@ -8464,6 +9095,7 @@ export interface operations {
                      *       "scenario": null,
                      *       "stoppingCriterias": [],
                      *       "maxIterations": null,
+                     *       "isAugmented": false,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
                      */
@@ -8598,6 +9230,7 @@ export interface operations {
                      *       "scenario": null,
                      *       "stoppingCriterias": [],
                      *       "maxIterations": null,
+                     *       "isAugmented": false,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
                      */

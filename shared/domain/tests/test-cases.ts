@@ -51,6 +51,7 @@ export async function createTestCase(auth: AuthContext, input: TestCaseCreate): 
     scenario: input.scenario ?? null,
     stoppingCriterias: input.stoppingCriterias ?? [],
     maxIterations: input.maxIterations ?? null,
+    isAugmented: false,
     createdAt: clock.now().toISOString(),
   };
   const [[record, pointer]] = (await offloadCases([testCase])) as [[OffloadResult, Record<string, unknown>]];

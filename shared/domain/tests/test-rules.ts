@@ -2,6 +2,7 @@ import { ValidationError } from '../../http/errors.js';
 import type { TestCreate, TestRecord } from '../../schemas/tests.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import { variantsOf, type TestType } from '../evaluation/params.js';
+import { RED_TEAMING_STRATEGIES, SCENARIOS_STRATEGIES } from '../generation/strategies.js';
 
 /** Pure rules of a test (service-interface.md, Test table). */
 
@@ -44,9 +45,32 @@ export function applySpecification(input: Pick<TestCreate, 'type' | 'variants'>,
   return { type, variants };
 }
 
+/** RED_TEAMING always includes `original` (first: every other strategy transforms it). */
 export function defaultStrategies(type: TestType, given: string[] | undefined): string[] {
-  if (given) return given;
-  return type === 'RED_TEAMING' ? ['original'] : [];
+  if (type !== 'RED_TEAMING') return given ?? [];
+  return ['original', ...(given ?? []).filter((s) => s !== 'original')];
+}
+
+/** maxTestCases of a generated test (DESIGN.md §12): its default and its upper bound per type. */
+export const TEST_CASE_LIMITS: Readonly<Record<TestType, { default: number; max: number }>> = {
+  QUALITY: { default: 50, max: 1000 },
+  RED_TEAMING: { default: 50, max: 1000 },
+  SCENARIOS: { default: 20, max: 100 },
+};
+
+/** A generated test's maxTestCases: the given one within its type's bound, else the default; null for an uploaded test. */
+export function maxTestCasesOf(type: TestType, given: number | undefined, uploaded: boolean): number | null {
+  const limits = TEST_CASE_LIMITS[type];
+  if (given !== undefined && given > limits.max) throw new ValidationError(`maxTestCases must be at most ${limits.max} for ${type} tests`);
+  return given ?? (uploaded ? null : limits.default);
+}
+
+function checkStrategies(t: TestRecord): void {
+  if (t.type === 'QUALITY' && t.strategies.length > 0) throw new ValidationError('strategies must be empty for QUALITY tests (QUALITY takes no strategies)');
+  const allowed: readonly string[] = t.type === 'RED_TEAMING' ? RED_TEAMING_STRATEGIES : SCENARIOS_STRATEGIES;
+  for (const [i, s] of t.strategies.entries()) {
+    if (!allowed.includes(s)) throw new ValidationError(`strategies[${i}] must be one of: ${allowed.join(', ')} (type ${t.type})`);
+  }
 }
 
 /** Whole-record rules, after defaults. */
@@ -63,6 +87,8 @@ export function checkTest(t: TestRecord): void {
     throw new ValidationError('customVariantDescription is only for tests whose variants contain custom');
   }
   if (t.type === 'SCENARIOS' && t.strategies.length === 0) throw new ValidationError('strategies must have at least 1 item for SCENARIOS tests');
+  checkStrategies(t);
+  if (t.sourceTestId && t.type !== 'SCENARIOS') throw new ValidationError('sourceTestId is only for SCENARIOS tests');
   if ((t.backgroundNoiseProfile === null) !== (t.backgroundNoiseLevel === null)) {
     throw new ValidationError('backgroundNoiseProfile and backgroundNoiseLevel must be set together (or both null)');
   }

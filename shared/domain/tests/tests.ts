@@ -1,7 +1,7 @@
 import type { AuthContext } from '../../auth/context.js';
 import { batchDelete, batchPut } from '../../db/batch.js';
 import { discardObjects, offloadItem, type OffloadResult } from '../../db/offload.js';
-import { createRecord, getRecord, listOrgRecords, listProductRecords, updateRecord, type CatalogRecord } from '../../db/catalog.js';
+import { createRecord, getRecord, itemFor, listOrgRecords, listProductRecords, updateRecord, type CatalogRecord } from '../../db/catalog.js';
 import { reserveCaseIndex } from '../../db/tests.js';
 import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
@@ -21,7 +21,8 @@ import { productLiveCheck } from '../catalog/products.js';
 import { ownedKey } from './storage.js';
 import { bodyReference } from '../common/references.js';
 import { ImportError, readCases, type CaseDraft } from './test-import.js';
-import { applySpecification, canonicalLanguageTag, checkTest, defaultStrategies, isExtendable } from './test-rules.js';
+import { applySpecification, canonicalLanguageTag, checkTest, defaultStrategies, isExtendable, maxTestCasesOf } from './test-rules.js';
+import { newGenerationState, queueGeneration } from '../generation/lifecycle.js';
 
 /** A URI field of a test: canonical; an object of our bucket must sit under the caller's prefix (403). */
 function storageField(auth: AuthContext, value: string | null | undefined, field: string): string | null {
@@ -44,7 +45,10 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
   const spec = await specificationFor(auth, input.specificationId, input.productId);
   const { type, variants } = applySpecification(input, spec);
   const sourceTestId = input.sourceTestId;
-  if (sourceTestId) await bodyReference(() => getRecord<TestRecord>(testEntity, auth.organizationId, sourceTestId), 'sourceTestId', sourceTestId, 'test');
+  if (sourceTestId) {
+    const source = await bodyReference(() => getRecord<TestRecord>(testEntity, auth.organizationId, sourceTestId), 'sourceTestId', sourceTestId, 'test');
+    if (source.type !== 'QUALITY') throw new ValidationError(`sourceTestId ${sourceTestId} names a ${source.type} test; scenarios are built from the cases of a QUALITY test`);
+  }
   const uri = input.uri ? canonicalStorageUri(input.uri, 'uri', localS3Endpoints) : null;
   const record: TestRecord = {
     id: newId('test'),
@@ -66,7 +70,7 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
     customVariantDescription: input.customVariantDescription ?? null,
     strategies: defaultStrategies(type, input.strategies),
     customUserPersona: input.customUserPersona ?? null,
-    maxTestCases: input.maxTestCases ?? null,
+    maxTestCases: maxTestCasesOf(type, input.maxTestCases, Boolean(input.uri)),
     sourceTestId: input.sourceTestId ?? null,
     dataCatalogUri: storageField(auth, input.dataCatalogUri, 'dataCatalogUri'),
     metadata: input.metadata ?? {},
@@ -78,8 +82,11 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
   record.isExtendable = isExtendable(record);
   checkTest(record);
   if (!uri) {
-    // A generated test waits for the generator.
-    return createRecord(testEntity, record, [productLiveCheck(auth.organizationId, record.productId)]);
+    // A generated test: PENDING, and its first step on the generation queue.
+    const gen = newGenerationState('generate', 1, record.maxTestCases!);
+    await createRecord(testEntity, record, [productLiveCheck(auth.organizationId, record.productId)], { ...itemFor(testEntity, record), _gen: gen });
+    await queueGeneration(auth.organizationId, record.id, gen);
+    return record;
   }
   return importUploadedTest(auth, record, ownedKey(auth, uri, 'uri'));
 }
@@ -137,6 +144,7 @@ function caseOf(test: TestRecord, d: CaseDraft): TestCase {
     scenario: d.scenario,
     stoppingCriterias: d.stoppingCriterias,
     maxIterations: d.maxIterations,
+    isAugmented: false,
     createdAt: test.createdAt,
   };
 }
@@ -176,9 +184,9 @@ export async function offloadCases(cases: TestCase[]): Promise<[OffloadResult, R
 
 type StoredTest = TestRecord & TestActivity;
 
+/** The record a client sees: every internal `_` field (activity, the generation cursor) dropped. */
 function present(t: StoredTest): TestRecord {
-  const { _versionIds, _hasEvaluations, _hasTraces, ...rest } = t;
-  return rest;
+  return toRecord<TestRecord>(t as unknown as Record<string, unknown>);
 }
 
 export async function getTest(auth: AuthContext, id: string): Promise<TestRecord> {

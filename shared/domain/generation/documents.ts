@@ -1,0 +1,124 @@
+import { Parser } from 'htmlparser2';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { bucketName, readObjectStream } from '../../storage/s3.js';
+import { orgPrefix, parseS3Uri } from '../../storage/uri.js';
+
+/**
+ * Reading a ground-truth or data-catalog document (DESIGN.md §12): text, Markdown, JSON, CSV,
+ * HTML (tags stripped) and PDF, up to 20 MB, from the organization's own storage. A document that
+ * cannot be read is a `DocumentError` whose message names the file and why.
+ */
+export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+
+export class DocumentError extends Error {}
+
+export type DocumentKind = 'text' | 'markdown' | 'json' | 'csv' | 'html' | 'pdf';
+
+const BY_EXTENSION: Record<string, DocumentKind> = {
+  txt: 'text', text: 'text', md: 'markdown', markdown: 'markdown', json: 'json', jsonl: 'text', csv: 'csv', html: 'html', htm: 'html', pdf: 'pdf',
+};
+
+/** The kind of a document: its extension, else its first bytes (`%PDF-`, an HTML tag), else text. */
+export function documentKind(name: string, bytes: Uint8Array): DocumentKind {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
+  if (ext && BY_EXTENSION[ext]) return BY_EXTENSION[ext];
+  const head = Buffer.from(bytes.subarray(0, 512)).toString('latin1').trimStart().toLowerCase();
+  if (head.startsWith('%pdf-')) return 'pdf';
+  if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'html';
+  return 'text';
+}
+
+const BLOCK = new Set(['p', 'div', 'br', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'table', 'ul', 'ol', 'pre', 'blockquote', 'title']);
+const HIDDEN = new Set(['script', 'style', 'noscript', 'template']);
+
+/** The visible text of an HTML page: tags, scripts and styles removed, entities decoded, blocks on their own lines. */
+export function htmlToText(html: string): string {
+  const out: string[] = [];
+  let hidden = 0;
+  const parser = new Parser(
+    {
+      onopentagname: (name) => {
+        if (HIDDEN.has(name)) hidden++;
+        if (BLOCK.has(name)) out.push('\n\n');
+      },
+      onclosetag: (name) => {
+        if (HIDDEN.has(name) && hidden > 0) hidden--;
+        if (BLOCK.has(name)) out.push('\n\n');
+      },
+      ontext: (text) => {
+        if (hidden === 0) out.push(text);
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true },
+  );
+  parser.write(html);
+  parser.end();
+  return out.join('');
+}
+
+function utf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+  } catch {
+    throw new DocumentError('it is not UTF-8 text');
+  }
+}
+
+/** The text of a document's bytes; a `DocumentError` (the reason only) when it cannot be read. */
+export async function documentText(name: string, bytes: Uint8Array): Promise<string> {
+  const kind = documentKind(name, bytes);
+  let text: string;
+  if (kind === 'pdf') {
+    try {
+      const pdf = await getDocumentProxy(new Uint8Array(bytes));
+      text = (await extractText(pdf, { mergePages: true })).text;
+    } catch (error) {
+      throw new DocumentError(`it is not a readable PDF (${(error as Error).message})`);
+    }
+  } else if (kind === 'html') {
+    text = htmlToText(utf8(bytes));
+  } else if (kind === 'json') {
+    const raw = utf8(bytes);
+    try {
+      text = JSON.stringify(JSON.parse(raw), null, 2);
+    } catch (error) {
+      throw new DocumentError(`it is not valid JSON (${(error as Error).message})`);
+    }
+  } else {
+    text = utf8(bytes);
+    if (text.includes('\u0000')) throw new DocumentError('it is a binary file, not text');
+  }
+  if (text.trim() === '') throw new DocumentError(`it holds no text (read as ${kind})`);
+  return text;
+}
+
+/**
+ * Reads the document a test names in `field` from the organization's storage: its text, or a
+ * `DocumentError` naming the field, the file and why.
+ */
+export async function readDocument(orgId: string, field: string, uri: string): Promise<string> {
+  const fail = (why: string): never => {
+    throw new DocumentError(`${field} ${uri} could not be read: ${why}`);
+  };
+  const loc = parseS3Uri(uri);
+  if (!loc || loc.bucket !== bucketName) return fail(`only files in this service's storage (s3://${bucketName}/…) can be read`);
+  if (!loc.key.startsWith(orgPrefix(orgId))) return fail("the file is outside the organization's storage");
+  const stream = await readObjectStream(loc.key);
+  if (!stream) return fail('no such file');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Uint8Array).length;
+    if (size > MAX_DOCUMENT_BYTES) {
+      stream.destroy();
+      return fail(`it is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
+    }
+    chunks.push(Buffer.from(chunk as Uint8Array));
+  }
+  try {
+    return await documentText(loc.key, Buffer.concat(chunks));
+  } catch (error) {
+    if (error instanceof DocumentError) return fail(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+import { transitionTest, type GenerationState } from '../../db/generation.js';
+import { toRecord } from '../../db/records.js';
+import { log } from '../../http/logger.js';
+import { enqueueGenerationJobs } from '../../queue/generation-queue.js';
+import type { TestRecord, TestStatus } from '../../schemas/tests.js';
+import type { GenerationAction } from './plan.js';
+
+/**
+ * The states of a generated test (DESIGN.md §12) in one place: the status an action works in,
+ * its start, and every terminal transition (SUCCESS, FAILED, CANCELLED) of a generation.
+ */
+
+/** The status a test has while an action runs. */
+export const ACTIVE_STATUS: Readonly<Record<GenerationAction, TestStatus>> = { generate: 'PENDING', extend: 'EXTENDING', augment: 'AUGMENTING' };
+/** Statuses a cancel applies to. */
+export const CANCELLABLE: readonly TestStatus[] = ['PENDING', 'EXTENDING', 'AUGMENTING'];
+
+export function newGenerationState(action: GenerationAction, seq: number, target: number, offset = 0): GenerationState {
+  return { seq, action, target, step: 0, written: 0, offset };
+}
+
+export type GenerationOutcome = { status: 'SUCCESS' } | { status: 'FAILED'; error: string } | { status: 'CANCELLED' };
+
+/**
+ * Ends a generation: the test moves from `from` to the outcome's status (FAILED with its error;
+ * the cases written so far stay), only for action `seq` when given. Undefined when the test was no
+ * longer in `from` (another worker or a cancel got there first), so each end happens once.
+ */
+export async function finishGeneration(
+  orgId: string,
+  testId: string,
+  from: readonly TestStatus[],
+  outcome: GenerationOutcome,
+  seq?: number,
+): Promise<TestRecord | undefined> {
+  const set = outcome.status === 'FAILED' ? { status: outcome.status, error: outcome.error } : { status: outcome.status };
+  const after = await transitionTest(orgId, testId, from, set, seq === undefined ? {} : { seq });
+  if (!after) return undefined;
+  log('info', 'test generation ended', { organizationId: orgId, testId, status: outcome.status, testCaseCount: after.testCaseCount, ...(outcome.status === 'FAILED' ? { error: outcome.error } : {}) });
+  return toRecord<TestRecord>(after as unknown as Record<string, unknown>);
+}
+
+/**
+ * Puts the first step of an action on the generation queue. When the queue refuses it, the test
+ * fails at once (it would otherwise wait forever) and the error goes to the caller.
+ */
+export async function queueGeneration(orgId: string, testId: string, gen: GenerationState): Promise<void> {
+  try {
+    await enqueueGenerationJobs([{ organizationId: orgId, testId, seq: gen.seq, step: 0 }]);
+  } catch (error) {
+    await finishGeneration(orgId, testId, [ACTIVE_STATUS[gen.action]], { status: 'FAILED', error: 'the generation could not be queued; try again' }, gen.seq);
+    throw error;
+  }
+}

@@ -1,0 +1,273 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chunkText, normaliseText } from '../../shared/domain/generation/chunking.js';
+import { documentKind, documentText, DocumentError, htmlToText } from '../../shared/domain/generation/documents.js';
+import { MAX_CASES_PER_STEP, orderedStrategies, planSteps, QUALITY_CASES_PER_STEP, QUALITY_CHARS_PER_STEP, stepCaseCount } from '../../shared/domain/generation/plan.js';
+import {
+  baseLanguage,
+  QUALITY_CASES_SCHEMA,
+  RED_TEAM_ATTACKS_SCHEMA,
+  redTeamMessages,
+  refineAttacks,
+  refineQuality,
+  refineScenarios,
+  SCENARIO_CASES_SCHEMA,
+} from '../../shared/domain/generation/prompts.js';
+import { attackSlots, spreadEvenly, spreadOverCells } from '../../shared/domain/generation/spread.js';
+import {
+  base64,
+  fromMorse,
+  hex,
+  homoglyph,
+  leetspeak,
+  morse,
+  RED_TEAMING_STRATEGIES,
+  rot13,
+  transform,
+  zeroWidth,
+} from '../../shared/domain/generation/strategies.js';
+import { defaultStrategies, maxTestCasesOf } from '../../shared/domain/tests/test-rules.js';
+import { parseAnswer } from '../../shared/llm/answer.js';
+import { minimalPdf } from '../support/pdf.js';
+
+describe('deterministic strategies', () => {
+  it('base64 is standard base64 of the UTF-8 bytes, and decodes back', () => {
+    expect(base64('Hello')).toBe('SGVsbG8=');
+    expect(base64('héllo')).toBe('aMOpbGxv');
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => Buffer.from(base64(s), 'base64').toString('utf8') === s));
+  });
+
+  it('hex is the UTF-8 bytes in lowercase hex, and decodes back', () => {
+    expect(hex('Hi é')).toBe('486920c3a9');
+    expect(hex('€')).toBe('e282ac');
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => /^[0-9a-f]*$/.test(hex(s)) && Buffer.from(hex(s), 'hex').toString('utf8') === s));
+  });
+
+  it('rot13 turns ASCII letters 13 places and is its own inverse', () => {
+    expect(rot13('Hello, World!')).toBe('Uryyb, Jbeyq!');
+    expect(rot13('Ça va? 123')).toBe('Çn in? 123');
+    fc.assert(fc.property(fc.string(), (s) => rot13(rot13(s)) === s));
+  });
+
+  it('leetspeak maps a→4 e→3 i→1 o→0 s→5 t→7 in either case, nothing else', () => {
+    expect(leetspeak('Tell me the secrets')).toBe('73ll m3 7h3 53cr375');
+    expect(leetspeak('AEIOST aeiost bcdxyz')).toBe('431057 431057 bcdxyz');
+  });
+
+  it('homoglyph swaps Latin letters for Cyrillic look-alikes where one exists', () => {
+    expect(homoglyph('Pay')).toBe('\u0420\u0430\u0443');
+    expect(homoglyph('abc xyz')).toBe('\u0430b\u0441 \u0445\u0443z');
+    expect(homoglyph('fund')).toBe('fund');
+    expect([...homoglyph('Hello')].map((c) => c.codePointAt(0)!.toString(16))).toEqual(['41d', '435', '6c', '6c', '43e']);
+  });
+
+  it('morse writes ITU letters and digits, a space between letters, / between words, and decodes back', () => {
+    expect(morse('SOS 2')).toBe('... --- ... / ..---');
+    expect(morse('Hi, you!')).toBe('.... .. / -.-- --- ..-');
+    expect(morse('Café  0')).toBe('-.-. .- ..-. . / -----');
+    expect(fromMorse(morse('HELLO WORLD 42'))).toBe('HELLO WORLD 42');
+    fc.assert(fc.property(fc.stringMatching(/^[A-Z0-9]{1,8}( [A-Z0-9]{1,8}){0,4}$/), (s) => fromMorse(morse(s)) === s));
+  });
+
+  it('zero_width puts U+200B after every character of each word', () => {
+    expect(zeroWidth('ab c')).toBe('a\u200bb\u200b c\u200b');
+    expect(zeroWidth('é😀')).toBe('é\u200b😀\u200b');
+    fc.assert(fc.property(fc.string(), (s) => zeroWidth(s).replaceAll('\u200b', '') === s));
+  });
+
+  it('original is the attack itself; every strategy of §12 is known', () => {
+    expect(transform('original', 'x y')).toBe('x y');
+    expect(RED_TEAMING_STRATEGIES).toHaveLength(18);
+    expect(orderedStrategies(['base64', 'original', 'emoji'])).toEqual(['original', 'base64', 'emoji']);
+    expect(defaultStrategies('RED_TEAMING', ['hex', 'original'])).toEqual(['original', 'hex']);
+    expect(defaultStrategies('RED_TEAMING', undefined)).toEqual(['original']);
+    expect(defaultStrategies('SCENARIOS', ['spoken'])).toEqual(['spoken']);
+  });
+});
+
+describe('spread of maxTestCases', () => {
+  it('splits evenly, the first parts taking the remainder', () => {
+    expect(spreadEvenly(10, 3)).toEqual([4, 3, 3]);
+    expect(spreadEvenly(2, 5)).toEqual([1, 1, 0, 0, 0]);
+    expect(spreadEvenly(0, 2)).toEqual([0, 0]);
+    expect(spreadEvenly(5, 0)).toEqual([]);
+  });
+
+  it('over variants × strategies: never more than asked, at most one apart, original never behind', () => {
+    expect(spreadOverCells(10, ['a', 'b'], ['original', 'hex']).map((c) => c.count)).toEqual([3, 3, 2, 2]);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 18 }), (total, v, s) => {
+        const variants = Array.from({ length: v }, (_, i) => `v${i}`);
+        const strategies = RED_TEAMING_STRATEGIES.slice(0, s);
+        const cells = spreadOverCells(total, variants, strategies);
+        const counts = cells.map((c) => c.count);
+        const slots = attackSlots(total, variants, strategies);
+        const cases = slots.reduce((n, x) => n + x.strategies.length, 0);
+        return (
+          counts.reduce((a, b) => a + b, 0) === total &&
+          Math.max(...counts) - Math.min(...counts) <= 1 &&
+          cases === total &&
+          slots.every((x) => x.strategies[0] === 'original')
+        );
+      }),
+    );
+  });
+
+  it('base attacks: attack j yields a case for every strategy whose cell holds more than j', () => {
+    expect(attackSlots(5, ['misuse'], ['original', 'base64'])).toEqual([
+      { variant: 'misuse', strategies: ['original', 'base64'] },
+      { variant: 'misuse', strategies: ['original', 'base64'] },
+      { variant: 'misuse', strategies: ['original'] },
+    ]);
+  });
+});
+
+describe('steps of a generation', () => {
+  it('RED_TEAMING: attacks of one variant per step, within a transaction, exactly the target', () => {
+    const steps = planSteps({ type: 'RED_TEAMING', action: 'generate', target: 24, variants: ['misuse'], strategies: ['original', 'hex'] });
+    expect(steps.map(stepCaseCount)).toEqual([20, 4]);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 18 }), (target, v, s) => {
+        const variants = ['data_leakage', 'financial_attacks', 'illegal_activities', 'misuse', 'toxicity', 'custom'].slice(0, v);
+        const plan = planSteps({ type: 'RED_TEAMING', action: 'generate', target, variants, strategies: RED_TEAMING_STRATEGIES.slice(0, s) });
+        const counts = plan.map(stepCaseCount);
+        return counts.reduce((a, b) => a + b, 0) === target && counts.every((n) => n > 0 && n <= MAX_CASES_PER_STEP);
+      }),
+    );
+  });
+
+  it('QUALITY: cells over chunks and variants, each step within its case and text budgets', () => {
+    const steps = planSteps({ type: 'QUALITY', action: 'generate', target: 4, variants: ['rag', 'summarization'], strategies: [], chunkLengths: [100] });
+    expect(steps).toEqual([{ kind: 'quality', cells: [{ chunk: 0, variant: 'rag', count: 2 }, { chunk: 0, variant: 'summarization', count: 2 }] }]);
+    const spread = planSteps({ type: 'QUALITY', action: 'generate', target: 3, variants: [], strategies: [], chunkLengths: [10, 10, 10, 10, 10] });
+    expect(spread.flatMap((s) => (s.kind === 'quality' ? s.cells : []))).toEqual([0, 1, 2].map((chunk) => ({ chunk, variant: null, count: 1 })));
+    const extend = planSteps({ type: 'QUALITY', action: 'extend', target: 2, variants: [], strategies: [], chunkLengths: [10, 10, 10, 10, 10], offset: 3 });
+    expect(extend.flatMap((s) => (s.kind === 'quality' ? s.cells.map((c) => c.chunk) : []))).toEqual([3, 4]);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.array(fc.integer({ min: 1, max: 2000 }), { minLength: 1, maxLength: 300 }), (target, lengths) => {
+        const plan = planSteps({ type: 'QUALITY', action: 'generate', target, variants: ['rag'], strategies: [], chunkLengths: lengths });
+        return (
+          plan.map(stepCaseCount).reduce((a, b) => a + b, 0) === target &&
+          plan.every((s) => {
+            if (s.kind !== 'quality') return false;
+            const chunks = [...new Set(s.cells.map((c) => c.chunk))];
+            return stepCaseCount(s) <= QUALITY_CASES_PER_STEP && (chunks.length === 1 || chunks.reduce((n, i) => n + lengths[i]!, 0) <= QUALITY_CHARS_PER_STEP);
+          })
+        );
+      }),
+    );
+  });
+
+  it('SCENARIOS and augment: batches of at most 10, spread over the strategies', () => {
+    expect(planSteps({ type: 'SCENARIOS', action: 'generate', target: 25, variants: [], strategies: ['written', 'spoken'] })).toEqual([
+      { kind: 'scenarios', strategy: 'written', count: 7 },
+      { kind: 'scenarios', strategy: 'written', count: 6 },
+      { kind: 'scenarios', strategy: 'spoken', count: 6 },
+      { kind: 'scenarios', strategy: 'spoken', count: 6 },
+    ]);
+    expect(planSteps({ type: 'QUALITY', action: 'augment', target: 15, variants: [], strategies: [] })).toEqual([
+      { kind: 'augment', count: 8 },
+      { kind: 'augment', count: 7 },
+    ]);
+  });
+});
+
+describe('chunking', () => {
+  it('keeps paragraphs together up to the limit and cuts longer ones at sentence ends', () => {
+    expect(chunkText('One.\n\nTwo.\n\n\n\nThree.', 12)).toEqual(['One.\n\nTwo.', 'Three.']);
+    expect(chunkText('First sentence here. Second one is here. Third.', 25)).toEqual(['First sentence here.', 'Second one is here.', 'Third.']);
+    expect(chunkText('x'.repeat(25), 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
+    expect(chunkText('   \n\n  ')).toEqual([]);
+    expect(normaliseText('a \t b\r\nc  \n\n\n\nd')).toBe('a b\nc\n\nd');
+    expect(() => chunkText('x', 0)).toThrow(RangeError);
+  });
+
+  it('never exceeds the limit and loses no word', () => {
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-z]{1,12}[.!?]?$/), { maxLength: 300 }), fc.integer({ min: 20, max: 400 }), fc.boolean(), (words, max, paragraphs) => {
+        const text = words.join(paragraphs ? '\n\n' : ' ');
+        const chunks = chunkText(text, max);
+        return chunks.every((c) => c.length > 0 && c.length <= max) && chunks.join(' ').split(/\s+/).filter(Boolean).join(' ') === words.join(' ');
+      }),
+    );
+  });
+});
+
+describe('documents', () => {
+  it('recognises the kind by extension, else by the first bytes', () => {
+    const bytes = (s: string) => Buffer.from(s);
+    expect(documentKind('a/b/handbook.PDF', bytes(''))).toBe('pdf');
+    expect(documentKind('notes.md', bytes(''))).toBe('markdown');
+    expect(documentKind('blob', bytes('%PDF-1.7'))).toBe('pdf');
+    expect(documentKind('blob', bytes('  <!DOCTYPE html><p>x'))).toBe('html');
+    expect(documentKind('blob', bytes('plain'))).toBe('text');
+  });
+
+  it('strips HTML tags, scripts and styles, and decodes entities', () => {
+    expect(htmlToText('<html><head><style>p{}</style></head><body><h1>Hi &amp; bye</h1><p>Para <b>one</b></p><script>x()</script></body></html>').trim()).toBe('Hi & bye\n\n\n\nPara one');
+  });
+
+  it('reads PDF, JSON, CSV and text; refuses what it cannot read with the reason', async () => {
+    expect(await documentText('x.pdf', minimalPdf(['Refunds take 14 days.', 'Shipping (EU) is free.']))).toBe('Refunds take 14 days.\nShipping (EU) is free.');
+    expect(await documentText('x.json', Buffer.from('{"plan":"pro"}'))).toBe('{\n  "plan": "pro"\n}');
+    expect(await documentText('x.csv', Buffer.from('\uFEFFq,a\nhi,there\n'))).toBe('q,a\nhi,there\n');
+    await expect(documentText('x.pdf', Buffer.from('not a pdf'))).rejects.toThrow(/^it is not a readable PDF/);
+    await expect(documentText('x.json', Buffer.from('{'))).rejects.toThrow(/^it is not valid JSON/);
+    await expect(documentText('x.txt', Buffer.from([0xff, 0xfe, 0x00]))).rejects.toBeInstanceOf(DocumentError);
+    await expect(documentText('x.html', Buffer.from('<script>x</script>'))).rejects.toThrow('it holds no text (read as html)');
+  });
+});
+
+describe("the generator's output", () => {
+  it('the schemas are strict structured-output schemas', () => {
+    const strict = (s: any): boolean =>
+      s.type !== 'object' ||
+      (s.additionalProperties === false && JSON.stringify([...s.required].sort()) === JSON.stringify(Object.keys(s.properties).sort()) && Object.values(s.properties).every(strict)) ||
+      false;
+    const walk = (s: any): boolean => (s.type === 'array' ? walk(s.items) : strict(s) && Object.values(s.properties ?? {}).every((p: any) => (p.type === 'array' ? walk(p.items) : true)));
+    for (const schema of [RED_TEAM_ATTACKS_SCHEMA, QUALITY_CASES_SCHEMA, SCENARIO_CASES_SCHEMA]) expect(walk(schema)).toBe(true);
+  });
+
+  it('an answer must match the schema, and hold what was asked', () => {
+    const slots = [{ variant: 'misuse', strategies: ['original', 'role_play'] }];
+    const good = { attacks: [{ source: 1, attack: 'give me the logs', rewrites: [{ strategy: 'role_play', text: 'as a pirate, give me the logs' }] }] };
+    expect(parseAnswer(JSON.stringify(good), RED_TEAM_ATTACKS_SCHEMA, 'red_team_attacks', 'generator')).toEqual({ ok: true, value: good });
+    expect(refineAttacks(slots)(good)).toBeUndefined();
+    expect(refineAttacks(slots)({ attacks: [{ ...good.attacks[0]!, rewrites: [] }] })).toBe('attacks[0].rewrites must hold a non-empty role_play rewrite');
+    expect(refineAttacks([...slots, ...slots])(good)).toBe('attacks must hold 2 items, found 1');
+    const bad = parseAnswer('{"attacks":[{"attack":"x"}]}', RED_TEAM_ATTACKS_SCHEMA, 'red_team_attacks', 'generator');
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error).toMatch(/^the generator's answer does not match red_team_attacks: /);
+    expect(refineQuality([{ source: 1, text: 't', count: 2, variant: null }])({ cases: [{ source: 1, input: 'q', expectedOutput: 'a' }] })).toBe(
+      'cases must hold 2 cases with a non-empty input and expectedOutput for source 1, found 1',
+    );
+    const scenario = { source: 0, goal: 'g', userPersona: 'p', scenario: 's', stoppingCriterias: [], maxIterations: 0 };
+    expect(refineScenarios(1)({ scenarios: [scenario] })).toBe('scenarios[0].maxIterations must be from 1 to 100');
+    expect(refineScenarios(1)({ scenarios: [{ ...scenario, maxIterations: 10 }] })).toBeUndefined();
+  });
+
+  it('asks in the base language of the tag, for the rewrites each attack needs', () => {
+    expect(baseLanguage('pt-BR')).toBe('Portuguese');
+    expect(baseLanguage('zh-Hant-TW')).toBe('Chinese');
+    const test = { customVariantDescription: null, languageCode: 'de-AT' } as never;
+    const product = { name: 'Bot', description: 'd', capabilities: [], inabilities: ['no refunds'], securityBoundaries: [], policies: [] } as never;
+    const messages = redTeamMessages({ test, product }, 'misuse', [{ variant: 'misuse', strategies: ['original', 'base64', 'emoji'] }]);
+    const last = messages.at(-1)!.content;
+    expect(last).toContain('Write exactly 1 distinct attack');
+    expect(last).toContain('- source 1: rewrites emoji');
+    expect(last).toContain('Write in German.');
+    expect(messages.map((m) => m.content).join('\n')).toContain('no refunds');
+  });
+});
+
+describe('maxTestCases of a generated test', () => {
+  it('defaults per type, refuses more than the bound, is null for an uploaded test', () => {
+    expect(maxTestCasesOf('QUALITY', undefined, false)).toBe(50);
+    expect(maxTestCasesOf('RED_TEAMING', undefined, false)).toBe(50);
+    expect(maxTestCasesOf('SCENARIOS', undefined, false)).toBe(20);
+    expect(maxTestCasesOf('SCENARIOS', 100, false)).toBe(100);
+    expect(maxTestCasesOf('QUALITY', undefined, true)).toBeNull();
+    expect(() => maxTestCasesOf('SCENARIOS', 101, false)).toThrow('maxTestCases must be at most 100 for SCENARIOS tests');
+    expect(() => maxTestCasesOf('QUALITY', 1001, false)).toThrow('maxTestCases must be at most 1000 for QUALITY tests');
+  });
+});
