@@ -7,6 +7,12 @@ import { dirname, join, resolve } from 'node:path';
  * The console's build (DESIGN.md §14), shared by `npm start` (serves console/dist) and CDK
  * (deploys it): build when console/dist is missing or older than a source, one builder at a time.
  */
+/**
+ * The console page's Content-Security-Policy, locally and behind CloudFront: the API is on the
+ * same origin; uPlot and the span bars set inline `style` attributes; nothing is remote.
+ */
+export const CONSOLE_CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 const ROOT = resolve(import.meta.dirname, '..');
 export const CONSOLE_DIR = join(ROOT, 'console');
 export const CONSOLE_DIST = join(CONSOLE_DIR, 'dist');

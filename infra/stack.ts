@@ -23,6 +23,7 @@ import { GATEWAY_BODIES } from '../shared/http/errors.js';
 import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
+import { ConsoleSite } from './constructs/console-site.js';
 import { jobs, routeId, routes, type Capability, type Route } from './routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
@@ -266,10 +267,14 @@ export class EvalPlatformStack extends Stack {
       });
     }
 
-    acknowledgeNagFindings(this, { api, accessLogsBucket });
+    // ---------- console (DESIGN.md §14): S3 behind CloudFront, the API at /api/* ----------
+    const site = new ConsoleSite(this, 'Console', { api, accessLogsBucket });
+
+    acknowledgeNagFindings(this, { api, accessLogsBucket, site });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}/` });
   }
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { CONSOLE_DIST } from '../console-build.js';
+import { CONSOLE_CSP, CONSOLE_DIST } from '../console-build.js';
 
 /**
  * The console on the local server (DESIGN.md §14): `/`, `/console-config.json` and the files of
@@ -18,9 +18,6 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
 };
-
-/** uPlot and the span bars set inline `style` attributes; nothing else is inline or remote. */
-export const CONSOLE_CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export interface ConsoleAnswer {
   status: number;
