@@ -87,11 +87,6 @@ export function acknowledgeNagFindings(stack: Stack, refs: { api: RestApi; acces
     refs.site.deployment.handlerRole,
     [
       {
-        id: 'AwsSolutions-IAM4',
-        reason: "CDK's BucketDeployment handler (a singleton custom resource) logs through AWSLambdaBasicExecutionRole; CDK creates and owns that role.",
-        appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole'],
-      },
-      {
         id: 'AwsSolutions-IAM5',
         reason:
           "CDK's BucketDeployment handler copies the console's build from the CDK asset bucket into the console bucket and prunes old files: it reads <asset bucket>/* and writes <console bucket>/* with the grant's S3 action families.",

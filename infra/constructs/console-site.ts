@@ -17,6 +17,8 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
@@ -100,6 +102,9 @@ export class ConsoleSite extends Construct {
       },
     });
 
+    const deployRole = new Role(this, 'DeployRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: 'Copies the console build into its bucket' });
+    const deployLogs = new LogGroup(this, 'DeployLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    deployLogs.grantWrite(deployRole);
     this.deployment = new BucketDeployment(this, 'Deploy', {
       sources: [
         Source.asset(CONSOLE_DIR, {
@@ -122,6 +127,9 @@ export class ConsoleSite extends Construct {
       distribution: this.distribution,
       distributionPaths: ['/index.html', '/console-config.json'],
       memoryLimit: 256,
+      // Its own role and log group (30 days) instead of CDK's default role with an AWS managed policy.
+      role: deployRole,
+      logGroup: deployLogs,
     });
   }
 }
