@@ -2,6 +2,7 @@ import type { Stack } from 'aws-cdk-lib';
 import type { Method, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
+import type { ConsoleSite } from './constructs/console-site.js';
 
 /** A logical-id token as cdk-nag prints it, e.g. `<TableCD117FA1.Arn>`, for a construct id prefix. */
 const arnOf = (idPrefix: string) => `<${idPrefix}[0-9A-F]{8}\\.Arn>`;
@@ -11,7 +12,7 @@ const exactly = (pattern: string) => ({ regex: `/^${pattern}$/` });
  * The cdk-nag AwsSolutions findings this stack keeps on purpose, each with its reason. Every
  * other finding is fixed in infra/stack.ts; test/infra/stack.test.ts fails on any new one.
  */
-export function acknowledgeNagFindings(stack: Stack, refs: { api: RestApi; accessLogsBucket: IBucket; docsMethods: readonly Method[] }): void {
+export function acknowledgeNagFindings(stack: Stack, refs: { api: RestApi; accessLogsBucket: IBucket; docsMethods: readonly Method[]; site: ConsoleSite }): void {
   NagSuppressions.addStackSuppressions(stack, [
     {
       id: 'AwsSolutions-L1',
@@ -69,6 +70,47 @@ export function acknowledgeNagFindings(stack: Stack, refs: { api: RestApi; acces
         'No WAF web ACL in this stack: the stage is throttled (100 rps, burst 200), every method needs an API key checked by the authorizer (cached 5 minutes); a web ACL is an account/edge decision with its own cost.',
     },
   ]);
+  NagSuppressions.addResourceSuppressions(refs.site.distribution, [
+    {
+      id: 'AwsSolutions-CFR1',
+      reason: 'The console and the API serve customers wherever they are; access is by API key, not by country.',
+    },
+    {
+      id: 'AwsSolutions-CFR2',
+      reason:
+        'No WAF web ACL (as for the API stage): the console is static files, and /api/* reaches the throttled stage whose every method needs an API key; a web ACL is an account/edge decision with its own cost.',
+    },
+    {
+      id: 'AwsSolutions-CFR3',
+      reason:
+        'Requests to /api/* are logged by the API Gateway stage (JSON access logs, execution errors); the rest are the static console files. CloudFront standard logs would need an ACL-enabled log bucket.',
+    },
+    {
+      id: 'AwsSolutions-CFR4',
+      reason:
+        "The distribution uses CloudFront's default *.cloudfront.net certificate, for which CloudFront fixes the viewer TLS policy; a custom domain with its own certificate (and TLSv1.2_2021) is a deployment choice.",
+    },
+  ]);
+  NagSuppressions.addResourceSuppressions(
+    refs.site.deployment.handlerRole,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          "CDK's BucketDeployment handler copies the console's build from the CDK asset bucket into the console bucket and prunes old files: it reads <asset bucket>/* and writes <console bucket>/* with the grant's S3 action families.",
+        appliesTo: [
+          { regex: '/^Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-[^/]+\\/\\*$/' },
+          exactly(`Resource::${arnOf('ConsoleBucket')}\\/\\*`),
+          'Action::s3:GetObject*',
+          'Action::s3:GetBucket*',
+          'Action::s3:List*',
+          'Action::s3:DeleteObject*',
+          'Action::s3:Abort*',
+        ],
+      },
+    ],
+    true,
+  );
   NagSuppressions.addResourceSuppressions(refs.accessLogsBucket, [
     {
       id: 'AwsSolutions-S1',

@@ -24,6 +24,7 @@ import { DOCS_ASSETS, DOCS_PATHS } from '../shared/http/api-docs.js';
 import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
+import { ConsoleSite } from './constructs/console-site.js';
 import { jobs, routeId, routes, type Capability, type Route } from './routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
@@ -330,10 +331,14 @@ export class EvalPlatformStack extends Stack {
       api.root.resourceForPath(path).addMethod('GET', docsIntegration, { authorizationType: AuthorizationType.NONE }),
     );
 
-    acknowledgeNagFindings(this, { api, accessLogsBucket, docsMethods });
+    // ---------- console (DESIGN.md §14): S3 behind CloudFront, the API at /api/* ----------
+    const site = new ConsoleSite(this, 'Console', { api, accessLogsBucket });
+
+    acknowledgeNagFindings(this, { api, accessLogsBucket, docsMethods, site });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}/` });
   }
 }

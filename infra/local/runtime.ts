@@ -8,6 +8,7 @@ import { ENV } from '../../shared/config/env.js';
 import { freePort, startDynamoDbLocal, startS3, type RunningService } from './services.js';
 import { jobs } from '../routes.js';
 import { createLocalServer, INVOKE_PREFIX } from './server.js';
+import { ensureConsoleBuilt } from '../console-build.js';
 import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } from './state.js';
 
 export interface LocalRuntimeOptions {
@@ -64,6 +65,13 @@ function gitCommit(): string {
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   await assertNoRunningRuntime(options.port, options.dataDir);
+  // The console served at `/` (DESIGN.md §14): built now when console/dist is missing or stale.
+  // A failed build is reported and the API still starts (the console's paths then answer 404).
+  try {
+    if (ensureConsoleBuilt() && !options.quiet) console.log('Built the console (console/dist)');
+  } catch (error) {
+    console.error((error as Error).message);
+  }
   const children: RunningService[] = [];
   const cleanup: (() => void)[] = [];
   const stopAll = async () => {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { dispatch, findJob, invokeJob } from './gateway.js';
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
+import { consoleAnswer } from './console.js';
 
 /** API Gateway's payload limit. */
 export const MAX_BODY = 10 * 1024 * 1024;
@@ -147,6 +148,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     return log(path, answer.status);
   }
 
+  const page = consoleAnswer(req.method ?? 'GET', url.pathname, req.headers.host, `http://127.0.0.1:${req.socket.localPort}`);
+  if (page) {
+    res.writeHead(page.status, page.headers).end(req.method === 'HEAD' ? undefined : page.body);
+    return log(url.pathname, page.status);
+  }
+
   // A Map, then own properties: parameters named `__proto__` or `constructor` stay ordinary keys.
   const grouped = new Map<string, string[]>();
   for (const [k, v] of url.searchParams) grouped.set(k, [...(grouped.get(k) ?? []), v]);
@@ -225,7 +232,8 @@ function onClientError(error: NodeJS.ErrnoException & { reason?: string }, socke
 }
 
 /**
- * The local HTTP server: every route of the route table through the local gateway, plus the
+ * The local HTTP server: every route of the route table through the local gateway, the console
+ * (`/`, `/console-config.json`, its built assets; infra/local/console.ts), plus the
  * Lambda Invoke API for job functions (used by the build-info probe, as in AWS). No request can
  * end the process: anything unexpected is logged and answered 500 without internals.
  */

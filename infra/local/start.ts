@@ -35,6 +35,7 @@ try {
     scanIntervalSeconds: Number.isFinite(interval) ? interval : 10,
   });
   console.log(`Evaluation platform API listening on ${runtime.url} (Node.js ${process.versions.node})`);
+  console.log(`Console: ${runtime.url}/ (type the demo API key below)`);
   console.log(`Demo organization: ${runtime.demoOrganizationId} (ENTERPRISE)`);
   console.log(`Demo API key: ${runtime.demoApiKey}`);
   if (runtime.env.AGENT_ALLOW_PRIVATE_NETWORKS === 'true') {

@@ -143,7 +143,8 @@ describe('CDK stack', () => {
   });
 
   it('runs every function on Node.js 22, arm64, with tracing', () => {
-    const functions = ofType('AWS::Lambda::Function').filter(([, f]) => f.Properties.Runtime !== undefined && f.Properties.Handler === 'index.handler');
+    // CDK's own BucketDeployment handler (it copies the console into its bucket) is not a function of the service.
+    const functions = ofType('AWS::Lambda::Function').filter(([id, f]) => f.Properties.Runtime !== undefined && f.Properties.Handler === 'index.handler' && !id.startsWith('CustomCDKBucketDeployment'));
     // + the authorizer and the API reference's function
     expect(functions.length).toBe(routes.length + jobs.length + 2);
     for (const [, f] of functions) {

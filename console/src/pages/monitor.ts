@@ -1,0 +1,140 @@
+import { scoreChart } from '../chart';
+import { badge, facts, h, link, table } from '../dom';
+import {
+  familyMarkers,
+  familySeries,
+  formatDay,
+  formatInterval,
+  formatPercent,
+  formatScore,
+  formatTime,
+  href,
+  RESULT_DAYS,
+  type Monitor,
+  type MonitorResults,
+  type ResultsFamily,
+  type ScorePoint,
+} from '../view-models';
+import type { PageContext } from './context';
+import { spendCell } from './monitors';
+
+function pointText(p: ScorePoint): string {
+  const base = `score ${formatScore(p.score)} from ${p.scoredSessions} scored session${p.scoredSessions === 1 ? '' : 's'}`;
+  return p.collectingData ? `${base}, collecting data (interval from 30 sessions)` : `${base}, 95% interval ${formatInterval(p.confidenceInterval)}`;
+}
+
+function filterText(query: string | null, target: string | null): string {
+  return query === null ? 'none' : `${query} (${target?.toLowerCase() ?? 'either'})`;
+}
+
+function familySection(results: MonitorResults, family: ResultsFamily): { section: HTMLElement; chart: HTMLElement } {
+  const chart = h('div', { class: 'chart', 'data-testid': 'chart', 'data-metric-group-id': family.metricGroupId });
+  const rows = family.buckets.map((b) => [
+    formatDay(b.bucket),
+    String(b.scoredSessions),
+    formatScore(b.score),
+    b.confidenceInterval ? formatScore(b.confidenceInterval.lower) : '—',
+    b.confidenceInterval ? formatScore(b.confidenceInterval.upper) : '—',
+    b.scoredSessions === 0 ? 'no sessions' : b.collectingData ? 'collecting data' : 'yes',
+  ]);
+  const section = h(
+    'section',
+    { class: 'family', 'data-testid': 'family', 'data-metric-group-id': family.metricGroupId, 'aria-labelledby': `family-${family.metricGroupId}` },
+    h('h3', { id: `family-${family.metricGroupId}` }, family.name),
+    h('p', { class: 'headline' }, `Over the window: ${pointText(family.headline)}.`),
+    h(
+      'figure',
+      {},
+      chart,
+      h('figcaption', {}, `Daily score of ${family.name} with its 95% interval band; hollow rings mark days still collecting data, vertical lines mark revisions (dashed) and sampling changes (dotted).`),
+    ),
+    h(
+      'details',
+      {},
+      h('summary', {}, `Daily values of ${family.name}`),
+      table(`Daily values of ${family.name}`, ['Day (UTC)', 'Scored sessions', 'Score', '95% lower', '95% upper', 'Interval'], rows, { 'data-testid': 'buckets' }),
+    ),
+  );
+  return { section, chart };
+}
+
+/** `#/monitors/{id}?days=N`: the results route drawn as charts, markers, spend and sessions. */
+export async function monitorPage(ctx: PageContext, id: string, days: number): Promise<void> {
+  const [monitor, results] = await Promise.all([ctx.api.getMonitor(id), ctx.api.monitorResults(id, days)]);
+  const windows = h(
+    'nav',
+    { class: 'windows', 'aria-label': 'Results window' },
+    RESULT_DAYS.map((d) => h('a', { href: href({ page: 'monitor', id, days: d }), 'aria-current': d === days ? 'page' : null }, `${d} days`)),
+  );
+  const families = results.metrics.map((f) => familySection(results, f));
+  const worst = results.worstMetric;
+  const markers = [
+    ...results.markers.metricRevisions.map((m) => ({ at: m.at, text: `New revision of ${m.name}: ${m.metricId}` })),
+    ...results.markers.samplingChanges.map((s) => ({ at: s.at, text: `Sampling set to ${formatPercent(s.samplingPercentage)}` })),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+  ctx.show(
+    monitor.name,
+    monitorFacts(monitor, results),
+    windows,
+    h(
+      'section',
+      { 'aria-labelledby': 'worst-h', class: 'card', 'data-testid': 'worst-metric' },
+      h('h2', { id: 'worst-h' }, 'Worst metric'),
+      worst ? h('p', {}, h('strong', {}, worst.name), ` — ${pointText(worst)}`) : h('p', { 'data-state': 'empty' }, 'No family scored in this window yet.'),
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'markers-h', 'data-testid': 'markers' },
+      h('h2', { id: 'markers-h' }, 'Markers'),
+      markers.length
+        ? h('ul', {}, markers.map((m) => h('li', {}, h('time', { datetime: m.at }, formatTime(m.at)), ` — ${m.text}`)))
+        : h('p', { 'data-state': 'empty' }, 'No revision or sampling change in this window.'),
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'families-h' },
+      h('h2', { id: 'families-h' }, `Scores, last ${days} day${days === 1 ? '' : 's'} (${formatDay(results.range.from)} to ${formatDay(results.range.to)})`),
+      families.length ? families.map((f) => f.section) : h('p', { 'data-state': 'empty' }, 'This monitor binds no metric family.'),
+    ),
+    sessionsSection(results),
+  );
+  const range = { from: Date.parse(results.range.from) / 1000, to: Date.parse(results.range.to) / 1000 };
+  results.metrics.forEach((family, i) => scoreChart(families[i]!.chart, familySeries(family), familyMarkers(results, family.metricGroupId), range, family.name));
+}
+
+function monitorFacts(monitor: Monitor, results: MonitorResults): HTMLElement {
+  return facts([
+    ['Status', badge(monitor.status)],
+    ['Sampling', formatPercent(monitor.samplingPercentage)],
+    ['Version', monitor.versionId ?? 'every version of the product'],
+    ['Filter', filterText(monitor.filterQuery, monitor.filterTarget)],
+    ['Exclude', filterText(monitor.excludeQuery, monitor.excludeTarget)],
+    ['Spend this cycle', spendCell(results.spend)],
+    ['Cycle started', results.spend.cycleStart ? formatTime(results.spend.cycleStart) : 'unlimited credits (no cycle)'],
+  ]);
+}
+
+function sessionsSection(results: MonitorResults): HTMLElement {
+  const { scored, waiting } = results.sessions;
+  return h(
+    'section',
+    { 'aria-labelledby': 'sessions-h' },
+    h('h2', { id: 'sessions-h' }, 'Sessions'),
+    scored.length
+      ? table(
+          `Scored sessions, newest first (${scored.length})`,
+          ['Session', 'Scored at', 'Turns when scored', 'First user turn'],
+          scored.map((s) => [link(href({ page: 'session', id: s.sessionId }), s.sessionId), formatTime(s.evaluatedAt), s.settledAtTurn === null ? '—' : String(s.settledAtTurn), s.description]),
+          { 'data-testid': 'scored-sessions' },
+        )
+      : h('p', { 'data-state': 'empty' }, 'No session scored in this window.'),
+    waiting.length
+      ? table(
+          `Waiting sessions (${waiting.length})`,
+          ['Session', 'Last turn', 'Minutes since', 'First user turn'],
+          waiting.map((s) => [link(href({ page: 'session', id: s.sessionId }), s.sessionId), formatTime(s.lastTurnAt), String(s.minutesSinceLastTurn), s.description]),
+          { 'data-testid': 'waiting-sessions' },
+        )
+      : h('p', { 'data-state': 'empty' }, 'No session is waiting to be scored.'),
+  );
+}

@@ -1,0 +1,46 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's `chromium` package (`.ci/run` installs it when missing); CHROMIUM_PATH overrides. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = resolve(import.meta.dirname, '..', '..', 'test-results', 'console');
+/** The two widths the console must work at. */
+export const WIDTHS = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
+}
+
+/** Full-page screenshots of the current page at 1280 and 390 px, under test-results/console/. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const original = page.viewportSize();
+  for (const w of WIDTHS) {
+    await page.setViewportSize({ width: w.width, height: w.height });
+    // uPlot follows its container's width (ResizeObserver): let it redraw first.
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${w.width}.png`), fullPage: true });
+    // Runs in the page (the DOM types are not in this project's lib).
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    if (Number(overflow) > 1) throw new Error(`${name} scrolls sideways at ${w.width} px (${overflow} px too wide)`);
+  }
+  if (original) await page.setViewportSize(original);
+}
+
+/** JSON over HTTP with a bearer key: `{status, body, total}` (X-Total-Count). */
+export function httpWithKey(base: string, key: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, total: res.headers.get('x-total-count') };
+  };
+}
