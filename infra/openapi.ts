@@ -33,6 +33,11 @@ const errorBody = {
   properties: { error: { type: 'string', description: 'the HTTP reason phrase' }, message: { type: 'string', description: 'names the field and the rule' } },
 };
 
+/** The content map of a body or answer: JSON, or each media type the route declares (the schema is the JSON form). */
+function mediaContent(contract: Contract, schema: TSchema): Record<string, { schema: unknown }> {
+  return Object.fromEntries((contract.mediaTypes ?? ['application/json']).map((m) => [m, { schema: plain(schema) }]));
+}
+
 export async function buildOpenApi(version: string): Promise<Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -44,9 +49,9 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
       operationId: route.handler.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),
       security: [{ apiKey: [] }],
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
-      ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(contract.body) } } } } : {}),
+      ...(contract.body ? { requestBody: { required: true, content: mediaContent(contract, contract.body) } } : {}),
       responses: {
-        [success]: { description: 'success', ...(contract.response ? { content: { 'application/json': { schema: plain(contract.response) } } } : {}) },
+        [success]: { description: 'success', ...(contract.response ? { content: mediaContent(contract, contract.response) } : {}) },
         default: { description: 'error', content: { 'application/json': { schema: errorBody } } },
       },
       ...(route.access !== 'member' ? { description: `access: ${route.access}` } : {}),
