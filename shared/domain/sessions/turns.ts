@@ -57,10 +57,10 @@ const MAX_ATTEMPTS = 60;
  * Appends turns to a session with indexes in arrival order, without gaps or duplicates under
  * concurrent writers: indexes follow the highest stored one, and each put is conditional on its
  * index being free; a writer that loses the race re-reads and tries again. All or nothing.
- * `guard` (a conditional write, e.g. the OTel trace → turn item) commits with the turns; when its
- * condition fails nothing is written and GuardTakenError is thrown.
+ * `guard` (conditional writes, e.g. the OTel trace → turn items) commits with the turns; when a
+ * guard's condition fails nothing is written and GuardTakenError is thrown.
  */
-export async function appendTurns(session: Session, drafts: TurnDraft[], options: { guard?: (turns: Turn[]) => TransactItem } = {}): Promise<Turn[]> {
+export async function appendTurns(session: Session, drafts: TurnDraft[], options: { guard?: (turns: Turn[]) => TransactItem[] } = {}): Promise<Turn[]> {
   if (drafts.length > 100) throw new ValidationError('a batch may add at most 100 turns');
   // Ids are fixed before the first attempt, so texts go to S3 once (keys name the id, not the
   // index), each item within its share of the transaction's 4 MB.
@@ -82,10 +82,10 @@ export async function appendTurns(session: Session, drafts: TurnDraft[], options
       const items: TransactItem[] = turns.map((t, i) => ({
         Put: { TableName: tableName, Item: { ...offloaded[i]!.item, ...keys.turn(t.sessionId, t.index), index: t.index, createdAt: now }, ConditionExpression: 'attribute_not_exists(pk)' },
       }));
-      if (options.guard) items.push(options.guard(turns));
+      if (options.guard) items.push(...options.guard(turns));
       try {
         await transact(items, (codes) => {
-          if (options.guard && codes[turns.length] === 'ConditionalCheckFailed') return new GuardTakenError('the guarded item exists');
+          if (codes.slice(turns.length).includes('ConditionalCheckFailed')) return new GuardTakenError('a guarded item exists');
           return codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict') ? new ConflictError('turn index taken') : undefined;
         });
       } catch (error) {

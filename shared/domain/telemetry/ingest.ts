@@ -41,7 +41,7 @@ export interface IngestResult {
 }
 
 const MAX_REASONS = 5;
-const SESSION_CONCURRENCY = 8;
+const SESSION_CONCURRENCY = 16;
 const SPAN_CHUNK = 100;
 const CUSTOM_ID_MAX = 200;
 
@@ -92,8 +92,12 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
   const placed: { span: OtelSpan; link: TraceLink; session: Session }[] = [];
   await forEachLimited([...bySession.values()], SESSION_CONCURRENCY, async (group) => {
     group.sort(([, a], [, b]) => compareBigint(startOf(a), startOf(b)));
+    // New traces of one session: their turns in one transaction (the common case, fast)…
+    const fresh = group.filter(([traceId]) => !links.has(traceId));
+    const together = fresh.length > 1 ? await placer.placeNewTraces(fresh) : new Map<string, Place | undefined>();
+    // …the rest (known traces, or a guard found taken), one at a time.
     for (const [traceId, traceSpans] of group) {
-      const where = await placer.placeTrace(traceId, traceSpans, links.get(traceId));
+      const where = together.has(traceId) ? together.get(traceId) : await placer.placeTrace(traceId, traceSpans, links.get(traceId));
       if (where) placed.push(...traceSpans.map((span) => ({ span, ...where })));
     }
   });
@@ -111,6 +115,8 @@ function compareBigint(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+type Place = { link: TraceLink; session: Session };
+
 /** Resolves sessions (cached per export) and turns of traces. */
 class Placer {
   private readonly sessions = new Map<string, Promise<Session>>();
@@ -121,10 +127,47 @@ class Placer {
     private readonly rejections: Rejections,
   ) {}
 
+  /**
+   * New traces of one session key: the session once, then their turns and links in as few
+   * transactions as fit (50 traces each). The map holds the traces it placed (undefined: rejected);
+   * a trace missing from it (a link found taken) is left to placeTrace.
+   */
+  async placeNewTraces(traces: [string, OtelSpan[]][]): Promise<Map<string, Place | undefined>> {
+    const out = new Map<string, Place | undefined>();
+    const key = traceSessionKey(traces[0]![1]);
+    if (!key || key.key.length > CUSTOM_ID_MAX) return out;
+    let session: Session;
+    try {
+      session = await this.sessionFor(key.key, key.from);
+    } catch (error) {
+      if (!(error instanceof HttpError && error.statusCode < 500)) throw error;
+      for (const [traceId, spans] of traces) {
+        this.rejections.add(spans, otelWording(error.message));
+        out.set(traceId, undefined);
+      }
+      return out;
+    }
+    for (let i = 0; i < traces.length; i += 50) {
+      const chunk = traces.slice(i, i + 50);
+      const now = clock.now().toISOString();
+      try {
+        const turns = await appendTurns(
+          session,
+          chunk.map(([, spans]) => draftFor(fieldsOfTrace(spans))),
+          { guard: (made) => made.map((t, k) => traceLinkPut(this.auth.organizationId, linkOf(chunk[k]![0], t), now)) },
+        );
+        chunk.forEach(([traceId], k) => out.set(traceId, { link: linkOf(traceId, turns[k]!), session }));
+      } catch (error) {
+        if (error instanceof GuardTakenError) return out;
+        throw error;
+      }
+    }
+    return out;
+  }
+
   /** The trace's session and turn (created when new); undefined when its spans are rejected. */
   async placeTrace(traceId: string, spans: OtelSpan[], link: TraceLink | undefined): Promise<{ link: TraceLink; session: Session } | undefined> {
-    const root = rootOf(spans);
-    const fields = root ? turnFieldsOf(root, spans) : undefined;
+    const fields = fieldsOfTrace(spans);
     try {
       if (!link) {
         const key = traceSessionKey(spans);
@@ -203,10 +246,9 @@ class Placer {
 
   /** The trace's turn and link in one transaction; undefined when the link exists already. */
   private async createTurn(session: Session, traceId: string, fields: TurnFields | undefined): Promise<TraceLink | undefined> {
-    const draft = draftOf({ input: clip(fields?.input ?? ''), output: fields?.output === undefined || fields.output === null ? null : clip(fields.output), usage: fields?.usage, latencyMs: fields?.latencyMs ?? null });
     try {
-      const [turn] = await appendTurns(session, [draft], {
-        guard: ([t]) => traceLinkPut(this.auth.organizationId, linkOf(traceId, t!), clock.now().toISOString()),
+      const [turn] = await appendTurns(session, [draftFor(fields)], {
+        guard: ([t]) => [traceLinkPut(this.auth.organizationId, linkOf(traceId, t!), clock.now().toISOString())],
       });
       return linkOf(traceId, turn!);
     } catch (error) {
@@ -228,6 +270,17 @@ class Placer {
     });
     await sessionLifecycle.turnsAdded(session, [updated]);
   }
+}
+
+/** The turn fields of a trace when its root is among these spans. */
+function fieldsOfTrace(spans: OtelSpan[]): TurnFields | undefined {
+  const root = rootOf(spans);
+  return root ? turnFieldsOf(root, spans) : undefined;
+}
+
+/** A new turn: the root's fields, or empty texts until the root arrives. */
+function draftFor(fields: TurnFields | undefined) {
+  return draftOf({ input: clip(fields?.input ?? ''), output: fields?.output === undefined || fields.output === null ? null : clip(fields.output), usage: fields?.usage, latencyMs: fields?.latencyMs ?? null });
 }
 
 function linkOf(traceId: string, turn: Turn): TraceLink {
