@@ -20,6 +20,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { startLocalRuntime } from '../infra/local/runtime.js';
 import { freePort } from '../infra/local/services.js';
+import { benchClient } from './http.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 4);
@@ -29,16 +30,7 @@ const EXPORT_SPANS = 1000;
 
 const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-bench-otel-')), scanIntervalSeconds: 0, quiet: true });
 
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${runtime.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${runtime.demoApiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const out = (await res.json()) as any;
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
-  return out;
-}
+const http = benchClient(runtime.url, runtime.demoApiKey);
 
 /** The conversations, made by the SDK: turn k of every session, then turn k + 1 (as traffic arrives). */
 async function makeSpans(versionId: string): Promise<ReadableSpan[]> {

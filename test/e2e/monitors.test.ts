@@ -1,18 +1,11 @@
 import { describe, expect, it, inject } from 'vitest';
 import { isSampled, passesFilters } from '../../shared/domain/monitors/sampling.js';
+import { jsonClient } from '../support/http-client.js';
 
 const base = inject('serverUrl');
 const key = inject('demoApiKey');
 
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const http = jsonClient(base, key);
 
 async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));

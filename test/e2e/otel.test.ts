@@ -6,6 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { genAiTurn } from '../support/otel.js';
+import { jsonClient } from '../support/http-client.js';
 
 /**
  * A real client: the OpenTelemetry JS SDK with its OTLP exporters (protobuf and JSON) pointed at
@@ -16,15 +17,7 @@ const key = inject('demoApiKey');
 const endpoint = `${base}/otel/v1/traces`;
 const headers = { Authorization: `Bearer ${key}` };
 
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const http = jsonClient(base, key);
 
 // What the exporters tell their users (a partial success is logged through diag).
 const warnings: string[] = [];

@@ -1,18 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { echoAgent, startAgent, type TestAgentServer } from '../support/agent-server.js';
+import { jsonClient } from '../support/http-client.js';
 
 const base = inject('serverUrl');
 const key = inject('demoApiKey');
 
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, total: res.headers.get('x-total-count') };
-}
+const http = jsonClient(base, key);
 
 async function upload(csv: string): Promise<string> {
   const presigned = await http('GET', '/storage/generate-put-presigned-url?fileName=cases.csv&contentType=text/csv');
