@@ -206,3 +206,11 @@ describe('§13 mapping', () => {
     expect(turnFieldsOf(chat!, [chat!])).toEqual({ input: 'second', output: null, usage: { inputTokens: 0, outputTokens: 0 }, latencyMs: 5 });
   });
 });
+
+describe('vendored OTLP definitions', () => {
+  it('otlp.json is the descriptor of the vendored .proto files (regenerate: npx tsx shared/domain/telemetry/proto/generate.ts)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { buildDescriptor, DESCRIPTOR_PATH } = await import('../../shared/domain/telemetry/proto/generate.js');
+    expect(readFileSync(DESCRIPTOR_PATH, 'utf8')).toBe(buildDescriptor());
+  });
+});
