@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime.js';
 import { freePort } from '../infra/local/services.js';
+import { benchClient } from './http.js';
 
 const CASES = Number(process.env.BENCH_CASES ?? 1000);
 const CONCURRENCY = Number(process.env.RUN_LOCAL_CONCURRENCY ?? 25);
@@ -37,16 +38,7 @@ const agentUrl = `http://127.0.0.1:${(agent.address() as { port: number }).port}
 
 const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-bench-runs-')), scanIntervalSeconds: 0, quiet: true });
 
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${runtime.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${runtime.demoApiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const out = (await res.json()) as any;
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
-  return out;
-}
+const http = benchClient(runtime.url, runtime.demoApiKey);
 
 async function uploadCases(n: number, prefix: string): Promise<string> {
   const { url, uri } = await http('GET', '/storage/generate-put-presigned-url?fileName=bench.csv&contentType=text/csv');

@@ -1050,6 +1050,46 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     example: { response: [delivery] },
   },
 
+  // OpenTelemetry ingestion
+  'otel/export-traces': {
+    summary: 'Export traces (OTLP/HTTP)',
+    description:
+      'Takes an OTLP/HTTP `ExportTraceServiceRequest` in `application/x-protobuf` or `application/json`, optionally `Content-Encoding: gzip`, and answers an `ExportTraceServiceResponse` in the same encoding. Each span is placed by its attributes (span first, then resource): the session by `session.id`, `gen_ai.conversation.id` or `thread_id` (its `customId`; the first span of an unknown one creates it, production unless `platform.test_case.id` is set, and monitors attach as for `POST /sessions`), the version by `platform.version.id`; one trace is one turn (input, output, usage and latency from the root span), every span a span `trace_<16 hex of its span id>` typed from `openinference.span.kind` or `gen_ai.operation.name`. Spans that cannot be placed are counted in `partialSuccess.rejectedSpans` with the reason; a span seen before is accepted and changes nothing. Limits: 5 MiB decoded and 1000 spans (413).',
+    example: {
+      request: {
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-agent' } }] },
+            scopeSpans: [
+              {
+                scope: { name: 'support-agent' },
+                spans: [
+                  {
+                    traceId: '5b8efff798038103d269b633813fc60c',
+                    spanId: 'eee19b7ec3c1b174',
+                    name: 'invoke_agent support',
+                    kind: 1,
+                    startTimeUnixNano: '1763630100000000000',
+                    endTimeUnixNano: '1763630101250000000',
+                    attributes: [
+                      { key: 'session.id', value: { stringValue: 'chat-8841' } },
+                      { key: 'platform.version.id', value: { stringValue: VERSION } },
+                      { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                      { key: 'input.value', value: { stringValue: 'Why was I charged twice?' } },
+                      { key: 'output.value', value: { stringValue: 'One charge is a pending authorisation.' } },
+                    ],
+                    status: { code: 1 },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      response: { partialSuccess: { rejectedSpans: 0, errorMessage: '' } },
+    },
+  },
+
   // phone connections
   'phone-connections/create': {
     summary: 'Create a phone connection',

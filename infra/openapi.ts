@@ -126,6 +126,12 @@ function errorExample(status: number, route: Route, contract: Contract, doc: Ope
   }
 }
 
+/** The content map of a body or answer: JSON, or each media type the route declares (the schema is the JSON form). */
+/** A body's content per media type (JSON unless the route takes others, e.g. OTLP protobuf); the example goes with JSON. */
+function mediaContent(contract: Contract, schema: unknown, example: unknown): Record<string, { schema: unknown; example?: unknown }> {
+  return Object.fromEntries((contract.mediaTypes ?? ['application/json']).map((m) => [m, { schema, ...(m === 'application/json' && example !== undefined ? { example } : {}) }]));
+}
+
 export async function buildOpenApi(version: string): Promise<Record<string, unknown>> {
   const schemas: Record<string, unknown> = { Error: json(ErrorBodySchema) };
   /** A `$ref` to a named record schema (added to components once), or the schema inline. */
@@ -153,7 +159,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
     if (!response) throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
     const success = route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? '201' : '200';
     const isPage = route.method === 'GET' && (response as { type?: string }).type === 'array' && doc.paged !== false;
-    const content = { 'application/json': { schema: responseSchema(response), example: doc.example.response } };
+    const content = mediaContent(contract, responseSchema(response), doc.example.response);
     const successBody = { description: isPage ? 'a page of matches; the total in X-Total-Count' : 'success', ...(isPage ? { headers: { 'X-Total-Count': TOTAL_COUNT } } : {}), content };
     const responses: Record<string, unknown> = { [success]: successBody };
     if (doc.alsoStatus) responses[String(doc.alsoStatus.status)] = { ...successBody, description: doc.alsoStatus.when };
@@ -167,7 +173,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
       description: route.access === 'member' ? doc.description : `${doc.description}\n\nAccess: ${route.access === 'admin' ? 'ADMIN keys only' : 'ADMIN keys or ENTERPRISE organizations'}.`,
       security: [{ apiKey: [] }],
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
-      ...(contract.body ? { requestBody: { required: !contract.bodyOptional, content: { 'application/json': { schema: plain(contract.body), example: doc.example.request } } } } : {}),
+      ...(contract.body ? { requestBody: { required: !contract.bodyOptional, content: mediaContent(contract, plain(contract.body), doc.example.request) } } : {}),
       responses,
     };
   }

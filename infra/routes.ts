@@ -96,6 +96,9 @@ export const routes: readonly Route[] = [
   r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
   r('POST', '/evaluations/{id}/retry', 'evaluations/retry', 'write', { capabilities: ['queueSend'] }),
 
+  // OpenTelemetry ingestion (DESIGN.md §13): OTLP/HTTP protobuf or JSON, maybe gzip
+  r('POST', '/otel/v1/traces', 'otel/export-traces', 'write', { capabilities: ['bucketWrite'] }),
+
   // runs: the service calls the agent (DESIGN.md §10)
   r('POST', '/runs', 'runs/create', 'write', { capabilities: ['runQueueSend'] }),
   r('GET', '/runs', 'runs/list', 'read'),
@@ -128,6 +131,14 @@ export const routes: readonly Route[] = [
   r('GET', '/build-info', 'build-info/get', 'read', { access: 'adminOrEnterprise' }),
   r('GET', '/build-info/services', 'build-info/services', 'read', { access: 'adminOrEnterprise', capabilities: ['invokeJobs'] }),
 ];
+
+/**
+ * Request and response bodies API Gateway passes as bytes (base64 in the proxy event, decoded back
+ * from a base64 proxy result). Every type: OTLP bodies are protobuf or gzip-compressed JSON, and a
+ * protobuf answer must reach clients that send no matching Accept header. JSON routes decode the
+ * base64 body (shared/http/handler.ts); the local gateway does the same (infra/local/gateway.ts).
+ */
+export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {

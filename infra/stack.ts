@@ -25,7 +25,7 @@ import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { ConsoleSite } from './constructs/console-site.js';
-import { jobs, routeId, routes, type Capability, type Route } from './routes.js';
+import { BINARY_MEDIA_TYPES, jobs, routeId, routes, type Capability, type Route } from './routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
 export const SCHEDULE_MINUTES = 5;
@@ -270,6 +270,7 @@ export class EvalPlatformStack extends Stack {
       },
       // Stage logging needs the account's API Gateway CloudWatch role.
       cloudWatchRole: true,
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
     });
     this.api = api;
 

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
-import { routes, jobs, type Route } from '../routes.js';
+import { BINARY_MEDIA_TYPES, routes, jobs, type Route } from '../routes.js';
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
 import { apiDocsAnswer, type ApiDocsFiles } from '../../shared/http/api-docs.js';
 
@@ -20,14 +20,28 @@ export interface GatewayRequest {
   path: string;
   query?: Record<string, string[]>;
   headers?: Record<string, string>;
-  body?: string;
+  /** The body as sent: bytes, or text (sent as its UTF-8). */
+  body?: string | Buffer;
   sourceIp?: string;
 }
 
 export interface GatewayResponse {
   statusCode: number;
   headers: Record<string, string>;
+  /** The answer as text (UTF-8 of `bytes` for a binary answer). */
   body: string;
+  /** The answer's bytes, when the function answered binary (isBase64Encoded). */
+  bytes?: Buffer;
+}
+
+/** Whether API Gateway passes a body of this Content-Type as bytes (base64 in the event): BINARY_MEDIA_TYPES. */
+export function isBinaryMediaType(contentType: string | undefined): boolean {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return BINARY_MEDIA_TYPES.some((pattern) => {
+    const [type, sub] = pattern.split('/');
+    const [mType, mSub] = media.split('/');
+    return (type === '*' || type === mType) && (sub === '*' || sub === mSub);
+  });
 }
 
 /** The API reference's files in a checkout: the committed document and swagger-ui-dist's folder. */
@@ -135,6 +149,14 @@ function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): bo
   });
 }
 
+/** The proxy event's body: base64 with isBase64Encoded for a binary media type (as API Gateway does), else text. */
+function eventBody(body: string | Buffer | undefined, contentType: string | undefined): Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'> {
+  if (body === undefined || body.length === 0) return { body: null, isBase64Encoded: false };
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  if (isBinaryMediaType(contentType)) return { body: bytes.toString('base64'), isBase64Encoded: true };
+  return { body: bytes.toString('utf8'), isBase64Encoded: false };
+}
+
 /** Handles one request the way the deployed API Gateway + Lambda would. */
 export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   const method = req.method.toUpperCase();
@@ -174,8 +196,7 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
     multiValueQueryStringParameters: hasQuery ? query : null,
     pathParameters: Object.keys(match.params).length ? match.params : null,
     stageVariables: null,
-    body: req.body && req.body.length > 0 ? req.body : null,
-    isBase64Encoded: false,
+    ...eventBody(req.body, headers['content-type']),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -196,6 +217,10 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
     const result = (await handler(event, lambdaContext(match.route.handler))) as APIGatewayProxyResult;
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(result.headers ?? {})) outHeaders[k] = String(v);
+    if (result.isBase64Encoded) {
+      const bytes = Buffer.from(result.body ?? '', 'base64');
+      return { statusCode: result.statusCode, headers: outHeaders, body: bytes.toString('utf8'), bytes };
+    }
     return { statusCode: result.statusCode, headers: outHeaders, body: result.body ?? '' };
   } catch (error) {
     console.error(`function ${match.route.handler} failed`, error);

@@ -101,6 +101,38 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
   'runs/create': { body: { versionId: 'ver_example', testId: 'test_example', name: 'nightly regression' } },
+  'otel/export-traces': {
+    // OTLP JSON (the protobuf form is the same message): one root span of a conversation turn.
+    body: {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }, { key: 'platform.version.id', value: { stringValue: 'ver_example' } }] },
+          scopeSpans: [
+            {
+              scope: { name: 'support-bot' },
+              spans: [
+                {
+                  traceId: '5b8efff798038103d269b633813fc60c',
+                  spanId: 'eee19b7ec3c1b174',
+                  name: 'invoke_agent support-bot',
+                  kind: 1,
+                  startTimeUnixNano: '1767225600000000000',
+                  endTimeUnixNano: '1767225601200000000',
+                  attributes: [
+                    { key: 'session.id', value: { stringValue: 'conv-42' } },
+                    { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                    { key: 'input.value', value: { stringValue: 'Where is my order?' } },
+                    { key: 'output.value', value: { stringValue: 'It ships today.' } },
+                  ],
+                  status: { code: 1 },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  },
   'runs/list': { query: { versionIds: 'ver_example', statuses: 'RUNNING,COMPLETED', sort: 'createdAt:desc' } },
   'webhooks/create': { body: { url: 'https://hooks.example.com/eval-platform', events: ['run.completed', 'run.failed', 'alert.opened', 'alert.resolved'], description: 'on-call channel' } },
   'webhooks/list': { query: { events: 'alert.opened', statuses: 'ENABLED' } },

@@ -24,7 +24,7 @@ export interface LocalServerOptions {
   isReady?: () => boolean;
 }
 
-type Body = { kind: 'ok'; text: string } | { kind: 'tooLarge' } | { kind: 'aborted' };
+type Body = { kind: 'ok'; bytes: Buffer } | { kind: 'tooLarge' } | { kind: 'aborted' };
 
 /** Reads the body up to MAX_BODY; never rejects. Past the limit it stops keeping what arrives. */
 function readBody(req: IncomingMessage): Promise<Body> {
@@ -49,7 +49,7 @@ function readBody(req: IncomingMessage): Promise<Body> {
       settle({ kind: 'tooLarge' });
     };
     req.on('data', onData);
-    req.once('end', () => settle({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
+    req.once('end', () => settle({ kind: 'ok', bytes: Buffer.concat(chunks) }));
     req.once('error', () => settle({ kind: 'aborted' }));
     req.once('close', () => {
       if (!req.complete) settle({ kind: 'aborted' });
@@ -143,7 +143,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   if (invoke) {
     // The secret never reaches the log.
     const path = url.pathname.replace(/^\/_lambda\/[^/]*/, '');
-    const answer = await invokeAnswer(invoke[1], invoke[2]!, body.text, options.invokeSecret);
+    const answer = await invokeAnswer(invoke[1], invoke[2]!, body.bytes.toString('utf8'), options.invokeSecret);
     send(res, answer, answer.headers);
     return log(path, answer.status);
   }
@@ -160,8 +160,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   const query: Record<string, string[]> = Object.fromEntries(grouped);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-  const out = await dispatch({ method: req.method ?? 'GET', path: url.pathname, query, headers, body: body.text, sourceIp: req.socket.remoteAddress });
-  res.writeHead(out.statusCode, out.headers).end(out.body);
+  // The raw bytes: the gateway passes binary media types on untouched (protobuf, gzip).
+  const out = await dispatch({ method: req.method ?? 'GET', path: url.pathname, query, headers, body: body.bytes, sourceIp: req.socket.remoteAddress });
+  res.writeHead(out.statusCode, out.headers).end(out.bytes ?? out.body);
   log(`${url.pathname}${url.search}`, out.statusCode);
 }
 

@@ -12,3 +12,6 @@ export function transactionCancellationCodes(error: unknown): string[] | undefin
   const match = /\[([^\]]*)\]/.exec(e.message ?? '');
   return match ? match[1]!.split(',').map((s) => s.trim()) : [];
 }
+
+/** A transaction's guard item (a conditional write another writer already made) failed its condition: nothing was written. */
+export class GuardTakenError extends Error {}

@@ -131,6 +131,12 @@ export const keys = {
   alertRule: (monitorId: string, ruleId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERTRULE#${ruleId}` }),
   alert: (monitorId: string, alertId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERT#${alertId}` }),
 
+  // ---------- OpenTelemetry ingestion (DESIGN.md §13) ----------
+  /** An OTel trace of an organization → its session and turn (one trace is one turn). */
+  otelTrace: (orgId: string, traceId: string): Key => ({ pk: `OTEL#${orgId}#TRACE#${traceId}`, sk: 'TRACE' }),
+  /** The session OTel ingestion created for a customId (so two exports never create two). */
+  otelSessionClaim: (orgId: string, customId: string): Key => ({ pk: `OTEL#${orgId}#SESSION#${customId}`, sk: 'CLAIM' }),
+
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),
 } as const;

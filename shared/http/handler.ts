@@ -5,7 +5,7 @@ import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { routeOf, type Route } from '../../infra/routes.js';
 import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.js';
 import { compile } from '../schemas/ajv.js';
-import { toErrorResponse, UnsupportedMediaTypeError, ValidationError } from './errors.js';
+import { toErrorResponse, UnsupportedMediaTypeError, ValidationError, type ErrorBody } from './errors.js';
 import { log } from './logger.js';
 import { normaliseQuery } from './query.js';
 import { bodyProblem } from '../schemas/storable.js';
@@ -14,12 +14,16 @@ export interface Reply {
   statusCode: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Bytes answered as they are (base64 in the proxy result), instead of `body` as JSON. */
+  raw?: { contentType: string; bytes: Buffer };
 }
 
 /** 200 with the value. */
 export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
 /** 201 with the created record. */
 export const created = (body: unknown): Reply => ({ statusCode: 201, body });
+/** 200 with these bytes and this Content-Type (a binary answer, e.g. protobuf). */
+export const bytes = (contentType: string, data: Buffer): Reply => ({ statusCode: 200, body: undefined, raw: { contentType, bytes: data } });
 /** 200 with a JSON array and the total number of matches in `X-Total-Count`. */
 export const page = (result: { items: unknown[]; total: number }): Reply => ({
   statusCode: 200,
@@ -36,6 +40,22 @@ export interface HttpRequest<P, Q, B> {
   route: Route;
 }
 
+/** The request body as received, for routes that decode it themselves (OTLP: protobuf or JSON, maybe gzip). */
+export interface RawBody {
+  bytes: Buffer;
+  contentType?: string;
+  contentEncoding?: string;
+}
+
+interface RawBodySpec {
+  /** The media types the route takes and answers (documentation: the OpenAPI generator reads them). */
+  mediaTypes: string[];
+  /** The JSON form of the body (documentation only: the route decodes the body itself). */
+  schema?: TSchema;
+  /** An error answer in the request's own encoding, when JSON is not it (OTLP: a protobuf Status). */
+  errorReply?: (headers: Record<string, string | undefined>, statusCode: number, body: ErrorBody) => { contentType: string; bytes: Buffer } | undefined;
+}
+
 interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
   /** The handler module name in the route table, e.g. `phone-connections/create`. */
   handler: string;
@@ -44,6 +64,8 @@ interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
   body?: B;
   /** The body may be left out (then it is validated as `{}`). */
   bodyOptional?: boolean;
+  /** Instead of `body`: the handler receives the body's bytes (`RawBody`) undecoded. */
+  rawBody?: RawBodySpec;
   /** The success body's schema (documentation only: the OpenAPI generator reads it). */
   response?: TSchema;
 }
@@ -56,6 +78,8 @@ export interface Contract {
   body?: TSchema;
   bodyOptional?: boolean;
   response?: TSchema;
+  /** Media types of the body and the success answer; JSON when absent. */
+  mediaTypes?: string[];
 }
 
 const NoParams = Type.Object({}, { additionalProperties: true });
@@ -76,7 +100,7 @@ type Internal = {
  */
 export function httpHandler<P extends TObject = typeof NoParams, Q extends TObject = typeof NoQuery, B extends TSchema = TSchema>(
   spec: Spec<P, Q, B>,
-  fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : undefined>) => Promise<Reply>,
+  fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : RawBody>) => Promise<Reply>,
 ) {
   const route = routeOf(spec.handler);
   const validateParams = compile(spec.params ?? NoParams, 'path');
@@ -107,7 +131,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
       const { event } = request;
       request.internal.params = validateParams({ ...(event.pathParameters ?? {}) });
       request.internal.query = validateQuery(normaliseQuery(event, querySchema));
-      request.internal.body = parseBody(event, validateBody, spec.bodyOptional === true);
+      request.internal.body = spec.rawBody ? rawBodyOf(event) : parseBody(event, validateBody, spec.bodyOptional === true);
     },
   };
 
@@ -122,7 +146,8 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
           stack: request.error?.stack,
         });
       }
-      request.response = json(statusCode, body, request.context.awsRequestId);
+      const own = spec.rawBody?.errorReply?.(request.event.headers ?? {}, statusCode, body);
+      request.response = own ? binary(statusCode, own, request.context.awsRequestId) : json(statusCode, body, request.context.awsRequestId);
     },
   };
 
@@ -130,11 +155,12 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     const reply = await fn({
       params: internal.params as Static<P>,
       query: internal.query as Static<Q>,
-      body: internal.body as B extends TSchema ? Static<B> : undefined,
+      body: internal.body as B extends TSchema ? Static<B> : RawBody,
       auth: internal.auth!,
       requestId: context.awsRequestId,
       route,
     });
+    if (reply.raw) return binary(reply.statusCode, reply.raw, context.awsRequestId, reply.headers);
     return json(reply.statusCode, reply.body, context.awsRequestId, reply.headers);
   };
 
@@ -156,7 +182,8 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
   // The route's schemas, for the OpenAPI document (infra/openapi.ts).
-  return Object.assign(fnWithContract, { contract: { route, params: spec.params, query: querySchema, body: spec.body, bodyOptional: spec.bodyOptional, response: spec.response } satisfies Contract });
+  const contract: Contract = { route, params: spec.params, query: querySchema, body: spec.body ?? spec.rawBody?.schema, bodyOptional: spec.bodyOptional, response: spec.response, mediaTypes: spec.rawBody?.mediaTypes };
+  return Object.assign(fnWithContract, { contract });
 
   function logLine(request: Req) {
     log('info', 'request', {
@@ -175,6 +202,25 @@ function json(statusCode: number, body: unknown, requestId: string, headers: Rec
     statusCode,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...headers },
     body: JSON.stringify(body),
+  };
+}
+
+/** Binary answers go out base64-encoded with isBase64Encoded (API Gateway turns them back into bytes). */
+function binary(statusCode: number, raw: { contentType: string; bytes: Buffer }, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': raw.contentType, 'X-Request-Id': requestId, ...headers },
+    body: raw.bytes.toString('base64'),
+    isBase64Encoded: true,
+  };
+}
+
+function rawBodyOf(event: APIGatewayProxyEvent): RawBody {
+  const headers = event.headers ?? {};
+  return {
+    bytes: event.body == null ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'),
+    contentType: headers['content-type'] ?? headers['Content-Type'],
+    contentEncoding: headers['content-encoding'] ?? headers['Content-Encoding'],
   };
 }
 

@@ -103,6 +103,13 @@ describe('CDK stack', () => {
     expect(JSON.parse(unauthorized.ResponseTemplates['application/json'])).toEqual({ error: 'Unauthorized', message: 'missing or invalid API key' });
   });
 
+  it('passes request and response bodies as bytes (OTLP protobuf and gzip), and routes POST /otel/v1/traces through the authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+    const otel = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'POST' && JSON.stringify(r.Properties.ResourceId).includes('otel'));
+    expect(otel.length).toBeGreaterThan(0);
+    for (const [, m] of otel) expect(m.Properties.AuthorizationType).toBe('CUSTOM');
+  });
+
   it('throttles the stage', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 })]),

@@ -916,6 +916,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/otel/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export traces (OTLP/HTTP)
+         * @description Takes an OTLP/HTTP `ExportTraceServiceRequest` in `application/x-protobuf` or `application/json`, optionally `Content-Encoding: gzip`, and answers an `ExportTraceServiceResponse` in the same encoding. Each span is placed by its attributes (span first, then resource): the session by `session.id`, `gen_ai.conversation.id` or `thread_id` (its `customId`; the first span of an unknown one creates it, production unless `platform.test_case.id` is set, and monitors attach as for `POST /sessions`), the version by `platform.version.id`; one trace is one turn (input, output, usage and latency from the root span), every span a span `trace_<16 hex of its span id>` typed from `openinference.span.kind` or `gen_ai.operation.name`. Spans that cannot be placed are counted in `partialSuccess.rejectedSpans` with the reason; a span seen before is accepted and changes nothing. Limits: 5 MiB decoded and 1000 spans (413).
+         */
+        post: operations["otelExportTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs": {
         parameters: {
             query?: never;
@@ -12756,6 +12776,298 @@ export interface operations {
                      * @example {
                      *       "error": "Conflict",
                      *       "message": "the evaluation is not FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    otelExportTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-protobuf": {
+                    resourceSpans?: {
+                        resource?: {
+                            attributes?: {
+                                key: string;
+                                /** @description AnyValue: stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue */
+                                value: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                        scopeSpans?: {
+                            scope?: {
+                                name?: string;
+                                version?: string;
+                            };
+                            spans?: {
+                                /** @description 32 hex characters */
+                                traceId: string;
+                                /** @description 16 hex characters */
+                                spanId: string;
+                                /** @description 16 hex characters; empty for a root span */
+                                parentSpanId?: string;
+                                name: string;
+                                kind?: number;
+                                startTimeUnixNano: string | number;
+                                endTimeUnixNano: string | number;
+                                attributes?: {
+                                    key: string;
+                                    /** @description AnyValue: stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue */
+                                    value: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                status?: {
+                                    /** @description 0 unset, 1 ok, 2 error */
+                                    code?: number;
+                                    message?: string;
+                                };
+                            }[];
+                        }[];
+                    }[];
+                };
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "resource": {
+                 *             "attributes": [
+                 *               {
+                 *                 "key": "service.name",
+                 *                 "value": {
+                 *                   "stringValue": "support-agent"
+                 *                 }
+                 *               }
+                 *             ]
+                 *           },
+                 *           "scopeSpans": [
+                 *             {
+                 *               "scope": {
+                 *                 "name": "support-agent"
+                 *               },
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "invoke_agent support",
+                 *                   "kind": 1,
+                 *                   "startTimeUnixNano": "1763630100000000000",
+                 *                   "endTimeUnixNano": "1763630101250000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "session.id",
+                 *                       "value": {
+                 *                         "stringValue": "chat-8841"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "platform.version.id",
+                 *                       "value": {
+                 *                         "stringValue": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.operation.name",
+                 *                       "value": {
+                 *                         "stringValue": "invoke_agent"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "input.value",
+                 *                       "value": {
+                 *                         "stringValue": "Why was I charged twice?"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "output.value",
+                 *                       "value": {
+                 *                         "stringValue": "One charge is a pending authorisation."
+                 *                       }
+                 *                     }
+                 *                   ],
+                 *                   "status": {
+                 *                     "code": 1
+                 *                   }
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    resourceSpans?: {
+                        resource?: {
+                            attributes?: {
+                                key: string;
+                                /** @description AnyValue: stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue */
+                                value: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                        scopeSpans?: {
+                            scope?: {
+                                name?: string;
+                                version?: string;
+                            };
+                            spans?: {
+                                /** @description 32 hex characters */
+                                traceId: string;
+                                /** @description 16 hex characters */
+                                spanId: string;
+                                /** @description 16 hex characters; empty for a root span */
+                                parentSpanId?: string;
+                                name: string;
+                                kind?: number;
+                                startTimeUnixNano: string | number;
+                                endTimeUnixNano: string | number;
+                                attributes?: {
+                                    key: string;
+                                    /** @description AnyValue: stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue */
+                                    value: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                status?: {
+                                    /** @description 0 unset, 1 ok, 2 error */
+                                    code?: number;
+                                    message?: string;
+                                };
+                            }[];
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": {
+                        partialSuccess?: {
+                            /** @description spans that could not be placed */
+                            rejectedSpans: number;
+                            /** @description why, for the first few */
+                            errorMessage: string;
+                        };
+                    };
+                    /**
+                     * @example {
+                     *       "partialSuccess": {
+                     *         "rejectedSpans": 0,
+                     *         "errorMessage": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partialSuccess?: {
+                            /** @description spans that could not be placed */
+                            rejectedSpans: number;
+                            /** @description why, for the first few */
+                            errorMessage: string;
+                        };
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -2,6 +2,7 @@ import type { AuthContext } from '../../auth/context.js';
 import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
+import { GuardTakenError } from '../../db/errors.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { customIdItem, getSession, sessionIdsByCustomId, sessionItem, sessionsByTest, sessionsByVersion, sessionUpdate } from '../../db/sessions.js';
@@ -27,7 +28,12 @@ function contextOf(value: string | Record<string, unknown> | null | undefined): 
   return typeof value === 'string' ? { value } : value;
 }
 
-export async function createSession(auth: AuthContext, input: SessionCreate): Promise<Session> {
+/**
+ * Creates a session (production unless it names a test case) and attaches monitors. `guard` (a
+ * conditional write, e.g. the OTel customId claim) commits with it; when its condition fails
+ * nothing is written and GuardTakenError is thrown.
+ */
+export async function createSession(auth: AuthContext, input: SessionCreate, options: { guard?: (session: Session) => TransactItem } = {}): Promise<Session> {
   const version = await bodyReference(() => getRecord<Version>(versionEntity, auth.organizationId, input.versionId), 'versionId', input.versionId, 'version');
   let testCase: TestCase | undefined;
   if (input.testCaseId) {
@@ -71,7 +77,8 @@ export async function createSession(auth: AuthContext, input: SessionCreate): Pr
     // Keeps GET /tests?versionIds= answerable from the test record itself.
     items.push({ Update: testVersionMark(auth.organizationId, session.testId, version.id) });
   }
-  await transact(items);
+  if (options.guard) items.push(options.guard(session));
+  await transact(items, (codes) => (options.guard && codes[items.length - 1] === 'ConditionalCheckFailed' ? new GuardTakenError('the guarded item exists') : undefined));
   await sessionLifecycle.created(session);
   return session;
 }

@@ -15,8 +15,8 @@ import { testActivityUpdate } from './sessions.js';
 
 /** Spans keep small items (lists and evaluations read many): fields move to S3 past 64 KB. */
 export const SPAN_BUDGET_BYTES = 64 * 1024;
-const SPAN_OFFLOADABLE = ['description', 'inputData', 'outputData', 'error', 'metadata'] as const;
-const SPAN_KIND = 'spans';
+export const SPAN_OFFLOADABLE = ['description', 'inputData', 'outputData', 'error', 'metadata'] as const;
+export const SPAN_KIND = 'spans';
 
 function buildSpan(session: Session, turn: Turn, input: SpanCreate, now: string): Span {
   if (input.description && Buffer.byteLength(input.description, 'utf8') > MAX_DESCRIPTION_BYTES) {

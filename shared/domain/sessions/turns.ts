@@ -4,6 +4,7 @@ import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { toRecord } from '../../db/records.js';
 import { findByOwnId, getSession, getTurnItem, listTurnItems, maxTurnIndex, recordTurnCount, TURN_KIND, TURN_OFFLOADABLE, turnItem, updateTurnItemIf } from '../../db/sessions.js';
+import { GuardTakenError } from '../../db/errors.js';
 import { discardObjects, OFFLOADED, offloadedOf, offloadItem, offloadItems, restoreItems, supersededObjects } from '../../db/offload.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
@@ -13,9 +14,9 @@ import type { Page } from '../common/list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
 import { bodyReference } from '../common/references.js';
 
-type TurnDraft = Omit<Turn, 'id' | 'index' | 'organizationId' | 'sessionId' | 'createdAt'>;
+export type TurnDraft = Omit<Turn, 'id' | 'index' | 'organizationId' | 'sessionId' | 'createdAt'>;
 
-function draftOf(input: Partial<TurnCreate> & { input: string }): TurnDraft {
+export function draftOf(input: Partial<TurnCreate> & { input: string }): TurnDraft {
   return {
     input: input.input,
     output: input.output ?? null,
@@ -56,8 +57,10 @@ const MAX_ATTEMPTS = 60;
  * Appends turns to a session with indexes in arrival order, without gaps or duplicates under
  * concurrent writers: indexes follow the highest stored one, and each put is conditional on its
  * index being free; a writer that loses the race re-reads and tries again. All or nothing.
+ * `guard` (conditional writes, e.g. the OTel trace → turn items) commits with the turns; when a
+ * guard's condition fails nothing is written and GuardTakenError is thrown.
  */
-async function appendTurns(session: Session, drafts: TurnDraft[]): Promise<Turn[]> {
+export async function appendTurns(session: Session, drafts: TurnDraft[], options: { guard?: (turns: Turn[]) => TransactItem[] } = {}): Promise<Turn[]> {
   if (drafts.length > 100) throw new ValidationError('a batch may add at most 100 turns');
   // Ids are fixed before the first attempt, so texts go to S3 once (keys name the id, not the
   // index), each item within its share of the transaction's 4 MB.
@@ -79,8 +82,12 @@ async function appendTurns(session: Session, drafts: TurnDraft[]): Promise<Turn[
       const items: TransactItem[] = turns.map((t, i) => ({
         Put: { TableName: tableName, Item: { ...offloaded[i]!.item, ...keys.turn(t.sessionId, t.index), index: t.index, createdAt: now }, ConditionExpression: 'attribute_not_exists(pk)' },
       }));
+      if (options.guard) items.push(...options.guard(turns));
       try {
-        await transact(items, (codes) => (codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict') ? new ConflictError('turn index taken') : undefined));
+        await transact(items, (codes) => {
+          if (codes.slice(turns.length).includes('ConditionalCheckFailed')) return new GuardTakenError('a guarded item exists');
+          return codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict') ? new ConflictError('turn index taken') : undefined;
+        });
       } catch (error) {
         if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) {
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * attempt)));
@@ -151,7 +158,15 @@ export async function listTurnsOf(auth: AuthContext, query: TurnListQuery): Prom
  * update holds only if nobody changed the offloaded map meanwhile; superseded objects go after.
  */
 export async function updateTurn(auth: AuthContext, id: string, body: TurnUpdate): Promise<Turn> {
-  const turn = await getTurn(auth, id);
+  return changeTurn(await getTurn(auth, id), body);
+}
+
+/**
+ * Changes a stored turn's fields (the texts included, as an OTel root span arriving after its
+ * children sets them). Same rules as updateTurn.
+ */
+export async function changeTurn(turn: Turn, body: TurnUpdate & { input?: string }): Promise<Turn> {
+  const id = turn.id;
   const stored = await getTurnItem(turn.sessionId, turn.index);
   if (!stored) throw new NotFoundError(`inference result ${id} not found`);
   const merged: Turn = { ...turn };
