@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,15 @@ describe('function bundling', () => {
       expect(stamp.version).toMatch(/^\d+\.\d+\.\d+/);
       expect(stamp.version).not.toBe('unbundled');
       expect(Date.parse(stamp.buildDate)).not.toBeNaN();
+      // Validated by the precompiled validators: no schema compiler in the bundle.
+      const refused = await mod.handler(
+        { httpMethod: 'GET', path: '/build-info', headers: {}, queryStringParameters: { verbose: '1' }, requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } } },
+        { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 },
+      );
+      expect(refused.statusCode).toBe(400);
+      expect(JSON.parse(refused.body)).toEqual({ error: 'Bad Request', message: "unknown query parameter 'verbose'" });
+      const code = readFileSync(join(outdir, asset!, 'index.mjs'), 'utf8');
+      expect(code, 'ajv is not bundled').not.toContain('strictSchema');
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
