@@ -10,8 +10,8 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
-/** Extra permissions a route's function needs beyond the table. */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend';
+/** Extra permissions a route's function needs beyond the table (`tableSelect`: PartiQL reads). */
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'tableSelect';
 
 export interface Route {
   method: HttpMethod;
@@ -100,7 +100,7 @@ export const routes: readonly Route[] = [
 
   // monitors
   ...crud('/monitors', 'monitors'),
-  r('GET', '/monitors/{id}/results', 'monitors/results', 'read'),
+  r('GET', '/monitors/{id}/results', 'monitors/results', 'read', { capabilities: ['tableSelect'] }),
 
   // phone connections
   r('POST', '/phoneConnections', 'phone-connections/create', 'write'),

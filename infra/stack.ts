@@ -196,6 +196,8 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'queueSend') queue.grantSendMessages(role);
           if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
+          // Several partitions of an index in one request (PartiQL IN), e.g. a monitor's families.
+          if (cap === 'tableSelect') table.grant(role, 'dynamodb:PartiQLSelect');
         }
         roles.set(key, role);
       }
