@@ -2,6 +2,7 @@
  * Builds the OpenAPI 3.1 document from the route table and the schemas each handler declares
  * (the same objects ajv validates with). `npm run openapi` writes docs/openapi.json.
  */
+import { placeholderEnvironment } from '../shared/config/env.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
@@ -196,7 +197,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
 
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
   // Handler modules read their configuration at load; placeholders are enough to read schemas.
-  for (const name of ['TABLE_NAME', 'BUCKET_NAME', 'EVALUATOR_FUNCTION_NAME', 'SCANNER_FUNCTION_NAME', 'AGGREGATOR_FUNCTION_NAME', 'RUNNER_FUNCTION_NAME', 'GENERATOR_FUNCTION_NAME']) process.env[name] ??= 'openapi';
+  placeholderEnvironment('openapi');
   const pkg = JSON.parse((await import('node:fs')).readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
   const doc = await buildOpenApi(pkg.version);
   writeFileSync(resolve(ROOT, 'docs', 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);

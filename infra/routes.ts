@@ -10,8 +10,8 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
-/** Extra permissions a route's function needs beyond the table. */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'webhookQueueSend' | 'generationQueueSend';
+/** Extra permissions a route's function needs beyond the table (`tableSelect`: PartiQL reads). */
+export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'webhookQueueSend' | 'generationQueueSend' | 'tableSelect';
 
 export interface Route {
   method: HttpMethod;
@@ -108,7 +108,7 @@ export const routes: readonly Route[] = [
   // monitors
   // A user's status write sends monitor.status_changed (DESIGN.md §16).
   ...crud('/monitors', 'monitors').map((x) => (x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x)),
-  r('GET', '/monitors/{id}/results', 'monitors/results', 'read'),
+  r('GET', '/monitors/{id}/results', 'monitors/results', 'read', { capabilities: ['tableSelect'] }),
   // alert rules and alerts (DESIGN.md §16); deleting a rule resolves its open alert (alert.resolved)
   r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
   r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),

@@ -247,6 +247,8 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'webhookQueueSend') webhookQueue.grantSendMessages(role);
           if (cap === 'generationQueueSend') generationQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
+          // Several partitions of an index in one request (PartiQL IN), e.g. a monitor's families.
+          if (cap === 'tableSelect') table.grant(role, 'dynamodb:PartiQLSelect');
         }
         roles.set(key, role);
       }

@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -27,6 +27,30 @@ function stamp(): { version: string; commit: string; buildDate: string } {
 /** Computed once per synth, so every function of one deploy carries the same stamp. */
 const BUILD_STAMP = JSON.stringify(stamp());
 
+/**
+ * A function's bundle entry: the route's precompiled validators module when `npm run validators`
+ * wrote one (it registers the validators, then re-exports the handler), else the handler itself.
+ */
+export function bundleEntry(handler: string): string {
+  const precompiled = resolve(PROJECT_ROOT, 'shared', 'schemas', 'precompiled', `${handler}.ts`);
+  return existsSync(precompiled) ? precompiled : resolve(PROJECT_ROOT, 'functions', `${handler}.ts`);
+}
+
+/**
+ * The esbuild settings of every function (NodejsFunction's bundling, also read by bench/cold.ts).
+ * `#route-validators` resolves to the registry of precompiled validators, so no schema compiler is
+ * bundled (the local server resolves it to ajv through package.json `imports`).
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  alias: { '#route-validators': './shared/http/precompiled-validators.ts' },
+} as const;
+
 export interface AppFunctionProps {
   /** Module under `functions/`, without extension. */
   handler: string;
@@ -45,11 +69,14 @@ export interface AppFunctionProps {
  */
 export class AppFunction extends Construct {
   readonly fn: NodejsFunction;
+  /** The module under `functions/` (bench/bundles.ts lists the stack's functions by it). */
+  readonly handler: string;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
+    this.handler = props.handler;
     this.fn = new NodejsFunction(this, 'Fn', {
-      entry: resolve(PROJECT_ROOT, 'functions', `${props.handler}.ts`),
+      entry: bundleEntry(props.handler),
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -62,14 +89,16 @@ export class AppFunction extends Construct {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: resolve(PROJECT_ROOT, 'package-lock.json'),
       bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
+        format: BUNDLING.format,
+        target: BUNDLING.target,
+        minify: BUNDLING.minify,
+        sourceMap: BUNDLING.sourceMap,
+        mainFields: [...BUNDLING.mainFields],
         define: { __BUILD_STAMP__: BUILD_STAMP },
-        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+        banner: BUNDLING.banner,
         externalModules: [],
+        // esbuild runs in the project root (local bundling).
+        esbuildArgs: { '--alias': Object.entries(BUNDLING.alias).map(([from, to]) => `${from}=${to}`) },
         ...(props.files?.length
           ? {
               commandHooks: {

@@ -37,6 +37,14 @@ export const ENV = {
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
+/**
+ * Placeholders for the variables handler modules require at load, so a script can import every
+ * handler for its schemas (`npm run openapi`, `npm run validators`); set ones are kept.
+ */
+export function placeholderEnvironment(value: string): void {
+  for (const name of [ENV.tableName, ENV.bucketName, ENV.evaluatorFunction, ENV.scannerFunction, ENV.aggregatorFunction, ENV.runnerFunction, ENV.generatorFunction]) process.env[name] ??= value;
+}
+
 /** Reads a required variable; a missing one fails at load with its name. */
 export function requireEnv(name: EnvName): string {
   const value = process.env[name];

@@ -5,7 +5,6 @@ import { isConditionalCheckFailed, transactionCancellationCodes } from './errors
 import { batchGet, queryIndex, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import { allOf, LIVE, updateOf, type Condition } from './update.js';
-import { restoreItem } from './offload.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 
 type Item = Record<string, unknown>;
@@ -117,15 +116,16 @@ export async function getRecord<T extends CatalogRecord>(
   entity: CatalogEntity,
   orgId: string,
   id: string,
-  options: { includeDeleted?: boolean; consistent?: boolean; whole?: boolean } = {},
+  options: { includeDeleted?: boolean; consistent?: boolean; restore?: (item: Record<string, unknown>) => Promise<Record<string, unknown>> } = {},
 ): Promise<T> {
   const out = await doc.send(
     new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, entity.type, id), ConsistentRead: options.consistent ?? true }),
   );
   if (out.Item) {
     if (out.Item.deletedAt && !options.includeDeleted) throw new NotFoundError(`${entity.label} ${id} not found`);
-    // `whole` reads fields kept in S3 back (test cases); without it they are null.
-    return toRecord<T>(options.whole ? await restoreItem(out.Item) : out.Item);
+    // `restore` (offload.ts restoreItem) reads fields kept in S3 back (test cases); without it
+    // they are null. Passed by the caller, so a function that never reads S3 does not bundle it.
+    return toRecord<T>(options.restore ? await options.restore(out.Item) : out.Item);
   }
   await throwMissing(entity, orgId, id);
   throw new NotFoundError(`${entity.label} ${id} not found`);

@@ -15,10 +15,15 @@ export interface SpendCounters {
 /** Reads a spend item (`keys.orgSpend` or `keys.monitorSpend`). */
 export async function readSpend(key: Key, options: { consistent?: boolean } = {}): Promise<SpendCounters> {
   const out = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? false }));
+  return spendOf(out.Item);
+}
+
+/** A spend item's counters (zero when there is no item yet). */
+export function spendOf(item: Record<string, unknown> | undefined): SpendCounters {
   return {
-    spentCredits: Number(out.Item?.spentCredits ?? 0),
-    pendingCredits: Number(out.Item?.pendingCredits ?? 0),
-    used: Number(out.Item?.used ?? 0),
+    spentCredits: Number(item?.spentCredits ?? 0),
+    pendingCredits: Number(item?.pendingCredits ?? 0),
+    used: Number(item?.used ?? 0),
   };
 }
 

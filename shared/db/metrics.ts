@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys, PLATFORM_ORG } from './keys.js';
-import { queryIndex, queryPrefix } from './query.js';
+import { queryIndex, queryIndexPartitions, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import { throwMissing, type CatalogEntity, type TransactItem } from './catalog.js';
 import type { StoredMetric } from '../schemas/metrics.js';
@@ -40,6 +40,16 @@ export async function listPredefinedMetrics(): Promise<StoredMetric[]> {
 /** Every metric of a revision family (any organization's: callers keep the visible ones). */
 export async function listFamily(groupId: string): Promise<StoredMetric[]> {
   return (await queryIndex('gsi2', keys.metricFamilyPartition(groupId))).map((i) => toRecord<StoredMetric>(i));
+}
+
+/** The members of several families in one request (a monitor's results), by group id. */
+export async function listFamilies(groupIds: string[]): Promise<Map<string, StoredMetric[]>> {
+  const out = new Map<string, StoredMetric[]>(groupIds.map((g) => [g, []]));
+  for (const item of await queryIndexPartitions('gsi2', groupIds.map((g) => keys.metricFamilyPartition(g)))) {
+    const metric = toRecord<StoredMetric>(item);
+    out.get(metric.metricGroupId)?.push(metric);
+  }
+  return out;
 }
 
 /** Writes a predefined metric (seed): idempotent, a platform item. */

@@ -1,13 +1,19 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys, PLATFORM_ORG } from './keys.js';
-import { queryPrefix } from './query.js';
+import { batchGet, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import type { EvaluatorModel } from '../schemas/metrics.js';
 
 export async function listModels(): Promise<EvaluatorModel[]> {
   const items = await queryPrefix(`ORG#${PLATFORM_ORG}`, 'MODEL#');
   return items.map((i) => toRecord<EvaluatorModel>(i));
+}
+
+/** The named models that exist (one BatchGet; none read when no name is given). */
+export async function getModels(names: string[]): Promise<EvaluatorModel[]> {
+  if (names.length === 0) return [];
+  return (await batchGet(names.map((n) => keys.model(n)))).map((i) => toRecord<EvaluatorModel>(i));
 }
 
 export async function getModel(name: string): Promise<EvaluatorModel | undefined> {

@@ -1,7 +1,7 @@
-import { QueryCommand, type QueryCommandInput, BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput, BatchGetCommand, ExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import type { Key } from './keys.js';
-import type { IndexName } from './table.js';
+import { TABLE, type IndexName } from './table.js';
 
 type Item = Record<string, unknown>;
 
@@ -56,6 +56,27 @@ export async function batchGet(keys: Key[], consistent = false): Promise<Item[]>
       pending = (res.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
       if (attempt > 8 && pending.length > 0) throw new Error('BatchGet kept returning unprocessed keys');
     }
+  }
+  return out;
+}
+
+/**
+ * Every item of several partitions of an index in one request per 50 partitions (PartiQL `IN`
+ * on the index's partition key: DynamoDB reads only those partitions), pages followed.
+ */
+export async function queryIndexPartitions(index: IndexName, partitions: string[]): Promise<Item[]> {
+  const partitionKey = TABLE.indexes.find((i) => i.name === index)!.partitionKey;
+  const unique = [...new Set(partitions)];
+  const out: Item[] = [];
+  for (let i = 0; i < unique.length; i += 50) {
+    const chunk = unique.slice(i, i + 50);
+    const statement = `SELECT * FROM "${tableName}"."${index}" WHERE "${partitionKey}" IN [${chunk.map(() => '?').join(', ')}]`;
+    let next: string | undefined;
+    do {
+      const res = await doc.send(new ExecuteStatementCommand({ Statement: statement, Parameters: chunk, NextToken: next }));
+      out.push(...((res.Items ?? []) as Item[]));
+      next = res.NextToken;
+    } while (next);
   }
   return out;
 }

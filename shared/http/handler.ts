@@ -4,7 +4,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { routeOf, type Route } from '../../infra/routes.js';
 import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.js';
-import { compile } from '../schemas/ajv.js';
+import { routeValidators } from '#route-validators';
+import type { RouteValidators } from './validators.js';
 import { toErrorResponse, UnsupportedMediaTypeError, ValidationError, type ErrorBody } from './errors.js';
 import { log } from './logger.js';
 import { normaliseQuery } from './query.js';
@@ -82,8 +83,9 @@ export interface Contract {
   mediaTypes?: string[];
 }
 
-const NoParams = Type.Object({}, { additionalProperties: true });
-const NoQuery = Type.Object({}, { additionalProperties: false });
+/** The schemas of a route that declares none (also read by `npm run validators`). */
+export const NoParams = Type.Object({}, { additionalProperties: true });
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 type Internal = {
   started: number;
@@ -96,17 +98,20 @@ type Internal = {
 /**
  * The one Middy stack of every API function: request log line, header normalising, auth context
  * and route access, JSON body parsing, schema validation, JSON response, error mapping (last).
- * Schemas are compiled here, at module load of the function that calls it.
+ * Validators come from `#route-validators`: compiled by ajv when unbundled
+ * (shared/http/route-validators.ts), precompiled at build time in a function bundle
+ * (shared/http/precompiled-validators.ts).
  */
 export function httpHandler<P extends TObject = typeof NoParams, Q extends TObject = typeof NoQuery, B extends TSchema = TSchema>(
   spec: Spec<P, Q, B>,
   fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : RawBody>) => Promise<Reply>,
 ) {
   const route = routeOf(spec.handler);
-  const validateParams = compile(spec.params ?? NoParams, 'path');
   const querySchema = spec.query ?? NoQuery;
-  const validateQuery = compile(querySchema, 'query');
-  const validateBody = spec.body ? compile(spec.body, 'body') : undefined;
+  // Resolved on the first request: a bundle's entry registers its precompiled validators after
+  // this module has loaded (shared/schemas/precompiled/<handler>.ts).
+  let validators: RouteValidators | undefined;
+  const validatorsOf = () => (validators ??= routeValidators(spec.handler, { params: spec.params ?? NoParams, query: querySchema, body: spec.body }));
 
   type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>;
 
@@ -129,9 +134,10 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   const parseAndValidate = {
     before: (request: Req) => {
       const { event } = request;
-      request.internal.params = validateParams({ ...(event.pathParameters ?? {}) });
-      request.internal.query = validateQuery(normaliseQuery(event, querySchema));
-      request.internal.body = spec.rawBody ? rawBodyOf(event) : parseBody(event, validateBody, spec.bodyOptional === true);
+      const { params, query, body } = validatorsOf();
+      request.internal.params = params({ ...(event.pathParameters ?? {}) });
+      request.internal.query = query(normaliseQuery(event, querySchema));
+      request.internal.body = spec.rawBody ? rawBodyOf(event) : parseBody(event, body, spec.bodyOptional === true);
     },
   };
 

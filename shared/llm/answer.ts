@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { describeError } from '../schemas/ajv.js';
+import { describeError } from '../schemas/describe.js';
 
 /**
  * Pure parts of the LLM client (DESIGN.md §11): reading and validating a structured answer, and

@@ -6,7 +6,7 @@ import type { Session, Span } from '../../schemas/sessions.js';
 import type { TestCase } from '../../schemas/tests.js';
 import { endpointConnectionEntity, productEntity, testCaseEntity, versionEntity } from '../common/entities.js';
 import type { EvaluationSources } from './context.js';
-import { restoreItems } from '../../db/offload.js';
+import { restoreItem, restoreItems } from '../../db/offload.js';
 import { toRecord } from '../../db/records.js';
 
 async function maybe<T>(load: () => Promise<T>): Promise<T | undefined> {
@@ -24,7 +24,7 @@ export async function loadSources(session: Session): Promise<EvaluationSources> 
     listTurns(session.id),
     spansOfSession(session.id),
     maybe(() => getRecord<Product>(productEntity, org, session.productId, { includeDeleted: true })),
-    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true, whole: true })) : undefined,
+    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true, restore: restoreItem })) : undefined,
     maybe(() => getRecord<Version>(versionEntity, org, session.versionId, { includeDeleted: true })),
   ]);
   const connectionId = version?.conversationEndpointConnectionId;

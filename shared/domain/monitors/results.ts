@@ -1,14 +1,15 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord } from '../../db/catalog.js';
-import { readSpend } from '../../db/credits.js';
-import { keys } from '../../db/keys.js';
+import { spendOf } from '../../db/credits.js';
+import { keys, type Key } from '../../db/keys.js';
 import { monitorRange, newestOf } from '../../db/monitors.js';
-import { getOrganization } from '../../db/organizations.js';
+import { batchGet } from '../../db/query.js';
+import { toRecord } from '../../db/records.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
-import { cycleOf, cycleStart } from '../accounts/organization.js';
-import { loadFamily } from './families.js';
+import { cycleOf, cycleStart, type Organization } from '../accounts/organization.js';
+import { loadFamilies } from './families.js';
 import { windowDays } from './rules.js';
 import { emptySums, mergeSums, scorePoint, type ScorePoint, type Sums } from './statistics.js';
 
@@ -39,23 +40,34 @@ const sumsOf = (i: Record<string, unknown>): Sums => ({
 
 /**
  * GET /monitors/{id}/results?days=N. Reads the monitor, its daily buckets of the window (one
- * Query), each bound family, its sampling markers, the cycle's spend, and the two bounded lists:
- * its cost does not grow with the number of sessions.
+ * Query), the bound families (one request), its sampling markers, the cycle's spend, and the two
+ * bounded lists: its cost does not grow with the number of sessions, nor its requests with the
+ * number of bound metrics.
  */
 export async function monitorResults(auth: AuthContext, id: string, days = 7): Promise<MonitorResults> {
-  const monitor = await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
   const now = clock.now();
   const dayList = windowDays(now, days);
   const from = `${dayList[0]}T00:00:00.000Z`;
-  const [bucketItems, samplingItems, scoredItems, waitingItems, spendItem, org, families] = await Promise.all([
+  // Six requests (seven when a bound metric names an evaluator model): the monitor, its spend and
+  // the organization in one BatchGet, the four ranges alongside it, then the families in one.
+  const monitorKey = keys.catalog(auth.organizationId, monitorEntity.type, id);
+  const spendKey = keys.monitorSpend(id, cycleOf(now));
+  const orgKey = keys.organization(auth.organizationId);
+  const [items, bucketItems, samplingItems, scoredItems, waitingItems] = await Promise.all([
+    batchGet([monitorKey, spendKey, orgKey], true),
     monitorRange(id, `BUCKET#${dayList[0]}`, `BUCKET#${dayList[dayList.length - 1]}~`),
     monitorRange(id, `SAMPLING#${from}`, `SAMPLING#${now.toISOString()}~`),
     newestOf(keys.monitorScoredPartition(id), 200),
     newestOf(keys.monitorWaitingPartition(id), 100),
-    readSpend(keys.monitorSpend(id, cycleOf(now))),
-    getOrganization(auth.organizationId),
-    Promise.all(monitor.metricGroupIds.map((g) => loadFamily(auth.organizationId, g, now))),
   ]);
+  const itemAt = (key: Key) => items.find((i) => i.pk === key.pk && i.sk === key.sk);
+  const monitorItem = itemAt(monitorKey);
+  // Absent or deleted: the single read answers 404 (or 403 for another organization's monitor).
+  const monitor = monitorItem && !monitorItem.deletedAt ? toRecord<Monitor>(monitorItem) : await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
+  const spendItem = spendOf(itemAt(spendKey));
+  const orgItem = itemAt(orgKey);
+  const org = orgItem ? toRecord<Organization>(orgItem) : undefined;
+  const families = await loadFamilies(auth.organizationId, monitor.metricGroupIds, now);
   const buckets = new Map(bucketItems.map((i) => [`${String(i.day)}#${String(i.groupId)}`, sumsOf(i)]));
   const metrics = families.map((family) => {
     const named = family.current ?? family.members[family.members.length - 1];

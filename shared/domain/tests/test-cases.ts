@@ -12,7 +12,7 @@ import { newId } from '../common/ids.js';
 import { applyList, type Page } from '../common/list.js';
 import { canonicalLanguageTag } from './test-rules.js';
 import { nextCaseIndex, offloadCases } from './tests.js';
-import { discardObjects, restoreItems, type OffloadResult } from '../../db/offload.js';
+import { discardObjects, restoreItem, restoreItems, type OffloadResult } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
 import { bodyReference } from '../common/references.js';
 
@@ -76,7 +76,7 @@ export async function createTestCase(auth: AuthContext, input: TestCaseCreate): 
 }
 
 export function getTestCase(auth: AuthContext, id: string): Promise<TestCase> {
-  return getRecord<TestCase>(testCaseEntity, auth.organizationId, id, { includeDeleted: true, whole: true });
+  return getRecord<TestCase>(testCaseEntity, auth.organizationId, id, { includeDeleted: true, restore: restoreItem });
 }
 
 /** Cases of the caller's tests (each test must be the caller's: 403 another's, 404 unknown or deleted). */

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench:cold [-- --rounds N] [-- --only a,b]`: cold start, side by side in one run.
+ *
+ * 1. Bundles every function of the CDK stack with CDK's settings (bench/bundles.ts, one esbuild
+ *    build) and the bare-SDK reference (bench/bare-sdk.ts).
+ * 2. For each function, `rounds` times: imports the bare-SDK bundle, then the function's bundle,
+ *    each in a fresh Node process with the functions' NODE_OPTIONS, timing the import alone.
+ * 3. Prints each function's size, median import time and ratio to its paired bare-SDK median,
+ *    worst first (goal: ratio ≤ 1.2, size ≤ 400 KiB).
+ * 4. Counts the DynamoDB requests of GET /monitors/{id}/results (authorizer included) on the
+ *    local runtime (DynamoDB Local), for a monitor bound to two metrics.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BARE, bundleAll, MAX_BUNDLE_BYTES, type Bundle } from './bundles.js';
+
+const MAX_RATIO = 1.2;
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const rounds = Number(arg('rounds') ?? 7);
+const only = arg('only')?.split(',');
+
+/** The variables a function reads at load (placeholders: nothing is called). */
+const ENV = {
+  ...process.env,
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  TABLE_NAME: 'bench',
+  BUCKET_NAME: 'bench',
+  EVALUATION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench',
+  RUN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench-runs',
+  EVALUATOR_FUNCTION_NAME: 'bench',
+  SCANNER_FUNCTION_NAME: 'bench',
+  AGGREGATOR_FUNCTION_NAME: 'bench',
+  RUNNER_FUNCTION_NAME: 'bench',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // As deployed (infra/constructs/app-function.ts).
+  NODE_OPTIONS: '--enable-source-maps',
+};
+
+/** Milliseconds to import one bundle in a fresh process (the process's own start excluded). */
+function importMs(file: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: ENV, encoding: 'utf8' }));
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export interface ColdRow {
+  name: string;
+  kib: number;
+  ms: number;
+  bareMs: number;
+  ratio: number;
+}
+
+/** Times every bundle against the bare-SDK bundle, alternating, and returns the rows worst first. */
+export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
+  const bare = bundles.find((b) => b.name === BARE)!;
+  importMs(bare.file); // warm the file cache once
+  const rows: ColdRow[] = [];
+  for (const b of bundles.filter((x) => x.name !== BARE)) {
+    const own: number[] = [];
+    const ref: number[] = [];
+    for (let i = 0; i < n; i++) {
+      ref.push(importMs(bare.file));
+      own.push(importMs(b.file));
+    }
+    const row = { name: b.name, kib: b.bytes / 1024, ms: median(own), bareMs: median(ref), ratio: median(own) / median(ref) };
+    rows.push(row);
+    process.stderr.write(`  ${row.name}: ${row.ratio.toFixed(2)}\n`);
+  }
+  return rows.sort((a, c) => c.ratio - a.ratio || c.kib - a.kib);
+}
+
+/** The DynamoDB requests of one GET /monitors/{id}/results on the local runtime (authorizer included). */
+async function resultsRequests(): Promise<number> {
+  const { startLocalRuntime } = await import('../infra/local/runtime.js');
+  const { freePort } = await import('../infra/local/services.js');
+  const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-cold-')), scanIntervalSeconds: 0, quiet: true });
+  try {
+    const { dynamo } = await import('../shared/db/client.js');
+    let calls = 0;
+    dynamo.middlewareStack.add((next) => async (args) => (calls++, next(args)), { step: 'initialize', name: 'coldBenchCounter' });
+    const headers = { authorization: `Bearer ${runtime.demoApiKey}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) => (await (await fetch(`${runtime.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    const product = await post('/products', { name: 'cold bench' });
+    const monitor = await post('/monitors', { productId: product.id, name: 'cold bench', metricGroupIds: ['mgrp_is_json', 'mgrp_non_empty_output'], samplingPercentage: 50 });
+    const before = calls;
+    const res = await fetch(`${runtime.url}/monitors/${monitor.id}/results`, { headers });
+    if (res.status !== 200) throw new Error(`results answered ${res.status}: ${await res.text()}`);
+    return calls - before;
+  } finally {
+    await runtime.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const outdir = mkdtempSync(join(tmpdir(), 'evp-bundles-'));
+  try {
+    const started = Date.now();
+    const all = await bundleAll(outdir);
+    const bundles = only ? all.filter((b) => b.name === BARE || only.includes(b.name)) : all;
+    const bare = all.find((b) => b.name === BARE)!;
+    console.log(`bundled ${all.length - 1} functions and the bare-SDK reference in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} alternating imports each`);
+    const rows = timeImports(bundles, rounds);
+    console.log(`\nbare-SDK bundle: ${(bare.bytes / 1024).toFixed(0)} KiB\n`);
+    console.log(`${'function'.padEnd(34)} ${'KiB'.padStart(6)} ${'import ms'.padStart(10)} ${'bare ms'.padStart(8)} ${'ratio'.padStart(6)}`);
+    for (const r of rows) {
+      const flags = [r.ratio > MAX_RATIO ? `ratio > ${MAX_RATIO}` : '', r.kib * 1024 > MAX_BUNDLE_BYTES ? '> 400 KiB' : ''].filter(Boolean).join(', ');
+      console.log(`${r.name.padEnd(34)} ${r.kib.toFixed(0).padStart(6)} ${r.ms.toFixed(1).padStart(10)} ${r.bareMs.toFixed(1).padStart(8)} ${r.ratio.toFixed(2).padStart(6)}  ${flags}`);
+    }
+    const over = rows.filter((r) => r.ratio > MAX_RATIO || r.kib * 1024 > MAX_BUNDLE_BYTES);
+    console.log(`\n${rows.length - over.length} of ${rows.length} functions within ${MAX_RATIO}× and 400 KiB; median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB, median ratio ${median(rows.map((r) => r.ratio)).toFixed(2)}`);
+    console.log(`GET /monitors/{id}/results: ${await resultsRequests()} DynamoDB requests (authorizer included, goal ≤ 8)`);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}

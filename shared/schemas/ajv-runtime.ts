@@ -1,0 +1,22 @@
+import * as formatsModule from 'ajv-formats/dist/formats.js';
+import * as equalModule from 'ajv/dist/runtime/equal.js';
+import * as ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js';
+
+/**
+ * The helpers ajv's generated code calls, as one ES module: the validators precompiled at build
+ * time (shared/schemas/precompiled/) import them from here. The same function objects ajv uses
+ * when it compiles at load, read through whichever CommonJS interop the loader applies.
+ */
+type Exports = Record<string, unknown>;
+const cjs = (ns: object): Exports => {
+  const d = (ns as { default?: unknown }).default;
+  return d !== null && typeof d === 'object' ? (d as Exports) : (ns as Exports);
+};
+const fn = (ns: object): unknown => {
+  const m = cjs(ns).default;
+  return typeof m === 'function' ? m : (ns as { default?: unknown }).default;
+};
+
+export const ucs2length = fn(ucs2lengthModule) as (s: string) => number;
+export const equal = fn(equalModule) as (a: unknown, b: unknown) => boolean;
+export const fullFormats = cjs(formatsModule).fullFormats as Record<string, unknown>;
