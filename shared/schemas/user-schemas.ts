@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ValidationError } from '../http/errors.js';
-import { describeErrors } from './ajv.js';
+import { describeErrors } from './describe.js';
 
 const addFormats = addFormatsModule.default;
 
@@ -13,8 +13,15 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
  * Known formats are checked, in ajv-formats' "fast" mode (no regular expression that can
  * backtrack badly). It keeps no user schema: see compileUserSchema.
  */
-const compiler = new Ajv2020({ strict: false, allErrors: false, logger: false });
-addFormats(compiler, { mode: 'fast' });
+let made: Ajv2020 | undefined;
+/** Made on first use: a route that may compile a user schema pays nothing for it at load. */
+function userCompiler(): Ajv2020 {
+  if (!made) {
+    made = new Ajv2020({ strict: false, allErrors: false, logger: false });
+    addFormats(made, { mode: 'fast' });
+  }
+  return made;
+}
 
 /**
  * Checks that `schema` is a valid JSON Schema of draft 2020-12 and compiles it; a ValidationError
@@ -23,6 +30,7 @@ addFormats(compiler, { mode: 'fast' });
  * process, and refuse a second schema with the same `$id`): the caller owns the compiled function.
  */
 export function compileUserSchema(schema: unknown, field: string): ValidateFunction {
+  const compiler = userCompiler();
   if (typeof schema === 'object' && schema !== null && '$schema' in schema) {
     const declared = (schema as { $schema: unknown }).$schema;
     if (declared !== DRAFT_2020_12 && declared !== `${DRAFT_2020_12}#`) {

@@ -180,7 +180,10 @@ describe('CDK stack', () => {
     expect(mapping[1].Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [webhookQueue![0], 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     // Lambda requires the queue's visibility timeout to cover the function's.
     expect(webhookQueue![1].Properties.VisibilityTimeout).toBeGreaterThanOrEqual(deliverer[1].Properties.Timeout);
-    for (const [, f] of ofType('AWS::Lambda::Function').filter(([id]) => !id.startsWith('Authorizer'))) {
+    // Every function of the service (they all get the table) but the authorizer; not the reference's file server or CDK's own.
+    const service = ofType('AWS::Lambda::Function').filter(([id, f]) => !id.startsWith('Authorizer') && f.Properties.Environment?.Variables?.TABLE_NAME !== undefined);
+    expect(service.length).toBe(routes.length + jobs.length);
+    for (const [, f] of service) {
       expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL).toEqual({ Ref: webhookQueue![0] });
       // Deployed functions never reach private networks.
       expect(f.Properties.Environment.Variables.AGENT_ALLOW_PRIVATE_NETWORKS).toBeUndefined();
