@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { localRunQueue, type LocalRunMessage } from '../../shared/queue/run-queue.js';
+import { localRunQueue } from '../../shared/queue/run-queue.js';
+import type { LocalQueue, LocalQueueMessage } from '../../shared/queue/sqs.js';
 
 /** Run jobs that failed three receives (the local stand-in for the run DLQ). */
 export const runDeadLetters: { id: string; body: string }[] = [];
@@ -11,7 +12,7 @@ export const generationDeadLetters: { id: string; body: string }[] = [];
  * queue). `now` is the clock its `visibleAt` times are counted on; `deadLetters` its DLQ.
  */
 export interface LocalDelayQueue {
-  queue: { messages: LocalRunMessage[]; onEnqueue: (() => void) | undefined };
+  queue: LocalQueue;
   deadLetters: { id: string; body: string }[];
   now: () => number;
 }
@@ -23,7 +24,7 @@ const RETRY_AFTER_MS = 1000;
 
 type Consumer = (event: SQSEvent) => Promise<unknown>;
 
-function recordOf(m: LocalRunMessage, id = m.id): SQSRecord {
+function recordOf(m: LocalQueueMessage, id = m.id): SQSRecord {
   return {
     messageId: id,
     receiptHandle: id,
@@ -43,7 +44,7 @@ function recordOf(m: LocalRunMessage, id = m.id): SQSRecord {
 }
 
 /** Delivers one message (twice when `duplicate`); false when the consumer reported it failed. */
-async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolean, q: LocalDelayQueue): Promise<void> {
+async function deliver(consumer: Consumer, m: LocalQueueMessage, duplicate: boolean, q: LocalDelayQueue): Promise<void> {
   m.receiveCount++;
   const records = duplicate ? [recordOf(m), recordOf(m, `${m.id}-dup`)] : [recordOf(m)];
   let failed = false;
@@ -58,9 +59,9 @@ async function deliver(consumer: Consumer, m: LocalRunMessage, duplicate: boolea
   else q.queue.messages.push({ ...m, visibleAt: q.now() + RETRY_AFTER_MS });
 }
 
-function takeVisible(q: LocalDelayQueue, max: number): LocalRunMessage[] {
+function takeVisible(q: LocalDelayQueue, max: number): LocalQueueMessage[] {
   const now = q.now();
-  const out: LocalRunMessage[] = [];
+  const out: LocalQueueMessage[] = [];
   for (let i = 0; i < q.queue.messages.length && out.length < max; ) {
     const m = q.queue.messages[i]!;
     if (m.visibleAt <= now) {

@@ -1,6 +1,5 @@
-import { ENV, optionalEnv } from '../config/env.js';
-import type { LocalRunMessage } from './run-queue.js';
-import { isLocalQueue, sendBatches } from './sqs.js';
+import { ENV } from '../config/env.js';
+import { jobQueue } from './sqs.js';
 
 /**
  * A job on the generation queue (DESIGN.md §12): step `step` of generation action `seq` of a
@@ -13,26 +12,13 @@ export interface GenerationJob {
   step: number;
 }
 
-const queueUrl = optionalEnv(ENV.generationQueueUrl);
-const LOCAL = isLocalQueue(queueUrl);
+const queue = jobQueue({ env: ENV.generationQueueUrl, label: 'generation queue', idPrefix: 'gen' });
 
 /** The local stand-in for the generation queue (`GENERATION_QUEUE_URL=local://…` or unset). */
-export const localGenerationQueue = {
-  messages: [] as LocalRunMessage[],
-  /** Set by the local consumer: called after each enqueue. */
-  onEnqueue: undefined as (() => void) | undefined,
-};
-
-let counter = 0;
+export const localGenerationQueue = queue.local;
 
 export async function enqueueGenerationJobs(jobs: GenerationJob[]): Promise<void> {
-  if (jobs.length === 0) return;
-  if (LOCAL) {
-    for (const job of jobs) localGenerationQueue.messages.push({ id: `gen-${++counter}`, body: JSON.stringify(job), receiveCount: 0, visibleAt: Date.now() });
-    localGenerationQueue.onEnqueue?.();
-    return;
-  }
-  await sendBatches(queueUrl!, 'generation queue', jobs.map((job) => JSON.stringify(job)));
+  await queue.send(jobs.map((job) => JSON.stringify(job)));
 }
 
 export function parseGenerationJob(body: string): GenerationJob | undefined {

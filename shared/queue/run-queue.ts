@@ -1,5 +1,5 @@
-import { ENV, optionalEnv } from '../config/env.js';
-import { isLocalQueue, sendBatches } from './sqs.js';
+import { ENV } from '../config/env.js';
+import { jobQueue } from './sqs.js';
 
 /**
  * A job on the run queue (DESIGN.md §10). Delivery is at least once: every job is idempotent.
@@ -11,42 +11,18 @@ export type RunJob =
   | { kind: 'fanout'; organizationId: string; runId: string; planIndex: number; startKey?: Record<string, unknown> }
   | { kind: 'step'; organizationId: string; runId: string; sessionId: string; seq: number; /** Attempts a requeued call already spent (its retries go on from there). */ attempts?: number };
 
-/** SQS caps a message's delay at 15 minutes; a longer wait is taken in several hops. */
-export const MAX_DELAY_SECONDS = 900;
+export { MAX_DELAY_SECONDS } from './sqs.js';
 
-const queueUrl = optionalEnv(ENV.runQueueUrl);
-const LOCAL = isLocalQueue(queueUrl);
-
-export interface LocalRunMessage {
-  id: string;
-  body: string;
-  receiveCount: number;
-  /** Epoch ms before which the message is not delivered (its delay). */
-  visibleAt: number;
-}
+const queue = jobQueue({ env: ENV.runQueueUrl, label: 'run queue', idPrefix: 'run' });
 
 /**
  * The local stand-in for the run queue (`RUN_QUEUE_URL=local://…` or unset): messages wait here,
  * with their delays, until the local runtime's consumer (or a test) takes them.
  */
-export const localRunQueue = {
-  messages: [] as LocalRunMessage[],
-  /** Set by the local consumer: called after each enqueue. */
-  onEnqueue: undefined as (() => void) | undefined,
-};
-
-let counter = 0;
+export const localRunQueue = queue.local;
 
 export async function enqueueRunJobs(jobs: RunJob[], delayMs = 0): Promise<void> {
-  if (jobs.length === 0) return;
-  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(delayMs / 1000)));
-  if (LOCAL) {
-    const visibleAt = Date.now() + Math.min(delayMs, MAX_DELAY_SECONDS * 1000);
-    for (const job of jobs) localRunQueue.messages.push({ id: `run-${++counter}`, body: JSON.stringify(job), receiveCount: 0, visibleAt });
-    localRunQueue.onEnqueue?.();
-    return;
-  }
-  await sendBatches(queueUrl!, 'run queue', jobs.map((job) => JSON.stringify(job)), delaySeconds);
+  await queue.send(jobs.map((job) => JSON.stringify(job)), delayMs);
 }
 
 export function parseRunJob(body: string): RunJob | undefined {

@@ -1,7 +1,6 @@
-import { ENV, optionalEnv } from '../config/env.js';
+import { ENV } from '../config/env.js';
 import { clock } from '../domain/common/clock.js';
-import { MAX_DELAY_SECONDS } from './run-queue.js';
-import { isLocalQueue, sendBatches } from './sqs.js';
+import { jobQueue } from './sqs.js';
 
 /**
  * A job on the webhook delivery queue (DESIGN.md §16): attempt number `attempt` of one delivery.
@@ -15,39 +14,17 @@ export interface DeliveryJob {
   attempt: number;
 }
 
-const queueUrl = optionalEnv(ENV.webhookQueueUrl);
-const LOCAL = isLocalQueue(queueUrl);
-
-export interface LocalDeliveryMessage {
-  id: string;
-  body: string;
-  receiveCount: number;
-  /** Epoch ms (of the service clock) before which the message is not delivered. */
-  visibleAt: number;
-}
-
 /**
- * The local stand-in for the webhook queue (`WEBHOOK_QUEUE_URL=local://…` or unset). Delays are
- * counted on the service clock (`clock.now()`), so a test that moves the clock makes them due.
+ * The webhook queue. Locally (`WEBHOOK_QUEUE_URL=local://…` or unset) its delays are counted on
+ * the service clock (`clock.now()`), so a test that moves the clock makes them due.
  */
-export const localWebhookQueue = {
-  messages: [] as LocalDeliveryMessage[],
-  onEnqueue: undefined as (() => void) | undefined,
-};
+const queue = jobQueue({ env: ENV.webhookQueueUrl, label: 'webhook queue', idPrefix: 'wh', now: () => clock.now().getTime() });
 
-let counter = 0;
+export const localWebhookQueue = queue.local;
 
 /** Puts delivery jobs on the queue, visible after `delayMs` (at most SQS's 15 minutes). */
 export async function enqueueDeliveries(jobs: DeliveryJob[], delayMs = 0): Promise<void> {
-  if (jobs.length === 0) return;
-  const delay = Math.min(MAX_DELAY_SECONDS * 1000, Math.max(0, delayMs));
-  if (LOCAL) {
-    const visibleAt = clock.now().getTime() + delay;
-    for (const job of jobs) localWebhookQueue.messages.push({ id: `wh-${++counter}`, body: JSON.stringify(job), receiveCount: 0, visibleAt });
-    localWebhookQueue.onEnqueue?.();
-    return;
-  }
-  await sendBatches(queueUrl!, 'webhook queue', jobs.map((job) => JSON.stringify(job)), Math.ceil(delay / 1000));
+  await queue.send(jobs.map((job) => JSON.stringify(job)), delayMs);
 }
 
 export function parseDeliveryJob(body: string): DeliveryJob | undefined {

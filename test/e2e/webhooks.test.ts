@@ -1,19 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http } from '../support/e2e-http.js';
 import { sendJson, startAgent, type SeenRequest, type TestAgentServer } from '../support/agent-server.js';
-
-const base = inject('serverUrl');
-const key = inject('demoApiKey');
-
-async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, total: res.headers.get('x-total-count') };
-}
 
 function verified(req: SeenRequest, secret: string): boolean {
   const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { jsonClient } from './http-client.js';
 
 /** Debian's `chromium` package (`.ci/run` installs it when missing); CHROMIUM_PATH overrides. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -33,14 +34,4 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 }
 
 /** JSON over HTTP with a bearer key: `{status, body, total}` (X-Total-Count). */
-export function httpWithKey(base: string, key: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, total: res.headers.get('x-total-count') };
-  };
-}
+export const httpWithKey = jsonClient;

@@ -1,14 +1,9 @@
 import { inject } from 'vitest';
+import { jsonClient } from './http-client.js';
 
 /** e2e: calls the local server started by the global setup with the demo key. */
-export async function http(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${inject('serverUrl')}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${inject('demoApiKey')}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, total: res.headers.get('x-total-count') };
+export function http(method: string, path: string, body?: unknown) {
+  return jsonClient(inject('serverUrl'), inject('demoApiKey'))(method, path, body);
 }
 
 /** Polls a record (`GET path`) until its status leaves `busy`. */
