@@ -1,5 +1,5 @@
-import { ENV } from '../config/env.js';
-import { jobQueue } from './sqs.js';
+import { ENV, optionalEnv } from '../config/env.js';
+import { sendJobs, type LocalQueue } from './sqs.js';
 
 /**
  * A job on the generation queue (DESIGN.md §12): step `step` of generation action `seq` of a
@@ -12,13 +12,13 @@ export interface GenerationJob {
   step: number;
 }
 
-const queue = jobQueue({ env: ENV.generationQueueUrl, label: 'generation queue', idPrefix: 'gen' });
+const queueUrl = optionalEnv(ENV.generationQueueUrl);
 
 /** The local stand-in for the generation queue (`GENERATION_QUEUE_URL=local://…` or unset). */
-export const localGenerationQueue = queue.local;
+export const localGenerationQueue: LocalQueue = { messages: [], onEnqueue: undefined };
 
 export async function enqueueGenerationJobs(jobs: GenerationJob[]): Promise<void> {
-  await queue.send(jobs.map((job) => JSON.stringify(job)));
+  await sendJobs({ queueUrl, label: 'generation queue', idPrefix: 'gen', local: localGenerationQueue }, jobs.map((job) => JSON.stringify(job)));
 }
 
 export function parseGenerationJob(body: string): GenerationJob | undefined {

@@ -1,5 +1,5 @@
-import { ENV } from '../config/env.js';
-import { jobQueue } from './sqs.js';
+import { ENV, optionalEnv } from '../config/env.js';
+import { sendJobs, type LocalQueue } from './sqs.js';
 
 /**
  * A job on the run queue (DESIGN.md §10). Delivery is at least once: every job is idempotent.
@@ -13,16 +13,16 @@ export type RunJob =
 
 export { MAX_DELAY_SECONDS } from './sqs.js';
 
-const queue = jobQueue({ env: ENV.runQueueUrl, label: 'run queue', idPrefix: 'run' });
+const queueUrl = optionalEnv(ENV.runQueueUrl);
 
 /**
  * The local stand-in for the run queue (`RUN_QUEUE_URL=local://…` or unset): messages wait here,
  * with their delays, until the local runtime's consumer (or a test) takes them.
  */
-export const localRunQueue = queue.local;
+export const localRunQueue: LocalQueue = { messages: [], onEnqueue: undefined };
 
 export async function enqueueRunJobs(jobs: RunJob[], delayMs = 0): Promise<void> {
-  await queue.send(jobs.map((job) => JSON.stringify(job)), delayMs);
+  await sendJobs({ queueUrl, label: 'run queue', idPrefix: 'run', local: localRunQueue }, jobs.map((job) => JSON.stringify(job)), delayMs);
 }
 
 export function parseRunJob(body: string): RunJob | undefined {

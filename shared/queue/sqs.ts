@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, optionalEnv, type EnvName } from '../config/env.js';
+import { ENV, optionalEnv } from '../config/env.js';
 
 /** A queue URL of the local runtime (`local://…`, or none): its messages stay in process. */
 export function isLocalQueue(queueUrl: string | undefined): boolean {
@@ -46,28 +46,26 @@ export interface LocalQueue {
   onEnqueue: (() => void) | undefined;
 }
 
+let counter = 0;
+
 /**
- * A job queue: SQS at the URL in `env`, or, when that is `local://…` or unset, an in-process queue
- * (`local`) whose delays are counted on `now` (default the wall clock). `send` puts message bodies
- * on it, visible after `delayMs` (at most SQS's 15 minutes).
+ * Puts message bodies on a job queue, visible after `delayMs` (at most SQS's 15 minutes): SQS at
+ * `queueUrl`, or, when that is `local://…` or unset, the in-process `local` queue, whose delays are
+ * counted on `now` (default the wall clock). A plain function the queue modules call from their
+ * enqueue functions, so a bundle that never enqueues carries no SQS client.
  */
-export function jobQueue(options: { env: EnvName; label: string; idPrefix: string; now?: () => number }): { local: LocalQueue; send: (bodies: string[], delayMs?: number) => Promise<void> } {
-  const queueUrl = optionalEnv(options.env);
-  const local: LocalQueue = { messages: [], onEnqueue: undefined };
-  const now = options.now ?? Date.now;
-  let counter = 0;
-  return {
-    local,
-    send: async (bodies, delayMs = 0) => {
-      if (bodies.length === 0) return;
-      const delay = Math.min(MAX_DELAY_SECONDS * 1000, Math.max(0, delayMs));
-      if (isLocalQueue(queueUrl)) {
-        const visibleAt = now() + delay;
-        for (const body of bodies) local.messages.push({ id: `${options.idPrefix}-${++counter}`, body, receiveCount: 0, visibleAt });
-        local.onEnqueue?.();
-        return;
-      }
-      await sendBatches(queueUrl!, options.label, bodies, Math.ceil(delay / 1000));
-    },
-  };
+export async function sendJobs(
+  queue: { queueUrl: string | undefined; label: string; idPrefix: string; local: LocalQueue; now?: () => number },
+  bodies: string[],
+  delayMs = 0,
+): Promise<void> {
+  if (bodies.length === 0) return;
+  const delay = Math.min(MAX_DELAY_SECONDS * 1000, Math.max(0, delayMs));
+  if (isLocalQueue(queue.queueUrl)) {
+    const visibleAt = (queue.now ?? Date.now)() + delay;
+    for (const body of bodies) queue.local.messages.push({ id: `${queue.idPrefix}-${++counter}`, body, receiveCount: 0, visibleAt });
+    queue.local.onEnqueue?.();
+    return;
+  }
+  await sendBatches(queue.queueUrl!, queue.label, bodies, Math.ceil(delay / 1000));
 }

@@ -1,6 +1,6 @@
-import { ENV } from '../config/env.js';
+import { ENV, optionalEnv } from '../config/env.js';
 import { clock } from '../domain/common/clock.js';
-import { jobQueue } from './sqs.js';
+import { sendJobs, type LocalQueue } from './sqs.js';
 
 /**
  * A job on the webhook delivery queue (DESIGN.md §16): attempt number `attempt` of one delivery.
@@ -14,17 +14,18 @@ export interface DeliveryJob {
   attempt: number;
 }
 
-/**
- * The webhook queue. Locally (`WEBHOOK_QUEUE_URL=local://…` or unset) its delays are counted on
- * the service clock (`clock.now()`), so a test that moves the clock makes them due.
- */
-const queue = jobQueue({ env: ENV.webhookQueueUrl, label: 'webhook queue', idPrefix: 'wh', now: () => clock.now().getTime() });
+const queueUrl = optionalEnv(ENV.webhookQueueUrl);
 
-export const localWebhookQueue = queue.local;
+/**
+ * The local stand-in for the webhook queue (`WEBHOOK_QUEUE_URL=local://…` or unset). Delays are
+ * counted on the service clock (`clock.now()`), so a test that moves the clock makes them due.
+ */
+export const localWebhookQueue: LocalQueue = { messages: [], onEnqueue: undefined };
 
 /** Puts delivery jobs on the queue, visible after `delayMs` (at most SQS's 15 minutes). */
 export async function enqueueDeliveries(jobs: DeliveryJob[], delayMs = 0): Promise<void> {
-  await queue.send(jobs.map((job) => JSON.stringify(job)), delayMs);
+  const queue = { queueUrl, label: 'webhook queue', idPrefix: 'wh', local: localWebhookQueue, now: () => clock.now().getTime() };
+  await sendJobs(queue, jobs.map((job) => JSON.stringify(job)), delayMs);
 }
 
 export function parseDeliveryJob(body: string): DeliveryJob | undefined {

@@ -134,8 +134,10 @@ describe('events of monitors', () => {
     const rule = await t.api.post(`/monitors/${monitor.id}/alertRules`, { metricGroupId: 'mgrp_is_json', window: '15m', below: 0.5, minSessions: 3 });
     expect(rule.status).toBe(201);
     expect(rule.body).toMatchObject({ metricGroupId: 'mgrp_is_json', window: '15m', below: 0.5, minSessions: 3, openAlertId: null, monitorId: monitor.id });
-    // Times near the real now: the scanner also closes idle sessions, and other test files' sessions must not look idle.
-    const t0 = Date.now();
+    // The failing sessions 20 minutes in the past, the passing ones at the real now: other test files
+    // run the scanner at the real now over every monitor, so a window they see never holds the failing
+    // sessions (and the scanner here never runs past the real now, where others' sessions would look idle).
+    const t0 = Date.now() - 20 * 60_000;
     vi.spyOn(clock, 'now').mockImplementation(() => new Date(t0));
     const evaluate = () => drainLocalQueue((e) => evaluator(e) as Promise<unknown>);
 
@@ -159,8 +161,8 @@ describe('events of monitors', () => {
     await deliver(true);
     expect(t.received().map((e) => [e.type, e.data.id, e.data.status])).toEqual([['alert.opened', alerts[0].id, 'OPEN']]);
 
-    // 16 minutes later the window holds three passing sessions only: score 1, at or above below: resolves once.
-    const t1 = t0 + 16 * 60_000;
+    // 20 minutes later (the real now) the window holds three passing sessions only: score 1, at or above below: resolves once.
+    const t1 = Math.max(Date.now(), t0 + 16 * 60_000);
     vi.spyOn(clock, 'now').mockImplementation(() => new Date(t1));
     for (let i = 0; i < 3; i++) await session(`{"n":${i}}`);
     await evaluate();
