@@ -32,7 +32,8 @@ describe('canonical storage URIs', () => {
 
   const segment = fc.stringMatching(/^[A-Za-z0-9_.-]{1,12}$/).filter((s) => s !== '.' && s !== '..');
   const key = fc.array(segment, { minLength: 1, maxLength: 4 }).map((p) => p.join('/'));
-  const bucket = fc.stringMatching(/^[a-z0-9][a-z0-9-]{2,20}$/);
+  // S3 bucket names never start with `xn--` (a punycode label the URL parser may refuse).
+  const bucket = fc.stringMatching(/^[a-z0-9][a-z0-9-]{2,20}$/).filter((b) => !b.startsWith('xn--'));
   const query = fc.array(fc.tuple(fc.constantFrom('X-Amz-Signature', 'X-Amz-Credential', 'sig', 'sv', 'se', 'X-Amz-Security-Token'), fc.stringMatching(/^[A-Za-z0-9]{1,16}$/)), { maxLength: 4 });
   const qs = (q: [string, string][]) => (q.length ? `?${q.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
   const anyUri = fc.oneof(
