@@ -5,7 +5,8 @@
  * infra/openapi.ts joins it with the route table and the handlers' request schemas; a test fails
  * when a route has no entry here, or an example does not match its schema.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import {
   ApiKeyRecord,
   BatchDeleted,

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { created, httpHandler } from '../../shared/http/handler.js';
 import { EvaluationCreate, EvaluationRecord } from '../../shared/schemas/sessions.js';
 import { createEvaluations } from '../../shared/domain/evaluation/evaluations.js';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { httpHandler, page } from '../../shared/http/handler.js';
 import { EvaluationListQuery, EvaluationRecord } from '../../shared/schemas/sessions.js';
 import { listEvaluationsOf } from '../../shared/domain/evaluation/evaluations.js';

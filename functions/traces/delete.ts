@@ -1,5 +1,5 @@
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { deleteSpan } from '../../shared/domain/sessions/spans.js';
 
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });

@@ -1,5 +1,5 @@
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { getSpan } from '../../shared/domain/sessions/spans.js';
 
 // Any id is accepted here: one that does not start with trace_ is a 404, not a 400.

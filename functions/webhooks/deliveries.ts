@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { httpHandler, page } from '../../shared/http/handler.js';
 import { IdParams } from '../../shared/schemas/common.js';
 import { Delivery, DeliveryListQuery } from '../../shared/schemas/webhooks.js';

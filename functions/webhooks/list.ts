@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { httpHandler, page } from '../../shared/http/handler.js';
 import { Webhook, WebhookListQuery } from '../../shared/schemas/webhooks.js';
 import { listWebhooks } from '../../shared/domain/webhooks/webhooks.js';

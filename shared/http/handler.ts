@@ -1,7 +1,8 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { routeOf, type Route } from '../../infra/routes.js';
 import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.js';
 import { routeValidators } from '#route-validators';

@@ -1,4 +1,5 @@
-import { Type, type TSchema, type Static, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { TSchema, Static, TUnsafe, SchemaOptions } from '@sinclair/typebox';
 import { FREE_FORM_MAX_BYTES, FREE_FORM_MAX_DEPTH } from './storable.js';
 
 /** A nullable scalar as one JSON Schema (`type: [T, "null"]`), so errors read cleanly. */

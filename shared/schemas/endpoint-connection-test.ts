@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
 
 /** `POST /endpointConnections/{id}/test`: one real call with the connection's settings (DESIGN.md §10). */

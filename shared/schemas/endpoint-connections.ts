@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { FreeForm, Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
 import { FREE_FORM_MAX_BYTES } from './storable.js';
 

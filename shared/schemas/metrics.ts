@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { DateTime, FreeForm, Id, IdList, ListQueryBase, Name, Nullable, StringEnum, StringList } from './common.js';
 import { CHECK_TARGETS, CHECK_TYPES, EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation/params.js';
 

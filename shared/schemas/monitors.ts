@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
 
 export const MONITOR_STATUSES = ['ACTIVE', 'PAUSED', 'CAPPED', 'NO_CREDITS', 'FAILING'] as const;

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { ListQueryBase, Name, Nullable, StringEnum } from './common.js';
 import { PLANS } from '../auth/context.js';
 

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Name } from './common.js';
 
 export const E164 = Type.String({ pattern: '^\\+[1-9][0-9]{1,14}$', description: 'an E.164 phone number such as +14155550123' });

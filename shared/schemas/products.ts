@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
 
 const Text = (max: number, maxBytes?: number) => Type.String({ maxLength: max, ...(maxBytes ? { maxBytes } : {}) });

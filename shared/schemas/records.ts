@@ -4,7 +4,8 @@
  * client. Field lists follow the contract (service-interface.md) and DESIGN.md §5; records that
  * already had a schema (runs, evaluations, phone connections) are reused from their files.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { PLANS, ROLES } from '../auth/context.js';
 import { EVALUATION_PARAMS, METRIC_SOURCES, TEST_TYPES } from '../domain/evaluation/params.js';
 import { DateTime, Nullable, StringEnum } from './common.js';

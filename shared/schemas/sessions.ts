@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
 
 export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;

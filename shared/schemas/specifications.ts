@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
 

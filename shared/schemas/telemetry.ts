@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 
 /**
  * The JSON form of OTLP's ExportTraceServiceRequest and ExportTraceServiceResponse, for the API

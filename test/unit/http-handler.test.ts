@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { created, httpHandler, ok, page } from '../../shared/http/handler.js';
 import { ConflictError } from '../../shared/http/errors.js';
 import { proxyEvent, context } from '../support/events.js';

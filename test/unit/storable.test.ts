@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { compile, withStorageBounds } from '../../shared/schemas/ajv.js';
 import { FreeForm, ListQueryBase, Metadata, Nullable } from '../../shared/schemas/common.js';
 import { bodyProblem, freeFormProblem, numberProblem } from '../../shared/schemas/storable.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Type } from '@sinclair/typebox';
+import * as Type from '@sinclair/typebox';
 import { compile } from '../../shared/schemas/ajv.js';
 import { Nullable, StringEnum, ListQueryBase } from '../../shared/schemas/common.js';
 import { normaliseQuery } from '../../shared/http/query.js';

@@ -1,10 +1,8 @@
-import { isIP } from 'node:net';
 import nunjucks from 'nunjucks';
 import { JSONPath } from 'jsonpath-plus';
 import { ValidationError } from '../../http/errors.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
-import { checkAddress } from '../runs/caller/guard.js';
-import { privateNetworksAllowed } from '../runs/caller/index.js';
+export { checkUrl } from './url-rules.js';
 import type { AuthType, BackoffStrategy, EndpointConnection, EndpointSecrets } from '../../schemas/endpoint-connections.js';
 
 /** Pure rules of an endpoint connection (service-interface.md, Endpoint connection table). */
@@ -87,26 +85,6 @@ export function checkInputSchema(schema: Record<string, unknown> | null | undefi
     throw new ValidationError("inputSchema must have a 'properties' object");
   }
   compileUserSchema(schema, 'inputSchema');
-}
-
-/** An absolute http(s) URL without credentials whose literal address the network guard accepts. */
-export function checkUrl(url: string, credentialsRule = 'url must not carry credentials; use authType and its fields'): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ValidationError('url must be an absolute http or https URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError('url must be an absolute http or https URL');
-  if (parsed.username || parsed.password) throw new ValidationError(credentialsRule);
-  // A literal address the network guard would refuse is caught now rather than at every call
-  // (DESIGN.md §10); names are resolved and checked at call time. The URL parser has already
-  // normalised odd forms (`0x7f.1`, `2852039166`, `[::ffff:a9fe:a9fe]`).
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) {
-    const check = checkAddress(host, privateNetworksAllowed());
-    if (!check.ok) throw new ValidationError(`url must not point at a refused address: ${host} is ${check.kind}`);
-  }
 }
 
 /** The contract caps, not rejects, values above these limits. */

@@ -3,7 +3,7 @@ import { createRecord, getRecord, listOrgRecords, transact, updateItem, updateRe
 import { commitOnce, deliveryPut, getDelivery, listDeliveries, webhookSecretDelete, webhookSecretPut, type StoredDelivery } from '../../db/webhooks.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { Delivery, DeliveryListQuery, Webhook, WebhookCreate, WebhookListQuery, WebhookUpdate } from '../../schemas/webhooks.js';
-import { checkUrl } from '../catalog/endpoint-connection-rules.js';
+import { checkUrl } from '../catalog/url-rules.js';
 import { clock } from '../common/clock.js';
 import { webhookEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { ENV } from '../../../config/env.js';
 
 /**
  * The network guard (DESIGN.md §10): which addresses an agent call may connect to.
@@ -135,4 +136,9 @@ export async function resolveChecked(host: string, allowPrivate: boolean): Promi
     if (!check.ok) throw new AddressNotAllowedError(`address not allowed: ${a.address} is ${check.kind}`);
   }
   return addresses;
+}
+
+/** AGENT_ALLOW_PRIVATE_NETWORKS=true lets agents on loopback and private networks be called (`npm start` sets it). */
+export function privateNetworksAllowed(): boolean {
+  return process.env[ENV.agentAllowPrivateNetworks] === 'true';
 }

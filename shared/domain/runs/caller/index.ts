@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ENV } from '../../../config/env.js';
 import { parseRetryAfter, retryWait } from './backoff.js';
-import { AddressNotAllowedError, resolveChecked } from './guard.js';
+import { AddressNotAllowedError, privateNetworksAllowed, resolveChecked } from './guard.js';
 import { mapAnswer } from './mapping.js';
 import { cutBody, redactorFor, REDACTED, type Redactor } from './redact.js';
 import { buildRequest, RequestBuildError, secretsOf, type AgentRequest } from './request.js';
@@ -17,6 +16,7 @@ import type { AgentConnection, CallExchange, CallOptions, CallResult } from './t
  */
 
 export type { AgentConnection, CallExchange, CallOptions, CallResult, SlotResult } from './types.js';
+export { privateNetworksAllowed } from './guard.js';
 export { renderTemplate, TemplateRenderError, type TemplateContext } from './template.js';
 export { checkAddress, resolveChecked, AddressNotAllowedError, type AddressCheck } from './guard.js';
 export { backoffDelay, parseRetryAfter, retryWait } from './backoff.js';
@@ -34,10 +34,6 @@ const DEFAULT_RETRYABLE = [429, 500, 502, 503, 504];
 /** An attempt needs at least this much of `remainingMs`, or the call goes back on the queue. */
 const MIN_ATTEMPT_MS = 1000;
 
-/** AGENT_ALLOW_PRIVATE_NETWORKS=true lets agents on loopback and private networks be called (`npm start` sets it). */
-export function privateNetworksAllowed(): boolean {
-  return process.env[ENV.agentAllowPrivateNetworks] === 'true';
-}
 
 export function attemptTimeoutMs(connection: Pick<AgentConnection, 'timeout'>): number {
   const seconds = connection.timeout ?? TIMEOUT_DEFAULT_S;

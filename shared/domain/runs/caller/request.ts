@@ -1,12 +1,10 @@
-import { buildStamp } from '../../../build/stamp.js';
+import { USER_AGENT } from './user-agent.js';
 import { renderTemplate, TemplateRenderError } from './template.js';
 import type { AgentConnection } from './types.js';
 
 /** Building one agent request from a connection and the turn's variables (DESIGN.md §10 Request). */
 
-/** The package name: agents see `User-Agent: eval-platform-api/<version>`. */
-export const SERVICE_NAME = 'eval-platform-api';
-export const USER_AGENT = `${SERVICE_NAME}/${buildStamp.version}`;
+export { SERVICE_NAME, USER_AGENT } from './user-agent.js';
 
 export interface AgentRequest {
   method: AgentConnection['httpMethod'];
