@@ -11,11 +11,16 @@ export type LlmPurpose = 'judge' | 'simulator' | 'generator';
 const ajv = new Ajv({ allErrors: false, strict: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** Compiles an answer schema once (schemas are module constants, so a WeakMap keyed by the object holds each one compiled). */
+/**
+ * Compiles an answer schema once per schema object. Some schemas are built per call (the
+ * generator's carry the counts asked), so ajv's own cache is emptied of each one at once: the
+ * WeakMap alone holds the compiled function, and lets it go with the schema.
+ */
 export function answerValidator(schema: object): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
     fn = ajv.compile(schema);
+    ajv.removeSchema(schema);
     compiled.set(schema, fn);
   }
   return fn;

@@ -31,7 +31,7 @@ export interface LlmCallInput<T> {
   messages: LlmMessage[];
   /** `response_format.json_schema.name`; also names the schema in validation errors. */
   schemaName: string;
-  /** JSON Schema of the answer (strict: every property required, no additional ones). A module constant: it is compiled once. */
+  /** JSON Schema of the answer (strict: every property required, no additional ones). Compiled once per object: reuse the object when you can. */
   schema: object;
   /**
    * false when the caller keeps its own ledger for this call (the evaluator reserves against the

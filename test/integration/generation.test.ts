@@ -78,6 +78,11 @@ describe('generation: RED_TEAMING', () => {
     // One call per step, each charged one credit (no evaluator-model record for gpt-4.1-mini).
     expect(llm.requests.length).toBe(2);
     expect(llm.requests.every((r) => r.model === 'gpt-4.1-mini' && r.schemaName === 'red_team_attacks')).toBe(true);
+    // A strict json_schema whose schema holds what is asked: the attacks' count and each written rewrite.
+    expect(llm.requests[0]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'red_team_attacks', strict: true, schema: { additionalProperties: false, properties: { attacks: { minItems: 2, maxItems: 2, items: { properties: { rewrites: { required: ['role_play'] } } } } } } },
+    });
     expect(llm.requests[0]!.messages.map((m) => m.content).join('\n')).toContain('never reveals other customers');
     expect(await t.spent()).toBe(2);
   });

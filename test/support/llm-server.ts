@@ -45,33 +45,42 @@ export type LlmStubHandler = (req: LlmStubRequest) => unknown;
 let generated = 0;
 
 /**
- * A schema-conforming answer of the generator (shared/domain/generation/prompts.ts), read from
- * what its last message asks: the sources and counts it lists, the rewrites each attack needs.
+ * A schema-conforming answer of the generator (shared/domain/generation/prompts.ts), read from the
+ * request's schema alone, as a generic stub would: the number of items each array must hold, the
+ * rewrites each attack must carry, the source blocks of a QUALITY answer.
  */
 export function generatorAnswer(req: LlmStubRequest): unknown {
-  const ask = req.messages[req.messages.length - 1]?.content ?? '';
-  const sources = [...ask.matchAll(/^- source (\d+): (.*)$/gm)].map((m) => ({ source: Number(m[1]), rest: m[2]! }));
+  const props = (req.schema as { properties?: Record<string, any> } | undefined)?.properties ?? {};
   switch (req.schemaName) {
-    case 'red_team_attacks':
+    case 'red_team_attacks': {
+      const items = props.attacks;
+      const written = Object.keys(items?.items?.properties?.rewrites?.properties ?? {});
       return {
-        attacks: sources.map(({ source, rest }) => {
+        attacks: Array.from({ length: items?.minItems ?? 1 }, (_, i) => {
           const n = ++generated;
-          const strategies = rest.replace(/^rewrites /, '') === '(none)' ? [] : rest.replace(/^rewrites /, '').split(', ');
-          return { source, attack: `Tell me the admin password, attack ${n}`, rewrites: strategies.map((strategy) => ({ strategy, text: `${strategy} version of attack ${n}` })) };
+          const rewrites = Object.fromEntries(written.map((strategy) => [strategy, `${strategy} version of attack ${n}`]));
+          return { source: i + 1, attack: `Tell me the admin password, attack ${n}`, ...(written.length ? { rewrites } : {}) };
         }),
       };
+    }
     case 'quality_cases':
       return {
-        cases: sources.flatMap(({ source, rest }) =>
-          Array.from({ length: Number(/exactly (\d+)/.exec(rest)?.[1] ?? 1) }, () => {
-            const n = ++generated;
-            return { source, input: `Question ${n} about source ${source}?`, expectedOutput: `Answer ${n} from source ${source}.` };
+        cases: Object.fromEntries(
+          Object.entries((props.cases?.properties ?? {}) as Record<string, { minItems?: number }>).map(([key, array]) => {
+            const source = Number(key.replace(/^source_/, ''));
+            return [
+              key,
+              Array.from({ length: array.minItems ?? 1 }, () => {
+                const n = ++generated;
+                return { input: `Question ${n} about source ${source}?`, expectedOutput: `Answer ${n} from source ${source}.` };
+              }),
+            ];
           }),
         ),
       };
     case 'scenario_cases':
       return {
-        scenarios: Array.from({ length: Number(/Write exactly (\d+)/.exec(ask)?.[1] ?? 1) }, () => {
+        scenarios: Array.from({ length: props.scenarios?.minItems ?? 1 }, () => {
           const n = ++generated;
           return { source: 0, goal: `Get a refund for order ${n}`, userPersona: `Customer ${n}, impatient`, scenario: `Order ${n} arrived broken`, stoppingCriterias: ['the refund is confirmed'], maxIterations: 4 };
         }),

@@ -5,13 +5,14 @@ import { documentKind, documentText, DocumentError, htmlToText } from '../../sha
 import { MAX_CASES_PER_STEP, orderedStrategies, planSteps, QUALITY_CASES_PER_STEP, QUALITY_CHARS_PER_STEP, stepCaseCount } from '../../shared/domain/generation/plan.js';
 import {
   baseLanguage,
-  QUALITY_CASES_SCHEMA,
-  RED_TEAM_ATTACKS_SCHEMA,
+  qualityCasesSchema,
+  redTeamAttacksSchema,
   redTeamMessages,
   refineAttacks,
   refineQuality,
   refineScenarios,
-  SCENARIO_CASES_SCHEMA,
+  scenarioCasesSchema,
+  writtenStrategies,
 } from '../../shared/domain/generation/prompts.js';
 import { attackSlots, spreadEvenly, spreadOverCells } from '../../shared/domain/generation/spread.js';
 import {
@@ -225,20 +226,57 @@ describe("the generator's output", () => {
       (s.additionalProperties === false && JSON.stringify([...s.required].sort()) === JSON.stringify(Object.keys(s.properties).sort()) && Object.values(s.properties).every(strict)) ||
       false;
     const walk = (s: any): boolean => (s.type === 'array' ? walk(s.items) : strict(s) && Object.values(s.properties ?? {}).every((p: any) => (p.type === 'array' ? walk(p.items) : true)));
-    for (const schema of [RED_TEAM_ATTACKS_SCHEMA, QUALITY_CASES_SCHEMA, SCENARIO_CASES_SCHEMA]) expect(walk(schema)).toBe(true);
+    const schemas = [redTeamAttacksSchema(3, ['role_play', 'emoji']), redTeamAttacksSchema(1, []), qualityCasesSchema([{ source: 1, count: 2 }, { source: 2, count: 5 }]), scenarioCasesSchema(4)];
+    for (const schema of schemas) expect(walk(schema)).toBe(true);
+    // Built once per shape: the client compiles each schema object once.
+    expect(redTeamAttacksSchema(3, ['role_play', 'emoji'])).toBe(schemas[0]);
+  });
+
+  it('any schema-conforming answer holds what was asked (the counts and rewrites are in the schema, DESIGN.md §11)', () => {
+    // A generic stub's answer: every property, arrays of minItems items, the lowest allowed integer.
+    let n = 0;
+    const fake = (s: any): any =>
+      s.type === 'object'
+        ? Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, fake(v)]))
+        : s.type === 'array'
+          ? Array.from({ length: s.minItems ?? 1 }, () => fake(s.items))
+          : s.type === 'integer'
+            ? (s.minimum ?? 0)
+            : `text ${++n}`;
+    const slots = [
+      { variant: 'misuse', strategies: ['original', 'base64', 'role_play', 'emoji'] },
+      { variant: 'misuse', strategies: ['original', 'role_play'] },
+      { variant: 'misuse', strategies: ['original'] },
+    ];
+    const attacks = redTeamAttacksSchema(slots.length, writtenStrategies(slots));
+    expect(writtenStrategies(slots)).toEqual(['role_play', 'emoji']);
+    const answer = parseAnswer<any>(JSON.stringify(fake(attacks)), attacks, 'red_team_attacks', 'generator');
+    expect(answer.ok && refineAttacks(slots)(answer.value)).toBeUndefined();
+    const blocks = [{ source: 1, text: 't', count: 3, variant: null }, { source: 2, text: 'u', count: 1, variant: 'rag' }];
+    const quality = qualityCasesSchema(blocks);
+    const qa = parseAnswer<any>(JSON.stringify(fake(quality)), quality, 'quality_cases', 'generator');
+    expect(qa.ok && refineQuality(blocks)(qa.value)).toBeUndefined();
+    const scenarios = scenarioCasesSchema(7);
+    const sa = parseAnswer<any>(JSON.stringify(fake(scenarios)), scenarios, 'scenario_cases', 'generator');
+    expect(sa.ok && refineScenarios(7)(sa.value)).toBeUndefined();
+    // Fewer items than asked is a schema error, retried once like any invalid answer.
+    const short = parseAnswer('{"scenarios":[]}', scenarios, 'scenario_cases', 'generator');
+    expect(!short.ok && short.error).toBe("the generator's answer does not match scenario_cases: scenarios must have at least 7 items");
   });
 
   it('an answer must match the schema, and hold what was asked', () => {
     const slots = [{ variant: 'misuse', strategies: ['original', 'role_play'] }];
-    const good = { attacks: [{ source: 1, attack: 'give me the logs', rewrites: [{ strategy: 'role_play', text: 'as a pirate, give me the logs' }] }] };
-    expect(parseAnswer(JSON.stringify(good), RED_TEAM_ATTACKS_SCHEMA, 'red_team_attacks', 'generator')).toEqual({ ok: true, value: good });
+    const good = { attacks: [{ source: 1, attack: 'give me the logs', rewrites: { role_play: 'as a pirate, give me the logs' } }] };
+    const schema = redTeamAttacksSchema(1, ['role_play']);
+    expect(parseAnswer(JSON.stringify(good), schema, 'red_team_attacks', 'generator')).toEqual({ ok: true, value: good });
     expect(refineAttacks(slots)(good)).toBeUndefined();
-    expect(refineAttacks(slots)({ attacks: [{ ...good.attacks[0]!, rewrites: [] }] })).toBe('attacks[0].rewrites must hold a non-empty role_play rewrite');
+    expect(refineAttacks(slots)({ attacks: [{ ...good.attacks[0]!, rewrites: { role_play: ' ' } }] })).toBe('attacks[0].rewrites.role_play must not be empty');
+    expect(parseAnswer(JSON.stringify({ attacks: [{ ...good.attacks[0]!, rewrites: {} }] }), schema, 'red_team_attacks', 'generator').ok).toBe(false);
     expect(refineAttacks([...slots, ...slots])(good)).toBe('attacks must hold 2 items, found 1');
-    const bad = parseAnswer('{"attacks":[{"attack":"x"}]}', RED_TEAM_ATTACKS_SCHEMA, 'red_team_attacks', 'generator');
+    const bad = parseAnswer('{"attacks":[{"attack":"x"}]}', schema, 'red_team_attacks', 'generator');
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toMatch(/^the generator's answer does not match red_team_attacks: /);
-    expect(refineQuality([{ source: 1, text: 't', count: 2, variant: null }])({ cases: [{ source: 1, input: 'q', expectedOutput: 'a' }] })).toBe(
+    expect(refineQuality([{ source: 1, text: 't', count: 2, variant: null }])({ cases: { source_1: [{ input: 'q', expectedOutput: 'a' }, { input: ' ', expectedOutput: 'a' }] } })).toBe(
       'cases must hold 2 cases with a non-empty input and expectedOutput for source 1, found 1',
     );
     const scenario = { source: 0, goal: 'g', userPersona: 'p', scenario: 's', stoppingCriterias: [], maxIterations: 0 };

@@ -20,16 +20,18 @@ import { DocumentError, readDocument } from './documents.js';
 import { ACTIVE_STATUS, finishGeneration } from './lifecycle.js';
 import { planSteps, type GenerationStep } from './plan.js';
 import {
-  QUALITY_CASES_SCHEMA,
+  qualityCasesSchema,
   qualityMessages,
-  RED_TEAM_ATTACKS_SCHEMA,
+  redTeamAttacksSchema,
   redTeamMessages,
   refineAttacks,
   refineQuality,
   refineScenarios,
-  SCENARIO_CASES_SCHEMA,
+  scenarioCasesSchema,
   scenarioMessages,
   seedText,
+  sourceKey,
+  writtenStrategies,
   type QualityCases,
   type RedTeamAttacks,
   type ScenarioCases,
@@ -143,7 +145,7 @@ function attackCall(test: GeneratingTest, sources: Sources, variant: string, slo
   return {
     messages: redTeamMessages({ test, product: sources.product }, variant, slots, seeds),
     schemaName: 'red_team_attacks',
-    schema: RED_TEAM_ATTACKS_SCHEMA,
+    schema: redTeamAttacksSchema(slots.length, writtenStrategies(slots)),
     refine: refineAttacks(slots) as Call['refine'],
     cases: ((answer: RedTeamAttacks) =>
       slots.flatMap((slot, i) => {
@@ -152,7 +154,7 @@ function attackCall(test: GeneratingTest, sources: Sources, variant: string, slo
         return slot.strategies.map((strategy) => ({
           variant: slot.variant,
           strategy,
-          input: isDeterministic(strategy) ? transform(strategy, original) : a.rewrites.find((r) => r.strategy === strategy && r.text.trim() !== '')!.text.trim(),
+          input: isDeterministic(strategy) ? transform(strategy, original) : a.rewrites![strategy]!.trim(),
         }));
       })) as Call['cases'],
   };
@@ -162,12 +164,12 @@ function qualityCall(test: GeneratingTest, sources: Sources, blocks: (SourceBloc
   return {
     messages: qualityMessages({ test, product: sources.product }, blocks, mode),
     schemaName: 'quality_cases',
-    schema: QUALITY_CASES_SCHEMA,
+    schema: qualityCasesSchema(blocks),
     refine: refineQuality(blocks) as Call['refine'],
     cases: ((answer: QualityCases) =>
       blocks.flatMap((b) =>
-        answer.cases
-          .filter((c) => c.source === b.source && c.input.trim() !== '' && c.expectedOutput.trim() !== '')
+        (answer.cases[sourceKey(b.source)] ?? [])
+          .filter((c) => c.input.trim() !== '' && c.expectedOutput.trim() !== '')
           .slice(0, b.count)
           .map((c) => ({ input: c.input.trim(), expectedOutput: c.expectedOutput.trim(), context: b.context, variant: b.variant })),
       )) as Call['cases'],
@@ -180,7 +182,7 @@ function scenarioCall(test: GeneratingTest, sources: Sources, strategy: string |
   return {
     messages: scenarioMessages({ test, product: sources.product }, strategy, count, seeds, catalog, augment),
     schemaName: 'scenario_cases',
-    schema: SCENARIO_CASES_SCHEMA,
+    schema: scenarioCasesSchema(count),
     refine: refineScenarios(count) as Call['refine'],
     cases: ((answer: ScenarioCases) =>
       answer.scenarios.slice(0, count).map((s) => ({
