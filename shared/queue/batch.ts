@@ -1,15 +1,28 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { log } from '../http/logger.js';
 
+/** Receives before SQS moves a message to its DLQ (`maxReceiveCount` of every queue in infra/stack.ts). */
+export const MAX_RECEIVES = 3;
+
 /**
  * Processes the records of one SQS batch in parallel: a malformed body is dropped (logged), a
  * record whose job throws is reported so SQS delivers it again (partial batch failures; the DLQ
  * takes it after 3 receives). `remainingMs` is the invocation's time left, when known.
+ *
+ * `giveUp`, when given, settles a job that threw on its last receive (a record the DLQ would take
+ * otherwise), so what it worked on ends in a state a user can see rather than waiting forever; the
+ * record goes to the DLQ only when `giveUp` throws too.
  */
 export async function processBatch<J>(
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'> | undefined,
-  options: { label: string; parse: (body: string) => J | undefined; describe: (job: J) => Record<string, unknown>; run: (job: J, remainingMs?: () => number) => Promise<void> },
+  options: {
+    label: string;
+    parse: (body: string) => J | undefined;
+    describe: (job: J) => Record<string, unknown>;
+    run: (job: J, remainingMs?: () => number) => Promise<void>;
+    giveUp?: (job: J, error: Error) => Promise<void>;
+  },
 ): Promise<SQSBatchResponse> {
   const remainingMs = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis() : undefined;
   const failures: { itemIdentifier: string }[] = [];
@@ -24,6 +37,15 @@ export async function processBatch<J>(
         await options.run(job, remainingMs);
       } catch (error) {
         log('error', `${options.label} job failed`, { messageId: record.messageId, ...options.describe(job), error: (error as Error).message });
+        const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
+        if (options.giveUp && receives >= MAX_RECEIVES) {
+          try {
+            await options.giveUp(job, error as Error);
+            return;
+          } catch (giveUpError) {
+            log('error', `${options.label} job could not be settled`, { messageId: record.messageId, ...options.describe(job), error: (giveUpError as Error).message });
+          }
+        }
         failures.push({ itemIdentifier: record.messageId });
       }
     }),

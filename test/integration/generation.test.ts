@@ -9,7 +9,8 @@ import { localGenerationQueue } from '../../shared/queue/generation-queue.js';
 import { drainRunQueue, generationDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as generator } from '../../functions/jobs/generator.js';
 import { base64, leetspeak } from '../../shared/domain/generation/strategies.js';
-import { claimStep } from '../../shared/db/generation.js';
+import { claimStep, getGeneratingTest } from '../../shared/db/generation.js';
+import { abandonGenerationStep } from '../../shared/domain/generation/job.js';
 
 let llm: LlmStub;
 
@@ -132,6 +133,22 @@ describe('generation: RED_TEAMING', () => {
     expect(failed.error).toMatch(/^the generator could not be reached/);
     expect(await t.spent()).toBe(0);
     expect((await t.api.get('/organization')).body.pendingCredits).toBe(0);
+  });
+});
+
+describe('generation: a step that fails on every receive', () => {
+  it('fails the test with the step and the cause instead of leaving it PENDING, once', async () => {
+    const t = await setup();
+    const res = await t.create({ type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 3 });
+    const stored = await getGeneratingTest(t.org.id, res.body.id);
+    const job = { organizationId: t.org.id, testId: res.body.id, seq: stored!._gen!.seq, step: 0 };
+    await abandonGenerationStep(job, new Error('Throughput exceeds the current capacity'));
+    const failed = await t.get(res.body.id);
+    expect(failed).toMatchObject({ status: 'FAILED', error: 'generation stopped: step 1 failed 3 times (Throughput exceeds the current capacity)', testCaseCount: 0 });
+    // A second give-up (another copy of the message) changes nothing; a stale action is ignored.
+    await abandonGenerationStep(job, new Error('other'));
+    await abandonGenerationStep({ ...job, seq: job.seq + 1 }, new Error('stale'));
+    expect((await t.get(res.body.id)).error).toBe(failed.error);
   });
 });
 

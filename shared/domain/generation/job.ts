@@ -6,7 +6,7 @@ import { getOrganization } from '../../db/organizations.js';
 import { testCasePage } from '../../db/runs.js';
 import { callLlm, creditsPerCall, llmConfig, type LlmMessage } from '../../llm/client.js';
 import { generatorModelName, resolveModel } from '../../llm/models.js';
-import { processBatch } from '../../queue/batch.js';
+import { MAX_RECEIVES, processBatch } from '../../queue/batch.js';
 import { enqueueGenerationJobs, parseGenerationJob, type GenerationJob } from '../../queue/generation-queue.js';
 import type { Product } from '../../schemas/products.js';
 import type { TestCase } from '../../schemas/tests.js';
@@ -337,5 +337,19 @@ export function processGenerationBatch(event: SQSEvent, context?: Pick<Context, 
     parse: parseGenerationJob,
     describe: (job) => ({ testId: job.testId, seq: job.seq, step: job.step }),
     run: (job, remainingMs) => processGenerationStep(job, remainingMs ? { remainingMs } : {}),
+    giveUp: abandonGenerationStep,
   });
+}
+
+/**
+ * A step that failed on every receive (storage or queue trouble, not an LLM answer: those fail the
+ * test themselves): the test becomes FAILED, keeping the cases written so far, instead of staying
+ * in its working status forever. Nothing when the action is no longer the test's current one.
+ */
+export async function abandonGenerationStep(job: GenerationJob, error: Error): Promise<void> {
+  const test = await getGeneratingTest(job.organizationId, job.testId);
+  const gen = test?._gen;
+  if (!test || !gen || gen.seq !== job.seq) return;
+  const message = `generation stopped: step ${job.step + 1} failed ${MAX_RECEIVES} times (${error.message})`;
+  await finishGeneration(test.organizationId, test.id, [ACTIVE_STATUS[gen.action]], { status: 'FAILED', error: message }, gen.seq);
 }
