@@ -262,6 +262,22 @@ describe('webhook delivery', () => {
     expect((await api.patch(`/webhooks/${webhook.id}`, { url: 'http://127.0.0.1:9/x' })).body.message).toMatch(/127\.0\.0\.1 is loopback/);
   });
 
+  it('gives up an attempt the receiver does not answer within 10 s, and retries it after 5 s', { timeout: 30_000 }, async () => {
+    const { api, webhook } = await newWebhook(['ping'], '/slow');
+    // The receiver takes the request and never answers.
+    receiver.setHandler(() => undefined);
+    const started = Date.now();
+    const res = await api.post(`/webhooks/${webhook.id}/test`);
+    const took = Date.now() - started;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ type: 'ping', status: 'PENDING', attemptCount: 1, responseCode: null, error: 'the endpoint did not answer within 10 s' });
+    expect(res.body.durationMs).toBeGreaterThanOrEqual(9_900);
+    expect(took).toBeGreaterThanOrEqual(9_900);
+    expect(took).toBeLessThan(20_000);
+    expect(Date.parse(res.body.nextAttemptAt) - Date.parse(res.body.lastAttemptAt)).toBe(5_000);
+    expect(receiver.requests.filter((r) => r.url === '/slow')).toHaveLength(1);
+  });
+
   it('disables an endpoint whose attempts all failed for 5 days, says why, and stops its deliveries', async () => {
     const { api, org, webhook } = await newWebhook(['run.completed', 'run.failed'], '/disabled');
     // Other tests' endpoints may still have attempts due on the moved clock: count this one's.
