@@ -248,6 +248,8 @@ describe('webhook delivery', () => {
     const [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
     expect(d).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2 });
     expect((await api.get(`/webhooks/${webhook.id}/deliveries`)).headers['x-total-count']).toBe('1');
+    expect((await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: d.id })).body.map((x: { id: string }) => x.id)).toEqual([d.id]);
+    expect((await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: 'msg_01NONE' })).body).toEqual([]);
     expect(webhookDeadLetters).toHaveLength(0);
   });
 
