@@ -995,7 +995,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'alert-rules/list': {
     summary: 'List a monitor’s alert rules',
-    description: list('alert rules of the monitor', ''),
+    description: list('alert rules of the monitor', 'Filters: `ids`, `fromCreatedAt`, `toCreatedAt`.'),
     record: 'monitor',
     example: { response: [alertRule] },
   },
@@ -1009,7 +1009,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'monitors/alerts': {
     summary: 'List a monitor’s alerts',
-    description: list('alerts of the monitor, open and resolved,', 'Filters: `statuses` (OPEN, RESOLVED), `ruleIds`.'),
+    description: list('alerts of the monitor, open and resolved,', 'Filters: `ids`, `statuses` (OPEN, RESOLVED), `ruleIds`, `fromCreatedAt`, `toCreatedAt`.'),
     record: 'monitor',
     example: { response: [alert] },
   },
@@ -1045,7 +1045,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'List an endpoint’s deliveries',
     description: list(
       'deliveries of the endpoint, newest first,',
-      'Each has its attempts (status, response code, duration) and the next attempt: a non-2xx answer or a timeout (10 s) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Filters: `statuses` (PENDING, SUCCEEDED, FAILED), `types`.',
+      'Each has its attempts (status, response code, duration) and the next attempt: a non-2xx answer or a timeout (10 s) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Filters: `ids`, `statuses` (PENDING, SUCCEEDED, FAILED), `types`, `fromCreatedAt`, `toCreatedAt`.',
     ),
     record: 'webhook',
     example: { response: [delivery] },

@@ -1,6 +1,6 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { DateTime, Id, Nullable, StringEnum } from './common.js';
+import { DateTime, Id, IdList, Nullable, StringEnum } from './common.js';
 import { MAX_LIMIT } from './common.js';
 
 /** Alert rules on a monitor's metric families and the alerts they raise (DESIGN.md §16). */
@@ -24,7 +24,11 @@ export type AlertRuleCreate = Static<typeof AlertRuleCreate>;
 
 export const RuleParams = Type.Object({ id: Id, ruleId: Id }, { additionalProperties: false });
 
+/** The common list parameters of DESIGN.md §3 these records have (they carry no name). */
 const page = {
+  ids: Type.Optional(IdList),
+  fromCreatedAt: Type.Optional(DateTime),
+  toCreatedAt: Type.Optional(DateTime),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
   sort: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), { maxItems: 5 })),

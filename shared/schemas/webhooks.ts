@@ -53,6 +53,7 @@ export type WebhookListQuery = Static<typeof WebhookListQuery>;
 export const DeliveryListQuery = Type.Object(
   {
     ...page,
+    ids: Type.Optional(IdList),
     statuses: Type.Optional(Type.Array(StringEnum(DELIVERY_STATUSES), { maxItems: 3 })),
     types: Type.Optional(Type.Array(StringEnum(WEBHOOK_EVENTS), { maxItems: WEBHOOK_EVENTS.length })),
   },

@@ -236,6 +236,17 @@ describe('alert rule routes', () => {
     expect(page.headers['x-total-count']).toBe('3');
     expect(page.body.map((r: { window: string }) => r.window)).toEqual(['15m', '1h']);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 0 })).status).toBe(400);
+    // The common list parameters of DESIGN.md §3 these records have: ids, fromCreatedAt, toCreatedAt.
+    const byIds = await t.api.get(`/monitors/${monitor.id}/alertRules`, { ids: `${page.body[1].id},alr_01NOSUCHRULE` });
+    expect(byIds.body.map((r: { id: string }) => r.id)).toEqual([page.body[1].id]);
+    const since = await t.api.get(`/monitors/${monitor.id}/alertRules`, { fromCreatedAt: page.body[1].createdAt, sort: 'createdAt:asc' });
+    expect(since.body.map((r: { window: string }) => r.window)).toEqual(expect.arrayContaining(['1h', '24h']));
+    expect(since.body.every((r: { createdAt: string }) => r.createdAt >= page.body[1].createdAt)).toBe(true);
+    const until = await t.api.get(`/monitors/${monitor.id}/alertRules`, { toCreatedAt: page.body[0].createdAt });
+    expect(until.body.map((r: { window: string }) => r.window)).toContain('15m');
+    expect(until.body.every((r: { createdAt: string }) => r.createdAt <= page.body[0].createdAt)).toBe(true);
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { ids: 'alert_01NONE', fromCreatedAt: page.body[0].createdAt })).body).toEqual([]);
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { fromCreatedAt: 'yesterday' })).status).toBe(400);
     expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { statuses: 'MAYBE' })).status).toBe(400);
 
     const other = await newTenant();

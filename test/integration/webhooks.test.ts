@@ -248,6 +248,8 @@ describe('webhook delivery', () => {
     const [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
     expect(d).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2 });
     expect((await api.get(`/webhooks/${webhook.id}/deliveries`)).headers['x-total-count']).toBe('1');
+    expect((await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: d.id })).body.map((x: { id: string }) => x.id)).toEqual([d.id]);
+    expect((await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: 'msg_01NONE' })).body).toEqual([]);
     expect(webhookDeadLetters).toHaveLength(0);
   });
 
@@ -260,6 +262,22 @@ describe('webhook delivery', () => {
     expect(receiver.requests).toHaveLength(0);
     // A literal loopback URL is now refused at update, as link-local always is.
     expect((await api.patch(`/webhooks/${webhook.id}`, { url: 'http://127.0.0.1:9/x' })).body.message).toMatch(/127\.0\.0\.1 is loopback/);
+  });
+
+  it('gives up an attempt the receiver does not answer within 10 s, and retries it after 5 s', { timeout: 30_000 }, async () => {
+    const { api, webhook } = await newWebhook(['ping'], '/slow');
+    // The receiver takes the request and never answers.
+    receiver.setHandler(() => undefined);
+    const started = Date.now();
+    const res = await api.post(`/webhooks/${webhook.id}/test`);
+    const took = Date.now() - started;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ type: 'ping', status: 'PENDING', attemptCount: 1, responseCode: null, error: 'the endpoint did not answer within 10 s' });
+    expect(res.body.durationMs).toBeGreaterThanOrEqual(9_900);
+    expect(took).toBeGreaterThanOrEqual(9_900);
+    expect(took).toBeLessThan(20_000);
+    expect(Date.parse(res.body.nextAttemptAt) - Date.parse(res.body.lastAttemptAt)).toBe(5_000);
+    expect(receiver.requests.filter((r) => r.url === '/slow')).toHaveLength(1);
   });
 
   it('disables an endpoint whose attempts all failed for 5 days, says why, and stops its deliveries', async () => {

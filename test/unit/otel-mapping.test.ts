@@ -185,6 +185,18 @@ describe('§13 mapping', () => {
     expect(versionIdOf(d!)).toBeUndefined();
   });
 
+  it('span types read from the span, then from its resource', () => {
+    const [own, fromKind] = decodeJson(
+      jsonRequest({ 'openinference.span.kind': 'TOOL' }, [
+        jsonSpan({ traceId: T, spanId: hex(1), name: 'own', startMs: 1, endMs: 2, attributes: { 'openinference.span.kind': 'LLM' } }),
+        jsonSpan({ traceId: T, spanId: hex(2), name: 'resource', startMs: 1, endMs: 2, attributes: { 'gen_ai.operation.name': 'chat' } }),
+      ]),
+    );
+    expect([spanTypeOf(own!), spanTypeOf(fromKind!)]).toEqual(['GENERATION', 'TOOL']);
+    const [fromOp] = decodeJson(jsonRequest({ 'gen_ai.operation.name': 'retrieval' }, [jsonSpan({ traceId: T, spanId: hex(3), name: 'r', startMs: 1, endMs: 2, attributes: {} })]));
+    expect(spanTypeOf(fromOp!)).toBe('RETRIEVER');
+  });
+
   it('gen_ai.operation.name types; last user message; usage absent → 0', () => {
     const ops = ['chat', 'text_completion', 'generate_content', 'embeddings', 'execute_tool', 'invoke_agent', 'create_agent', 'retrieval', 'something_else'];
     const spans = decodeJson(jsonRequest({}, ops.map((op, i) => jsonSpan({ traceId: T, spanId: hex(i + 1), name: op, startMs: 1, endMs: 2, attributes: { 'gen_ai.operation.name': op } }))));

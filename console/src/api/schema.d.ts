@@ -1081,7 +1081,7 @@ export interface paths {
         };
         /**
          * List a monitor’s alert rules
-         * @description Lists alert rules of the monitor of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400.
+         * @description Lists alert rules of the monitor of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `ids`, `fromCreatedAt`, `toCreatedAt`.
          */
         get: operations["alertRulesList"];
         put?: never;
@@ -1125,7 +1125,7 @@ export interface paths {
         };
         /**
          * List a monitor’s alerts
-         * @description Lists alerts of the monitor, open and resolved, of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `statuses` (OPEN, RESOLVED), `ruleIds`.
+         * @description Lists alerts of the monitor, open and resolved, of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `ids`, `statuses` (OPEN, RESOLVED), `ruleIds`, `fromCreatedAt`, `toCreatedAt`.
          */
         get: operations["monitorsAlerts"];
         put?: never;
@@ -1217,7 +1217,7 @@ export interface paths {
         };
         /**
          * List an endpoint’s deliveries
-         * @description Lists deliveries of the endpoint, newest first, of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Each has its attempts (status, response code, duration) and the next attempt: a non-2xx answer or a timeout (10 s) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Filters: `statuses` (PENDING, SUCCEEDED, FAILED), `types`.
+         * @description Lists deliveries of the endpoint, newest first, of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Each has its attempts (status, response code, duration) and the next attempt: a non-2xx answer or a timeout (10 s) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Filters: `ids`, `statuses` (PENDING, SUCCEEDED, FAILED), `types`, `fromCreatedAt`, `toCreatedAt`.
          */
         get: operations["webhooksDeliveries"];
         put?: never;
@@ -14680,6 +14680,9 @@ export interface operations {
     alertRulesList: {
         parameters: {
             query?: {
+                ids?: string[];
+                fromCreatedAt?: string;
+                toCreatedAt?: string;
                 limit?: number;
                 offset?: number;
                 sort?: string[];
@@ -15175,6 +15178,9 @@ export interface operations {
     monitorsAlerts: {
         parameters: {
             query?: {
+                ids?: string[];
+                fromCreatedAt?: string;
+                toCreatedAt?: string;
                 limit?: number;
                 offset?: number;
                 sort?: string[];
@@ -16309,6 +16315,7 @@ export interface operations {
                 fromCreatedAt?: string;
                 toCreatedAt?: string;
                 sort?: string[];
+                ids?: string[];
                 statuses?: ("PENDING" | "SUCCEEDED" | "FAILED")[];
                 types?: ("run.completed" | "run.failed" | "test.generated" | "test.failed" | "monitor.status_changed" | "alert.opened" | "alert.resolved" | "ping")[];
             };

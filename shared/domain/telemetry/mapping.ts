@@ -67,11 +67,11 @@ const GENAI_OPERATIONS: Record<string, SpanType> = {
   retrieval: 'RETRIEVER',
 };
 
-/** `openinference.span.kind` first (unknown kinds → SPAN), else `gen_ai.operation.name`, else SPAN. */
+/** `openinference.span.kind` first (unknown kinds → SPAN), else `gen_ai.operation.name`, else SPAN; each read from the span, then its resource. */
 export function spanTypeOf(span: OtelSpan): SpanType {
-  const kind = span.attributes['openinference.span.kind'];
+  const kind = attributeOf(span, 'openinference.span.kind');
   if (typeof kind === 'string' && kind !== '') return OPENINFERENCE_KINDS[kind.toUpperCase()] ?? 'SPAN';
-  const op = span.attributes['gen_ai.operation.name'];
+  const op = attributeOf(span, 'gen_ai.operation.name');
   if (typeof op === 'string' && op !== '') return GENAI_OPERATIONS[op.toLowerCase()] ?? 'SPAN';
   return 'SPAN';
 }
