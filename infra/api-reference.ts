@@ -538,7 +538,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a version',
     description: 'Creates a version of a product. The name is unique within the product (409); each endpoint connection id must name a connection of the same product with the matching type.',
     response: VersionRecord,
-    errors: { 409: 'a version of that name already exists in the product' },
+    errors: { 403: '`productId` or a connection id names another organization’s record', 409: 'a version of that name already exists in the product' },
     example: { request: { productId: PRODUCT, name: 'v1', modelId: 'gpt-4o-mini', conversationEndpointConnectionId: ECON }, response: version },
   },
   'versions/list': { summary: 'List versions', description: list('versions', '`productIds` narrows to products.'), response: Type.Array(VersionRecord), example: { response: [version] } },
@@ -559,6 +559,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'How runs call the agent: URL, method, authentication, the request body template (must contain `{{ input.user_message }}`), the output mapping (JSONPath per name, with `output`), timeout 1–120 s (15), rate limit and retries. `authToken` and `password` are write-only: reads show `hasAuthToken` and `hasPassword`.',
     response: EndpointConnectionRecord,
+    errors: { 403: '`productId` names another organization’s product' },
     example: {
       request: {
         productId: PRODUCT,
@@ -623,6 +624,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'Creates a scoring definition. With `parentMetricId` it is a revision: it joins the parent’s family (`metricGroupId`) and an active parent becomes legacy. `source` FULL_PROMPT is rejected (400); an unselectable or disabled evaluator model is a 400. `source` DETERMINISTIC with a `check` (contains, not_contains, equals, starts_with, ends_with, contains_any, contains_all, regex, is_json, json_schema, length) creates the organization’s own check, scored in code (1 or 0) with a reason naming what matched or was missing; `evaluationParams` is then derived from `check.target`, and a regex that can backtrack catastrophically is a 400.',
     response: MetricRecord,
+    errors: { 403: '`parentMetricId` names another organization’s metric', 404: '`parentMetricId` names no metric, or a deleted one' },
     example: {
       request: { name: 'politeness', source: 'PARTIAL_PROMPT', evaluationParams: ['input', 'actual_output'], judgePrompt: metric.judgePrompt, evaluatorModelName: 'gpt-4o-mini', tags: ['tone'], specificationIds: [SPEC] },
       response: metric,
@@ -671,6 +673,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a specification',
     description: 'A capability, inability or policy of a product. `testType` is required for a POLICY and forbidden otherwise; `testVariant` is required when `testType` is QUALITY or RED_TEAMING.',
     response: SpecificationRecord,
+    errors: { 403: '`productId` names another organization’s product' },
     example: { request: { productId: PRODUCT, description: specification.description, type: 'CAPABILITY' }, response: { ...specification, metricIds: [] } },
   },
   'specifications/list': {
@@ -767,12 +770,14 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Add a test case',
     description: 'Adds one case to a test. Fields too large for one item are kept in storage and returned whole.',
     response: TestCaseRecord,
+    errors: { 403: '`testId` names another organization’s test' },
     example: { request: { testId: TEST, input: testCase.input, expectedOutput: testCase.expectedOutput }, response: testCase },
   },
   'test-cases/list': {
     summary: 'List test cases',
     description: list('test cases', '`testIds` is required.'),
     response: Type.Array(TestCaseRecord),
+    errors: { 403: '`testIds` names another organization’s test', 404: '`testIds` names no test' },
     example: { response: [testCase] },
   },
   'test-cases/get': { summary: 'Read a test case', description: read('test case'), response: TestCaseRecord, record: 'test case', example: { response: testCase } },
@@ -805,13 +810,14 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Start a session',
     description: 'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.',
     response: SessionRecord,
+    errors: { 403: '`versionId` or `testCaseId` names another organization’s record' },
     example: { request: { versionId: VERSION, customId: 'ticket-4711', metadata: { channel: 'web' } }, response: { ...session, turnCount: 0, lastTurnAt: null } },
   },
   'sessions/list': {
     summary: 'List sessions',
     description: list('sessions', 'One of `versionIds`, `testIds`, `testCaseIds`, `customIds`, `runIds` is required; also `isProduction`, `statuses`. `runIds` naming another organization’s run is a 403.'),
     response: Type.Array(SessionRecord),
-    errors: { 403: '`runIds` names another organization’s run' },
+    errors: { 403: '`runIds` names another organization’s run', 404: '`runIds` names no run' },
     example: { response: [session] },
   },
   'sessions/get': { summary: 'Read a session', description: read('session'), response: SessionRecord, record: 'session', example: { response: session } },
@@ -841,14 +847,14 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Add a turn to a session',
     description: 'Appends a turn (user input, agent output, retrieval context, latency, usage, cost) to an open session; texts up to 250,000 characters each.',
     response: TurnRecord,
-    errors: { 409: 'too many concurrent writers on the session; retry' },
+    errors: { 403: '`sessionId` names another organization’s session', 409: 'too many concurrent writers on the session; retry' },
     example: { request: { sessionId: SESSION, input: turn.input, output: turn.output, retrievalContext: turn.retrievalContext, latencyMs: 840 }, response: turn },
   },
   'inference-results/batch': {
     summary: 'Add a conversation to a session',
     description: 'Folds 1–200 `{role, content}` messages into turns (a user message and the assistant answers after it) and appends them, all or nothing.',
     response: Type.Array(TurnRecord),
-    errors: { 409: 'too many concurrent writers on the session; retry' },
+    errors: { 403: '`sessionId` names another organization’s session', 409: 'too many concurrent writers on the session; retry' },
     example: {
       request: { sessionId: SESSION, messages: [{ role: 'user', content: turn.input }, { role: 'assistant', content: turn.output }] },
       response: [{ ...turn, latencyMs: null, retrievalContext: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 }, cost: null }],
@@ -858,6 +864,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'List turns',
     description: list('turns', '`sessionIds` is required; turns come in their order within the session.'),
     response: Type.Array(TurnRecord),
+    errors: { 403: '`sessionIds` names another organization’s session', 404: '`sessionIds` names no session' },
     example: { response: [turn] },
   },
   'inference-results/get': { summary: 'Read a turn', description: read('turn'), response: TurnRecord, record: 'inference result', example: { response: turn } },
@@ -873,20 +880,21 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Record a span',
     description: 'Records a step of a turn (tool call, retrieval, model call…). A client may choose the `trace_…` id; a duplicate is a 409. Fields over 64 KB are kept in storage and returned whole.',
     response: SpanRecord,
-    errors: { 409: 'a span with that id already exists' },
+    errors: { 403: '`inferenceResultId` names another organization’s turn', 409: 'a span with that id already exists' },
     example: { request: { inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', inputData: span.inputData, outputData: span.outputData, startTime: span.startTime, endTime: span.endTime, latencyMs: 120 }, response: span },
   },
   'traces/batch': {
     summary: 'Record spans',
     description: 'Records 1–100 spans, all or nothing; a duplicate id is a 409.',
     response: Type.Array(SpanRecord),
-    errors: { 409: 'a span with one of the ids already exists' },
+    errors: { 403: 'an `inferenceResultId` names another organization’s turn', 409: 'a span with one of the ids already exists' },
     example: { request: { spans: [{ inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', outputData: span.outputData }] }, response: [span] },
   },
   'traces/list': {
     summary: 'List spans',
     description: list('spans', '`sessionIds` or `inferenceResultIds` is required; also `types`, `names`, `fromStartTime`, `toStartTime`. Ordered by start time.'),
     response: Type.Array(SpanRecord),
+    errors: { 403: '`sessionIds` or `inferenceResultIds` names another organization’s record', 404: '`sessionIds` or `inferenceResultIds` names no record' },
     example: { response: [span] },
   },
   'traces/get': { summary: 'Read a span', description: `${read('span')} An id that does not start with \`trace_\` is a 404.`, response: SpanRecord, record: 'span', example: { response: span } },
@@ -897,12 +905,13 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Evaluate a session',
     description:
       'Creates one evaluation per metric for the session (or one turn with `inferenceResultId`): deterministic metrics are scored at once, LLM-judged ones are queued (PENDING), HUMAN_EVALUATION ones wait for a human score (PENDING_HUMAN) unless `scores` gives it.',
-    errors: { 409: 'the records changed while the request ran; retry' },
+    errors: { 403: '`sessionId`, `inferenceResultId` or a metric id names another organization’s record', 409: 'the records changed while the request ran; retry' },
     example: { request: { sessionId: SESSION, metricIds: [METRIC] }, response: [{ ...evaluation, status: 'PENDING', score: null, reason: null, creditsUsed: 0, evaluatedAt: null }] },
   },
   'evaluations/list': {
     summary: 'List evaluations',
     description: list('evaluations', '`sessionIds` (1–50) is required; also `metricIds`, `statuses`.'),
+    errors: { 403: '`sessionIds` names another organization’s session', 404: '`sessionIds` names no session' },
     example: { response: [evaluation] },
   },
   'evaluations/get': { summary: 'Read an evaluation', description: read('evaluation'), record: 'evaluation', example: { response: evaluation } },
@@ -926,6 +935,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
     response: Run,
+    errors: { 403: '`versionId`, `testId`, a specification or a metric id names another organization’s record' },
     example: { request: { versionId: VERSION, testId: TEST, name: 'nightly billing run' }, response: { ...run, status: 'PENDING', progress: { total: 2, pending: 2, running: 0, completed: 0, failed: 0 }, metrics: [], startedAt: null } },
   },
   'runs/list': {
@@ -956,7 +966,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'Scores a sample (`samplingPercentage`, > 0 to 100) of the product’s closed production sessions with the bound metric families, within `monthlyCreditCap`. `filterQuery`/`filterTarget` keep only matching sessions, `excludeQuery`/`excludeTarget` drop sessions; `status` may be ACTIVE or PAUSED. Another organization’s metric family is a 403.',
     response: MonitorRecord,
-    errors: { 403: 'a metric family belongs to another organization' },
+    errors: { 403: '`productId` or `versionId` names another organization’s record, or a metric family belongs to another organization' },
     example: { request: { productId: PRODUCT, name: monitor.name, metricGroupIds: [GROUP], samplingPercentage: 25, monthlyCreditCap: 500, filterQuery: 'refund, charge', filterTarget: 'INPUT' }, response: monitor },
   },
   'monitors/list': {
@@ -1096,6 +1106,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a phone connection',
     description: 'A number (E.164) dialed to test a voice agent; `agentSpeaksFirst` (false) says who opens the call.',
     response: PhoneConnection,
+    errors: { 403: '`productId` names another organization’s product' },
     example: { request: { productId: PRODUCT, name: 'support line', phoneNumber: '+14155550123' }, response: phoneConnection },
   },
   'phone-connections/list': {

@@ -20,8 +20,12 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
   return el;
 }
 
-/** A table in a horizontally scrolling, focusable region (narrow screens keep every column). */
-export function table(caption: string, head: string[], rows: Child[][], attrs: Record<string, Attr> = {}): HTMLElement {
+/**
+ * A table in a horizontally scrolling, focusable region (narrow screens keep every column).
+ * `prose` names the columns of running text (reasons, first user turns): they keep a readable
+ * width instead of being squeezed to a word per line on a narrow screen.
+ */
+export function table(caption: string, head: string[], rows: Child[][], attrs: Record<string, Attr> = {}, prose: number[] = []): HTMLElement {
   return h(
     'div',
     { class: 'table-wrap', role: 'region', 'aria-label': caption, tabindex: 0 },
@@ -30,7 +34,7 @@ export function table(caption: string, head: string[], rows: Child[][], attrs: R
       attrs,
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c))))),
+      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', prose.includes(i) ? { class: 'prose' } : {}, c))))),
     ),
   );
 }

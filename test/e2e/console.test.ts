@@ -301,6 +301,11 @@ describe('the console in Chromium', () => {
     const evaluationRow = await page.locator('[data-testid="evaluations"] tbody tr').textContent();
     expect(evaluationRow).toContain('non_empty_output');
     expect(evaluationRow).toContain(evaluation!.reason);
+    // At 390 px the table scrolls sideways in its region, and the reason keeps a readable width (not a word per line).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const reasonWidth = await page.locator('[data-testid="evaluations"] tbody tr td:last-child').evaluate((td) => td.getBoundingClientRect().width);
+    expect(reasonWidth).toBeGreaterThanOrEqual(280);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await screenshots(page, 'session');
     await page.close();
   });

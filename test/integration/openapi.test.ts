@@ -178,10 +178,43 @@ describe('OpenAPI document', () => {
     await check('GET', '/products', { key: 'evk_nonsense' });
     await check('POST', '/versions', { body: { productId: product.id, name: version.name } });
     await check('PUT', '/models/some-model', { body: { provider: 'openai' } });
+    // a record named in a body or a list filter: another organization's is a 403, a missing one (where not a 400) a 404
+    const check1 = await check('POST', '/metrics', { body: { name: 'mentions refunds', source: 'DETERMINISTIC', check: { type: 'contains', value: 'refund' } } });
+    await check('POST', '/metrics', { body: { name: 'x', source: 'DETERMINISTIC', check: { type: 'is_json' }, parentMetricId: check1.id }, key: other.key });
+    await check('POST', '/metrics', { body: { name: 'x', source: 'DETERMINISTIC', check: { type: 'is_json' }, parentMetricId: 'met_01M87DWFPC8CSFNBCQV4EGH9J9' } });
+    await check('POST', '/versions', { body: { productId: product.id, name: 'theirs' }, key: other.key });
+    await check('POST', '/endpointConnections', { body: { productId: product.id, name: 'x', url: 'https://agent.example.com/chat', type: 'CONVERSATION', inputTemplate: '{{ input.user_message }}', outputMapping: { output: '$' } }, key: other.key });
+    await check('POST', '/specifications', { body: { productId: product.id, description: 'd', type: 'CAPABILITY' }, key: other.key });
+    await check('POST', '/phoneConnections', { body: { productId: product.id, name: 'line', phoneNumber: '+14155550123' }, key: other.key });
+    await check('POST', '/testCases', { body: { testId: test.id, input: 'x' }, key: other.key });
+    await check('GET', '/testCases', { query: { testIds: test.id }, key: other.key });
+    await check('GET', '/testCases', { query: { testIds: 'test_01M87DWFPC8CSFNBCQV4EGH9J9' } });
+    await check('POST', '/sessions', { body: { versionId: version.id }, key: other.key });
+    await check('GET', '/sessions', { query: { runIds: 'run_01M87DWFPC8CSFNBCQV4EGH9J9' } });
+    await check('POST', '/inferenceResults', { body: { sessionId: session.id, input: 'x', output: 'y' }, key: other.key });
+    await check('POST', '/inferenceResults/batch', { body: { sessionId: session.id, messages: [{ role: 'user', content: 'x' }] }, key: other.key });
+    await check('GET', '/inferenceResults', { query: { sessionIds: session.id }, key: other.key });
+    await check('GET', '/inferenceResults', { query: { sessionIds: 'sess_01M87DWFPC8CSFNBCQV4EGH9J9' } });
+    await check('POST', '/traces', { body: { inferenceResultId: turn.id, name: 'x', type: 'SPAN' }, key: other.key });
+    await check('POST', '/traces/batch', { body: { spans: [{ inferenceResultId: turn.id, name: 'x', type: 'SPAN' }] }, key: other.key });
+    await check('GET', '/traces', { query: { sessionIds: session.id }, key: other.key });
+    await check('GET', '/traces', { query: { inferenceResultIds: 'inf_01M87DWFPC8CSFNBCQV4EGH9J9' } });
+    await check('POST', '/evaluations', { body: { sessionId: session.id, metricIds: ['met_is_json'] }, key: other.key });
+    await check('GET', '/evaluations', { query: { sessionIds: session.id }, key: other.key });
+    await check('GET', '/evaluations', { query: { sessionIds: 'sess_01M87DWFPC8CSFNBCQV4EGH9J9' } });
+    await check('POST', '/runs', { body: { versionId: version.id, testId: test.id }, key: other.key });
+    await check('POST', '/monitors', { body: { productId: product.id, name: 'm', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 50 }, key: other.key });
+
     await check('DELETE', `/products/${product.id}`);
     await check('PATCH', `/products/${product.id}`, { body: { description: 'gone' } });
 
-    for (const expected of ['GET /products/{id} 403', 'GET /products/{id} 404', 'GET /products 400', 'GET /products 401', 'POST /versions 409', 'PUT /models/{name} 403', 'POST /traces 409']) {
+    const references = [
+      'POST /metrics 403', 'POST /metrics 404', 'POST /versions 403', 'POST /endpointConnections 403', 'POST /specifications 403', 'POST /phoneConnections 403',
+      'POST /testCases 403', 'GET /testCases 403', 'GET /testCases 404', 'POST /sessions 403', 'GET /sessions 404', 'POST /inferenceResults 403',
+      'POST /inferenceResults/batch 403', 'GET /inferenceResults 403', 'GET /inferenceResults 404', 'POST /traces 403', 'POST /traces/batch 403',
+      'GET /traces 403', 'GET /traces 404', 'POST /evaluations 403', 'GET /evaluations 403', 'GET /evaluations 404', 'POST /runs 403', 'POST /monitors 403',
+    ];
+    for (const expected of ['GET /products/{id} 403', 'GET /products/{id} 404', 'GET /products 400', 'GET /products 401', 'POST /versions 409', 'PUT /models/{name} 403', 'POST /traces 409', ...references]) {
       expect(seen, expected).toContain(expected);
     }
   });

@@ -3805,6 +3805,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `productId` or a connection id names another organization’s record */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`productId` or a connection id names another organization’s record"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a version of that name already exists in the product */
             409: {
                 headers: {
@@ -4587,6 +4602,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `productId` names another organization’s product */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`productId` names another organization’s product"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5638,6 +5668,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `parentMetricId` names another organization’s metric */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`parentMetricId` names another organization’s metric"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `parentMetricId` names no metric, or a deleted one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "`parentMetricId` names no metric, or a deleted one"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the request body is over 10 MB */
             413: {
                 headers: {
@@ -6627,6 +6687,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `productId` names another organization’s product */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`productId` names another organization’s product"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9023,6 +9098,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `testIds` names another organization’s test */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`testIds` names another organization’s test"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `testIds` names no test */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "`testIds` names no test"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the rate limit is exceeded; retry later */
             429: {
                 headers: {
@@ -9147,6 +9252,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `testId` names another organization’s test */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`testId` names another organization’s test"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9784,6 +9904,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `runIds` names no run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "`runIds` names no run"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the rate limit is exceeded; retry later */
             429: {
                 headers: {
@@ -9905,6 +10040,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `versionId` or `testCaseId` names another organization’s record */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`versionId` or `testCaseId` names another organization’s record"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10625,6 +10775,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `sessionIds` names another organization’s session */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`sessionIds` names another organization’s session"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sessionIds` names no session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "`sessionIds` names no session"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the rate limit is exceeded; retry later */
             429: {
                 headers: {
@@ -10749,6 +10929,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sessionId` names another organization’s session */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`sessionId` names another organization’s session"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10923,6 +11118,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sessionId` names another organization’s session */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`sessionId` names another organization’s session"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11418,6 +11628,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `sessionIds` or `inferenceResultIds` names another organization’s record */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`sessionIds` or `inferenceResultIds` names another organization’s record"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sessionIds` or `inferenceResultIds` names no record */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "`sessionIds` or `inferenceResultIds` names no record"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the rate limit is exceeded; retry later */
             429: {
                 headers: {
@@ -11553,6 +11793,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `inferenceResultId` names another organization’s turn */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`inferenceResultId` names another organization’s turn"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11740,6 +11995,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an `inferenceResultId` names another organization’s turn */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "an `inferenceResultId` names another organization’s turn"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12152,6 +12422,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `sessionIds` names another organization’s session */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`sessionIds` names another organization’s session"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sessionIds` names no session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "`sessionIds` names no session"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the rate limit is exceeded; retry later */
             429: {
                 headers: {
@@ -12274,6 +12574,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sessionId`, `inferenceResultId` or a metric id names another organization’s record */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`sessionId`, `inferenceResultId` or a metric id names another organization’s record"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13343,6 +13658,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `versionId`, `testId`, a specification or a metric id names another organization’s record */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`versionId`, `testId`, a specification or a metric id names another organization’s record"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the request body is over 10 MB */
             413: {
                 headers: {
@@ -13950,7 +14280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a metric family belongs to another organization */
+            /** @description `productId` or `versionId` names another organization’s record, or a metric family belongs to another organization */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13959,7 +14289,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "a metric family belongs to another organization"
+                     *       "message": "`productId` or `versionId` names another organization’s record, or a metric family belongs to another organization"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -16674,6 +17004,21 @@ export interface operations {
                      * @example {
                      *       "error": "Unauthorized",
                      *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `productId` names another organization’s product */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "`productId` names another organization’s product"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -126,6 +126,7 @@ function sessionsSection(results: MonitorResults): HTMLElement {
           ['Session', 'Scored at', 'Turns when scored', 'First user turn'],
           scored.map((s) => [link(href({ page: 'session', id: s.sessionId }), s.sessionId), formatTime(s.evaluatedAt), s.settledAtTurn === null ? '—' : String(s.settledAtTurn), s.description]),
           { 'data-testid': 'scored-sessions' },
+          [3],
         )
       : h('p', { 'data-state': 'empty' }, 'No session scored in this window.'),
     waiting.length
@@ -134,6 +135,7 @@ function sessionsSection(results: MonitorResults): HTMLElement {
           ['Session', 'Last turn', 'Minutes since', 'First user turn'],
           waiting.map((s) => [link(href({ page: 'session', id: s.sessionId }), s.sessionId), formatTime(s.lastTurnAt), String(s.minutesSinceLastTurn), s.description]),
           { 'data-testid': 'waiting-sessions' },
+          [3],
         )
       : h('p', { 'data-state': 'empty' }, 'No session is waiting to be scored.'),
   );

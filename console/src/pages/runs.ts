@@ -53,6 +53,7 @@ function sessionsTable(sessions: Session[]): HTMLElement {
     ['Session', 'Status', 'Turns', 'Stopping reason', 'Error'],
     sessions.map((s) => [link(href({ page: 'session', id: s.id }), s.id), badge(s.status), String(s.turnCount), s.stoppingReason ?? '—', s.error ?? '—']),
     { 'data-testid': 'run-sessions' },
+    [4],
   );
 }
 

@@ -71,6 +71,7 @@ function evaluationsView(evaluations: Evaluation[], turns: Turn[]): HTMLElement 
       e.error ?? e.humanReason ?? e.reason ?? '—',
     ]),
     { 'data-testid': 'evaluations' },
+    [4],
   );
 }
 
