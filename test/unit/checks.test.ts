@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_TIME_BUDGET_MS, foldCase, scoreCheck, withinTimeBudget } from '../../shared/domain/evaluation/checks.js';
 import { MetricInputError } from '../../shared/domain/evaluation/deterministic.js';
-import { catastrophicBacktracking, withoutGroupNames } from '../../shared/domain/evaluation/regex-safety.js';
+import { catastrophicBacktracking, flatness, withoutGroupNames } from '../../shared/domain/evaluation/regex-safety.js';
 import { normaliseCheck, schemaPatterns, scoringOf } from '../../shared/domain/metrics/check-rules.js';
 import { compileUserSchema } from '../../shared/schemas/user-schemas.js';
 import { ValidationError } from '../../shared/http/errors.js';
@@ -274,6 +274,21 @@ describe('catastrophic backtracking', () => {
     },
   );
 
+  it('refuses a flat pattern with more than three unbounded repetitions (the analysis decides)', () => {
+    expect(flatness('.*.*.*=.*')).toEqual({ flat: true, unbounded: 4 });
+    expect(() => normaliseCheck({ type: 'regex', value: '.*.*.*=.*' })).toThrow(/^check\.value can backtrack catastrophically/);
+  });
+
+  it('tells flat patterns from repeated repetitions, alternations and backreferences', () => {
+    expect(flatness('^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$')).toEqual({ flat: true, unbounded: 3 });
+    expect(flatness('(?:ab)+c{2,5}(x|y)?')).toEqual({ flat: true, unbounded: 1 });
+    expect(flatness('(a+)+$')?.flat).toBe(false);
+    expect(flatness('(a|a)*b')?.flat).toBe(false);
+    expect(flatness('(.*a){20}')?.flat).toBe(false);
+    expect(flatness('(?<n>a)(?:\\k<n>)+')?.flat).toBe(false);
+    expect(flatness('(')).toBeUndefined();
+  });
+
   it('refuses a pattern that is catastrophic only once case is ignored', () => {
     expect(catastrophicBacktracking('(a|A)+$', true)).toBeUndefined();
     expect(catastrophicBacktracking('(a|A)+$', false)).toMatch(/^can backtrack catastrophically/);
@@ -291,6 +306,13 @@ describe('catastrophic backtracking', () => {
     '(?<=total: )\\d+',
     '\\p{Lu}\\p{Ll}+',
     '[😀-😂]',
+    // Flat patterns (no repeated part holds a repetition, an alternation or a backreference) with at
+    // most three unbounded repetitions: polynomial at worst, bounded by the time budget.
+    '^.*refund.*$',
+    'a.*b.*c',
+    '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+    '^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$',
+    '^\\s*\\{[\\s\\S]*\\}\\s*$',
   ])('accepts %s', (pattern) => {
     expect(normaliseCheck({ type: 'regex', value: pattern })).toMatchObject({ type: 'regex', value: pattern });
     expect(normaliseCheck({ type: 'regex', value: pattern, caseSensitive: false })).toMatchObject({ caseSensitive: false });
@@ -315,6 +337,8 @@ describe('time budget', () => {
     ['equals on long texts', { type: 'equals', value: 'a'.repeat(10_000) }, `${'a'.repeat(big - 1)}b`],
     ['deep JSON', { type: 'json_schema', schema: { type: 'array', uniqueItems: true, items: { type: 'array' } } }, JSON.stringify(Array.from({ length: 20_000 }, (_, i) => [i % 7]))],
     ['length of emoji', { type: 'length', max: 10 }, '😀'.repeat(big / 2)],
+    ['flat regex with three unbounded repetitions', { type: 'regex', value: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }, `${'a@'.repeat(big / 2)}`],
+    ['cubic flat regex', { type: 'regex', value: 'a.*b.*c' }, 'ab'.repeat(big / 2)],
   ];
   // The bound is on the evaluation's own work: its thread's CPU time (the wall time of a machine this
   // busy also counts the time others had the CPU). The wall time is kept in the message.

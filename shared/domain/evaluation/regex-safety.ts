@@ -4,6 +4,54 @@
  * budget (checks.ts): this refusal keeps patterns that can never finish out of the table.
  */
 import { isSafePattern } from 'redos-detector';
+import regjsparser, { type AstNode } from 'regjsparser';
+
+/** Unbounded quantifiers (`*`, `+`, `{n,}`) a flat pattern may hold and still be accepted without the analysis. */
+export const FLAT_UNBOUNDED_MAX = 3;
+
+/**
+ * Whether a pattern is flat: no repeated part (a quantifier with a maximum above 1) holds another
+ * repetition, an alternation or a backreference; only single characters, classes and escapes
+ * repeat. Such a pattern cannot backtrack exponentially: its ways to match one text grow at most
+ * as the input length to the power of its quantifiers, a polynomial the evaluation's time budget
+ * bounds. Undefined when it does not parse (the analysis decides).
+ */
+export function flatness(pattern: string): { flat: boolean; unbounded: number } | undefined {
+  let root: AstNode<{ lookbehind: true; namedGroups: true; unicodePropertyEscape: true }>;
+  try {
+    root = regjsparser.parse(pattern, 'u', { lookbehind: true, namedGroups: true, unicodePropertyEscape: true });
+  } catch {
+    return undefined;
+  }
+  let flat = true;
+  let unbounded = 0;
+  const visit = (node: AstNode<{ lookbehind: true; namedGroups: true; unicodePropertyEscape: true }>, repeated: boolean): void => {
+    switch (node.type) {
+      case 'quantifier': {
+        const repeats = node.max === undefined || node.max > 1;
+        if (repeats && repeated) flat = false;
+        if (node.max === undefined) unbounded++;
+        visit(node.body[0], repeated || repeats);
+        return;
+      }
+      case 'disjunction':
+        if (repeated) flat = false;
+        for (const b of node.body) visit(b, repeated);
+        return;
+      case 'reference':
+        if (repeated) flat = false;
+        return;
+      case 'alternative':
+      case 'group':
+        for (const b of node.body) visit(b as typeof node, repeated);
+        return;
+      default:
+        return; // characters, classes, escapes, anchors, dot
+    }
+  };
+  visit(root, false);
+  return { flat, unbounded };
+}
 
 /** Steps and time the analysis may take; beyond either the pattern counts as unsafe (unproven). */
 const ANALYSIS = { maxSteps: 5_000, timeout: 2_000 } as const;
@@ -72,6 +120,10 @@ function compiles(pattern: string, flags: string): boolean {
  * detector can read case-insensitivity (without the `u` flag), when it compiles that way.
  */
 export function catastrophicBacktracking(pattern: string, caseSensitive: boolean): string | undefined {
+  // A flat pattern with few unbounded repetitions (`^.*refund.*$`, `^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+  // is polynomial at worst: the detector counts any overlap as unsafe, so it would refuse these.
+  const shape = flatness(pattern);
+  if (shape?.flat && shape.unbounded <= FLAT_UNBOUNDED_MAX) return undefined;
   const anchored = `^(?:${withoutGroupNames(pattern)})`;
   const runs: { unicode: boolean; caseInsensitive: boolean }[] = [{ unicode: true, caseInsensitive: false }];
   if (!caseSensitive && compiles(pattern, 'i')) runs.push({ unicode: false, caseInsensitive: true });
