@@ -1,17 +1,14 @@
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
+import { createRecord, getRecord, transact, updateItem, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { getEndpointSecrets } from '../../db/endpoint-secrets.js';
 import { keys } from '../../db/keys.js';
-import { ConflictError } from '../../http/errors.js';
 import type {
   EndpointConnection,
   EndpointConnectionCreate,
-  EndpointConnectionListQuery,
   EndpointConnectionUpdate,
   EndpointSecrets,
 } from '../../schemas/endpoint-connections.js';
-import type { Version } from '../../schemas/products.js';
 import {
   capRetryMaxDelay,
   capTimeout,
@@ -24,13 +21,12 @@ import {
   checkUrl,
   RETRY_DEFAULTS,
 } from './endpoint-connection-rules.js';
-import { endpointConnectionEntity, versionEntity } from '../common/entities.js';
+import { endpointConnectionEntity } from '../common/entities.js';
 import { newId, nowIso } from '../common/ids.js';
 import { rejectImmutable } from '../common/immutable.js';
-import { anyOf, applyList, containsIgnoreCase, type Page } from '../common/list.js';
+import { assertNotReferenced } from './endpoint-connection-reads.js';
 import { requireLiveProduct } from './product-refs.js';
 import { productLiveCheck } from './products.js';
-import { CONNECTION_REFS } from './versions.js';
 
 /** Every rule of the contract on a whole (merged) connection and its secrets. */
 function checkConnection(c: EndpointConnection, secrets: EndpointSecrets): void {
@@ -90,26 +86,6 @@ export async function createEndpointConnection(auth: AuthContext, input: Endpoin
   const extra: TransactItem[] = [productLiveCheck(auth.organizationId, record.productId)];
   if (record.hasAuthToken || record.hasPassword) extra.push(secretsItem(auth.organizationId, record.id, secrets));
   return createRecord(endpointConnectionEntity, record, extra);
-}
-
-export function getEndpointConnection(auth: AuthContext, id: string): Promise<EndpointConnection> {
-  return getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id, { includeDeleted: true });
-}
-
-export async function listEndpointConnections(auth: AuthContext, query: EndpointConnectionListQuery): Promise<Page<EndpointConnection>> {
-  const records = query.productIds
-    ? await listProductRecords<EndpointConnection>(endpointConnectionEntity, auth.organizationId, query.productIds)
-    : await listOrgRecords<EndpointConnection>(endpointConnectionEntity, auth.organizationId);
-  return applyList(records, query, {
-    sortable: ['createdAt', 'name', 'url', 'type', 'httpMethod', 'authType', 'productId', 'timeout'],
-    filters: [
-      ...anyOf<EndpointConnection>(query.productIds, (r) => r.productId),
-      ...anyOf<EndpointConnection>(query.types, (r) => r.type),
-      ...anyOf<EndpointConnection>(query.httpMethods, (r) => r.httpMethod),
-      ...anyOf<EndpointConnection>(query.authTypes, (r) => r.authType),
-      ...(query.url ? [(r: EndpointConnection) => containsIgnoreCase(r.url, query.url!)] : []),
-    ],
-  });
 }
 
 /** Loads the stored secrets: the write path does this to re-check the auth rules. */
@@ -181,20 +157,4 @@ export async function updateEndpointConnection(auth: AuthContext, id: string, bo
   return next;
 }
 
-/** A connection a live version uses cannot be deleted or change type (409 naming the version). */
-async function assertNotReferenced(auth: AuthContext, connection: EndpointConnection, action: string): Promise<void> {
-  const versions = await listProductRecords<Version>(versionEntity, auth.organizationId, [connection.productId]);
-  const user = versions.find((v) => CONNECTION_REFS.some(([field]) => v[field] === connection.id));
-  if (user) throw new ConflictError(`cannot ${action} endpoint connection ${connection.id}: version ${user.id} uses it`);
-}
-
-export async function deleteEndpointConnection(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
-  const current = await getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id);
-  await assertNotReferenced(auth, current, 'delete');
-  const deletedAt = nowIso();
-  await transact([
-    { Update: updateItem(endpointConnectionEntity, auth.organizationId, id, { deletedAt }) },
-    { Delete: { TableName: tableName, Key: keys.endpointSecrets(auth.organizationId, id) } },
-  ]);
-  return { id, deletedAt };
-}
+export { deleteEndpointConnection, getEndpointConnection, listEndpointConnections } from './endpoint-connection-reads.js';

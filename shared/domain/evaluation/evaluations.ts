@@ -2,9 +2,8 @@ import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { getVisibleMetric } from '../../db/metrics.js';
-import { evaluationItem, findByOwnId, getEvaluationItem, getSession, listEvaluations } from '../../db/sessions.js';
+import { evaluationItem, findByOwnId, getEvaluationItem, getSession, listEvaluations, requeueFailedEvaluation } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { resetForRetry } from './evaluator.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation, EvaluationCreate, EvaluationListQuery, EvaluationUpdate, Session, Turn } from '../../schemas/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
@@ -190,4 +189,10 @@ export async function retryEvaluation(auth: AuthContext, id: string): Promise<Ev
   const reset = await resetForRetry(current);
   await enqueue([{ kind: 'evaluation', sessionId: reset.sessionId, evaluationId: reset.id }]);
   return reset;
+}
+
+/** POST /evaluations/{id}/retry: a FAILED evaluation goes back to PENDING (and to the queue). */
+export async function resetForRetry(evaluation: Evaluation): Promise<Evaluation> {
+  const reset: Evaluation = { ...evaluation, status: 'PENDING', error: null, score: null, reason: null, evaluatedAt: null, creditsUsed: 0 };
+  return requeueFailedEvaluation(reset);
 }

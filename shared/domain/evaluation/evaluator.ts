@@ -5,7 +5,7 @@ import { keys } from '../../db/keys.js';
 import { getVisibleMetric } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
 import { getOrganization } from '../../db/organizations.js';
-import { evaluationItem, getEvaluationItem, getSession, requeueFailedEvaluation } from '../../db/sessions.js';
+import { evaluationItem, getEvaluationItem, getSession } from '../../db/sessions.js';
 import { askJudge } from '../../judge/client.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
@@ -169,8 +169,3 @@ async function finish(
   return done;
 }
 
-/** POST /evaluations/{id}/retry: a FAILED evaluation goes back to PENDING (and to the queue). */
-export async function resetForRetry(evaluation: Evaluation): Promise<Evaluation> {
-  const reset: Evaluation = { ...evaluation, status: 'PENDING', error: null, score: null, reason: null, evaluatedAt: null, creditsUsed: 0 };
-  return requeueFailedEvaluation(reset);
-}
