@@ -9,6 +9,10 @@ import { localRunQueue } from '../../shared/queue/run-queue.js';
 import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
+import { abandonStep } from '../../shared/domain/runs/execution.js';
+import type { RunJob } from '../../shared/queue/run-queue.js';
+
+type RunStepJob = Extract<RunJob, { kind: 'step' }>;
 
 const TOKEN = 'tok-RUN-SECRET-7a1c';
 let agent: TestAgentServer;
@@ -290,6 +294,33 @@ describe('runs: execution', () => {
     expect(await t.turnsOf(s.id)).toHaveLength(1);
     expect(agent.requests).toHaveLength(calls);
     expect((await t.api.get(`/runs/${run.id}`)).body.progress).toMatchObject({ completed: 1, running: 0 });
+  });
+
+  it('a step that failed on every receive ends its session FAILED, naming the step and the cause, and the run still finishes', async () => {
+    const t = await setup();
+    const run = await t.startRun();
+    let abandoned: RunStepJob | undefined;
+    await drainRunQueue(async (e) => {
+      const job = JSON.parse(e.Records[0]!.body) as RunStepJob | { kind: 'fanout' };
+      if (job.kind === 'step' && !abandoned) {
+        // What processBatch does with a step job on its last receive (test/unit/queue-batch.test.ts).
+        abandoned = job;
+        await abandonStep(job, new Error('Throughput exceeds the current capacity'));
+        await abandonStep(job, new Error('a second copy'));
+        return { batchItemFailures: [] };
+      }
+      return runner(e);
+    });
+    expect(abandoned).toBeDefined();
+    const sessions = await t.sessionsOf(run.id);
+    const failed = sessions.find((s) => s.id === abandoned!.sessionId);
+    expect(failed).toMatchObject({ status: 'FAILED', error: `the session stopped: step ${abandoned!.seq + 1} failed 3 times (Throughput exceeds the current capacity)` });
+    expect(await t.turnsOf(failed.id)).toEqual([]);
+    expect(sessions.filter((s) => s.status === 'COMPLETED')).toHaveLength(1);
+    const done = (await t.api.get(`/runs/${run.id}`)).body;
+    expect(done.status).not.toBe('RUNNING');
+    expect(done.progress).toMatchObject({ total: 2, pending: 0, running: 0, completed: 1, failed: 1 });
+    expect(runDeadLetters).toEqual([]);
   });
 
   it('a rate-limited connection spaces its calls across concurrent workers', async () => {

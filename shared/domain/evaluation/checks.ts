@@ -276,13 +276,17 @@ const cpuMs = (): number => {
 
 /** Attempts after the first when an attempt was stopped without having had the CPU (see withinTimeBudget). */
 const STARVED_RETRIES = 3;
+/** CPU time every attempt of one evaluation may take together, below DESIGN.md §15's 100 ms with a margin for the timer's lag. */
+const STARVED_TOTAL_CPU_MS = 90;
 
 /**
  * Runs `work` (pure: it may run again), stopped after `ms` milliseconds of wall time; then `done`
  * is false. An attempt stopped while this thread had the CPU for less than half of `ms` was not
- * slow but starved (a busy machine): it runs again, up to STARVED_RETRIES more times.
+ * slow but starved (a busy machine): it runs again, up to STARVED_RETRIES more times, while the
+ * CPU time of all attempts stays within STARVED_TOTAL_CPU_MS.
  */
 export function withinTimeBudget<T>(work: () => T, ms: number): { done: true; value: T } | { done: false } {
+  let spent = 0;
   for (let attempt = 0; ; attempt++) {
     const cpuAtStart = cpuMs();
     sandbox.run = work;
@@ -290,7 +294,10 @@ export function withinTimeBudget<T>(work: () => T, ms: number): { done: true; va
       return { done: true, value: callRun.runInContext(sandbox, { timeout: ms }) as T };
     } catch (error) {
       if ((error as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
-      if (cpuMs() - cpuAtStart >= ms / 2 || attempt >= STARVED_RETRIES) return { done: false };
+      const used = cpuMs() - cpuAtStart;
+      spent += used;
+      // Another attempt only while all of them together stay within the evaluation's CPU bound.
+      if (used >= ms / 2 || attempt >= STARVED_RETRIES || spent + ms > STARVED_TOTAL_CPU_MS) return { done: false };
     } finally {
       sandbox.run = undefined;
     }

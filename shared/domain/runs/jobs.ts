@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processBatch } from '../../queue/batch.js';
 import { parseRunJob } from '../../queue/run-queue.js';
-import { processFanout, processStep } from './execution.js';
+import { abandonStep, processFanout, processStep } from './execution.js';
 
 /**
  * Processes one SQS batch of run jobs, the records in parallel (each is one agent call at most).
@@ -13,5 +13,6 @@ export function processRunBatch(event: SQSEvent, context?: Pick<Context, 'getRem
     parse: parseRunJob,
     describe: (job) => ({ kind: job.kind, runId: job.runId }),
     run: (job, remainingMs) => (job.kind === 'fanout' ? processFanout(job) : processStep(job, { ...(remainingMs ? { remainingMs } : {}) })),
+    giveUp: (job, error) => (job.kind === 'step' ? abandonStep(job, error) : Promise.reject(error)),
   });
 }
