@@ -1,5 +1,6 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
 import { ENV, optionalEnv } from '../config/env.js';
+import { awsError, httpRequest, readBody, send, signedClient, type AwsError, type RawResponse, type SignedClient } from '../aws/signed-http.js';
 
 /** A queue URL of the local runtime (`local://…`, or none): its messages stay in process. */
 export function isLocalQueue(queueUrl: string | undefined): boolean {
@@ -7,22 +8,73 @@ export function isLocalQueue(queueUrl: string | undefined): boolean {
 }
 
 const endpoint = optionalEnv(ENV.sqsEndpoint);
-let client: SQSClient | undefined;
+let client: SignedClient | undefined;
 
 /**
- * Sends message bodies to an SQS queue, 10 per SendMessageBatch (SQS's limit), with one client
+ * Where a queue's requests go, as the SDK's SQS client sent them: `SQS_ENDPOINT` when set, else the
+ * queue URL's own origin, else the regional endpoint.
+ */
+export function sqsEndpoint(queueUrl: string, region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION): string {
+  if (endpoint) return endpoint;
+  try {
+    const { origin } = new URL(queueUrl);
+    if (origin !== 'null') return origin;
+  } catch {
+    // not a URL: the regional endpoint
+  }
+  return `https://sqs.${region}.amazonaws.com`;
+}
+
+/** A SendMessageBatch request body (AWS JSON 1.0); DelaySeconds only when there is a delay. */
+export function sendMessageBatchBody(queueUrl: string, bodies: string[], delaySeconds = 0): string {
+  return JSON.stringify({
+    QueueUrl: queueUrl,
+    Entries: bodies.map((body, j) => ({ Id: String(j), MessageBody: body, ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) })),
+  });
+}
+
+/** An AWS JSON error answer as the SDK surfaces it: `name` from `__type`, `Code` the query-compatible code. */
+export async function sqsError(response: Pick<RawResponse, 'statusCode' | 'headers' | 'body'>): Promise<AwsError> {
+  const text = await readBody(response.body).catch(() => '');
+  let parsed: { __type?: string; code?: string; message?: string; Message?: string } = {};
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    // not JSON (a proxy's page): named by the status
+  }
+  const type = parsed.__type ?? parsed.code ?? response.headers['x-amzn-errortype'] ?? `Http${response.statusCode}`;
+  const name = type.split('#').pop()!.split(':')[0]!;
+  const error = awsError(name, parsed.message ?? parsed.Message ?? name, response.statusCode, response.headers['x-amzn-requestid']);
+  const [code] = (response.headers['x-amzn-query-error'] ?? '').split(';');
+  return code ? Object.assign(error, { Code: code }) : error;
+}
+
+interface SendMessageBatchResult {
+  Successful?: { Id: string; MessageId?: string; MD5OfMessageBody?: string }[];
+  Failed?: { Id: string; Code?: string; Message?: string; SenderFault?: boolean }[];
+}
+
+/** One SendMessageBatch (up to 10 bodies), signed for `sqs`; checks the bodies' MD5s as the SDK did. */
+async function sendMessageBatch(queueUrl: string, bodies: string[], delaySeconds: number): Promise<SendMessageBatchResult> {
+  client ??= signedClient('sqs', { applyChecksum: true });
+  const body = sendMessageBatchBody(queueUrl, bodies, delaySeconds);
+  const url = new URL(`${sqsEndpoint(queueUrl).replace(/\/+$/, '')}/`);
+  const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' };
+  const res = await send(client, () => httpRequest('POST', url, headers, body), sqsError);
+  const out = JSON.parse(await readBody(res.body)) as SendMessageBatchResult;
+  const corrupted = (out.Successful ?? []).filter((e) => bodies[Number(e.Id)] !== undefined && e.MD5OfMessageBody !== createHash('md5').update(bodies[Number(e.Id)]!).digest('hex'));
+  if (corrupted.length) throw new Error(`Invalid MD5 checksum on messages: ${corrupted.map((e) => e.MessageId).join(', ')}`);
+  return out;
+}
+
+/**
+ * Sends message bodies to an SQS queue, 10 per SendMessageBatch (SQS's limit), with one signer
  * for every queue of the process, created on first use. A refused message fails the whole call,
  * so the caller's job is retried (consumers are idempotent).
  */
 export async function sendBatches(queueUrl: string, label: string, bodies: string[], delaySeconds = 0): Promise<void> {
-  client ??= new SQSClient({ ...(endpoint ? { endpoint } : {}) });
   for (let i = 0; i < bodies.length; i += 10) {
-    const out = await client.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: bodies.slice(i, i + 10).map((body, j) => ({ Id: String(j), MessageBody: body, ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) })),
-      }),
-    );
+    const out = await sendMessageBatch(queueUrl, bodies.slice(i, i + 10), delaySeconds);
     if (out.Failed?.length) throw new Error(`the ${label} refused ${out.Failed.length} messages`);
   }
 }
