@@ -1,11 +1,12 @@
-import * as formatsModule from 'ajv-formats/dist/formats.js';
 import * as equalModule from 'ajv/dist/runtime/equal.js';
 import * as ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js';
+import { routeFormats } from './route-formats.js';
 
 /**
  * The helpers ajv's generated code calls, as one ES module: the validators precompiled at build
  * time (shared/schemas/precompiled/) import them from here. The same function objects ajv uses
- * when it compiles at load, read through whichever CommonJS interop the loader applies.
+ * when it compiles at load, read through whichever CommonJS interop the loader applies; the
+ * formats are route-formats.ts (ajv-formats' definitions, checked against it by a unit test).
  */
 type Exports = Record<string, unknown>;
 const cjs = (ns: object): Exports => {
@@ -19,4 +20,5 @@ const fn = (ns: object): unknown => {
 
 export const ucs2length = fn(ucs2lengthModule) as (s: string) => number;
 export const equal = fn(equalModule) as (a: unknown, b: unknown) => boolean;
-export const fullFormats = cjs(formatsModule).fullFormats as Record<string, unknown>;
+/** The formats of route schemas (shared/schemas/route-formats.ts: ajv-formats' definitions as ES module code). */
+export const fullFormats: Record<string, unknown> = routeFormats;

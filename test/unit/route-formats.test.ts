@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { describe, expect, it } from 'vitest';
+import { routeFormats } from '../../shared/schemas/route-formats.js';
+
+type FormatDef = { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+const original = fullFormats as unknown as Record<string, FormatDef>;
+
+const VALUES = [
+  '2026-11-24T10:31:42.657Z',
+  '2026-11-24T10:31:42Z',
+  '2026-11-24t10:31:42z',
+  '2026-11-24 10:31:42+01:00',
+  '2026-11-24T10:31:42+0100',
+  '2026-11-24T10:31:42',
+  '2026-02-29T00:00:00Z',
+  '2024-02-29T00:00:00Z',
+  '2026-13-01T00:00:00Z',
+  '2026-00-10T00:00:00Z',
+  '2026-04-31T00:00:00Z',
+  '1990-12-31T23:59:60Z',
+  '1990-12-31T15:59:60-08:00',
+  '1990-12-31T23:59:61Z',
+  '2026-11-24T24:00:00Z',
+  '2026-11-24T10:60:00Z',
+  '2026-11-24T10:31:42+24:00',
+  '2026-11-24',
+  '2026-11-24TT10:31:42Z',
+  '',
+  'not a date',
+  '2026-11-24T10:31:42.123456789+05:30',
+];
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+}
+
+describe('formats of the precompiled route validators', () => {
+  it.each(Object.keys(routeFormats))('%s validates and compares exactly as ajv-formats does', (name) => {
+    const ours = routeFormats[name]!;
+    const theirs = original[name]!;
+    for (const v of [...VALUES, ...VALUES.map((x) => x.slice(0, 10))]) {
+      expect(ours.validate(v), `${name} ${JSON.stringify(v)}`).toBe(theirs.validate(v));
+      for (const w of VALUES.slice(0, 6)) expect(ours.compare(v, w), `${v} vs ${w}`).toBe(theirs.compare(v, w));
+    }
+  });
+
+  it('holds every format a precompiled validator names', () => {
+    const dir = join(import.meta.dirname, '../../shared/schemas/precompiled');
+    const named = new Set(files(dir).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/fullFormats\["([^"]+)"\]/g)].map((m) => m[1]!)));
+    expect(named.size).toBeGreaterThan(0);
+    for (const name of named) expect(Object.keys(routeFormats), `format ${name}`).toContain(name);
+  });
+});
