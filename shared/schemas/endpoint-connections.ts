@@ -1,6 +1,6 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { FreeForm, Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
+import { FreeForm, Id, IdList, ListQueryBase, Name, Nullable, omitProps, optionalProps, pickProps, StringEnum } from './common.js';
 import { FREE_FORM_MAX_BYTES } from './storable.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -54,14 +54,14 @@ const editable = {
   retryableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { maxItems: 100, uniqueItems: true }),
 };
 
-const Editable = Type.Object({ ...editable, timeout: Nullable(editable.timeout) });
+const editableProps = { ...editable, timeout: Nullable(editable.timeout) };
 const REQUIRED = ['name', 'url', 'inputTemplate', 'outputMapping', 'type'] as const;
 
 export const EndpointConnectionCreate = Type.Object(
   {
     productId: Id,
-    ...Type.Pick(Editable, REQUIRED).properties,
-    ...Type.Partial(Type.Omit(Editable, REQUIRED)).properties,
+    ...pickProps(editableProps, REQUIRED),
+    ...optionalProps(omitProps(editableProps, REQUIRED)),
   },
   { additionalProperties: false },
 );
@@ -69,7 +69,7 @@ export type EndpointConnectionCreate = Static<typeof EndpointConnectionCreate>;
 
 export const EndpointConnectionUpdate = Type.Object(
   {
-    ...Type.Partial(Editable).properties,
+    ...optionalProps(editableProps),
     /** Immutable: accepted by the schema only so the domain can answer "cannot be changed". */
     productId: Type.Optional(Type.Unknown()),
   },

@@ -1,6 +1,6 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
+import { Id, IdList, ListQueryBase, Name, Nullable, omitProps, optionalProps, pickProps, StringEnum } from './common.js';
 
 export const MONITOR_STATUSES = ['ACTIVE', 'PAUSED', 'CAPPED', 'NO_CREDITS', 'FAILING'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
@@ -16,7 +16,7 @@ const Cap = Nullable(Type.Integer({ minimum: 1 }));
 // Every status is accepted by the schema so the domain can answer "set only by the system".
 const Status = StringEnum(MONITOR_STATUSES);
 
-const Settings = Type.Object({
+const settings = {
   name: Name,
   metricGroupIds: GroupIds,
   versionId: Nullable(Id),
@@ -27,18 +27,18 @@ const Settings = Type.Object({
   excludeQuery: Query,
   excludeTarget: Target,
   status: Status,
-});
+};
 const REQUIRED = ['name', 'metricGroupIds', 'samplingPercentage'] as const;
 
 export const MonitorCreate = Type.Object(
-  { productId: Id, ...Type.Pick(Settings, REQUIRED).properties, ...Type.Partial(Type.Omit(Settings, REQUIRED)).properties },
+  { productId: Id, ...pickProps(settings, REQUIRED), ...optionalProps(omitProps(settings, REQUIRED)) },
   { additionalProperties: false },
 );
 export type MonitorCreate = Static<typeof MonitorCreate>;
 
 export const MonitorUpdate = Type.Object(
   {
-    ...Type.Partial(Settings).properties,
+    ...optionalProps(settings),
     /** Immutable: accepted by the schema only so the domain can answer "cannot be changed". */
     productId: Type.Optional(Type.Unknown()),
   },
