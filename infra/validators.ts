@@ -16,7 +16,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { _, type Ajv, type AnySchema } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
-import { routes } from './routes.js';
+import { routeOf, routes } from './routes.js';
 import { NoParams, type Contract } from '../shared/http/handler.js';
 import type { Where } from '../shared/http/validators.js';
 import { makeAjv, withStorageBounds } from '../shared/schemas/ajv.js';
@@ -76,7 +76,7 @@ export function precompiledModule(handler: string, schemas: { params: TSchema; q
     '',
     ...entries.map(([where, expr]) => `const ${where} = toValidator(${expr}, '${where}');`),
     '',
-    `registerValidators('${handler}', { params: path, query, body: ${schemas.body ? 'body' : 'undefined'} });`,
+    `registerValidators('${handler}', { access: '${routeOf(handler).access}', params: path, query, body: ${schemas.body ? 'body' : 'undefined'} });`,
     '',
     '// The function: this module is its bundle entry (infra/constructs/app-function.ts).',
     `export { handler } from '${rel(`functions/${handler}.js`)}';`,

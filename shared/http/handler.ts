@@ -3,7 +3,6 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as Type from '@sinclair/typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { routeOf, type Route } from '../../infra/routes.js';
 import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.js';
 import { routeValidators } from '#route-validators';
 import type { RouteValidators } from './validators.js';
@@ -39,7 +38,6 @@ export interface HttpRequest<P, Q, B> {
   body: B;
   auth: AuthContext;
   requestId: string;
-  route: Route;
 }
 
 /** The request body as received, for routes that decode it themselves (OTLP: protobuf or JSON, maybe gzip). */
@@ -74,7 +72,6 @@ interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
 
 /** What a handler declares about its route: read by the OpenAPI generator. */
 export interface Contract {
-  route: Route;
   params?: TObject;
   query: TObject;
   body?: TSchema;
@@ -107,7 +104,6 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   spec: Spec<P, Q, B>,
   fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : RawBody>) => Promise<Reply>,
 ) {
-  const route = routeOf(spec.handler);
   const querySchema = spec.query ?? NoQuery;
   // Resolved on the first request: a bundle's entry registers its precompiled validators after
   // this module has loaded (shared/schemas/precompiled/<handler>.ts).
@@ -127,7 +123,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   const authorize = {
     before: (request: Req) => {
       const auth = authFromEvent(request.event);
-      assertAccess(auth, route.access);
+      assertAccess(auth, validatorsOf().access);
       request.internal.auth = auth;
     },
   };
@@ -165,7 +161,6 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
       body: internal.body as B extends TSchema ? Static<B> : RawBody,
       auth: internal.auth!,
       requestId: context.awsRequestId,
-      route,
     });
     if (reply.raw) return binary(reply.statusCode, reply.raw, context.awsRequestId, reply.headers);
     return json(reply.statusCode, reply.body, context.awsRequestId, reply.headers);
@@ -189,7 +184,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
   // The route's schemas, for the OpenAPI document (infra/openapi.ts).
-  const contract: Contract = { route, params: spec.params, query: querySchema, body: spec.body ?? spec.rawBody?.schema, bodyOptional: spec.bodyOptional, response: spec.response, mediaTypes: spec.rawBody?.mediaTypes };
+  const contract: Contract = { params: spec.params, query: querySchema, body: spec.body ?? spec.rawBody?.schema, bodyOptional: spec.bodyOptional, response: spec.response, mediaTypes: spec.rawBody?.mediaTypes };
   return Object.assign(fnWithContract, { contract });
 
   function logLine(request: Req) {

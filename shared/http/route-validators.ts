@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { routeOf } from '../../infra/routes.js';
 import { compile } from '../schemas/ajv.js';
 import type { RouteSchemas, RouteValidators } from './validators.js';
 
@@ -8,8 +9,9 @@ import type { RouteSchemas, RouteValidators } from './validators.js';
  * route's precompiled module instead (shared/schemas/precompiled/<handler>.ts, written by
  * `npm run validators` from the same schemas), so no schema compiler ships in a function.
  */
-export function routeValidators(_handler: string, schemas: RouteSchemas): RouteValidators {
+export function routeValidators(handler: string, schemas: RouteSchemas): RouteValidators {
   return {
+    access: routeOf(handler).access,
     params: compile(schemas.params as TSchema, 'path'),
     query: compile(schemas.query as TSchema, 'query'),
     body: schemas.body ? compile(schemas.body as TSchema, 'body') : undefined,

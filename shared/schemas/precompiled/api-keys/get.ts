@@ -17,7 +17,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('api-keys/get', { params: path, query, body: undefined });
+registerValidators('api-keys/get', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/api-keys/get.js';

@@ -17,7 +17,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('build-info/get', { params: path, query, body: undefined });
+registerValidators('build-info/get', { access: 'adminOrEnterprise', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/build-info/get.js';

@@ -19,7 +19,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('endpoint-connections/list', { params: path, query, body: undefined });
+registerValidators('endpoint-connections/list', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/endpoint-connections/list.js';

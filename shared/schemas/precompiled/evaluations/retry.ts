@@ -17,7 +17,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('evaluations/retry', { params: path, query, body: undefined });
+registerValidators('evaluations/retry', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/evaluations/retry.js';

@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('inference-results/batch', { params: path, query, body: body });
+registerValidators('inference-results/batch', { access: 'member', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/inference-results/batch.js';

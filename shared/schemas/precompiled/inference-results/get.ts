@@ -17,7 +17,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('inference-results/get', { params: path, query, body: undefined });
+registerValidators('inference-results/get', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/inference-results/get.js';

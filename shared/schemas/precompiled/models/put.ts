@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('models/put', { params: path, query, body: body });
+registerValidators('models/put', { access: 'admin', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/models/put.js';

@@ -19,7 +19,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('monitors/alerts', { params: path, query, body: undefined });
+registerValidators('monitors/alerts', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/monitors/alerts.js';

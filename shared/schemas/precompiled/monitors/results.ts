@@ -18,7 +18,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('monitors/results', { params: path, query, body: undefined });
+registerValidators('monitors/results', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/monitors/results.js';

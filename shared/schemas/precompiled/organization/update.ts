@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('organization/update', { params: path, query, body: body });
+registerValidators('organization/update', { access: 'admin', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/organization/update.js';

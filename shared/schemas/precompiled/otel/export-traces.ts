@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('otel/export-traces', { params: path, query, body: body });
+registerValidators('otel/export-traces', { access: 'member', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/otel/export-traces.js';

@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('phone-connections/update', { params: path, query, body: body });
+registerValidators('phone-connections/update', { access: 'member', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/phone-connections/update.js';

@@ -19,7 +19,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('products/list', { params: path, query, body: undefined });
+registerValidators('products/list', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/products/list.js';

@@ -18,7 +18,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('sessions/metric-compatibility', { params: path, query, body: undefined });
+registerValidators('sessions/metric-compatibility', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/sessions/metric-compatibility.js';

@@ -17,7 +17,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('specifications/list-metrics', { params: path, query, body: undefined });
+registerValidators('specifications/list-metrics', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/specifications/list-metrics.js';

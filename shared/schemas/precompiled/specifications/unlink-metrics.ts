@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('specifications/unlink-metrics', { params: path, query, body: body });
+registerValidators('specifications/unlink-metrics', { access: 'member', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/specifications/unlink-metrics.js';

@@ -19,7 +19,7 @@ const self = undefined;
 return module.exports;
 })(), 'query');
 
-registerValidators('test-cases/list', { params: path, query, body: undefined });
+registerValidators('test-cases/list', { access: 'member', params: path, query, body: undefined });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/test-cases/list.js';

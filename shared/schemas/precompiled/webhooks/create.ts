@@ -23,7 +23,7 @@ const self = undefined;
 return module.exports;
 })(), 'body');
 
-registerValidators('webhooks/create', { params: path, query, body: body });
+registerValidators('webhooks/create', { access: 'member', params: path, query, body: body });
 
 // The function: this module is its bundle entry (infra/constructs/app-function.ts).
 export { handler } from '../../../../functions/webhooks/create.js';
