@@ -48,6 +48,7 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
     mainFields: [...BUNDLING.mainFields],
     banner: { js: BUNDLING.banner },
     alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),
+    external: [...BUNDLING.external],
     define: { __BUILD_STAMP__: JSON.stringify(JSON.stringify({ version: '0.0.0-bench', commit: 'bench', buildDate: new Date(0).toISOString() })) },
     logLevel: 'error',
   });

@@ -148,6 +148,8 @@ export interface Job {
   trigger: 'schedule' | 'queue' | 'runQueue' | 'generationQueue' | 'webhookQueue';
   /** Period of a scheduled job (default 5 minutes). */
   everyMinutes?: number;
+  /** Modules left out of the bundle and shipped beside it, imported on first use (RUNTIME_MODULES of infra/constructs/app-function.ts). */
+  runtimeModules?: readonly string[];
 }
 
 export const jobs: readonly Job[] = [
@@ -158,7 +160,8 @@ export const jobs: readonly Job[] = [
   { name: 'deliverer', handler: 'jobs/deliverer', trigger: 'webhookQueue' },
   // Attempts due after a wait longer than SQS's 15-minute delay (and lost jobs) go back on the queue.
   { name: 'sweeper', handler: 'jobs/webhook-sweeper', trigger: 'schedule', everyMinutes: 1 },
-  { name: 'generator', handler: 'jobs/generator', trigger: 'generationQueue' },
+  // pdf.js (1.6 MiB) is read only for a PDF document: shipped beside the bundle, not in it.
+  { name: 'generator', handler: 'jobs/generator', trigger: 'generationQueue', runtimeModules: ['unpdf/pdfjs'] },
 ];
 
 export function routeOf(handler: string): Route {

@@ -203,6 +203,7 @@ export class EvalPlatformStack extends Stack {
                   : Math.min(4, job.everyMinutes ?? 4),
         ),
         memorySize: 1024,
+        ...(job.runtimeModules ? { runtimeModules: job.runtimeModules } : {}),
       });
       jobFunctions.set(job.name, fn);
       if (job.trigger === 'schedule') {

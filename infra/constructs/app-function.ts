@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -41,6 +41,16 @@ export function bundleEntry(handler: string): string {
  * `#route-validators` resolves to the registry of precompiled validators, so no schema compiler is
  * bundled (the local server resolves it to ajv through package.json `imports`).
  */
+/**
+ * Modules no bundle holds, with the files that make each importable from a function's
+ * `node_modules`: a function that uses one ships them (`runtimeModules`), and Node loads the module
+ * on its first `import()`, so its size costs nothing at a cold start. unpdf imports pdf.js
+ * (`unpdf/pdfjs`, 1.6 MiB) only when it reads a PDF.
+ */
+export const RUNTIME_MODULES: Readonly<Record<string, readonly string[]>> = {
+  'unpdf/pdfjs': ['node_modules/unpdf/package.json', 'node_modules/unpdf/dist/pdfjs.mjs'],
+};
+
 export const BUNDLING = {
   format: OutputFormat.ESM,
   target: 'node22',
@@ -49,6 +59,7 @@ export const BUNDLING = {
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   alias: { '#route-validators': './shared/http/precompiled-validators.ts' },
+  external: Object.keys(RUNTIME_MODULES),
 } as const;
 
 export interface AppFunctionProps {
@@ -61,6 +72,8 @@ export interface AppFunctionProps {
   timeout?: Duration;
   /** Project files shipped beside the bundle (read at run time, not bundled into the JS). */
   files?: readonly string[];
+  /** Keys of RUNTIME_MODULES the function imports: their files are shipped at the same paths. */
+  runtimeModules?: readonly string[];
 }
 
 /**
@@ -96,15 +109,18 @@ export class AppFunction extends Construct {
         mainFields: [...BUNDLING.mainFields],
         define: { __BUILD_STAMP__: BUILD_STAMP },
         banner: BUNDLING.banner,
-        externalModules: [],
+        externalModules: [...BUNDLING.external],
         // esbuild runs in the project root (local bundling).
         esbuildArgs: { '--alias': Object.entries(BUNDLING.alias).map(([from, to]) => `${from}=${to}`) },
-        ...(props.files?.length
+        ...(props.files?.length || props.runtimeModules?.length
           ? {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => props.files!.map((f) => `cp "${inputDir}/${f}" "${outputDir}/"`),
+                afterBundling: (inputDir: string, outputDir: string) => [
+                  ...(props.files ?? []).map((f) => `cp "${inputDir}/${f}" "${outputDir}/"`),
+                  ...runtimeFiles(props.runtimeModules ?? []).map((f) => `mkdir -p "${outputDir}/${dirname(f)}" && cp "${inputDir}/${f}" "${outputDir}/${f}"`),
+                ],
               },
             }
           : {}),
@@ -115,4 +131,13 @@ export class AppFunction extends Construct {
   get function(): IFunction {
     return this.fn;
   }
+}
+
+/** The files of the runtime modules a function imports (an unknown name fails the synth). */
+export function runtimeFiles(modules: readonly string[]): string[] {
+  return modules.flatMap((m) => {
+    const files = RUNTIME_MODULES[m];
+    if (!files) throw new Error(`no runtime module ${m} in RUNTIME_MODULES`);
+    return [...files];
+  });
 }

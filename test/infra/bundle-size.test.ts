@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARE, bundleAll, MAX_BUNDLE_BYTES, stackHandlers, type Bundle } from '../../bench/bundles.js';
 import { jobs, routes } from '../../infra/routes.js';
+import { RUNTIME_MODULES } from '../../infra/constructs/app-function.js';
 
 /**
  * Functions still above the 400 KiB budget (docs/cold-start.md says why), with the size they may
@@ -25,6 +26,14 @@ describe('function bundles', () => {
     const names = bundles.map((b) => b.name).filter((n) => n !== BARE);
     expect(names.sort()).toEqual(stackHandlers());
     expect(names).toEqual(expect.arrayContaining(['authorizer', ...jobs.map((j) => j.handler), ...routes.map((r) => r.handler)]));
+  });
+
+  it('import a module left out of the bundles only where the function ships it (RUNTIME_MODULES)', () => {
+    for (const module of Object.keys(RUNTIME_MODULES)) {
+      const importing = bundles.filter((b) => b.name !== BARE && readFileSync(b.file, 'utf8').includes(JSON.stringify(module))).map((b) => b.name);
+      const shipping = jobs.filter((j) => j.runtimeModules?.includes(module)).map((j) => j.handler);
+      expect(importing.sort(), module).toEqual(shipping.sort());
+    }
   });
 
   it('weigh at most 400 KiB each (the listed exceptions at most their recorded size)', () => {

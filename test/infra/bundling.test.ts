@@ -3,10 +3,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { App, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { AppFunction, type AppFunctionProps } from '../../infra/constructs/app-function.js';
+import { AppFunction, RUNTIME_MODULES, type AppFunctionProps } from '../../infra/constructs/app-function.js';
+import { placeholderEnvironment } from '../../shared/config/env.js';
 
 type Bundled = { handler: (e: unknown, c?: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
 
@@ -66,6 +68,21 @@ describe('function bundling', () => {
       const css = await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'swagger-ui.css' } });
       expect([css.statusCode, css.headers['Content-Type']]).toEqual([200, 'text/css; charset=utf-8']);
       expect((await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'index.mjs' } })).statusCode).toBe(404);
+    });
+  });
+
+  it('ships pdf.js beside the generator bundle, not in it, where the bundle\'s import finds it', async () => {
+    placeholderEnvironment('bundling-test');
+    await withBundle({ handler: 'jobs/generator', environment: {}, runtimeModules: ['unpdf/pdfjs'] }, async (dir) => {
+      const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(bundle.length).toBeLessThan(1_000_000);
+      expect(bundle).toContain('"unpdf/pdfjs"');
+      for (const f of RUNTIME_MODULES['unpdf/pdfjs']!) expect(statSync(join(dir, f)).isFile(), f).toBe(true);
+      // Resolved from the asset folder alone (no node_modules above a temporary folder), as Lambda would.
+      const script = "const { getDocument } = await import('unpdf/pdfjs'); console.log(typeof getDocument);";
+      const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+      expect(out.stderr).toBe('');
+      expect(out.stdout.trim()).toBe('function');
     });
   });
 });
