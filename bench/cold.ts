@@ -39,6 +39,7 @@ const ENV = {
   SCANNER_FUNCTION_NAME: 'bench',
   AGGREGATOR_FUNCTION_NAME: 'bench',
   RUNNER_FUNCTION_NAME: 'bench',
+  GENERATOR_FUNCTION_NAME: 'bench',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   // As deployed (infra/constructs/app-function.ts).
   NODE_OPTIONS: '--enable-source-maps',
