@@ -96,6 +96,18 @@ describe('regex checks', () => {
     expect(score({ type: 'regex', value: '(?<word>\\p{L}+) \\k<word>' }, out('it is is here'))).toMatchObject({ score: 1, reason: expect.stringContaining('"is is"') });
   });
 
+  it('reads a pattern that only compiles without the u flag as Annex B does (escapes copied from other engines)', () => {
+    const phone: Check = { type: 'regex', value: '^\\d{3}\\-\\d{4}$' };
+    expect(normaliseCheck(phone)).toMatchObject({ value: '^\\d{3}\\-\\d{4}$' });
+    expect(score(phone, out('555-0134'))).toEqual({ score: 1, reason: 'guard: /^\\d{3}\\-\\d{4}$/ matched "555-0134" in actual_output at character 1' });
+    expect(score({ type: 'regex', value: 'say \\"hi\\"', caseSensitive: false }, out('They SAY "hi"'))).toMatchObject({ score: 1, reason: expect.stringContaining('/i matched') });
+    // Still refused: what compiles in neither reading, and catastrophic patterns in either.
+    expect(() => normaliseCheck({ type: 'regex', value: '(' })).toThrow(/^check\.value is not a valid ECMAScript regular expression/);
+    expect(() => normaliseCheck({ type: 'regex', value: '(\\-+)+$' })).toThrow(/^check\.value can backtrack catastrophically/);
+    // A JSON Schema pattern runs as ajv runs it, with the u flag only.
+    expect(() => normaliseCheck({ type: 'json_schema', schema: { type: 'string', pattern: '\\d\\-\\d' } })).toThrow(/^check\.schema/);
+  });
+
   it('masks personal data a match holds', () => {
     const r = score({ type: 'regex', value: '[\\w.]+@[\\w.]+' }, out('write to jane.doe@example.com'));
     expect(r.score).toBe(1);
@@ -229,7 +241,8 @@ describe('check validation', () => {
     [{ type: 'length', min: 1, schema: {} }, 'check.schema must not be set when check.type is length'],
     [{ type: 'json_schema', schema: {}, min: 1 }, 'check.min must not be set when check.type is json_schema'],
     [{ type: 'regex', value: '(' }, /^check\.value is not a valid ECMAScript regular expression \(u flag\): Invalid regular expression: \/\(\/u: Unterminated group/],
-    [{ type: 'regex', value: '\\-' }, /^check\.value is not a valid ECMAScript regular expression/],
+    [{ type: 'regex', value: '[b-a]' }, /^check\.value is not a valid ECMAScript regular expression/],
+    [{ type: 'regex', value: 'a{2,1}' }, /^check\.value is not a valid ECMAScript regular expression/],
     [{ type: 'regex', value: 'a'.repeat(1001) }, 'check.value must have at most 1000 characters as a regular expression'],
     [{ type: 'json_schema', schema: { type: 'strin' } }, /^check\.schema is not a valid JSON Schema \(draft 2020-12\): check\.schema\.type must be one of: array, boolean, integer, null, number, object, string/],
     [{ type: 'json_schema', schema: { properties: { a: { minLength: -1 } } } }, /^check\.schema is not a valid JSON Schema \(draft 2020-12\): check\.schema\.properties\.a\.minLength must be at least 0/],

@@ -203,9 +203,23 @@ function schemaValidator(schema: unknown): ValidateFunction {
 
 export const targetOf = (check: Check): CheckTarget => check.target ?? 'actual_output';
 
-/** The pattern of a regex check, with its flags. */
+/**
+ * The pattern of a regex check, with its flags: `u` (code points, strict syntax) when the pattern
+ * compiles with it, else without it, as ECMAScript's Annex B reads patterns such as `\d{3}\-\d{4}`
+ * or `\"` that users copy from other engines; `i` when caseSensitive is false. Throws the `u`
+ * reading's SyntaxError when neither compiles.
+ */
 export function checkPattern(check: Pick<Check, 'value' | 'caseSensitive'>): RegExp {
-  return new RegExp(check.value ?? '', check.caseSensitive === false ? 'iu' : 'u');
+  const i = check.caseSensitive === false ? 'i' : '';
+  try {
+    return new RegExp(check.value ?? '', `${i}u`);
+  } catch (strict) {
+    try {
+      return new RegExp(check.value ?? '', i);
+    } catch {
+      throw strict;
+    }
+  }
 }
 
 /**

@@ -16,10 +16,10 @@ export const FLAT_UNBOUNDED_MAX = 3;
  * as the input length to the power of its quantifiers, a polynomial the evaluation's time budget
  * bounds. Undefined when it does not parse (the analysis decides).
  */
-export function flatness(pattern: string): { flat: boolean; unbounded: number } | undefined {
+export function flatness(pattern: string, unicode = true): { flat: boolean; unbounded: number } | undefined {
   let root: AstNode<{ lookbehind: true; namedGroups: true; unicodePropertyEscape: true }>;
   try {
-    root = regjsparser.parse(pattern, 'u', { lookbehind: true, namedGroups: true, unicodePropertyEscape: true });
+    root = regjsparser.parse(pattern, unicode ? 'u' : '', { lookbehind: true, namedGroups: true, unicodePropertyEscape: true });
   } catch {
     return undefined;
   }
@@ -111,7 +111,7 @@ function compiles(pattern: string, flags: string): boolean {
 }
 
 /**
- * Why `pattern` (already known to compile with the `u` flag) can backtrack catastrophically, or
+ * Why `pattern` (already known to compile, with the `u` flag unless `unicode` is false) can backtrack catastrophically, or
  * undefined when it cannot. The pattern is analysed anchored at one start position (`^(?:…)`):
  * trying each start position costs the engine a factor of the input length, which the time
  * budget bounds; what the analysis refuses is a pattern that can match the same text in more
@@ -119,21 +119,22 @@ function compiles(pattern: string, flags: string): boolean {
  * `(a+)+$`, `(a|a)*b` or `(.*a){20}`. A case-insensitive pattern is also analysed the way the
  * detector can read case-insensitivity (without the `u` flag), when it compiles that way.
  */
-export function catastrophicBacktracking(pattern: string, caseSensitive: boolean): string | undefined {
+export function catastrophicBacktracking(pattern: string, caseSensitive: boolean, unicode = true): string | undefined {
   // A flat pattern with few unbounded repetitions (`^.*refund.*$`, `^[^@\s]+@[^@\s]+\.[^@\s]+$`)
   // is polynomial at worst: the detector counts any overlap as unsafe, so it would refuse these.
-  const shape = flatness(pattern);
+  const shape = flatness(pattern, unicode);
   if (shape?.flat && shape.unbounded <= FLAT_UNBOUNDED_MAX) return undefined;
   const anchored = `^(?:${withoutGroupNames(pattern)})`;
-  const runs: { unicode: boolean; caseInsensitive: boolean }[] = [{ unicode: true, caseInsensitive: false }];
+  // A pattern that compiles only without `u` (Annex B) is analysed as it runs, without it.
+  const runs: { unicode: boolean; caseInsensitive: boolean }[] = [{ unicode, caseInsensitive: false }];
   if (!caseSensitive && compiles(pattern, 'i')) runs.push({ unicode: false, caseInsensitive: true });
   for (const run of runs) {
     let result: ReturnType<typeof isSafePattern>;
     try {
       result = isSafePattern(anchored, { ...ANALYSIS, ...run });
     } catch (error) {
-      // The case-insensitive reading is a second opinion: only the pattern as it runs (u flag) must be readable.
-      if (!run.unicode) continue;
+      // The case-insensitive reading is a second opinion: only the pattern as it runs must be readable.
+      if (run.caseInsensitive) continue;
       return `uses syntax the backtracking analysis cannot read (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`;
     }
     if (result.safe) continue;

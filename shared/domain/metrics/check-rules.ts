@@ -30,14 +30,16 @@ export const REGEX_MAX_CHARS = 1_000;
 /** Patterns (`pattern`, `patternProperties`) analysed in one check's schema. */
 export const SCHEMA_MAX_PATTERNS = 20;
 
-function checkRegex(pattern: string, caseSensitive: boolean, field: string): void {
+/** A check's pattern (Annex B syntax accepted, see checkPattern), or a JSON Schema's (`u` flag only, as ajv runs it). */
+function checkRegex(pattern: string, caseSensitive: boolean, field: string, annexB: boolean): void {
   if (pattern.length > REGEX_MAX_CHARS) throw new ValidationError(`${field} must have at most ${REGEX_MAX_CHARS} characters as a regular expression`);
+  let compiled: RegExp;
   try {
-    checkPattern({ value: pattern, caseSensitive });
+    compiled = annexB ? checkPattern({ value: pattern, caseSensitive }) : new RegExp(pattern, 'u');
   } catch (error) {
     throw new ValidationError(`${field} is not a valid ECMAScript regular expression (u flag): ${(error as Error).message.slice(0, 200)}`);
   }
-  const problem = catastrophicBacktracking(pattern, caseSensitive);
+  const problem = catastrophicBacktracking(pattern, caseSensitive, compiled.unicode);
   if (problem) throw new ValidationError(`${field} ${problem}`);
 }
 
@@ -66,7 +68,7 @@ function checkJsonSchema(schema: unknown): void {
   compileUserSchema(schema, 'check.schema');
   const patterns = schemaPatterns(schema, 'check.schema');
   if (patterns.length > SCHEMA_MAX_PATTERNS) throw new ValidationError(`check.schema must have at most ${SCHEMA_MAX_PATTERNS} patterns (pattern and patternProperties), has ${patterns.length}`);
-  for (const p of patterns) checkRegex(p.pattern, true, p.at);
+  for (const p of patterns) checkRegex(p.pattern, true, p.at, false);
 }
 
 /**
@@ -85,7 +87,7 @@ export function normaliseCheck(check: Check): Check {
     throw new ValidationError(`check.${takes[0]} is required when check.type is ${check.type}`);
   }
   const caseSensitive = check.caseSensitive ?? true;
-  if (check.type === 'regex') checkRegex(check.value!, caseSensitive, 'check.value');
+  if (check.type === 'regex') checkRegex(check.value!, caseSensitive, 'check.value', true);
   if (check.type === 'json_schema') checkJsonSchema(check.schema);
   const stored: Check = { type: check.type, target: targetOf(check) };
   for (const field of takes) {
