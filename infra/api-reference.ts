@@ -1009,6 +1009,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     record: 'monitor',
     example: { response: [alertRule] },
   },
+  'alert-rules/get': {
+    summary: 'Get an alert rule',
+    description: 'One rule of the monitor, with `openAlertId` while its alert is open; a deleted rule is still readable, with its `deletedAt`.',
+    record: 'monitor',
+    example: { response: alertRule },
+  },
   'alert-rules/delete': {
     summary: 'Delete an alert rule',
     description: 'Deletes the rule; its open alert, if any, is resolved (`resolution: "rule_deleted"`) and sent as `alert.resolved`.',

@@ -112,6 +112,7 @@ export const routes: readonly Route[] = [
   // alert rules and alerts (DESIGN.md §16); deleting a rule resolves its open alert (alert.resolved)
   r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
   r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),
+  r('GET', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/get', 'read'),
   r('DELETE', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/delete', 'write', { capabilities: ['webhookQueueSend'] }),
   r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
 

@@ -143,6 +143,7 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'webhooks/deliveries': { id: 'wh_example', query: { statuses: 'FAILED,PENDING', sort: 'createdAt:desc' } },
   'alert-rules/create': { id: 'mon_example', body: { metricGroupId: 'mgrp_non_empty_output', window: '1h', below: 0.8, minSessions: 20 } },
   'alert-rules/list': { id: 'mon_example' },
+  'alert-rules/get': { id: 'mon_example', params: { ruleId: 'alr_example' } },
   'alert-rules/delete': { id: 'mon_example', params: { ruleId: 'alr_example' } },
   'monitors/alerts': { id: 'mon_example', query: { statuses: 'OPEN' } },
 };

@@ -204,6 +204,8 @@ describe('events of monitors', () => {
     expect(del.body).toEqual({ id: rule.id, deletedAt: expect.any(String) });
     expect((await t.api.get(`/monitors/${monitor.id}/alerts`)).body[0]).toMatchObject({ status: 'RESOLVED', resolution: 'rule_deleted', resolvedScore: null });
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).body).toEqual([]);
+    // Read by id, a deleted rule shows when it was deleted; its alert is no longer open on it.
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${rule.id}`)).body).toMatchObject({ id: rule.id, openAlertId: null, deletedAt: del.body.deletedAt });
     expect((await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`)).status).toBe(404);
     await deliver();
     expect(t.received().map((e) => [e.type, e.data.resolution])).toEqual([['alert.resolved', 'rule_deleted']]);
@@ -234,6 +236,11 @@ describe('alert rule routes', () => {
     for (const window of ['15m', '1h', '24h']) expect((await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...base, window })).status).toBe(201);
     const page = await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 2, sort: 'createdAt:asc' });
     expect(page.headers['x-total-count']).toBe('3');
+    const one = await t.api.get(`/monitors/${monitor.id}/alertRules/${page.body[0].id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(page.body[0]);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/alr_01NOSUCHRULE`)).status).toBe(404);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/bad%20id`)).status).toBe(400);
     expect(page.body.map((r: { window: string }) => r.window)).toEqual(['15m', '1h']);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 0 })).status).toBe(400);
     // The common list parameters of DESIGN.md §3 these records have: ids, fromCreatedAt, toCreatedAt.
@@ -254,6 +261,7 @@ describe('alert rule routes', () => {
     expect((await other.api.get(`/monitors/${monitor.id}/alertRules`)).status).toBe(403);
     expect((await other.api.get(`/monitors/${monitor.id}/alerts`)).status).toBe(403);
     expect((await other.api.del(`/monitors/${monitor.id}/alertRules/${page.body[0].id}`)).status).toBe(403);
+    expect((await other.api.get(`/monitors/${monitor.id}/alertRules/${page.body[0].id}`)).status).toBe(403);
     expect((await t.api.del(`/monitors/${monitor.id}/alertRules/alr_01NOSUCHRULE`)).status).toBe(404);
     expect((await t.api.get('/monitors/mon_01NOSUCHMONITOR/alerts')).status).toBe(404);
 

@@ -1103,7 +1103,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get an alert rule
+         * @description One rule of the monitor, with `openAlertId` while its alert is open; a deleted rule is still readable, with its `deletedAt`.
+         */
+        get: operations["alertRulesGet"];
         put?: never;
         post?: never;
         /**
@@ -15334,6 +15338,152 @@ export interface operations {
                      * @example {
                      *       "error": "Unsupported Media Type",
                      *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "alr_01JDA1W5Y7U9I1O3P5A7S9D1FG",
+                     *       "monitorId": "mon_01JDA1P7U9I1O3P5A7S9D1F3GH",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
+                     *       "window": "1h",
+                     *       "below": 0.7,
+                     *       "minSessions": 20,
+                     *       "openAlertId": null,
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        monitorId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        userId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        metricGroupId: string;
+                        /** @enum {string} */
+                        window: "15m" | "1h" | "6h" | "24h";
+                        below: number;
+                        minSessions: number;
+                        openAlertId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        deletedAt?: string;
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the monitor belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "monitor alr_01JDA1W5Y7U9I1O3P5A7S9D1FG belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no monitor with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "monitor alr_01JDA1W5Y7U9I1O3P5A7S9D1FG not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -56,6 +56,14 @@ export async function listAlertRules(auth: AuthContext, monitorId: string, query
   return applyList(await listRules(monitorId), query, { sortable: ['createdAt', 'metricGroupId', 'window', 'below', 'minSessions'] });
 }
 
+/** GET /monitors/{id}/alertRules/{ruleId}: the rule, a deleted one with its `deletedAt`. */
+export async function getAlertRule(auth: AuthContext, monitorId: string, ruleId: string): Promise<AlertRule> {
+  await liveMonitor(auth, monitorId);
+  const rule = await getRule(monitorId, ruleId);
+  if (!rule) throw new NotFoundError(`alert rule ${ruleId} not found on monitor ${monitorId}`);
+  return rule;
+}
+
 /** DELETE /monitors/{id}/alertRules/{ruleId}: an open alert of the rule is resolved (`rule_deleted`) and sent. */
 export async function deleteAlertRule(auth: AuthContext, monitorId: string, ruleId: string): Promise<{ id: string; deletedAt: string }> {
   await liveMonitor(auth, monitorId);
