@@ -37,11 +37,6 @@ export function bundleEntry(handler: string): string {
 }
 
 /**
- * The esbuild settings of every function (NodejsFunction's bundling, also read by bench/cold.ts).
- * `#route-validators` resolves to the registry of precompiled validators, so no schema compiler is
- * bundled (the local server resolves it to ajv through package.json `imports`).
- */
-/**
  * Modules no bundle holds, with the files that make each importable from a function's
  * `node_modules`: a function that uses one ships them (`runtimeModules`), and Node loads the module
  * on its first `import()`, so its size costs nothing at a cold start. unpdf imports pdf.js
@@ -51,6 +46,12 @@ export const RUNTIME_MODULES: Readonly<Record<string, readonly string[]>> = {
   'unpdf/pdfjs': ['node_modules/unpdf/package.json', 'node_modules/unpdf/dist/pdfjs.mjs'],
 };
 
+/**
+ * The esbuild settings of every function (NodejsFunction's bundling, also read by bench/cold.ts).
+ * `#route-validators` resolves to the registry of precompiled validators, so no schema compiler is
+ * bundled (the local server resolves it to ajv through package.json `imports`). `external`: the
+ * RUNTIME_MODULES above.
+ */
 export const BUNDLING = {
   format: OutputFormat.ESM,
   target: 'node22',

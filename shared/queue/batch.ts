@@ -4,6 +4,9 @@ import { log } from '../http/logger.js';
 /** Receives before SQS moves a message to its DLQ (`maxReceiveCount` of every queue in infra/stack.ts). */
 export const MAX_RECEIVES = 3;
 
+/** How a `giveUp` names what failed on every receive, with the last cause: `step 2 failed 3 times (…)`. */
+export const failedEveryReceive = (what: string, error: Error): string => `${what} failed ${MAX_RECEIVES} times (${error.message})`;
+
 /**
  * Processes the records of one SQS batch in parallel: a malformed body is dropped (logged), a
  * record whose job throws is reported so SQS delivers it again (partial batch failures; the DLQ

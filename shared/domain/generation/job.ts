@@ -6,7 +6,7 @@ import { getOrganization } from '../../db/organizations.js';
 import { testCasePage } from '../../db/runs.js';
 import { callLlm, creditsPerCall, llmConfig, type LlmMessage } from '../../llm/client.js';
 import { generatorModelName, resolveModel } from '../../llm/models.js';
-import { MAX_RECEIVES, processBatch } from '../../queue/batch.js';
+import { failedEveryReceive, processBatch } from '../../queue/batch.js';
 import { enqueueGenerationJobs, parseGenerationJob, type GenerationJob } from '../../queue/generation-queue.js';
 import type { Product } from '../../schemas/products.js';
 import type { TestCase } from '../../schemas/tests.js';
@@ -350,6 +350,6 @@ export async function abandonGenerationStep(job: GenerationJob, error: Error): P
   const test = await getGeneratingTest(job.organizationId, job.testId);
   const gen = test?._gen;
   if (!test || !gen || gen.seq !== job.seq) return;
-  const message = `generation stopped: step ${job.step + 1} failed ${MAX_RECEIVES} times (${error.message})`;
+  const message = `generation stopped: ${failedEveryReceive(`step ${job.step + 1}`, error)}`;
   await finishGeneration(test.organizationId, test.id, [ACTIVE_STATUS[gen.action]], { status: 'FAILED', error: message }, gen.seq);
 }

@@ -29,7 +29,7 @@ import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import { MAX_TURN_TEXT, SPAN_TYPES, type Evaluation, type SpanCreate, type Turn } from '../../schemas/sessions.js';
 import type { TestCase, TestRecord } from '../../schemas/tests.js';
-import { MAX_RECEIVES } from '../../queue/batch.js';
+import { failedEveryReceive } from '../../queue/batch.js';
 import { enqueueRunJobs, type RunJob } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
 import { testCaseEntity, testEntity, versionEntity } from '../common/entities.js';
@@ -209,7 +209,7 @@ export async function abandonStep(job: Extract<RunJob, { kind: 'step' }>, error:
   const s = await getRunSession(job.sessionId);
   if (!s || s._runId !== job.runId || s._seq !== job.seq || s._phase === 'DONE') return; // done or moved on
   if (s._end || s._phase === 'EVALUATING' || s.status !== 'PENDING') throw error;
-  const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: step ${job.seq + 1} failed ${MAX_RECEIVES} times (${error.message})` };
+  const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${failedEveryReceive(`step ${job.seq + 1}`, error)}` };
   // A session still QUEUED is counted as pending: it moves to running, as its first step would have.
   const queued = s._phase === 'QUEUED';
   const items = [sessionStepUpdate(s.id, s._seq, { _seq: s._seq + 1, _end: end, ...(queued ? { _phase: 'RUNNING' } : {}) }, queued ? { phase: 'QUEUED' } : {})];

@@ -34,7 +34,6 @@ const DEFAULT_RETRYABLE = [429, 500, 502, 503, 504];
 /** An attempt needs at least this much of `remainingMs`, or the call goes back on the queue. */
 const MIN_ATTEMPT_MS = 1000;
 
-
 export function attemptTimeoutMs(connection: Pick<AgentConnection, 'timeout'>): number {
   const seconds = connection.timeout ?? TIMEOUT_DEFAULT_S;
   return Math.min(Math.max(1, seconds), TIMEOUT_MAX_S) * 1000;
