@@ -90,9 +90,9 @@ async function resultsRequests(): Promise<number> {
   const { freePort } = await import('../infra/local/services.js');
   const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-cold-')), scanIntervalSeconds: 0, quiet: true });
   try {
-    const { dynamo } = await import('../shared/db/client.js');
+    const { doc } = await import('../shared/db/client.js');
     let calls = 0;
-    dynamo.middlewareStack.add((next) => async (args) => (calls++, next(args)), { step: 'initialize', name: 'coldBenchCounter' });
+    doc.observe(() => calls++);
     const headers = { authorization: `Bearer ${runtime.demoApiKey}`, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) => (await (await fetch(`${runtime.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
     const product = await post('/products', { name: 'cold bench' });

@@ -18,12 +18,9 @@ const runtime = await startLocalRuntime({
   quiet: true,
 });
 try {
-  const { dynamo } = await import('../shared/db/client.js');
+  const { doc } = await import('../shared/db/client.js');
   let calls = 0;
-  dynamo.middlewareStack.add((next) => async (args) => {
-    calls++;
-    return next(args);
-  }, { step: 'initialize', name: 'benchCallCounter' });
+  doc.observe(() => calls++);
 
   const { resolveCaller } = await import('../shared/auth/authorize.js');
   const auth = await resolveCaller(`Bearer ${runtime.demoApiKey}`);

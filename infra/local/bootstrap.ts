@@ -1,5 +1,6 @@
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
-import { dynamo, tableName } from '../../shared/db/client.js';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { tableName } from '../../shared/db/client.js';
+import { ENV, optionalEnv } from '../../shared/config/env.js';
 import { createTableInput, TABLE } from '../../shared/db/table.js';
 import { createOrganizationWithKey } from '../../shared/domain/accounts/api-keys.js';
 import { findKeyByHash, getOrganization, insertApiKey } from '../../shared/db/organizations.js';
@@ -8,6 +9,9 @@ import { newId, nowIso } from '../../shared/domain/common/ids.js';
 
 /** Creates the table from the same definition CDK uses, when it is missing. */
 export async function ensureTable(): Promise<void> {
+  // The SDK's control-plane client: local tooling only, never bundled into a function.
+  const endpoint = optionalEnv(ENV.dynamodbEndpoint);
+  const dynamo = new DynamoDBClient(endpoint ? { endpoint } : {});
   try {
     await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
     return;

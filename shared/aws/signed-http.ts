@@ -1,49 +1,56 @@
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { buildQueryString, HttpRequest } from '@smithy/core/protocols';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequestOf, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequestOf } from 'node:https';
+import { envCredentials, envRegion, queryString, signRequest, type AwsRequest, type Credentials, type SigningScope } from './sigv4.js';
 
 /**
- * The few pieces of an AWS client the small S3 and SQS modules need, built only on what the
- * DynamoDB client already puts in every bundle (SignatureV4, HttpRequest, NodeHttpHandler, Sha256,
- * the default credential chain), so they add a few KiB instead of a whole SDK client
- * (docs/cold-start.md, docs/decisions.md).
+ * The few pieces of an AWS client the service's own DynamoDB, S3 and SQS clients need: SigV4
+ * signing (./sigv4.ts), credentials and region from the environment (what Lambda provides), a
+ * keep-alive HTTP transport on node:http(s), and the SDK's standard retry. No AWS SDK in a
+ * function's bundle (docs/cold-start.md, docs/decisions.md).
  */
 
-/** The default credential chain, resolved once and cached (memoized) for the process. */
-let credentials: ReturnType<typeof defaultProvider> | undefined;
-const credentialProvider = () => (credentials ??= defaultProvider());
+export type { AwsRequest } from './sigv4.js';
+export { formatUrl } from './sigv4.js';
 
 export interface SignedClient {
-  signer: SignatureV4;
-  http: NodeHttpHandler;
+  service: string;
+  uriEscapePath: boolean;
+  applyChecksum: boolean;
 }
 
-/** A signer for `service` in the region of `AWS_REGION` and an HTTP handler (keep-alive agent). */
+/** A client for `service`, signing in the region of `AWS_REGION` with the environment's credentials. */
 export function signedClient(service: string, options: { uriEscapePath?: boolean; applyChecksum?: boolean } = {}): SignedClient {
+  return { service, uriEscapePath: options.uriEscapePath ?? true, applyChecksum: options.applyChecksum ?? false };
+}
+
+/** Where credentials come from: the environment (what Lambda sets), unless a tool installs another source. */
+let credentialSource: () => Credentials | Promise<Credentials> = () => envCredentials();
+
+/**
+ * Replaces the environment as the source of credentials: the operator CLIs, run against a deployed
+ * table, install the SDK's default chain (profiles, SSO). Functions never call it.
+ */
+export function useCredentials(source: () => Credentials | Promise<Credentials>): void {
+  credentialSource = source;
+}
+
+/** The signing scope of `client` now (region from the environment, credentials from their source). */
+export async function signingScope(client: SignedClient, signingDate?: Date): Promise<SigningScope> {
   return {
-    signer: new SignatureV4({
-      service,
-      region: () => {
-        const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-        return region ? Promise.resolve(region) : Promise.reject(new Error('AWS_REGION is not set'));
-      },
-      credentials: () => credentialProvider()(),
-      sha256: Sha256,
-      uriEscapePath: options.uriEscapePath ?? true,
-      applyChecksum: options.applyChecksum ?? false,
-    }),
-    http: new NodeHttpHandler(),
+    service: client.service,
+    region: envRegion(),
+    credentials: await credentialSource(),
+    uriEscapePath: client.uriEscapePath,
+    applyChecksum: client.applyChecksum,
+    ...(signingDate ? { signingDate } : {}),
   };
 }
 
-/** A request to `url` (its query string included) with `host` set, as SignatureV4 signs it. */
-export function httpRequest(method: string, url: URL, headers: Record<string, string> = {}, body?: string | Uint8Array): HttpRequest {
+/** A request to `url` (its query string included) with `host` set, as SigV4 signs it. */
+export function httpRequest(method: string, url: URL, headers: Record<string, string> = {}, body?: string | Uint8Array): AwsRequest {
   const query: Record<string, string | string[]> = {};
   for (const [k, v] of url.searchParams) query[k] = k in query ? [query[k]!].flat().concat(v) : v;
-  return new HttpRequest({
+  return {
     method,
     protocol: url.protocol,
     hostname: url.hostname,
@@ -53,13 +60,7 @@ export function httpRequest(method: string, url: URL, headers: Record<string, st
     query,
     headers: { host: url.host, ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
     ...(body !== undefined ? { body } : {}),
-  });
-}
-
-/** The URL of a (presigned) request, query sorted as the SDK's formatUrl writes it. */
-export function formatUrl(request: HttpRequest): string {
-  const query = buildQueryString(request.query ?? {});
-  return `${request.protocol}//${request.hostname}${request.port ? `:${request.port}` : ''}${request.path}${query ? `?${query}` : ''}`;
+  };
 }
 
 export interface RawResponse {
@@ -75,20 +76,76 @@ export async function readBody(body: AsyncIterable<unknown>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The SDK's standard retry: 3 attempts for throttling, 5xx and dropped connections. */
-const MAX_ATTEMPTS = 3;
+/** Keep-alive agents, one per protocol, for the process (the SDK's NodeHttpHandler keeps sockets alive too). */
+const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
+/** A request with no byte for this long is abandoned (a TimeoutError, retried). */
+const SOCKET_TIMEOUT_MS = 30_000;
+
+/** Sends a signed request; resolves with the status, headers and the unread body. */
+export function transmit(request: AwsRequest, signal?: AbortSignal): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const https = request.protocol === 'https:';
+    const search = Object.keys(request.query).length ? `?${queryString(request.query)}` : '';
+    const req = (https ? httpsRequestOf : httpRequestOf)({
+      method: request.method,
+      hostname: request.hostname,
+      ...(request.port ? { port: request.port } : {}),
+      path: `${request.path}${search}`,
+      headers: request.headers,
+      agent: https ? agents.https : agents.http,
+      ...(signal ? { signal } : {}),
+    });
+    req.setTimeout(SOCKET_TIMEOUT_MS, () => req.destroy(Object.assign(new Error(`no answer from ${request.hostname} within ${SOCKET_TIMEOUT_MS} ms`), { name: 'TimeoutError' })));
+    req.once('error', reject);
+    req.once('response', (res) => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      resolve({ statusCode: res.statusCode ?? 0, headers, body: res });
+    });
+    req.end(request.body);
+  });
+}
+
+/** The SDK's standard retry: throttling, 5xx and dropped connections. */
 const THROTTLING = new Set(['Throttling', 'ThrottlingException', 'ThrottledException', 'RequestThrottledException', 'TooManyRequestsException', 'ProvisionedThroughputExceededException', 'TransactionInProgressException', 'RequestLimitExceeded', 'BandwidthLimitExceeded', 'LimitExceededException', 'RequestThrottled', 'SlowDown', 'PriorRequestNotComplete', 'EC2ThrottledException', 'RequestTimeout', 'RequestTimeoutException']);
 const NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
 
 /** An AWS error: `name` is the service's error code, `$metadata.httpStatusCode` its status. */
 export interface AwsError extends Error {
   $metadata: { httpStatusCode?: number; requestId?: string; attempts?: number };
+  $fault?: 'client' | 'server';
   $retryable?: boolean;
 }
 
 export function awsError(code: string, message: string, statusCode: number | undefined, requestId?: string): AwsError {
-  return Object.assign(new Error(message || code), { name: code, $metadata: { httpStatusCode: statusCode, ...(requestId ? { requestId } : {}) } });
+  return Object.assign(new Error(message || code), {
+    name: code,
+    ...(statusCode !== undefined ? { $fault: statusCode >= 500 ? ('server' as const) : ('client' as const) } : {}),
+    $metadata: { httpStatusCode: statusCode, ...(requestId ? { requestId } : {}) },
+  });
 }
+
+/**
+ * An AWS JSON error answer (DynamoDB, SQS, Lambda) as the SDK surfaces it: named by `__type` (or
+ * the `x-amzn-errortype` header), with the body's other fields as they came (a DynamoDB
+ * `TransactionCanceledException` keeps its raw `CancellationReasons`).
+ */
+export async function jsonError(response: Pick<RawResponse, 'statusCode' | 'headers' | 'body'>): Promise<AwsError & Record<string, unknown>> {
+  const text = await readBody(response.body).catch(() => '');
+  let parsed: Record<string, unknown> = {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) parsed = value as Record<string, unknown>;
+  } catch {
+    // not JSON (a proxy's page): named by the status
+  }
+  const { __type, code, message, Message, ...fields } = parsed;
+  const type = String(__type ?? code ?? response.headers['x-amzn-errortype'] ?? `Http${response.statusCode}`);
+  const name = type.split('#').pop()!.split(':')[0]!;
+  return Object.assign(awsError(name, String(message ?? Message ?? name), response.statusCode, response.headers['x-amzn-requestid']), fields);
+}
+
+export const isThrottling = (error: unknown): boolean => THROTTLING.has((error as { name?: string })?.name ?? '') || (error as AwsError)?.$metadata?.httpStatusCode === 429;
 
 function retryable(error: unknown): boolean {
   const e = error as Partial<AwsError> & { code?: string };
@@ -99,22 +156,29 @@ function retryable(error: unknown): boolean {
 
 /**
  * Signs and sends `request`; a non-2xx answer is turned into an error by `toError` (the body is
- * read there); throttling, 5xx and dropped connections are retried with jittered backoff.
+ * read there); throttling, 5xx and dropped connections are retried with jittered exponential
+ * backoff (base 100 ms, 500 ms for throttling; at most 20 s), `maxAttempts` in all (3 by default);
+ * `signal` aborts the request.
  */
-export async function send(client: SignedClient, build: () => HttpRequest, toError: (response: RawResponse) => Promise<AwsError>): Promise<RawResponse> {
+export async function send(
+  client: SignedClient,
+  build: () => AwsRequest,
+  toError: (response: RawResponse) => Promise<AwsError>,
+  options: { maxAttempts?: number; signal?: AbortSignal } = {},
+): Promise<RawResponse> {
+  const maxAttempts = options.maxAttempts ?? 3;
   for (let attempt = 1; ; attempt++) {
     try {
-      const signed = await client.signer.sign(build());
-      const { response } = await client.http.handle(signed as HttpRequest);
-      const raw = response as unknown as RawResponse;
+      const raw = await transmit(signRequest(build(), await signingScope(client)), options.signal);
       if (raw.statusCode >= 200 && raw.statusCode < 300) return raw;
       throw await toError(raw);
     } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !retryable(error)) {
+      if (attempt >= maxAttempts || !retryable(error)) {
         if (error && typeof error === 'object' && '$metadata' in error) (error as AwsError).$metadata.attempts = attempt;
         throw error;
       }
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20_000, 100 * 2 ** attempt)));
+      const base = isThrottling(error) ? 500 : 100;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20_000, base * 2 ** attempt)));
     }
   }
 }

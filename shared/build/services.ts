@@ -1,4 +1,5 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { httpRequest, jsonError, readBody, send, signedClient, type RawResponse } from '../aws/signed-http.js';
+import { envRegion } from '../aws/sigv4.js';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
 import { buildStamp, type BuildStamp } from './stamp.js';
 
@@ -9,7 +10,14 @@ export interface ServiceInfo extends BuildStamp {
 
 const PROBE_TIMEOUT_MS = 2000;
 const endpoint = optionalEnv(ENV.lambdaEndpoint);
-const lambda = new LambdaClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 1 });
+const lambda = signedClient('lambda');
+
+/** Lambda's Invoke API (RequestResponse), signed for `lambda`, one attempt; resolves with the answer unread. */
+function invoke(functionName: string, payload: string, signal: AbortSignal): Promise<RawResponse> {
+  const base = endpoint ? endpoint.replace(/\/+$/, '') : `https://lambda.${envRegion()}.amazonaws.com`;
+  const url = new URL(`${base}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`);
+  return send(lambda, () => httpRequest('POST', url, { 'content-type': 'application/json' }, payload), jsonError, { maxAttempts: 1, signal });
+}
 
 /** The downstream services and the functions that answer for them (names set by infra). */
 const services = [
@@ -25,12 +33,11 @@ const UNKNOWN = { version: 'unknown', commit: 'unknown', buildDate: 'unknown' };
 /** Asks one function for its stamp; any failure or a 2-second silence is `unreachable`, never a throw. */
 export async function probe(name: string, functionName: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServiceInfo> {
   try {
-    const out = await lambda.send(
-      new InvokeCommand({ FunctionName: functionName, Payload: new TextEncoder().encode(JSON.stringify({ probe: 'build-info' })) }),
-      { abortSignal: AbortSignal.timeout(timeoutMs) },
-    );
-    if (out.FunctionError || !out.Payload) return { name, status: 'unreachable', ...UNKNOWN };
-    const stamp = JSON.parse(new TextDecoder().decode(out.Payload)) as Partial<BuildStamp>;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const res = await invoke(functionName, JSON.stringify({ probe: 'build-info' }), signal);
+    const payload = await readBody(res.body);
+    if (res.headers['x-amz-function-error'] || !payload) return { name, status: 'unreachable', ...UNKNOWN };
+    const stamp = JSON.parse(payload) as Partial<BuildStamp>;
     if (typeof stamp.version !== 'string' || typeof stamp.commit !== 'string' || typeof stamp.buildDate !== 'string') {
       return { name, status: 'unreachable', ...UNKNOWN };
     }

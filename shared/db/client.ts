@@ -1,18 +1,10 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
+import { DocumentClient } from './dynamodb.js';
 
-/** Created once per process (module scope). `DYNAMODB_ENDPOINT` points at DynamoDB Local. */
-const endpoint = optionalEnv(ENV.dynamodbEndpoint);
-
-export const dynamo = new DynamoDBClient({
-  ...(endpoint ? { endpoint } : {}),
-  maxAttempts: 4,
-});
-
-export const doc = DynamoDBDocumentClient.from(dynamo, {
-  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  unmarshallOptions: { wrapNumbers: false },
-});
+/**
+ * The document client, created once per process (module scope). `DYNAMODB_ENDPOINT` points at
+ * DynamoDB Local. Up to 4 attempts for throttling, 5xx and dropped connections.
+ */
+export const doc = new DocumentClient({ endpoint: optionalEnv(ENV.dynamodbEndpoint), maxAttempts: 4 });
 
 export const tableName = requireEnv(ENV.tableName);

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from './dynamodb.js';
 import type { TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ENV, optionalEnv } from '../config/env.js';
-import { awsError, httpRequest, readBody, send, signedClient, type AwsError, type RawResponse, type SignedClient } from '../aws/signed-http.js';
+import { httpRequest, jsonError, readBody, send, signedClient, type AwsError, type RawResponse, type SignedClient } from '../aws/signed-http.js';
 
 /** A queue URL of the local runtime (`local://…`, or none): its messages stay in process. */
 export function isLocalQueue(queueUrl: string | undefined): boolean {
@@ -35,16 +35,7 @@ export function sendMessageBatchBody(queueUrl: string, bodies: string[], delaySe
 
 /** An AWS JSON error answer as the SDK surfaces it: `name` from `__type`, `Code` the query-compatible code. */
 export async function sqsError(response: Pick<RawResponse, 'statusCode' | 'headers' | 'body'>): Promise<AwsError> {
-  const text = await readBody(response.body).catch(() => '');
-  let parsed: { __type?: string; code?: string; message?: string; Message?: string } = {};
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    // not JSON (a proxy's page): named by the status
-  }
-  const type = parsed.__type ?? parsed.code ?? response.headers['x-amzn-errortype'] ?? `Http${response.statusCode}`;
-  const name = type.split('#').pop()!.split(':')[0]!;
-  const error = awsError(name, parsed.message ?? parsed.Message ?? name, response.statusCode, response.headers['x-amzn-requestid']);
+  const error = await jsonError(response);
   const [code] = (response.headers['x-amzn-query-error'] ?? '').split(';');
   return code ? Object.assign(error, { Code: code }) : error;
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { extendedEncodeURIComponent } from '@smithy/core/protocols';
-import { awsError, formatUrl, httpRequest, readBody, send, signedClient, type AwsError, type RawResponse } from '../aws/signed-http.js';
+import { awsError, formatUrl, httpRequest, readBody, send, signedClient, signingScope, type AwsError, type RawResponse } from '../aws/signed-http.js';
+import { escapeUri, presignRequest } from '../aws/sigv4.js';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
 
 /**
  * The S3 calls the service makes (presigned PUT/GET, HEAD, GET, PUT, DeleteObjects), signed with
- * SignatureV4 as @aws-sdk/client-s3 signs them, without the SDK's S3 client (−150 KiB in every
+ * SigV4 as @aws-sdk/client-s3 signs them, without the SDK's S3 client (−150 KiB in every
  * bundle that touches storage; docs/cold-start.md). Created once per process. `S3_ENDPOINT` points
  * at the local emulator (path-style addressing); on AWS, virtual-hosted URLs of `AWS_REGION`.
  */
@@ -21,7 +21,7 @@ export const GET_URL_SECONDS = 60 * 60;
 
 /** A key as S3 wants it in a path: each segment URI-encoded (RFC 3986, `!'()*` too), slashes kept. */
 export function encodeKey(key: string): string {
-  return key.split('/').map(extendedEncodeURIComponent).join('/');
+  return key.split('/').map((segment) => (/^[\w.~-]+$/.test(segment) ? segment : escapeUri(segment))).join('/');
 }
 
 /** A bucket S3 can name in a host (no dots under TLS, DNS label rules), as the SDK decides. */
@@ -89,13 +89,12 @@ export async function presign(
     // The SDK presigner leaves the content type unsigned (so a browser's own header is accepted).
     ...(contentType ? { 'content-type': contentType } : {}),
   });
-  const signed = await client.signer.presign(request, {
+  const signed = presignRequest(request, await signingScope(client, signingDate), {
     expiresIn,
     unsignableHeaders: new Set(['content-type']),
     unhoistableHeaders: new Set(),
-    ...(signingDate ? { signingDate } : {}),
   });
-  return formatUrl(signed as typeof request);
+  return formatUrl(signed);
 }
 
 export function presignPut(key: string, contentType: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
-import { dynamo } from '../../shared/db/client.js';
+import { doc } from '../../shared/db/client.js';
 import { readSpend } from '../../shared/db/credits.js';
 import { keys } from '../../shared/db/keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
@@ -16,18 +16,13 @@ import { monitorEntity } from '../../shared/domain/common/entities.js';
 /** DynamoDB requests made while `fn` runs (every command of the shared client, in process). */
 let calls: string[] = [];
 let counting = false;
+let unobserve: () => void;
 beforeAll(() => {
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (counting) calls.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'resultsReadCounter' },
-  );
+  unobserve = doc.observe((operation) => {
+    if (counting) calls.push(operation);
+  });
 });
-afterAll(() => {
-  dynamo.middlewareStack.remove('resultsReadCounter');
-});
+afterAll(() => unobserve());
 
 async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; calls: string[] }> {
   calls = [];
@@ -60,7 +55,7 @@ describe('GET /monitors/{id}/results reads', () => {
     // authorizer: key lookup + organization; route: BatchGet (monitor, spend, organization),
     // buckets, sampling, scored, waiting, the families in one statement.
     expect(made.length, made.join(', ')).toBeLessThanOrEqual(8);
-    expect(made.filter((c) => c === 'ExecuteStatementCommand')).toHaveLength(1);
+    expect(made.filter((c) => c === 'ExecuteStatement')).toHaveLength(1);
 
     // The same answers as the single reads it replaced.
     const now = new Date();
@@ -84,9 +79,9 @@ describe('GET /monitors/{id}/results reads', () => {
     const single = await Promise.all(groups.map((g) => loadFamily(t.org.id, g, now)));
     expect(batched).toEqual(single);
     expect(batched[0]!.current?.evaluatorModelName).toBe('gpt-4o-mini');
-    expect(made).toEqual(['ExecuteStatementCommand', 'BatchGetItemCommand']);
+    expect(made).toEqual(['ExecuteStatement', 'BatchGetItem']);
     // deterministic families name no model: one request
-    expect((await counted(() => loadFamilies(t.org.id, ['mgrp_is_json'], now))).calls).toEqual(['ExecuteStatementCommand']);
+    expect((await counted(() => loadFamilies(t.org.id, ['mgrp_is_json'], now))).calls).toEqual(['ExecuteStatement']);
   });
 
   it('answers 404 for a deleted or unknown monitor and 403 for another organization\'s, as the single read did', async () => {

@@ -34,8 +34,29 @@ describe('dependencies', () => {
 
   it('the check recognises packages that are imported and rejects one that is not', () => {
     expect(isImported('@middy/core')).toBe(true);
-    expect(isImported('@aws-sdk/lib-dynamodb')).toBe(true);
+    expect(isImported('@aws-sdk/util-dynamodb')).toBe(true);
     expect(isImported('left-pad')).toBe(false);
+  });
+});
+
+describe('cold start: no AWS SDK client in a function (docs/cold-start.md, 7)', () => {
+  const runtimeFiles = ['functions', 'shared'].flatMap((d) => sourceFiles(join(ROOT, d)));
+  /** Value imports (not `import type`/`export type`) of the SDK's and Smithy's packages. */
+  const sdkValueImports = (text: string) =>
+    [...text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^'"`;]*?\bfrom\s*['"]((?:@aws-sdk|@smithy|@aws-crypto)\/[^'"]+)['"]|\bimport\s*\(\s*['"]((?:@aws-sdk|@smithy)\/[^'"]+)['"]\s*\)/gm)]
+      .map((m) => m[1] ?? m[2]!)
+      .filter((s) => s !== '@aws-sdk/util-dynamodb');
+
+  it('no file under functions/ or shared/ imports an SDK or Smithy package at run time (types and util-dynamodb aside)', () => {
+    const offenders = runtimeFiles.flatMap((f) => sdkValueImports(readFileSync(f, 'utf8')).map((s) => `${relative(ROOT, f)} imports ${s}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('the check tells value imports from type imports', () => {
+    expect(sdkValueImports("import { GetCommand } from '@aws-sdk/lib-dynamodb';\nimport type { X } from '@aws-sdk/lib-dynamodb';\nexport type { Y } from '@aws-sdk/client-dynamodb';\nconst m = await import('@smithy/core');\nimport { convertToAttr } from '@aws-sdk/util-dynamodb';")).toEqual([
+      '@aws-sdk/lib-dynamodb',
+      '@smithy/core',
+    ]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mockClient } from 'aws-sdk-client-mock';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mockDocumentClient } from '../support/doc-mock.js';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '../../shared/db/dynamodb.js';
 import { deletePhoneConnections } from '../../shared/domain/catalog/phone-connections.js';
 import { handler as getPhoneConnection } from '../../functions/phone-connections/get.js';
 import { handler as authorizer } from '../../functions/authorizer.js';
@@ -9,7 +9,7 @@ import { NotFoundError } from '../../shared/http/errors.js';
 import { context, proxyEvent } from '../support/events.js';
 
 // Faults the real engine cannot be made to produce on demand (races, throttling, outages).
-const ddb = mockClient(DynamoDBDocumentClient);
+const ddb = mockDocumentClient();
 afterEach(() => ddb.reset());
 
 const auth = { organizationId: 'org_1', userId: 'usr_1', role: 'MEMBER' as const, plan: 'PRO' as const, keyId: 'key_1' };
