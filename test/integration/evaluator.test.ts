@@ -6,6 +6,15 @@ import { setLlmConfig } from '../../shared/llm/client.js';
 import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
+import { deadLetters } from '../../infra/local/queue.js';
+import { GetCommand } from '../../shared/db/dynamodb.js';
+import { keys } from '../../shared/db/keys.js';
+import { failCommands } from '../support/doc-mock.js';
+import { vi } from 'vitest';
+import type { SQSEvent } from 'aws-lambda';
+import { clock } from '../../shared/domain/common/clock.js';
+import { cycleOf } from '../../shared/domain/accounts/organization.js';
+import { readSpend } from '../../shared/db/credits.js';
 
 let judge: Awaited<ReturnType<typeof startJudge>>;
 beforeAll(async () => {
@@ -110,6 +119,65 @@ describe('evaluator', () => {
     expect((await t.read(e!.id)).status).toBe('SUCCESS');
     const other = await newTenant();
     expect((await other.api.post(`/evaluations/${e!.id}/retry`)).status).toBe(403);
+  });
+
+  it('an evaluation whose job failed on every receive ends FAILED naming the cause, its reserved credits released', async () => {
+    const t = await setup();
+    const [e] = await t.evaluate([t.judged.id]);
+    deadLetters.length = 0;
+    const judgeCalls = judge.requests.length;
+    // Storage trouble after the credits are reserved: the session cannot be read, on every receive.
+    const sessionKey = JSON.stringify(keys.session(t.session.id));
+    const restore = failCommands(
+      (c) => c instanceof GetCommand && JSON.stringify(c.input.Key) === sessionKey,
+      () => Object.assign(new Error('Throughput exceeds the current capacity of your table'), { name: 'ProvisionedThroughputExceededException' }),
+    );
+    try {
+      await drain();
+    } finally {
+      restore();
+    }
+    expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', error: 'scoring stopped: the evaluation failed 3 times (Throughput exceeds the current capacity of your table)', creditsUsed: 0, score: null });
+    expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 0, pendingCredits: 0, availableCredits: 1000 });
+    expect(deadLetters).toEqual([]);
+    expect(judge.requests).toHaveLength(judgeCalls);
+    // a copy delivered after it settled changes nothing
+    localQueue.messages.push({ id: 'again', body: JSON.stringify({ kind: 'evaluation', sessionId: t.session.id, evaluationId: e!.id }), receiveCount: 2 });
+    await drain();
+    expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', creditsUsed: 0 });
+    expect((await t.api.get('/organization')).body).toMatchObject({ spentCredits: 0, pendingCredits: 0 });
+  });
+
+  it('credits reserved before the month turned are settled in the cycle they were reserved in', async () => {
+    const t = await setup();
+    const [e] = await t.evaluate([t.judged.id]);
+    const [message] = localQueue.messages.splice(0);
+    const record = (receives: number) => ({ Records: [{ messageId: 'm1', body: message!.body, attributes: { ApproximateReceiveCount: String(receives) } }] }) as unknown as SQSEvent;
+    const lastSecond = new Date(Date.UTC(2026, 10, 30, 23, 59, 59));
+    const nextMonth = new Date(Date.UTC(2026, 11, 1, 0, 0, 5));
+    const now = vi.spyOn(clock, 'now').mockReturnValue(lastSecond);
+    try {
+      // first receive: the credits are reserved, then the session cannot be read
+      const sessionKey = JSON.stringify(keys.session(t.session.id));
+      const restore = failCommands((c) => c instanceof GetCommand && JSON.stringify(c.input.Key) === sessionKey, () => new Error('Throughput exceeds the current capacity'));
+      try {
+        expect(await evaluator(record(1))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
+      } finally {
+        restore();
+      }
+      const before = cycleOf(lastSecond);
+      const after = cycleOf(nextMonth);
+      expect(after).not.toBe(before);
+      expect(await readSpend(keys.orgSpend(t.org.id, before), { consistent: true })).toMatchObject({ pendingCredits: 4, spentCredits: 0 });
+      // second receive, after midnight: settled in the cycle the credits were reserved in
+      now.mockReturnValue(nextMonth);
+      expect(await evaluator(record(2))).toEqual({ batchItemFailures: [] });
+      expect(await t.read(e!.id)).toMatchObject({ status: 'SUCCESS', creditsUsed: 4 });
+      expect(await readSpend(keys.orgSpend(t.org.id, before), { consistent: true })).toMatchObject({ pendingCredits: 0, spentCredits: 4 });
+      expect(await readSpend(keys.orgSpend(t.org.id, after), { consistent: true })).toMatchObject({ pendingCredits: 0, spentCredits: 0 });
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('fails an evaluation when the organization has no credits left', async () => {

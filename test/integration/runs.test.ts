@@ -1,4 +1,4 @@
-import type { SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
 import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
@@ -10,6 +10,9 @@ import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { abandonStep } from '../../shared/domain/runs/execution.js';
+import { getRunSession } from '../../shared/db/runs.js';
+import { GetCommand, TransactWriteCommand, type DocCommand } from '../../shared/db/dynamodb.js';
+import { failCommands } from '../support/doc-mock.js';
 import type { RunJob } from '../../shared/queue/run-queue.js';
 
 type RunStepJob = Extract<RunJob, { kind: 'step' }>;
@@ -320,6 +323,81 @@ describe('runs: execution', () => {
     const done = (await t.api.get(`/runs/${run.id}`)).body;
     expect(done.status).not.toBe('RUNNING');
     expect(done.progress).toMatchObject({ total: 2, pending: 0, running: 0, completed: 1, failed: 1 });
+    expect(runDeadLetters).toEqual([]);
+  });
+
+  /** The first closing step (the conversation has ended, the session is not closed yet) of a drained run, handled by `take` instead of the runner. */
+  async function interceptClosing(take: (job: RunStepJob, event: SQSEvent) => Promise<void>): Promise<RunStepJob | undefined> {
+    let taken: RunStepJob | undefined;
+    await drainRunQueue(async (e) => {
+      const job = JSON.parse(e.Records[0]!.body) as RunJob;
+      if (job.kind === 'step' && !taken) {
+        const s = await getRunSession(job.sessionId);
+        // (checked again after the read: the queue may deliver both sessions' closing steps at once)
+        if (!taken && s && s._seq === job.seq && s._end && s._phase === 'RUNNING') {
+          taken = job;
+          await take(job, e);
+          return { batchItemFailures: [] };
+        }
+      }
+      return runner(e);
+    });
+    return taken;
+  }
+  const throughput = () => Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
+
+  it('a closing step that failed on every receive: the session keeps its status, gets no evaluations and the cause, and the run finishes', async () => {
+    const t = await setup();
+    const run = await t.startRun();
+    const taken = await interceptClosing(async (job) => {
+      await abandonStep(job, throughput());
+      await abandonStep(job, new Error('a second copy'));
+    });
+    expect(taken).toBeDefined();
+    const sessions = await t.sessionsOf(run.id);
+    const closed = sessions.find((s) => s.id === taken!.sessionId);
+    expect(closed).toMatchObject({ status: 'COMPLETED', error: `the session's evaluations were not planned: step ${taken!.seq + 1} failed 3 times (Throughput exceeds the current capacity)` });
+    expect(await t.turnsOf(closed.id)).toHaveLength(1);
+    expect(await t.evaluationsOf(closed.id)).toEqual([]);
+    const other = sessions.find((s) => s.id !== taken!.sessionId);
+    expect(await t.evaluationsOf(other.id)).toHaveLength(2);
+    const done = (await t.api.get(`/runs/${run.id}`)).body;
+    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 } });
+    expect(runDeadLetters).toEqual([]);
+  });
+
+  it('scoring that failed on every receive: the pending evaluations end FAILED naming the cause, the session is counted, the run finishes', async () => {
+    const t = await setup();
+    const run = await t.startRun();
+    const taken = await interceptClosing(async (job, event) => {
+      // The session closes (its evaluations written), then storage fails while scoring them.
+      let closedWritten = false;
+      const restore = failCommands(
+        (c: DocCommand<unknown, unknown>) => {
+          const mine = JSON.stringify(c.input).includes(`SESSION#${job.sessionId}`);
+          if (mine && c instanceof TransactWriteCommand && JSON.stringify(c.input).includes('EVALUATING')) closedWritten = true;
+          return closedWritten && mine && c instanceof GetCommand && String(c.input.Key?.sk).startsWith('EVAL#');
+        },
+        throughput,
+      );
+      try {
+        expect((await runner(event)) as SQSBatchResponse).toMatchObject({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+      } finally {
+        restore();
+      }
+      const s = await getRunSession(job.sessionId);
+      expect(s).toMatchObject({ _phase: 'EVALUATING', _seq: job.seq + 1 });
+      // what processBatch does with the scoring step on its last receive
+      const scoring = { ...job, seq: job.seq + 1 };
+      await abandonStep(scoring, throughput());
+      await abandonStep(scoring, new Error('a second copy'));
+    });
+    expect(taken).toBeDefined();
+    const evaluations = await t.evaluationsOf(taken!.sessionId);
+    expect(evaluations).toHaveLength(2);
+    for (const e of evaluations) expect(e).toMatchObject({ status: 'FAILED', score: null, error: `scoring stopped: step ${taken!.seq + 2} failed 3 times (Throughput exceeds the current capacity)` });
+    const done = (await t.api.get(`/runs/${run.id}`)).body;
+    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 } });
     expect(runDeadLetters).toEqual([]);
   });
 

@@ -60,3 +60,16 @@ export function mockDocumentClient() {
     },
   };
 }
+
+/**
+ * Makes the real document client fail the commands `matches` picks (the others reach DynamoDB
+ * Local as usual) until the returned function is called: storage trouble in the middle of a job.
+ */
+export function failCommands(matches: (command: DocCommand<unknown, unknown>) => boolean, error: () => Error): () => void {
+  const original = DocumentClient.prototype.send;
+  const spy = vi.spyOn(DocumentClient.prototype, 'send').mockImplementation(function (this: DocumentClient, command: DocCommand<unknown, unknown>) {
+    if (matches(command)) return Promise.reject(error());
+    return original.call(this, command) as Promise<never>;
+  });
+  return () => spy.mockRestore();
+}

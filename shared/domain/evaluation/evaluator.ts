@@ -47,11 +47,35 @@ export async function score(metric: StoredMetric, src: EvaluationSources, turnId
 }
 
 /** What one evaluation costs, and against which spend items (the organization's, and its monitor's). */
-async function chargeOf(evaluation: Evaluation, metric: StoredMetric, now: Date) {
+async function chargeOf(metric: StoredMetric) {
   const model = metric.source === 'DETERMINISTIC' || !metric.evaluatorModelName ? undefined : await getModel(metric.evaluatorModelName);
   const credits = metric.source === 'DETERMINISTIC' ? 0 : (model?.creditsPerEvaluation ?? 1);
-  const cycle = cycleOf(now);
-  return { credits, model, orgKey: keys.orgSpend(evaluation.organizationId, cycle), cycle };
+  return { credits, model };
+}
+
+type Reservation = Evaluation & { reservedCredits?: number; reservedCycle?: string };
+
+/**
+ * The credit cycle an evaluation's credits move in: the cycle they were reserved in (a job that
+ * resumes after the month turned settles in the cycle it reserved), else the current one.
+ */
+function ledgerOf(evaluation: Evaluation, now: Date) {
+  const { reservedCredits: reserved, reservedCycle } = evaluation as Reservation;
+  const cycle = reserved !== undefined && reservedCycle ? reservedCycle : cycleOf(now);
+  return { reserved, cycle, orgKey: keys.orgSpend(evaluation.organizationId, cycle) };
+}
+
+/**
+ * An evaluation whose job failed on every receive (storage trouble, a judge failing in a way it
+ * does not report as a FAILED answer): it ends FAILED naming the cause, its reserved credits are
+ * released, and a monitor counts it as a failed attempt, as any FAILED result. Already settled: as it is.
+ */
+export async function abandonEvaluation(sessionId: string, evaluationId: string, cause: string): Promise<Evaluation | undefined> {
+  const evaluation = await getEvaluationItem(sessionId, evaluationId);
+  if (!evaluation || evaluation.status !== 'PENDING') return evaluation;
+  const { reserved, orgKey, cycle } = ledgerOf(evaluation, clock.now());
+  const monitor = reserved && evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
+  return finish(evaluation, { status: 'FAILED', error: `scoring stopped: ${cause}` }, reserved ?? 0, reserved ? { orgKey, monitorKey: monitor?.key } : undefined);
 }
 
 /** Extra items and outcome handling contributed by monitors (set by the monitor engine). */
@@ -75,9 +99,9 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   if (!evaluation || evaluation.status !== 'PENDING') return evaluation;
   const now = clock.now();
   const metric = await getVisibleMetric(evaluation.organizationId, evaluation.metricId);
-  const { credits, model, orgKey, cycle } = await chargeOf(evaluation, metric, now);
+  const { credits, model } = await chargeOf(metric);
+  const { reserved, orgKey, cycle } = ledgerOf(evaluation, now);
   const monitor = evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
-  const reserved = (evaluation as Evaluation & { reservedCredits?: number }).reservedCredits;
 
   if (credits > 0 && reserved === undefined) {
     const org = await getOrganization(evaluation.organizationId);
@@ -114,7 +138,7 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   const session = await getSession(evaluation.organizationId, sessionId, { includeDeleted: true });
   const src = await loadSources(session);
   const outcome = await score(metric, src, evaluation.inferenceResultId, { organizationId: evaluation.organizationId, model: model?.providerModelId });
-  const charged = (evaluation as Evaluation & { reservedCredits?: number }).reservedCredits ?? 0;
+  const charged = (evaluation as Reservation).reservedCredits ?? 0;
   return finish(evaluation, outcome, charged, charged > 0 ? { orgKey, monitorKey: monitor?.key } : undefined);
 }
 

@@ -36,7 +36,7 @@ import { testCaseEntity, testEntity, versionEntity } from '../common/entities.js
 import { newId } from '../common/ids.js';
 import { missingParams } from '../evaluation/context.js';
 import { initialStatus, newEvaluation } from '../evaluation/evaluations.js';
-import { runEvaluation } from '../evaluation/evaluator.js';
+import { abandonEvaluation, runEvaluation } from '../evaluation/evaluator.js';
 import { loadSources } from '../evaluation/sources.js';
 import { testActivityUpdate } from '../sessions/sessions.js';
 import { createSpanBatch } from '../sessions/spans.js';
@@ -201,15 +201,29 @@ export async function processStep(job: Extract<RunJob, { kind: 'step' }>, jctx: 
 
 /**
  * A step that failed on every receive (storage or queue trouble: agent failures end the session
- * themselves): the session ends FAILED naming the step and the cause, and its closing step (scoring
- * nothing, counting it, finishing the run when it was the last) is queued, so the run does not stay
- * RUNNING for ever. A step past the conversation (closing or scoring) is left to the DLQ: it throws.
+ * themselves), so the run does not stay RUNNING for ever:
+ * - during the conversation, the session ends FAILED naming the step and the cause, and its
+ *   closing step (scoring nothing, counting it, finishing the run when it was the last) is queued;
+ * - at the close (the evaluations could not be planned), the session keeps its final status, gets
+ *   no evaluations and the cause as its error, and is counted;
+ * - while scoring, the evaluations still PENDING end FAILED with the cause (credits released) and
+ *   the session is counted with the outcomes it has.
  */
 export async function abandonStep(job: Extract<RunJob, { kind: 'step' }>, error: Error): Promise<void> {
   const s = await getRunSession(job.sessionId);
   if (!s || s._runId !== job.runId || s._seq !== job.seq || s._phase === 'DONE') return; // done or moved on
-  if (s._end || s._phase === 'EVALUATING' || s.status !== 'PENDING') throw error;
-  const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${failedEveryReceive(`step ${job.seq + 1}`, error)}` };
+  const cause = failedEveryReceive(`step ${job.seq + 1}`, error);
+  if (s._phase === 'EVALUATING') {
+    await countSession(s, job.runId, (id) => abandonEvaluation(s.id, id, cause));
+    return;
+  }
+  if (s._end || s.status !== 'PENDING') {
+    const end = s._end ?? { status: 'FAILED' as const, stoppingReason: null, error: null };
+    const closed = await closeSession(s, { ...end, error: end.error ?? `the session's evaluations were not planned: ${cause}` }, []);
+    if (closed) await countSession(closed, job.runId, (id) => getEvaluationItem(s.id, id));
+    return;
+  }
+  const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
   // A session still QUEUED is counted as pending: it moves to running, as its first step would have.
   const queued = s._phase === 'QUEUED';
   const items = [sessionStepUpdate(s.id, s._seq, { _seq: s._seq + 1, _end: end, ...(queued ? { _phase: 'RUNNING' } : {}) }, queued ? { phase: 'QUEUED' } : {})];
@@ -476,31 +490,51 @@ async function recordSpans(ctx: StepContext, turn: Turn, result: Extract<CallRes
  * then, once, the run's counters move and take the outcomes. A redelivery resumes where it stopped.
  */
 async function finishSession(ctx: StepContext, s: RunSession): Promise<StepOutcome> {
-  let session = s;
+  let session: RunSession | undefined = s;
   if (session._phase !== 'EVALUATING') {
     const end = session._end ?? { status: 'COMPLETED' as const, stoppingReason: 'completed', error: null };
     const evaluations = end.stoppingReason === CANCELLED_REASON ? [] : await plannedEvaluations(ctx, session, end.status);
-    const now = clock.now().toISOString();
-    const items: TransactItem[] = [
-      sessionStepUpdate(session.id, session._seq, {
-        status: end.status,
-        stoppingReason: end.stoppingReason,
-        error: end.error,
-        closedAt: now,
-        _phase: 'EVALUATING',
-        _evaluationIds: evaluations.map((e) => e.id),
-        _seq: session._seq + 1,
-      }),
-      ...evaluations.map((e) => ({ Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' } })),
-      ...(evaluations.length ? testActivityUpdate(session, '_hasEvaluations') : []),
-    ];
-    if (!(await applyStep(items))) return { kind: 'stop' };
-    session = { ...session, status: end.status, _phase: 'EVALUATING', _evaluationIds: evaluations.map((e) => e.id), _seq: session._seq + 1 };
+    session = await closeSession(session, end, evaluations);
+    if (!session) return { kind: 'stop' };
   }
+  const id = session.id;
+  await countSession(session, ctx.run.id, async (evaluationId) => {
+    const evaluation = await getEvaluationItem(id, evaluationId);
+    return evaluation?.status === 'PENDING' ? runEvaluation(id, evaluationId) : evaluation;
+  });
+  return { kind: 'stop' };
+}
+
+type SessionEnd = NonNullable<RunSession['_end']>;
+
+/** The session takes its final status and its evaluations are written (one transaction); undefined when another delivery did it. */
+async function closeSession(session: RunSession, end: SessionEnd, evaluations: Evaluation[]): Promise<RunSession | undefined> {
+  const now = clock.now().toISOString();
+  const items: TransactItem[] = [
+    sessionStepUpdate(session.id, session._seq, {
+      status: end.status,
+      stoppingReason: end.stoppingReason,
+      error: end.error,
+      closedAt: now,
+      _phase: 'EVALUATING',
+      _evaluationIds: evaluations.map((e) => e.id),
+      _seq: session._seq + 1,
+    }),
+    ...evaluations.map((e) => ({ Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' } })),
+    ...(evaluations.length ? testActivityUpdate(session, '_hasEvaluations') : []),
+  ];
+  if (!(await applyStep(items))) return undefined;
+  return { ...session, status: end.status, _phase: 'EVALUATING', _evaluationIds: evaluations.map((e) => e.id), _seq: session._seq + 1 };
+}
+
+/**
+ * Settles each of the session's evaluations with `settle` (scores it, or reads it), then, once,
+ * moves the run's counters with the outcomes and finishes the run when this session was its last.
+ */
+async function countSession(session: RunSession, runId: string, settle: (evaluationId: string) => Promise<Evaluation | undefined>): Promise<void> {
   const outcomes: { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPED'; score?: number }[] = [];
   for (const id of session._evaluationIds ?? []) {
-    let evaluation = await getEvaluationItem(session.id, id);
-    if (evaluation?.status === 'PENDING') evaluation = await runEvaluation(session.id, id);
+    const evaluation = await settle(id);
     if (!evaluation) continue;
     if (evaluation.status === 'SUCCESS' || evaluation.status === 'FAILED' || evaluation.status === 'SKIPPED') {
       outcomes.push({ metricId: evaluation.metricId, status: evaluation.status, ...(evaluation.score !== null ? { score: evaluation.score } : {}) });
@@ -508,13 +542,12 @@ async function finishSession(ctx: StepContext, s: RunSession): Promise<StepOutco
   }
   const counted = await applyStep([
     sessionStepUpdate(session.id, session._seq, { _phase: 'DONE' }, { anyStatus: true, phase: 'EVALUATING' }),
-    runCountersUpdate(session.organizationId, ctx.run.id, session.status === 'COMPLETED' ? { running: -1, completed: 1 } : { running: -1, failed: 1 }, outcomes),
+    runCountersUpdate(session.organizationId, runId, session.status === 'COMPLETED' ? { running: -1, completed: 1 } : { running: -1, failed: 1 }, outcomes),
   ]);
   if (counted) {
-    const status = await finishRun(session.organizationId, ctx.run.id, clock.now().toISOString());
-    if (status) log('info', 'run finished', { runId: ctx.run.id, status });
+    const status = await finishRun(session.organizationId, runId, clock.now().toISOString());
+    if (status) log('info', 'run finished', { runId, status });
   }
-  return { kind: 'stop' };
 }
 
 /** The evaluations a finished session gets: per turn for single-turn tests, per session for SCENARIOS. */
