@@ -120,8 +120,10 @@ export async function releaseLease(orgId: string, testId: string, seq: number, s
 }
 
 /**
- * Writes a step's cases and moves the cursor past it, settling the step's credits, in one
- * transaction; false (nothing written) when the step is no longer current (cancelled, done).
+ * Writes a step's cases and moves the cursor, in one transaction, while the step is current and
+ * the test still has `base` cases (the cases are numbered from it). `true` when written; `false`
+ * when the step is no longer current (cancelled, or another worker moved on); `{ moved }` when
+ * only the count changed (a case added by hand meanwhile took an index): renumber from `moved`.
  */
 export async function commitStep(
   orgId: string,
@@ -130,16 +132,17 @@ export async function commitStep(
   items: Record<string, unknown>[],
   count: number,
   charge: GenerationCharge | undefined,
-): Promise<boolean> {
+  base: number,
+): Promise<boolean | { moved: number }> {
   const c = current(at.seq, at.step, at.status);
   const update: TransactItem = {
     Update: {
       TableName: tableName,
       Key: testKey(orgId, testId),
       UpdateExpression: 'SET #g.#step = :next, #g.#written = #g.#written + :n, #count = if_not_exists(#count, :zero) + :n REMOVE #g.#lease, #g.#charge',
-      ConditionExpression: c.expression,
+      ConditionExpression: `${c.expression} AND ${base === 0 ? '(attribute_not_exists(#count) OR #count = :base)' : '#count = :base'}`,
       ExpressionAttributeNames: { ...c.names, '#written': 'written', '#count': 'testCaseCount', '#lease': 'lease', '#charge': 'charge' },
-      ExpressionAttributeValues: { ...c.values, ':next': at.step + 1, ':n': count, ':zero': 0 },
+      ExpressionAttributeValues: { ...c.values, ':next': at.step + 1, ':n': count, ':zero': 0, ':base': base },
     },
   };
   const puts: TransactItem[] = items.map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } }));
@@ -148,9 +151,11 @@ export async function commitStep(
     await transact([update, ...puts, ...settle], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StepLost() : undefined));
     return true;
   } catch (error) {
-    if (error instanceof StepLost) return false;
-    throw error;
+    if (!(error instanceof StepLost)) throw error;
   }
+  const now = await getGeneratingTest(orgId, testId);
+  const stillCurrent = now && !now.deletedAt && now.status === at.status && now._gen?.seq === at.seq && now._gen.step === at.step;
+  return stillCurrent && (now.testCaseCount ?? 0) !== base ? { moved: now.testCaseCount ?? 0 } : false;
 }
 
 /**

@@ -324,6 +324,25 @@ describe('generation: failures and cancel', () => {
     expect(await t.get(res.body.id)).toMatchObject({ status: 'FAILED', error: 'no generator model is configured' });
   });
 
+  it('a case added by hand while a step is generated keeps its index; the generated ones are numbered after it', async () => {
+    const t = await setup();
+    const res = await t.create({ type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 3 });
+    let added: { status: number; body: any } | undefined;
+    llm.setHandler(async (req) => {
+      added ??= await t.api.post('/testCases', { testId: res.body.id, input: 'written by hand' });
+      return generatorAnswer(req);
+    });
+    await drain({ duplicate: true });
+    expect(added?.status, JSON.stringify(added?.body)).toBe(201);
+    expect(added!.body.index).toBe(1);
+    const done = await t.get(res.body.id);
+    expect(done).toMatchObject({ status: 'SUCCESS', testCaseCount: 4 });
+    const cases = await t.cases(res.body.id);
+    expect(cases.map((c) => c.index)).toEqual([1, 2, 3, 4]);
+    expect(cases[0]).toMatchObject({ id: added!.body.id, input: 'written by hand' });
+    expect(new Set(cases.map((c) => c.id)).size).toBe(4);
+  });
+
   it('a cancelled test stops at its next step and keeps what was written', async () => {
     const t = await setup();
     const res = await t.create({ type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 30 });

@@ -1,4 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { keys } from '../../db/keys.js';
 import { getRecord } from '../../db/catalog.js';
 import { discardObjects } from '../../db/offload.js';
 import { claimStep, closeCharge, commitStep, getGeneratingTest, markQueued, releaseLease, type GeneratingTest, type GenerationState } from '../../db/generation.js';
@@ -308,10 +309,22 @@ export async function processGenerationStep(job: GenerationJob, options: { remai
       return;
     }
     const written = clock.now().toISOString();
-    const cases = call.cases(result.value).map((fields, i) => ({ ...blankCase(test, gen.action === 'augment', written), ...fields, index: test.testCaseCount + i + 1 }));
+    let base = test.testCaseCount;
+    const cases = call.cases(result.value).map((fields, i) => ({ ...blankCase(test, gen.action === 'augment', written), ...fields, index: base + i + 1 }));
     const offloaded = await offloadCases(cases);
     const items = offloaded.flatMap(([r, pointer]) => [r.item, pointer]);
-    if (!(await commitStep(org, test.id, at, items, cases.length, charge))) {
+    let committed = await commitStep(org, test.id, at, items, cases.length, charge, base);
+    // Cases added by hand while the generator answered took the next indexes: number after them.
+    for (let attempt = 1; typeof committed === 'object'; attempt++) {
+      if (attempt > MAX_RENUMBERS) {
+        await discardObjects(offloaded.flatMap(([r]) => r.written));
+        throw new Error(`test cases kept being added to test ${test.id} while generated cases were written`);
+      }
+      base = committed.moved;
+      offloaded.forEach(([r], i) => Object.assign(r.item, { index: base + i + 1, ...keys.byTest(test.id, base + i + 1, r.item.id as string) }));
+      committed = await commitStep(org, test.id, at, items, cases.length, charge, base);
+    }
+    if (!committed) {
       // Cancelled while the generator answered: the answer was valid, so its call is charged.
       await discardObjects(offloaded.flatMap(([r]) => r.written));
       if (charge) await closeCharge(org, test.id, gen.seq, charge, 'settle');
@@ -324,6 +337,9 @@ export async function processGenerationStep(job: GenerationJob, options: { remai
   if (gen.step + 1 >= steps.length) await finishGeneration(org, test.id, [status], { status: 'SUCCESS' }, gen.seq);
   else await queueStep(job, gen.step + 1);
 }
+
+/** Times a step renumbers its cases because cases were added by hand meanwhile, before its job is retried. */
+const MAX_RENUMBERS = 5;
 
 async function queueStep(job: GenerationJob, step: number): Promise<void> {
   await enqueueGenerationJobs([{ ...job, step }]);
