@@ -136,6 +136,10 @@ export const keys = {
   otelTrace: (orgId: string, traceId: string): Key => ({ pk: `OTEL#${orgId}#TRACE#${traceId}`, sk: 'TRACE' }),
   /** The session OTel ingestion created for a customId (so two exports never create two). */
   otelSessionClaim: (orgId: string, customId: string): Key => ({ pk: `OTEL#${orgId}#SESSION#${customId}`, sk: 'CLAIM' }),
+  /** Spans of a trace that named no session yet, held until one of its spans does: a marker… */
+  otelParked: (orgId: string, traceId: string): Key => ({ pk: `OTEL#${orgId}#PARKED#${traceId}`, sk: '#' }),
+  /** …and each held span. */
+  otelParkedSpan: (orgId: string, traceId: string, spanId: string): Key => ({ pk: `OTEL#${orgId}#PARKED#${traceId}`, sk: `SPAN#${spanId}` }),
 
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),

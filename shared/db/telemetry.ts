@@ -1,7 +1,8 @@
 import { GetCommand } from './dynamodb.js';
 import { doc, tableName } from './client.js';
 import { keys } from './keys.js';
-import { batchGet } from './query.js';
+import { batchGet, queryPrefix } from './query.js';
+import { batchDelete, batchPut } from './batch.js';
 import { transact, type TransactItem } from './catalog.js';
 import { GuardTakenError } from './errors.js';
 
@@ -93,4 +94,40 @@ export async function putNewSpanItems(items: Item[]): Promise<Set<string>> {
     pending = pending.filter((_, i) => !gone.has(i));
   }
   return skipped;
+}
+
+/** How long spans of a trace that names no session are held for one of its spans that does. */
+export const PARKED_SECONDS = 24 * 3600;
+
+/**
+ * Holds spans of a trace none of whose spans named its session yet (`span` is each one's encoded
+ * form), with the trace's marker, until PARKED_SECONDS from now (the table's TTL removes them).
+ */
+export async function parkSpans(orgId: string, traceId: string, spans: { spanId: string; span: string }[], now: Date): Promise<void> {
+  const ttl = Math.ceil(now.getTime() / 1000) + PARKED_SECONDS;
+  const common = { entity: 'OTELPARKED', organizationId: orgId, traceId, ttl };
+  await batchPut([
+    ...spans.map((s) => ({ ...keys.otelParkedSpan(orgId, traceId, s.spanId), ...common, spanId: s.spanId, span: s.span })),
+    { ...keys.otelParked(orgId, traceId), ...common },
+  ]);
+}
+
+/** Which of these traces have held spans. */
+export async function tracesWithParkedSpans(orgId: string, traceIds: string[]): Promise<Set<string>> {
+  const items = await batchGet(
+    traceIds.map((t) => keys.otelParked(orgId, t)),
+    true,
+  );
+  return new Set(items.map((i) => String(i.traceId)));
+}
+
+/** The held spans of a trace (encoded), by span id. */
+export async function parkedSpans(orgId: string, traceId: string): Promise<Map<string, string>> {
+  const items = await queryPrefix(keys.otelParked(orgId, traceId).pk, 'SPAN#', { consistent: true });
+  return new Map(items.map((i) => [String(i.spanId), String(i.span)]));
+}
+
+/** Removes a trace's held spans (they were placed). */
+export async function unparkSpans(orgId: string, traceId: string, spanIds: string[]): Promise<void> {
+  await batchDelete([...spanIds.map((id) => keys.otelParkedSpan(orgId, traceId, id)), keys.otelParked(orgId, traceId)]);
 }

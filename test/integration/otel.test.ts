@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { dispatch } from '../../infra/local/gateway.js';
-import { decodeExportResponse, decodeStatus } from '../../shared/domain/telemetry/otlp.js';
+import { decodeExportResponse, decodeStatus, encodeExportResponse } from '../../shared/domain/telemetry/otlp.js';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { genAiTurn, jsonRequest, jsonSpan, protobufBody, sdkTracer } from '../support/otel.js';
+import { tracesWithParkedSpans } from '../../shared/db/telemetry.js';
+import { decodeSpan, encodeSpan } from '../../shared/domain/telemetry/ingest.js';
 
 const PROTOBUF = 'application/x-protobuf';
 let traceCounter = 0;
@@ -149,6 +151,113 @@ describe('POST /otel/v1/traces', () => {
     // The root sent again changes nothing.
     await t.json(jsonRequest(resource, [rootSpan]));
     expect(await t.turnsOf(session!.id)).toEqual(turns);
+  });
+
+  it('children that name no session, exported before their root: held (accepted with a warning), placed when the root names it', async () => {
+    const t = await setup();
+    const trace = traceId();
+    const [root, llm, tool] = [spanId(), spanId(), spanId()];
+    const conv = `held-${trace}`;
+    const resource = { 'platform.version.id': t.version.id };
+    const llmSpan = jsonSpan({ traceId: trace, spanId: llm, parentSpanId: root, name: 'chat', startMs: 1_700_000_000_100, endMs: 1_700_000_000_400, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 12 } });
+    const first = await t.json(jsonRequest(resource, [llmSpan]));
+    expect(first.status).toBe(200);
+    const warned = JSON.parse(first.text);
+    expect(warned.partialSuccess.rejectedSpans).toBe(0);
+    expect(warned.partialSuccess.errorMessage).toBe(
+      `span ${llm}: no session.id, gen_ai.conversation.id or thread_id attribute on the span, its resource or another span of its trace: held for up to 24 hours until a span of trace ${trace} names its session`,
+    );
+    // the same export again (exporters retry), and a second child in protobuf: held too
+    expect((await t.json(jsonRequest(resource, [llmSpan]))).status).toBe(200);
+    const second = JSON.parse((await t.json(jsonRequest(resource, [jsonSpan({ traceId: trace, spanId: tool, parentSpanId: root, name: 'execute_tool search', startMs: 1_700_000_000_400, endMs: 1_700_000_000_500, attributes: { 'gen_ai.operation.name': 'execute_tool' } })]))).text);
+    expect(second.partialSuccess).toMatchObject({ rejectedSpans: 0, errorMessage: expect.stringContaining(`span ${tool}: no session.id`) });
+    // in protobuf the warning is a partialSuccess with no rejected span, as OTLP/HTTP allows
+    expect(decodeExportResponse(encodeExportResponse('protobuf', { rejectedSpans: 0, errorMessage: 'held' }))).toEqual({ partialSuccess: { rejectedSpans: 0, errorMessage: 'held' } });
+    expect(await t.sessionsOf(conv)).toEqual([]);
+    expect((await t.api.get(`/traces/trace_${llm}`)).status).toBe(404);
+
+    const rootSpan = jsonSpan({ traceId: trace, spanId: root, name: 'invoke_agent', startMs: 1_700_000_000_000, endMs: 1_700_000_001_000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': conv, 'input.value': 'Find my invoice', 'output.value': 'Here it is.' } });
+    expect(JSON.parse((await t.json(jsonRequest(resource, [rootSpan]))).text)).toEqual({});
+    const [session] = await t.sessionsOf(conv);
+    const turns = await t.turnsOf(session!.id);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ input: 'Find my invoice', output: 'Here it is.', latencyMs: 1000 });
+    const spans = await t.spansOf(session!.id);
+    expect(spans.map((s) => [s.id, s.type, s.parentTraceId, s.inferenceResultId])).toEqual([
+      [`trace_${root}`, 'AGENT', null, turns[0]!.id],
+      [`trace_${llm}`, 'GENERATION', `trace_${root}`, turns[0]!.id],
+      [`trace_${tool}`, 'TOOL', `trace_${root}`, turns[0]!.id],
+    ]);
+    expect(spans[1]).toMatchObject({ startTime: new Date(1_700_000_000_100).toISOString(), endTime: new Date(1_700_000_000_400).toISOString() });
+    // released once placed: nothing is held for the trace any more
+    expect(await tracesWithParkedSpans(t.org.id, [trace])).toEqual(new Set());
+    // a held child sent again after its trace was placed joins it, changing nothing
+    await t.json(jsonRequest(resource, [llmSpan]));
+    expect(await t.spansOf(session!.id)).toEqual(spans);
+  });
+
+  it('a root that names no session is held and fills in the turn a later child with the session key makes', async () => {
+    const t = await setup();
+    const trace = traceId();
+    const [root, child] = [spanId(), spanId()];
+    const conv = `late-key-${trace}`;
+    const resource = { 'platform.version.id': t.version.id };
+    const first = await t.json(jsonRequest(resource, [jsonSpan({ traceId: trace, spanId: root, name: 'turn', startMs: 1_700_000_000_000, endMs: 1_700_000_000_900, attributes: { 'input.value': 'hello?', 'output.value': 'hi!' } })]));
+    expect(JSON.parse(first.text).partialSuccess).toMatchObject({ rejectedSpans: 0 });
+    await t.json(jsonRequest(resource, [jsonSpan({ traceId: trace, spanId: child, parentSpanId: root, name: 'chat', startMs: 1_700_000_000_100, endMs: 1_700_000_000_200, attributes: { 'session.id': conv, 'openinference.span.kind': 'LLM' } })]));
+    const [session] = await t.sessionsOf(conv);
+    const turns = await t.turnsOf(session!.id);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ input: 'hello?', output: 'hi!', latencyMs: 900 });
+    expect((await t.spansOf(session!.id)).map((s) => [s.id, s.type])).toEqual([
+      [`trace_${root}`, 'SPAN'],
+      [`trace_${child}`, 'GENERATION'],
+    ]);
+  });
+
+  it('held children and their root exported at the same time: every span placed once, nothing left held', async () => {
+    const t = await setup();
+    const resource = { 'platform.version.id': t.version.id };
+    const traces = Array.from({ length: 6 }, () => ({ trace: traceId(), root: spanId(), child: spanId() }));
+    await Promise.all(
+      traces.flatMap(({ trace, root, child }) => [
+        t.json(jsonRequest(resource, [jsonSpan({ traceId: trace, spanId: child, parentSpanId: root, name: 'chat', startMs: 1_700_000_000_100, endMs: 1_700_000_000_200, attributes: { 'openinference.span.kind': 'LLM' } })])),
+        t.json(jsonRequest(resource, [jsonSpan({ traceId: trace, spanId: root, name: 'turn', startMs: 1_700_000_000_000, endMs: 1_700_000_000_300, attributes: { 'session.id': `both-${trace}`, 'input.value': 'q' } })])),
+      ]),
+    );
+    for (const { trace, root, child } of traces) {
+      const [session] = await t.sessionsOf(`both-${trace}`);
+      expect((await t.spansOf(session!.id)).map((s) => s.id)).toEqual([`trace_${root}`, `trace_${child}`]);
+      expect(await t.turnsOf(session!.id)).toHaveLength(1);
+    }
+    expect(await tracesWithParkedSpans(t.org.id, traces.map((x) => x.trace))).toEqual(new Set());
+  });
+
+  it('a held span keeps every field: nanosecond times, events, attributes, resource', () => {
+    const span = {
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      parentSpanId: 'c'.repeat(16),
+      name: 'chat',
+      kind: 3,
+      startNs: 1_700_000_000_123_456_789n,
+      endNs: 1_700_000_000_987_654_321n,
+      attributes: { 'gen_ai.usage.input_tokens': 12, nested: { list: [1, 'two', true, null] } },
+      resource: { 'service.name': 'bot' },
+      scope: { name: 'test', version: '1' },
+      status: { code: 2, message: 'boom' },
+      events: [{ name: 'exception', timeNs: 1_700_000_000_500_000_001n, attributes: { 'exception.message': 'boom' } }],
+    };
+    expect(decodeSpan(encodeSpan(span))).toEqual(span);
+  });
+
+  it('a span too large to hold is rejected, naming why', async () => {
+    const t = await setup();
+    const trace = traceId();
+    const big = spanId();
+    const res = await t.json(jsonRequest({ 'platform.version.id': t.version.id }, [jsonSpan({ traceId: trace, spanId: big, parentSpanId: spanId(), name: 'chat', startMs: 1_700_000_000_000, endMs: 1_700_000_000_100, attributes: { 'output.value': 'x'.repeat(400_000) } })]));
+    expect(JSON.parse(res.text).partialSuccess).toEqual({ rejectedSpans: 1, errorMessage: `span ${big}: no session.id, gen_ai.conversation.id or thread_id attribute on the span, its resource or another span of its trace (a span this large is not held until one does)` });
+    expect(await tracesWithParkedSpans(t.org.id, [trace])).toEqual(new Set());
   });
 
   it('concurrent exports of a new session create it once', async () => {

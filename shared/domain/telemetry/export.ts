@@ -11,13 +11,13 @@ export type ExportAnswer = { format: 'protobuf'; bytes: Buffer } | { format: 'js
 /**
  * POST /otel/v1/traces: decodes an OTLP/HTTP ExportTraceServiceRequest (415 another type, 413
  * past the limits, 400 undecodable), places its spans, and answers ExportTraceServiceResponse in
- * the request's encoding, with partialSuccess when spans were rejected.
+ * the request's encoding, with partialSuccess when spans were rejected (or held: a warning).
  */
 export async function exportTraces(auth: AuthContext, body: RawBody): Promise<ExportAnswer> {
   const format: OtlpFormat = formatOf(body.contentType);
   const spans = decodeExportRequest(decodedBody(body.bytes, body.contentEncoding), format);
   const result = await ingestSpans(auth, spans);
-  const partial = result.rejectedSpans > 0 ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errorMessage } : undefined;
+  const partial = result.rejectedSpans > 0 || result.errorMessage ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errorMessage } : undefined;
   if (format === 'protobuf') return { format, bytes: encodeExportResponse(format, partial) };
   return { format, json: partial ? { partialSuccess: partial } : {} };
 }

@@ -6,7 +6,7 @@ import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { discardObjects, offloadItems } from '../../db/offload.js';
 import { getSessionWithInternals, getTurnItem, sessionIdsByCustomId, spanItem } from '../../db/sessions.js';
-import { getSessionClaim, getTraceLinks, putNewSpanItems, sessionClaimPut, storedSpanOwners, traceLinkPut, type TraceLink } from '../../db/telemetry.js';
+import { getSessionClaim, getTraceLinks, parkedSpans, parkSpans, PARKED_SECONDS, putNewSpanItems, sessionClaimPut, storedSpanOwners, traceLinkPut, tracesWithParkedSpans, unparkSpans, type TraceLink } from '../../db/telemetry.js';
 import { HttpError } from '../../http/errors.js';
 import { MAX_TURN_TEXT, type Session, type Span, type Turn } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
@@ -31,6 +31,10 @@ import type { OtelSpan } from './otlp.js';
  *   trace link, and the root, whenever it comes, fills in the turn's input, output, usage and
  *   latency. A span needs its session key (on itself, its resource or another span of the same
  *   export's trace) only when its trace is new.
+ * - A new trace whose spans in this export name no session (children exported before the root
+ *   that carries `session.id`, as a batch processor does with a long turn) is held, accepted with
+ *   a warning in partialSuccess, for up to 24 hours; the first export that places the trace (a
+ *   span naming the session, or the trace's turn made meanwhile) places the held spans with it.
  */
 
 export interface IngestResult {
@@ -44,14 +48,24 @@ const MAX_REASONS = 5;
 const SESSION_CONCURRENCY = 16;
 const SPAN_CHUNK = 100;
 const CUSTOM_ID_MAX = 200;
+/** A held span is one item: larger ones (huge attributes) are rejected instead. */
+const MAX_HELD_SPAN_BYTES = 350_000;
+const NO_SESSION_KEY = 'no session.id, gen_ai.conversation.id or thread_id attribute on the span, its resource or another span of its trace';
 
 class Rejections {
   count = 0;
   private readonly reasons: string[] = [];
   private more = 0;
-  add(spans: OtelSpan[], reason: string): void {
-    if (spans.length === 0) return;
+  /** Spans of this export: held spans of earlier exports placed now are not counted here. */
+  constructor(private readonly own: Set<string>) {}
+  add(all: OtelSpan[], reason: string): void {
+    const spans = all.filter((s) => this.own.has(s.spanId));
     this.count += spans.length;
+    this.note(spans, reason);
+  }
+  /** A warning about accepted spans (OTLP's errorMessage with no rejected span). */
+  note(spans: OtelSpan[], reason: string): void {
+    if (spans.length === 0) return;
     const ids = spans.slice(0, 3).map((s) => s.spanId).join(', ') + (spans.length > 3 ? ` and ${spans.length - 3} more` : '');
     const text = `${spans.length === 1 ? 'span' : 'spans'} ${ids}: ${reason}`;
     if (this.reasons.length < MAX_REASONS) this.reasons.push(text);
@@ -63,9 +77,9 @@ class Rejections {
 }
 
 export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise<IngestResult> {
-  const rejections = new Rejections();
   // The same span twice in one export is one span.
   const unique = [...new Map(spans.map((s) => [s.spanId, s])).values()];
+  const rejections = new Rejections(new Set(unique.map((s) => s.spanId)));
   const withVersion = unique.filter((s) => versionIdOf(s) !== undefined);
   rejections.add(
     unique.filter((s) => versionIdOf(s) === undefined),
@@ -90,6 +104,7 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
     bySession.set(group, [...(bySession.get(group) ?? []), [traceId, traceSpans]]);
   }
   const placed: { span: OtelSpan; link: TraceLink; session: Session }[] = [];
+  const placedTraces = new Map<string, Place>();
   await forEachLimited([...bySession.values()], SESSION_CONCURRENCY, async (group) => {
     group.sort(([, a], [, b]) => compareBigint(startOf(a), startOf(b)));
     // New traces of one session: their turns in one transaction (the common case, fast)…
@@ -98,11 +113,19 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
     // …the rest (known traces, or a guard found taken), one at a time.
     for (const [traceId, traceSpans] of group) {
       const where = together.has(traceId) ? together.get(traceId) : await placer.placeTrace(traceId, traceSpans, links.get(traceId));
-      if (where) placed.push(...traceSpans.map((span) => ({ span, ...where })));
+      if (where) {
+        placed.push(...traceSpans.map((span) => ({ span, ...where })));
+        placedTraces.set(traceId, where);
+      }
     }
   });
 
+  // Spans held for these traces (read after the turns exist: one held meanwhile is seen here, or its
+  // export sees the turn): placed with them, then released.
+  const held = await placer.heldSpans(placedTraces, traces);
+  for (const h of held) placed.push(...h.spans.map((span) => ({ span, ...h.where })));
   await writeSpans(placed);
+  await forEachLimited(held, 4, (h) => unparkSpans(auth.organizationId, h.traceId, h.spans.map((s) => s.spanId)));
   await markTestsTraced([...new Map(placed.map((p) => [p.session.id, p.session])).values()]);
   return { acceptedSpans: unique.length - rejections.count, rejectedSpans: rejections.count, errorMessage: rejections.message() };
 }
@@ -172,8 +195,11 @@ class Placer {
       if (!link) {
         const key = traceSessionKey(spans);
         if (!key) {
-          this.rejections.add(spans, 'no session.id, gen_ai.conversation.id or thread_id attribute on the span, its resource or another span of its trace');
-          return undefined;
+          if (!(await this.hold(traceId, spans))) return undefined;
+          // Its turn may have been made meanwhile (its export did not see these spans held): join it.
+          link = (await getTraceLinks(this.auth.organizationId, [traceId])).get(traceId);
+          if (!link) return undefined;
+          return this.placeTrace(traceId, spans, link);
         }
         if (key.key.length > CUSTOM_ID_MAX) {
           this.rejections.add(spans, `the session id (${key.key.slice(0, 20)}…) must be at most ${CUSTOM_ID_MAX} characters`);
@@ -200,6 +226,42 @@ class Placer {
       }
       throw error;
     }
+  }
+
+  /**
+   * Holds the spans of a new trace that name no session (accepted, with a warning); false when one
+   * is too large to hold (then they are rejected, as before holding existed).
+   */
+  private async hold(traceId: string, spans: OtelSpan[]): Promise<boolean> {
+    const encoded = spans.map((s) => ({ spanId: s.spanId, span: encodeSpan(s) }));
+    if (encoded.some((e) => Buffer.byteLength(e.span) > MAX_HELD_SPAN_BYTES)) {
+      this.rejections.add(spans, `${NO_SESSION_KEY} (a span this large is not held until one does)`);
+      return false;
+    }
+    await parkSpans(this.auth.organizationId, traceId, encoded, clock.now());
+    this.rejections.note(spans, `${NO_SESSION_KEY}: held for up to ${PARKED_SECONDS / 3600} hours until a span of trace ${traceId} names its session`);
+    return true;
+  }
+
+  /**
+   * The held spans of the traces placed by this export (those it already carries left out); a held
+   * root fills in its trace's turn.
+   */
+  async heldSpans(placedTraces: Map<string, Place>, traces: Map<string, OtelSpan[]>): Promise<{ traceId: string; where: Place; spans: OtelSpan[] }[]> {
+    if (placedTraces.size === 0) return [];
+    const waiting = await tracesWithParkedSpans(this.auth.organizationId, [...placedTraces.keys()]);
+    const out: { traceId: string; where: Place; spans: OtelSpan[] }[] = [];
+    for (const traceId of waiting) {
+      const where = placedTraces.get(traceId)!;
+      const carried = new Set((traces.get(traceId) ?? []).map((s) => s.spanId));
+      const spans = [...(await parkedSpans(this.auth.organizationId, traceId)).values()].map(decodeSpan).filter((s) => !carried.has(s.spanId));
+      const all = [...(traces.get(traceId) ?? []), ...spans];
+      const heldRoot = spans.some((s) => s.parentSpanId === null) && !(traces.get(traceId) ?? []).some((s) => s.parentSpanId === null);
+      const fields = heldRoot ? fieldsOfTrace(all) : undefined;
+      if (fields) await this.fillTurn(where.session, where.link, fields);
+      out.push({ traceId, where, spans });
+    }
+    return out;
   }
 
   /** The live session of a customId: the one ingestion created, else the newest one made through the API, else a new one. */
@@ -270,6 +332,21 @@ class Placer {
     });
     await sessionLifecycle.turnsAdded(session, [updated]);
   }
+}
+
+/** A span as held: JSON, its nanosecond times (the only bigints) as decimal strings. */
+export function encodeSpan(span: OtelSpan): string {
+  return JSON.stringify(span, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+export function decodeSpan(text: string): OtelSpan {
+  const raw = JSON.parse(text) as OtelSpan & { startNs: string; endNs: string; events: { timeNs: string }[] };
+  return {
+    ...raw,
+    startNs: BigInt(raw.startNs),
+    endNs: BigInt(raw.endNs),
+    events: raw.events.map((e) => ({ ...e, timeNs: BigInt(e.timeNs) })) as OtelSpan['events'],
+  };
 }
 
 /** The turn fields of a trace when its root is among these spans. */
