@@ -74,6 +74,9 @@ export function envCredentials(env: NodeJS.ProcessEnv = process.env): Credential
   return { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
 }
 
+/** The domain of a region's service endpoints: `amazonaws.com`, or `amazonaws.com.cn` in the China regions. */
+export const dnsSuffix = (region: string): string => (region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com');
+
 /** The region of the environment (`AWS_REGION`, else `AWS_DEFAULT_REGION`). */
 export function envRegion(env: NodeJS.ProcessEnv = process.env): string {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;

@@ -1,5 +1,5 @@
 import { httpRequest, jsonError, readBody, send, signedClient, type RawResponse } from '../aws/signed-http.js';
-import { envRegion } from '../aws/sigv4.js';
+import { dnsSuffix, envRegion } from '../aws/sigv4.js';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
 import { buildStamp, type BuildStamp } from './stamp.js';
 
@@ -14,7 +14,7 @@ const lambda = signedClient('lambda');
 
 /** Lambda's Invoke API (RequestResponse), signed for `lambda`, one attempt; resolves with the answer unread. */
 function invoke(functionName: string, payload: string, signal: AbortSignal): Promise<RawResponse> {
-  const base = endpoint ? endpoint.replace(/\/+$/, '') : `https://lambda.${envRegion()}.amazonaws.com`;
+  const base = endpoint ? endpoint.replace(/\/+$/, '') : `https://lambda.${envRegion()}.${dnsSuffix(envRegion())}`;
   const url = new URL(`${base}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`);
   return send(lambda, () => httpRequest('POST', url, { 'content-type': 'application/json' }, payload), jsonError, { maxAttempts: 1, signal });
 }

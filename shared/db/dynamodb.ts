@@ -20,7 +20,7 @@ import type {
 } from '@aws-sdk/lib-dynamodb';
 import { convertToAttr } from '@aws-sdk/util-dynamodb';
 import { httpRequest, jsonError, readBody, send, signedClient } from '../aws/signed-http.js';
-import { envRegion } from '../aws/sigv4.js';
+import { dnsSuffix, envRegion } from '../aws/sigv4.js';
 
 /**
  * The DynamoDB document client the service uses: the commands of @aws-sdk/lib-dynamodb it calls,
@@ -170,7 +170,11 @@ function toNumber(s: string): number | bigint {
 }
 
 /** DynamoDB's regional endpoint (or `endpoint`, DynamoDB Local). */
-const endpointUrl = (endpoint: string | undefined) => new URL(endpoint ? `${endpoint.replace(/\/+$/, '')}/` : `https://dynamodb.${envRegion()}.amazonaws.com/`);
+const endpointUrl = (endpoint: string | undefined) => {
+  if (endpoint) return new URL(`${endpoint.replace(/\/+$/, '')}/`);
+  const region = envRegion();
+  return new URL(`https://dynamodb.${region}.${dnsSuffix(region)}/`);
+};
 
 export interface DocumentClientOptions {
   /** DynamoDB Local's URL; DynamoDB's regional endpoint when unset. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ENV, optionalEnv } from '../config/env.js';
+import { dnsSuffix } from '../aws/sigv4.js';
 import { httpRequest, jsonError, readBody, send, signedClient, type AwsError, type RawResponse, type SignedClient } from '../aws/signed-http.js';
 
 /** A queue URL of the local runtime (`local://…`, or none): its messages stay in process. */
@@ -22,7 +23,7 @@ export function sqsEndpoint(queueUrl: string, region = process.env.AWS_REGION ??
   } catch {
     // not a URL: the regional endpoint
   }
-  return `https://sqs.${region}.amazonaws.com`;
+  return `https://sqs.${region}.${dnsSuffix(region ?? '')}`;
 }
 
 /** A SendMessageBatch request body (AWS JSON 1.0); DelaySeconds only when there is a delay. */

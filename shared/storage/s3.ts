@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { awsError, formatUrl, httpRequest, readBody, send, signedClient, signingScope, type AwsError, type RawResponse } from '../aws/signed-http.js';
-import { escapeUri, presignRequest } from '../aws/sigv4.js';
+import { dnsSuffix, escapeUri, presignRequest } from '../aws/sigv4.js';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
 
 /**
@@ -35,7 +35,8 @@ export function objectUrl(key: string, options: { endpoint?: string; region?: st
   if (base) return new URL(`${base.replace(/\/+$/, '')}/${bucket}/${path}`);
   const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) throw new Error('AWS_REGION is not set');
-  return virtualHostable(bucket) ? new URL(`https://${bucket}.s3.${region}.amazonaws.com/${path}`) : new URL(`https://s3.${region}.amazonaws.com/${bucket}/${path}`);
+  const domain = dnsSuffix(region);
+  return virtualHostable(bucket) ? new URL(`https://${bucket}.s3.${region}.${domain}/${path}`) : new URL(`https://s3.${region}.${domain}/${bucket}/${path}`);
 }
 
 /** The fields of an S3 XML error body (`<Error><Code>…</Code><Message>…</Message>…`). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sendBatches, sendJobs, type LocalQueue } from '../../shared/queue/sqs.js';
+import { sendBatches, sendJobs, sqsEndpoint, type LocalQueue } from '../../shared/queue/sqs.js';
 import { startFakeAws, type FakeAnswer, type FakeRequest } from '../support/fake-aws.js';
 
 // The queue modules send SendMessageBatch themselves (AWS JSON 1.0, SignatureV4 for `sqs`; no SDK
@@ -47,6 +47,12 @@ describe('SendMessageBatch without the SDK', () => {
         ),
       );
     }
+  });
+
+  it('sends to the queue URL origin, else to the regional endpoint (China regions on amazonaws.com.cn)', () => {
+    expect(sqsEndpoint('https://sqs.eu-west-1.amazonaws.com/123456789012/q', 'eu-west-1')).toBe('https://sqs.eu-west-1.amazonaws.com');
+    expect(sqsEndpoint('q', 'eu-west-1')).toBe('https://sqs.eu-west-1.amazonaws.com');
+    expect(sqsEndpoint('q', 'cn-north-1')).toBe('https://sqs.cn-north-1.amazonaws.com.cn');
   });
 
   it('leaves DelaySeconds out when there is no delay', async () => {

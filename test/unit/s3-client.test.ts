@@ -34,6 +34,7 @@ describe('S3 URLs', () => {
   it('are virtual-hosted on AWS, path-style on an endpoint and for a bucket a host cannot name', () => {
     expect(objectUrl('k/x y', { endpoint: undefined, region: 'eu-west-1', bucket: 'my-bucket' }).href).toBe('https://my-bucket.s3.eu-west-1.amazonaws.com/k/x%20y');
     expect(objectUrl('k', { endpoint: undefined, region: 'us-east-1', bucket: 'my.dotted.bucket' }).href).toBe('https://s3.us-east-1.amazonaws.com/my.dotted.bucket/k');
+    expect(objectUrl('k', { endpoint: undefined, region: 'cn-north-1', bucket: 'my-bucket' }).href).toBe('https://my-bucket.s3.cn-north-1.amazonaws.com.cn/k');
     expect(objectUrl('k', { endpoint: 'http://127.0.0.1:4569/', bucket: 'b' }).href).toBe('http://127.0.0.1:4569/b/k');
     expect(objectUrl('', { endpoint: 'http://127.0.0.1:4569', bucket: 'b' }).href).toBe('http://127.0.0.1:4569/b/');
   });

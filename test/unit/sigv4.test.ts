@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { escapeUri, formatUrl, presignRequest, queryString, signRequest, type AwsRequest, type Credentials } from '../../shared/aws/sigv4.js';
+import { dnsSuffix, escapeUri, formatUrl, presignRequest, queryString, signRequest, type AwsRequest, type Credentials } from '../../shared/aws/sigv4.js';
 
 // The service signs its DynamoDB, S3 and SQS requests itself (no SDK in a function's bundle). Each
 // case is signed by ./shared/aws/sigv4.ts and by @smithy/signature-v4 (what the SDK clients sign
@@ -101,6 +101,10 @@ describe('SigV4 signing', () => {
   it('refuses a presigned URL valid for more than a week', () => {
     const req = request({ method: 'GET', path: '/k' });
     expect(() => presignRequest(req, { service: 's3', region: 'eu-west-1', credentials: creds }, { expiresIn: 7 * 24 * 3600 + 1 })).toThrow(/less than one week/);
+  });
+
+  it('names the endpoint domain of a region (the China regions have their own)', () => {
+    expect(['eu-west-1', 'us-gov-west-1', 'cn-north-1', 'cn-northwest-1'].map(dnsSuffix)).toEqual(['amazonaws.com', 'amazonaws.com', 'amazonaws.com.cn', 'amazonaws.com.cn']);
   });
 
   it('encodes as RFC 3986 wants (the characters encodeURIComponent leaves)', () => {
