@@ -18,7 +18,7 @@ export interface SignedClient {
   applyChecksum: boolean;
 }
 
-/** A client for `service`, signing in the region of `AWS_REGION` with the environment's credentials. */
+/** A client for `service`, signing in the region of `AWS_REGION` with the credentials of `useCredentials` (the environment's unless a tool set another source). */
 export function signedClient(service: string, options: { uriEscapePath?: boolean; applyChecksum?: boolean } = {}): SignedClient {
   return { service, uriEscapePath: options.uriEscapePath ?? true, applyChecksum: options.applyChecksum ?? false };
 }
@@ -158,19 +158,39 @@ function retryable(error: unknown): boolean {
  * Signs and sends `request`; a non-2xx answer is turned into an error by `toError` (the body is
  * read there); throttling, 5xx and dropped connections are retried with jittered exponential
  * backoff (base 100 ms, 500 ms for throttling; at most 20 s), `maxAttempts` in all (3 by default);
- * `signal` aborts the request.
+ * `signal` aborts the request. Resolves with the 2xx response, its body unread.
  */
-export async function send(
+export function send(
   client: SignedClient,
   build: () => AwsRequest,
   toError: (response: RawResponse) => Promise<AwsError>,
   options: { maxAttempts?: number; signal?: AbortSignal } = {},
 ): Promise<RawResponse> {
+  return attempt(client, build, toError, async (raw) => raw, options);
+}
+
+/** As `send`, with the 2xx body read as text in the same attempt (a connection dropped while it arrives is retried too). */
+export function sendForText(
+  client: SignedClient,
+  build: () => AwsRequest,
+  toError: (response: RawResponse) => Promise<AwsError>,
+  options: { maxAttempts?: number; signal?: AbortSignal } = {},
+): Promise<{ statusCode: number; headers: Record<string, string>; text: string }> {
+  return attempt(client, build, toError, async (raw) => ({ statusCode: raw.statusCode, headers: raw.headers, text: await readBody(raw.body) }), options);
+}
+
+async function attempt<T>(
+  client: SignedClient,
+  build: () => AwsRequest,
+  toError: (response: RawResponse) => Promise<AwsError>,
+  ok: (raw: RawResponse) => Promise<T>,
+  options: { maxAttempts?: number; signal?: AbortSignal },
+): Promise<T> {
   const maxAttempts = options.maxAttempts ?? 3;
   for (let attempt = 1; ; attempt++) {
     try {
       const raw = await transmit(signRequest(build(), await signingScope(client)), options.signal);
-      if (raw.statusCode >= 200 && raw.statusCode < 300) return raw;
+      if (raw.statusCode >= 200 && raw.statusCode < 300) return await ok(raw);
       throw await toError(raw);
     } catch (error) {
       if (attempt >= maxAttempts || !retryable(error)) {

@@ -1,4 +1,4 @@
-import { httpRequest, jsonError, readBody, send, signedClient, type RawResponse } from '../aws/signed-http.js';
+import { httpRequest, jsonError, sendForText, signedClient } from '../aws/signed-http.js';
 import { dnsSuffix, envRegion } from '../aws/sigv4.js';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
 import { buildStamp, type BuildStamp } from './stamp.js';
@@ -12,11 +12,11 @@ const PROBE_TIMEOUT_MS = 2000;
 const endpoint = optionalEnv(ENV.lambdaEndpoint);
 const lambda = signedClient('lambda');
 
-/** Lambda's Invoke API (RequestResponse), signed for `lambda`, one attempt; resolves with the answer unread. */
-function invoke(functionName: string, payload: string, signal: AbortSignal): Promise<RawResponse> {
+/** Lambda's Invoke API (RequestResponse), signed for `lambda`, one attempt; resolves with the answer. */
+function invoke(functionName: string, payload: string, signal: AbortSignal): Promise<{ headers: Record<string, string>; text: string }> {
   const base = endpoint ? endpoint.replace(/\/+$/, '') : `https://lambda.${envRegion()}.${dnsSuffix(envRegion())}`;
   const url = new URL(`${base}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`);
-  return send(lambda, () => httpRequest('POST', url, { 'content-type': 'application/json' }, payload), jsonError, { maxAttempts: 1, signal });
+  return sendForText(lambda, () => httpRequest('POST', url, { 'content-type': 'application/json' }, payload), jsonError, { maxAttempts: 1, signal });
 }
 
 /** The downstream services and the functions that answer for them (names set by infra). */
@@ -35,7 +35,7 @@ export async function probe(name: string, functionName: string, timeoutMs = PROB
   try {
     const signal = AbortSignal.timeout(timeoutMs);
     const res = await invoke(functionName, JSON.stringify({ probe: 'build-info' }), signal);
-    const payload = await readBody(res.body);
+    const payload = res.text;
     if (res.headers['x-amz-function-error'] || !payload) return { name, status: 'unreachable', ...UNKNOWN };
     const stamp = JSON.parse(payload) as Partial<BuildStamp>;
     if (typeof stamp.version !== 'string' || typeof stamp.commit !== 'string' || typeof stamp.buildDate !== 'string') {

@@ -19,7 +19,7 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { convertToAttr } from '@aws-sdk/util-dynamodb';
-import { httpRequest, jsonError, readBody, send, signedClient } from '../aws/signed-http.js';
+import { httpRequest, jsonError, sendForText, signedClient } from '../aws/signed-http.js';
 import { dnsSuffix, envRegion } from '../aws/sigv4.js';
 
 /**
@@ -200,8 +200,8 @@ export class DocumentClient {
     const body = requestBody(command.input);
     const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${command.operation}` };
     const url = endpointUrl(this.options.endpoint);
-    const res = await send(this.client, () => httpRequest('POST', url, headers, body), jsonError, { maxAttempts: this.options.maxAttempts ?? 3 });
-    const text = await readBody(res.body);
+    const res = await sendForText(this.client, () => httpRequest('POST', url, headers, body), jsonError, { maxAttempts: this.options.maxAttempts ?? 3 });
+    const text = res.text;
     const out = walk(text ? JSON.parse(text) : {}, (m) => toNativeMap(m as Record<string, AttributeValue>), (v) => toNative(v as AttributeValue)) as Record<string, unknown>;
     return { ...out, $metadata: { httpStatusCode: res.statusCode, requestId: res.headers['x-amzn-requestid'] } } as Output;
   }

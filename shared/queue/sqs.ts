@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ENV, optionalEnv } from '../config/env.js';
 import { dnsSuffix } from '../aws/sigv4.js';
-import { httpRequest, jsonError, readBody, send, signedClient, type AwsError, type RawResponse, type SignedClient } from '../aws/signed-http.js';
+import { httpRequest, jsonError, sendForText, signedClient, type AwsError, type RawResponse, type SignedClient } from '../aws/signed-http.js';
 
 /** A queue URL of the local runtime (`local://…`, or none): its messages stay in process. */
 export function isLocalQueue(queueUrl: string | undefined): boolean {
@@ -52,8 +52,8 @@ async function sendMessageBatch(queueUrl: string, bodies: string[], delaySeconds
   const body = sendMessageBatchBody(queueUrl, bodies, delaySeconds);
   const url = new URL(`${sqsEndpoint(queueUrl).replace(/\/+$/, '')}/`);
   const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' };
-  const res = await send(client, () => httpRequest('POST', url, headers, body), sqsError);
-  const out = JSON.parse(await readBody(res.body)) as SendMessageBatchResult;
+  const res = await sendForText(client, () => httpRequest('POST', url, headers, body), sqsError);
+  const out = JSON.parse(res.text) as SendMessageBatchResult;
   const corrupted = (out.Successful ?? []).filter((e) => bodies[Number(e.Id)] !== undefined && e.MD5OfMessageBody !== createHash('md5').update(bodies[Number(e.Id)]!).digest('hex'));
   if (corrupted.length) throw new Error(`Invalid MD5 checksum on messages: ${corrupted.map((e) => e.MessageId).join(', ')}`);
   return out;

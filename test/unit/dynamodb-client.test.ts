@@ -206,12 +206,20 @@ describe('the service DynamoDB client, side by side with @aws-sdk/lib-dynamodb',
     expect(String((r.own.result as { error: Error }).error)).toMatch(/can't be converted to BigInt/);
   });
 
-  it('retries a dropped connection', async () => {
+  it('retries a connection dropped before the answer, and one dropped while the answer arrives', async () => {
     let n = 0;
     const { createServer } = await import('node:http');
     const server = createServer((req, res) => {
-      if (++n === 1) {
+      n++;
+      if (n === 1) {
         req.socket.destroy();
+        return;
+      }
+      if (n === 2) {
+        // the answer starts, then the connection drops halfway through its body
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': '100' });
+        res.write('{"Item":{"pk":');
+        setTimeout(() => req.socket.destroy(), 20);
         return;
       }
       req.resume();
@@ -221,7 +229,7 @@ describe('the service DynamoDB client, side by side with @aws-sdk/lib-dynamodb',
     try {
       const client = new own.DocumentClient({ endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`, maxAttempts: 4 });
       expect(strip(await client.send(new own.GetCommand({ TableName: 't', Key: key })))).toEqual({ Item: { pk: 'back' } });
-      expect(n).toBe(2);
+      expect(n).toBe(3);
     } finally {
       server.close();
     }
