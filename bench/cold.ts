@@ -1,5 +1,7 @@
 /**
- * `npm run bench:cold [-- --rounds N] [-- --only a,b]`: cold start, side by side in one run.
+ * `npm run bench:cold [-- --rounds N] [-- --only a,b] [-- --source-maps off]`: cold start, side by
+ * side in one run. `--source-maps off` times both bundles without the deployed
+ * `--enable-source-maps`, to measure what the source maps cost.
  *
  * 1. Bundles every function of the CDK stack with CDK's settings (bench/bundles.ts, one esbuild
  *    build) and the bare-SDK reference (bench/bare-sdk.ts).
@@ -24,6 +26,7 @@ const arg = (name: string): string | undefined => {
 };
 const rounds = Number(arg('rounds') ?? 7);
 const only = arg('only')?.split(',');
+const sourceMaps = (arg('source-maps') ?? 'on') !== 'off';
 
 /** The variables a function reads at load (placeholders: nothing is called). */
 const ENV = {
@@ -41,8 +44,8 @@ const ENV = {
   RUNNER_FUNCTION_NAME: 'bench',
   GENERATOR_FUNCTION_NAME: 'bench',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  // As deployed (infra/constructs/app-function.ts).
-  NODE_OPTIONS: '--enable-source-maps',
+  // As deployed (infra/constructs/app-function.ts), unless measuring their cost.
+  NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '',
 };
 
 /** Milliseconds to import one bundle in a fresh process (the process's own start excluded). */
@@ -113,7 +116,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const all = await bundleAll(outdir);
     const bundles = only ? all.filter((b) => b.name === BARE || only.includes(b.name)) : all;
     const bare = all.find((b) => b.name === BARE)!;
-    console.log(`bundled ${all.length - 1} functions and the bare-SDK reference in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} alternating imports each`);
+    console.log(`bundled ${all.length - 1} functions and the bare-SDK reference in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} alternating imports each, ${sourceMaps ? 'with' : 'without'} --enable-source-maps`);
     const rows = timeImports(bundles, rounds);
     console.log(`\nbare-SDK bundle: ${(bare.bytes / 1024).toFixed(0)} KiB\n`);
     console.log(`${'function'.padEnd(34)} ${'KiB'.padStart(6)} ${'import ms'.padStart(10)} ${'bare ms'.padStart(8)} ${'ratio'.padStart(6)}`);
