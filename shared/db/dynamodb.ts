@@ -170,11 +170,11 @@ function toNumber(s: string): number | bigint {
 }
 
 /** DynamoDB's regional endpoint (or `endpoint`, DynamoDB Local). */
-const endpointUrl = (endpoint: string | undefined) => {
+function endpointUrl(endpoint: string | undefined): URL {
   if (endpoint) return new URL(`${endpoint.replace(/\/+$/, '')}/`);
   const region = envRegion();
   return new URL(`https://dynamodb.${region}.${dnsSuffix(region)}/`);
-};
+}
 
 export interface DocumentClientOptions {
   /** DynamoDB Local's URL; DynamoDB's regional endpoint when unset. */
@@ -187,6 +187,8 @@ export interface DocumentClientOptions {
 export class DocumentClient {
   private readonly client = signedClient('dynamodb');
   private readonly observers = new Set<(operation: string) => void>();
+  /** Resolved on the first command (the region is read then), then kept. */
+  private url: URL | undefined;
   constructor(private readonly options: DocumentClientOptions = {}) {}
 
   /** Calls `listener` with the operation of every command sent (tests and benchmarks count requests); returns the unsubscribe. */
@@ -199,7 +201,7 @@ export class DocumentClient {
     for (const observer of this.observers) observer(command.operation);
     const body = requestBody(command.input);
     const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${command.operation}` };
-    const url = endpointUrl(this.options.endpoint);
+    const url = (this.url ??= endpointUrl(this.options.endpoint));
     const res = await sendForText(this.client, () => httpRequest('POST', url, headers, body), jsonError, { maxAttempts: this.options.maxAttempts ?? 3 });
     const text = res.text;
     const out = walk(text ? JSON.parse(text) : {}, (m) => toNativeMap(m as Record<string, AttributeValue>), (v) => toNative(v as AttributeValue)) as Record<string, unknown>;

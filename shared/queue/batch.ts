@@ -25,33 +25,35 @@ export async function processBatch<J>(
     describe: (job: J) => Record<string, unknown>;
     run: (job: J, remainingMs?: () => number) => Promise<void>;
     giveUp?: (job: J, error: Error) => Promise<void>;
+    /** One record after the other instead of all at once. */
+    sequential?: boolean;
   },
 ): Promise<SQSBatchResponse> {
   const remainingMs = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis() : undefined;
   const failures: { itemIdentifier: string }[] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      const job = options.parse(record.body);
-      if (!job) {
-        log('warn', `dropping a malformed ${options.label} job`, { messageId: record.messageId });
-        return;
-      }
-      try {
-        await options.run(job, remainingMs);
-      } catch (error) {
-        log('error', `${options.label} job failed`, { messageId: record.messageId, ...options.describe(job), error: (error as Error).message });
-        const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
-        if (options.giveUp && receives >= MAX_RECEIVES) {
-          try {
-            await options.giveUp(job, error as Error);
-            return;
-          } catch (giveUpError) {
-            log('error', `${options.label} job could not be settled`, { messageId: record.messageId, ...options.describe(job), error: (giveUpError as Error).message });
-          }
+  const handle = async (record: SQSEvent['Records'][number]): Promise<void> => {
+    const job = options.parse(record.body);
+    if (!job) {
+      log('warn', `dropping a malformed ${options.label} job`, { messageId: record.messageId });
+      return;
+    }
+    try {
+      await options.run(job, remainingMs);
+    } catch (error) {
+      log('error', `${options.label} job failed`, { messageId: record.messageId, ...options.describe(job), error: (error as Error).message });
+      const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
+      if (options.giveUp && receives >= MAX_RECEIVES) {
+        try {
+          await options.giveUp(job, error as Error);
+          return;
+        } catch (giveUpError) {
+          log('error', `${options.label} job could not be settled`, { messageId: record.messageId, ...options.describe(job), error: (giveUpError as Error).message });
         }
-        failures.push({ itemIdentifier: record.messageId });
       }
-    }),
-  );
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  };
+  if (options.sequential) for (const record of event.Records) await handle(record);
+  else await Promise.all(event.Records.map(handle));
   return { batchItemFailures: failures };
 }

@@ -5,7 +5,7 @@ import { decodeExportResponse, decodeStatus, encodeExportResponse } from '../../
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { genAiTurn, jsonRequest, jsonSpan, protobufBody, sdkTracer } from '../support/otel.js';
-import { tracesWithParkedSpans } from '../../shared/db/telemetry.js';
+import { parkedSpans, tracesWithParkedSpans } from '../../shared/db/telemetry.js';
 import { decodeSpan, encodeSpan } from '../../shared/domain/telemetry/ingest.js';
 
 const PROTOBUF = 'application/x-protobuf';
@@ -231,6 +231,8 @@ describe('POST /otel/v1/traces', () => {
       expect(await t.turnsOf(session!.id)).toHaveLength(1);
     }
     expect(await tracesWithParkedSpans(t.org.id, traces.map((x) => x.trace))).toEqual(new Set());
+    // no held span item is left either (also when the export that held it found the turn itself)
+    for (const { trace } of traces) expect((await parkedSpans(t.org.id, trace)).size).toBe(0);
   });
 
   it('a held span keeps every field: nanosecond times, events, attributes, resource', () => {

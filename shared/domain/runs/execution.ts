@@ -21,7 +21,7 @@ import {
   type RunSession,
   type StoredRun,
 } from '../../db/runs.js';
-import { customIdItem, evaluationItem, getEvaluationItem, listTurns } from '../../db/sessions.js';
+import { customIdItem, evaluationItem, listTurns } from '../../db/sessions.js';
 import type { AuthContext } from '../../auth/context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { log } from '../../http/logger.js';
@@ -220,7 +220,7 @@ export async function abandonStep(job: Extract<RunJob, { kind: 'step' }>, error:
   if (s._end || s.status !== 'PENDING') {
     const end = s._end ?? { status: 'FAILED' as const, stoppingReason: null, error: null };
     const closed = await closeSession(s, { ...end, error: end.error ?? `the session's evaluations were not planned: ${cause}` }, []);
-    if (closed) await countSession(closed, job.runId, (id) => getEvaluationItem(s.id, id));
+    if (closed) await countSession(closed, job.runId, (id) => abandonEvaluation(s.id, id, cause));
     return;
   }
   const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
@@ -497,11 +497,9 @@ async function finishSession(ctx: StepContext, s: RunSession): Promise<StepOutco
     session = await closeSession(session, end, evaluations);
     if (!session) return { kind: 'stop' };
   }
+  // runEvaluation scores a PENDING evaluation and returns a settled one as it is.
   const id = session.id;
-  await countSession(session, ctx.run.id, async (evaluationId) => {
-    const evaluation = await getEvaluationItem(id, evaluationId);
-    return evaluation?.status === 'PENDING' ? runEvaluation(id, evaluationId) : evaluation;
-  });
+  await countSession(session, ctx.run.id, (evaluationId) => runEvaluation(id, evaluationId));
   return { kind: 'stop' };
 }
 

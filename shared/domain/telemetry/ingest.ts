@@ -125,7 +125,8 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
   const held = await placer.heldSpans(placedTraces, traces);
   for (const h of held) placed.push(...h.spans.map((span) => ({ span, ...h.where })));
   await writeSpans(placed);
-  await forEachLimited(held, 4, (h) => unparkSpans(auth.organizationId, h.traceId, h.spans.map((s) => s.spanId)));
+  // every held span of the trace, those this export carried itself too (it held them, then found the turn)
+  await forEachLimited(held, 4, (h) => unparkSpans(auth.organizationId, h.traceId, h.heldIds));
   await markTestsTraced([...new Map(placed.map((p) => [p.session.id, p.session])).values()]);
   return { acceptedSpans: unique.length - rejections.count, rejectedSpans: rejections.count, errorMessage: rejections.message() };
 }
@@ -247,19 +248,20 @@ class Placer {
    * The held spans of the traces placed by this export (those it already carries left out); a held
    * root fills in its trace's turn.
    */
-  async heldSpans(placedTraces: Map<string, Place>, traces: Map<string, OtelSpan[]>): Promise<{ traceId: string; where: Place; spans: OtelSpan[] }[]> {
+  async heldSpans(placedTraces: Map<string, Place>, traces: Map<string, OtelSpan[]>): Promise<{ traceId: string; where: Place; spans: OtelSpan[]; heldIds: string[] }[]> {
     if (placedTraces.size === 0) return [];
     const waiting = await tracesWithParkedSpans(this.auth.organizationId, [...placedTraces.keys()]);
-    const out: { traceId: string; where: Place; spans: OtelSpan[] }[] = [];
+    const out: { traceId: string; where: Place; spans: OtelSpan[]; heldIds: string[] }[] = [];
     for (const traceId of waiting) {
       const where = placedTraces.get(traceId)!;
       const carried = new Set((traces.get(traceId) ?? []).map((s) => s.spanId));
-      const spans = [...(await parkedSpans(this.auth.organizationId, traceId)).values()].map(decodeSpan).filter((s) => !carried.has(s.spanId));
+      const held = await parkedSpans(this.auth.organizationId, traceId);
+      const spans = [...held.values()].map(decodeSpan).filter((s) => !carried.has(s.spanId));
       const all = [...(traces.get(traceId) ?? []), ...spans];
       const heldRoot = spans.some((s) => s.parentSpanId === null) && !(traces.get(traceId) ?? []).some((s) => s.parentSpanId === null);
       const fields = heldRoot ? fieldsOfTrace(all) : undefined;
       if (fields) await this.fillTurn(where.session, where.link, fields);
-      out.push({ traceId, where, spans });
+      out.push({ traceId, where, spans, heldIds: [...held.keys()] });
     }
     return out;
   }
