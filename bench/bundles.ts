@@ -1,25 +1,38 @@
 /**
  * Every function the CDK stack defines, bundled the way CDK bundles it (infra/constructs/
- * app-function.ts `BUNDLING`, same entry), in one esbuild build; plus the bare-SDK reference: a
- * handler that only creates the DynamoDB document client and does one GetItem. Used by
- * `npm run bench:cold` and the bundle budget test (test/infra/bundle-size.test.ts).
+ * app-function.ts `BUNDLING`, same entry), in one esbuild build; plus each function's *floor*: a
+ * handler bundled with the same settings that only creates the SDK clients the function's bundle
+ * holds (always the DynamoDB document client; S3 with the presigner, SQS, Lambda where the
+ * function reaches them) and sends one command through each. The DynamoDB-only floor is also the
+ * reference of the median goal. Used by `npm run bench:cold` and test/infra/bundle-size.test.ts.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { build } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { AppFunction, BUNDLING, bundleEntry, PROJECT_ROOT } from '../infra/constructs/app-function.js';
 import { EvalPlatformStack } from '../infra/stack.js';
 
-/** The bundle budget of a function (issue 16). */
-export const MAX_BUNDLE_BYTES = 400 * 1024;
-export const BARE = 'bare-sdk';
+/** The SDK clients a function can hold, by the package that defines each. */
+export const SDK_CLIENTS = {
+  s3: '@aws-sdk/client-s3',
+  sqs: '@aws-sdk/client-sqs',
+  lambda: '@aws-sdk/client-lambda',
+} as const;
+export type SdkClient = keyof typeof SDK_CLIENTS;
+
+/** The name of the DynamoDB-only floor (the document client and one GetItem). */
+export const DYNAMODB_FLOOR = 'floor-dynamodb';
 
 export interface Bundle {
-  /** The function's handler module (`monitors/results`, `jobs/scanner`, `authorizer`) or `bare-sdk`. */
+  /** The function's handler module (`monitors/results`, `jobs/scanner`, `authorizer`) or a floor's name. */
   name: string;
   file: string;
   bytes: number;
+  /** The SDK clients besides DynamoDB's the bundle holds (from esbuild's metafile). */
+  clients: SdkClient[];
+  /** The floor this function is measured against (a floor names itself). */
+  floor: string;
 }
 
 /** The handler of every function in the stack, read from the synthesized construct tree (no bundling). */
@@ -30,13 +43,38 @@ export function stackHandlers(): string[] {
   return [...new Set(handlers)].sort();
 }
 
-/** Bundles every function and the bare-SDK handler into `outdir` (`<name>.mjs`), one esbuild build. */
-export async function bundleAll(outdir: string, handlers = stackHandlers()): Promise<Bundle[]> {
-  mkdirSync(outdir, { recursive: true });
-  const entryPoints = [...handlers.map((h) => ({ in: bundleEntry(h), out: h })), { in: resolve(PROJECT_ROOT, 'bench', 'bare-sdk.ts'), out: BARE }];
-  await build({
+/** The name of the floor holding these clients (besides DynamoDB's). */
+export const floorName = (clients: readonly SdkClient[]) => (clients.length ? `floor-dynamodb-${[...clients].sort().join('-')}` : DYNAMODB_FLOOR);
+
+/** A floor handler's source: the clients created at module scope, as the service creates them, and one command each. */
+export function floorSource(clients: readonly SdkClient[]): string {
+  const has = (c: SdkClient) => clients.includes(c);
+  return [
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+    "import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';",
+    has('s3') ? "import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';" : '',
+    has('s3') ? "import { getSignedUrl } from '@aws-sdk/s3-request-presigner';" : '',
+    has('sqs') ? "import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';" : '',
+    has('lambda') ? "import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';" : '',
+    'const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
+    has('s3') ? 'const s3 = new S3Client({});' : '',
+    has('sqs') ? 'const sqs = new SQSClient({});' : '',
+    has('lambda') ? 'const lambda = new LambdaClient({});' : '',
+    'export const handler = async (event: { id: string }) => {',
+    '  const out: unknown[] = [(await doc.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: event.id, sk: event.id } }))).Item];',
+    has('s3') ? "  out.push(await getSignedUrl(s3, new GetObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: event.id })));" : '',
+    has('sqs') ? "  out.push(await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.RUN_QUEUE_URL, Entries: [{ Id: '0', MessageBody: event.id }] })));" : '',
+    has('lambda') ? '  out.push(await lambda.send(new InvokeCommand({ FunctionName: event.id })));' : '',
+    '  return out;',
+    '};',
+    '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+const buildOptions = (outdir: string): BuildOptions => ({
     absWorkingDir: PROJECT_ROOT,
-    entryPoints,
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -49,11 +87,48 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
     banner: { js: BUNDLING.banner },
     alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),
     external: [...BUNDLING.external],
+    nodePaths: [resolve(PROJECT_ROOT, 'node_modules')],
     define: { __BUILD_STAMP__: JSON.stringify(JSON.stringify({ version: '0.0.0-bench', commit: 'bench', buildDate: new Date(0).toISOString() })) },
     logLevel: 'error',
-  });
-  return [...handlers, BARE].map((name) => {
-    const file = join(outdir, `${name}.mjs`);
-    return { name, file, bytes: statSync(file).size };
-  });
+    metafile: true,
+});
+
+/** The SDK clients (besides DynamoDB's) among the inputs of one output of a metafile. */
+function clientsOf(metafile: Metafile, outfile: string): SdkClient[] {
+  const output = Object.entries(metafile.outputs).find(([path]) => resolve(PROJECT_ROOT, path) === outfile)?.[1];
+  if (!output) throw new Error(`no output ${outfile} in the metafile`);
+  const inputs = Object.keys(output.inputs);
+  return (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) => inputs.some((i) => i.includes(`node_modules/${SDK_CLIENTS[c]}/`)));
 }
+
+/**
+ * Bundles every function into `outdir` (`<name>.mjs`) in one esbuild build, then the floors the
+ * functions need and the DynamoDB-only floor in a second; returns functions first, floors last.
+ */
+export async function bundleAll(outdir: string, handlers = stackHandlers()): Promise<Bundle[]> {
+  mkdirSync(outdir, { recursive: true });
+  const functions = await build({ ...buildOptions(outdir), entryPoints: handlers.map((h) => ({ in: bundleEntry(h), out: h })) });
+  const bundles: Bundle[] = handlers.map((name) => {
+    const file = join(outdir, `${name}.mjs`);
+    const clients = clientsOf(functions.metafile!, file);
+    return { name, file, bytes: statSync(file).size, clients, floor: floorName(clients) };
+  });
+  const floorClients = new Map<string, SdkClient[]>([[DYNAMODB_FLOOR, []]]);
+  for (const b of bundles) floorClients.set(b.floor, b.clients);
+  const srcdir = join(outdir, 'floor-src');
+  mkdirSync(srcdir, { recursive: true });
+  const entryPoints = [...floorClients].map(([name, clients]) => {
+    const src = join(srcdir, `${name}.ts`);
+    writeFileSync(src, floorSource(clients));
+    return { in: src, out: name };
+  });
+  await build({ ...buildOptions(outdir), entryPoints });
+  for (const [name, clients] of floorClients) {
+    const file = join(outdir, `${name}.mjs`);
+    bundles.push({ name, file, bytes: statSync(file).size, clients, floor: name });
+  }
+  return bundles;
+}
+
+/** Whether a bundle is a floor rather than a function. */
+export const isFloor = (b: Pick<Bundle, 'name'>) => b.name.startsWith('floor-');

@@ -18,9 +18,9 @@ const runtime = await startLocalRuntime({
   quiet: true,
 });
 try {
-  const { doc } = await import('../shared/db/client.js');
+  const { observeRequests } = await import('../shared/db/client.js');
   let calls = 0;
-  doc.observe(() => calls++);
+  observeRequests(() => calls++);
 
   const { resolveCaller } = await import('../shared/auth/authorize.js');
   const auth = await resolveCaller(`Bearer ${runtime.demoApiKey}`);

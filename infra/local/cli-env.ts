@@ -5,21 +5,13 @@ export type CliTarget = { kind: 'deployed' } | { kind: 'local'; url: string; dat
 
 /**
  * For the CLIs (invoke, admin, demo): with TABLE_NAME already set (a deployed table, AWS
- * credentials from the usual chain) nothing changes; otherwise the environment of the running
+ * credentials from the SDK's default chain) nothing changes; otherwise the environment of the running
  * `npm start` is loaded from `<data dir>/local-env.json` (DATA_DIR, default .data). Throws a
  * `CliError` with one line when no runtime is running there.
  */
 export async function loadCliEnv(): Promise<CliTarget> {
-  if (process.env.TABLE_NAME) {
-    // The service's AWS clients read credentials from the environment, as in Lambda; an operator
-    // at a terminal has a profile or SSO instead: the SDK's default chain, resolved and refreshed.
-    if (!process.env.AWS_ACCESS_KEY_ID) {
-      const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
-      const { useCredentials } = await import('../../shared/aws/signed-http.js');
-      useCredentials(defaultProvider());
-    }
-    return { kind: 'deployed' };
-  }
+  // The SDK clients find the operator's credentials through their default chain (profile, SSO, …).
+  if (process.env.TABLE_NAME) return { kind: 'deployed' };
   const dataDir = localDataDir();
   const start = 'start it with `npm start` (or set TABLE_NAME for a deployed table)';
   let record;

@@ -1,5 +1,4 @@
-import { httpRequest, jsonError, sendForText, signedClient } from '../aws/signed-http.js';
-import { dnsSuffix, envRegion } from '../aws/sigv4.js';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
 import { buildStamp, type BuildStamp } from './stamp.js';
 
@@ -10,14 +9,8 @@ export interface ServiceInfo extends BuildStamp {
 
 const PROBE_TIMEOUT_MS = 2000;
 const endpoint = optionalEnv(ENV.lambdaEndpoint);
-const lambda = signedClient('lambda');
-
-/** Lambda's Invoke API (RequestResponse), signed for `lambda`, one attempt; resolves with the answer. */
-function invoke(functionName: string, payload: string, signal: AbortSignal): Promise<{ headers: Record<string, string>; text: string }> {
-  const base = endpoint ? endpoint.replace(/\/+$/, '') : `https://lambda.${envRegion()}.${dnsSuffix(envRegion())}`;
-  const url = new URL(`${base}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`);
-  return sendForText(lambda, () => httpRequest('POST', url, { 'content-type': 'application/json' }, payload), jsonError, { maxAttempts: 1, signal });
-}
+/** One attempt: a probe that fails is reported `unreachable`, not retried past its 2 seconds. */
+const lambda = new LambdaClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 1 });
 
 /** The downstream services and the functions that answer for them (names set by infra). */
 const services = [
@@ -33,10 +26,10 @@ const UNKNOWN = { version: 'unknown', commit: 'unknown', buildDate: 'unknown' };
 /** Asks one function for its stamp; any failure or a 2-second silence is `unreachable`, never a throw. */
 export async function probe(name: string, functionName: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServiceInfo> {
   try {
-    const signal = AbortSignal.timeout(timeoutMs);
-    const res = await invoke(functionName, JSON.stringify({ probe: 'build-info' }), signal);
-    const payload = res.text;
-    if (res.headers['x-amz-function-error'] || !payload) return { name, status: 'unreachable', ...UNKNOWN };
+    const abortSignal = AbortSignal.timeout(timeoutMs);
+    const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify({ probe: 'build-info' }) }), { abortSignal });
+    const payload = res.Payload ? Buffer.from(res.Payload).toString('utf8') : '';
+    if (res.FunctionError || !payload) return { name, status: 'unreachable', ...UNKNOWN };
     const stamp = JSON.parse(payload) as Partial<BuildStamp>;
     if (typeof stamp.version !== 'string' || typeof stamp.commit !== 'string' || typeof stamp.buildDate !== 'string') {
       return { name, status: 'unreachable', ...UNKNOWN };

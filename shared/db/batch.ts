@@ -1,4 +1,4 @@
-import { BatchWriteCommand } from './dynamodb.js';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import type { Key } from './keys.js';
 

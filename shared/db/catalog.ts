@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from './dynamodb.js';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys, type CatalogType } from './keys.js';
 import { isConditionalCheckFailed, transactionCancellationCodes } from './errors.js';

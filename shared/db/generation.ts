@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from './dynamodb.js';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { transact, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { releaseItem, reserveItem, settleItem } from './credits.js';

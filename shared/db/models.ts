@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from './dynamodb.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys, PLATFORM_ORG } from './keys.js';
 import { batchGet, queryPrefix } from './query.js';

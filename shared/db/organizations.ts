@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from './dynamodb.js';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys } from './keys.js';
 import { toRecord } from './records.js';

@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput, BatchGetCommand, ExecuteStatementCommand } from './dynamodb.js';
+import { QueryCommand, type QueryCommandInput, BatchGetCommand, ExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import type { Key } from './keys.js';
 import { TABLE, type IndexName } from './table.js';

@@ -1,4 +1,4 @@
-import { UpdateCommand, GetCommand } from './dynamodb.js';
+import { UpdateCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from './dynamodb.js';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRecord, itemFor, listOrgRecords, listProductRecords, throwMissing, transact, updateIf, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb.js';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys } from './keys.js';
 import { queryAll, queryIndex, queryPrefix } from './query.js';

@@ -1,4 +1,4 @@
-import { GetCommand } from './dynamodb.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { keys } from './keys.js';
 import { batchGet, queryPrefix } from './query.js';

@@ -7,7 +7,7 @@ import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { deadLetters } from '../../infra/local/queue.js';
-import { GetCommand } from '../../shared/db/dynamodb.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/db/keys.js';
 import { failCommands } from '../support/doc-mock.js';
 import { vi } from 'vitest';

@@ -4,8 +4,8 @@ import { connectionBody, createProduct, createVersion } from '../support/fixture
 import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
-import { readBody } from '../../shared/aws/signed-http.js';
-import { s3Request } from '../../shared/storage/s3.js';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { bucketName, s3 } from '../../shared/storage/s3.js';
 
 // 250,000 characters of any script (the contract's limit): CJK is 3 bytes, emoji 4 bytes of UTF-8.
 const CJK = '雨'.repeat(250_000); // 750 KB
@@ -27,9 +27,8 @@ async function setup() {
 }
 
 async function objectsUnder(prefix: string): Promise<string[]> {
-  // ListObjectsV2 (keys of this test stay plain: no XML escapes to undo)
-  const xml = await readBody((await s3Request('GET', '', { query: { 'list-type': '2', prefix } })).body);
-  return [...xml.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!);
+  const out = await s3().send(new ListObjectsV2Command({ Bucket: bucketName, Prefix: prefix }));
+  return (out.Contents ?? []).map((o) => o.Key!);
 }
 
 describe('large turns', () => {

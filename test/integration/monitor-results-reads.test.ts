@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
-import { doc } from '../../shared/db/client.js';
+import { observeRequests } from '../../shared/db/client.js';
 import { readSpend } from '../../shared/db/credits.js';
 import { keys } from '../../shared/db/keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
@@ -18,7 +18,7 @@ let calls: string[] = [];
 let counting = false;
 let unobserve: () => void;
 beforeAll(() => {
-  unobserve = doc.observe((operation) => {
+  unobserve = observeRequests((operation) => {
     if (counting) calls.push(operation);
   });
 });

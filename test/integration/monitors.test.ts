@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UpdateCommand } from '../../shared/db/dynamodb.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { localQueue } from '../../shared/queue/evaluation-queue.js';

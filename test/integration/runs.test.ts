@@ -11,8 +11,8 @@ import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { abandonStep } from '../../shared/domain/runs/execution.js';
 import { getRunSession } from '../../shared/db/runs.js';
-import { GetCommand, TransactWriteCommand, type DocCommand } from '../../shared/db/dynamodb.js';
-import { failCommands } from '../support/doc-mock.js';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { failCommands, type DocCommand } from '../support/doc-mock.js';
 import type { RunJob } from '../../shared/queue/run-queue.js';
 
 type RunStepJob = Extract<RunJob, { kind: 'step' }>;
@@ -373,7 +373,7 @@ describe('runs: execution', () => {
       // The session closes (its evaluations written), then storage fails while scoring them.
       let closedWritten = false;
       const restore = failCommands(
-        (c: DocCommand<unknown, unknown>) => {
+        (c: DocCommand) => {
           const mine = JSON.stringify(c.input).includes(`SESSION#${job.sessionId}`);
           if (mine && c instanceof TransactWriteCommand && JSON.stringify(c.input).includes('EVALUATING')) closedWritten = true;
           return closedWritten && mine && c instanceof GetCommand && String(c.input.Key?.sk).startsWith('EVAL#');

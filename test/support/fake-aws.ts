@@ -14,6 +14,8 @@ export interface FakeAnswer {
   status?: number;
   headers?: Record<string, string>;
   body?: string;
+  /** Closes the connection without an answer (a connection dropped before the response). */
+  drop?: boolean;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function startFakeAws(answer: (req: FakeRequest) => FakeAnswer | un
       const recorded = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       requests.push(recorded);
       const out = respond(recorded) ?? {};
+      if (out.drop) return void req.socket.destroy();
       res.writeHead(out.status ?? 200, out.headers ?? {});
       res.end(out.body ?? '');
     });

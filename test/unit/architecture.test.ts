@@ -34,29 +34,46 @@ describe('dependencies', () => {
 
   it('the check recognises packages that are imported and rejects one that is not', () => {
     expect(isImported('@middy/core')).toBe(true);
-    expect(isImported('@aws-sdk/util-dynamodb')).toBe(true);
+    expect(isImported('@aws-sdk/lib-dynamodb')).toBe(true);
     expect(isImported('left-pad')).toBe(false);
   });
 });
 
-describe('cold start: no AWS SDK client in a function (docs/cold-start.md, 7)', () => {
+describe('AWS: the SDK, one client module per service, no signing of our own', () => {
   const runtimeFiles = ['functions', 'shared'].flatMap((d) => sourceFiles(join(ROOT, d)));
-  /** Value imports (not `import type`/`export type`) of the SDK's and Smithy's packages. */
-  const sdkValueImports = (text: string) =>
-    [...text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^'"`;]*?\bfrom\s*['"]((?:@aws-sdk|@smithy|@aws-crypto)\/[^'"]+)['"]|\bimport\s*\(\s*['"]((?:@aws-sdk|@smithy)\/[^'"]+)['"]\s*\)/gm)]
-      .map((m) => m[1] ?? m[2]!)
-      .filter((s) => s !== '@aws-sdk/util-dynamodb');
+  const projectFiles = ['functions', 'shared', 'infra', 'bench', 'test', 'examples', 'console/src'].flatMap((d) => sourceFiles(join(ROOT, d)));
+  /** The one module per service that may create its SDK client. */
+  const CLIENT_MODULES: Record<string, string> = {
+    DynamoDBClient: 'shared/db/client.ts',
+    S3Client: 'shared/storage/s3.ts',
+    SQSClient: 'shared/queue/sqs.ts',
+    LambdaClient: 'shared/build/services.ts',
+  };
+  const createdClients = (text: string) => [...text.matchAll(/\bnew\s+(\w+Client)\s*\(/g)].map((m) => m[1]!).filter((c) => c in CLIENT_MODULES);
 
-  it('no file under functions/ or shared/ imports an SDK or Smithy package at run time (types and util-dynamodb aside)', () => {
-    const offenders = runtimeFiles.flatMap((f) => sdkValueImports(readFileSync(f, 'utf8')).map((s) => `${relative(ROOT, f)} imports ${s}`));
+  it('functions and shared code create each SDK client only in its module', () => {
+    const offenders = runtimeFiles.flatMap((f) =>
+      createdClients(readFileSync(f, 'utf8'))
+        .filter((c) => CLIENT_MODULES[c] !== relative(ROOT, f))
+        .map((c) => `${relative(ROOT, f)} creates ${c}`),
+    );
     expect(offenders).toEqual([]);
+    for (const [client, module] of Object.entries(CLIENT_MODULES)) expect(createdClients(readFileSync(join(ROOT, module), 'utf8'))).toContain(client);
   });
 
-  it('the check tells value imports from type imports', () => {
-    expect(sdkValueImports("import { GetCommand } from '@aws-sdk/lib-dynamodb';\nimport type { X } from '@aws-sdk/lib-dynamodb';\nexport type { Y } from '@aws-sdk/client-dynamodb';\nconst m = await import('@smithy/core');\nimport { convertToAttr } from '@aws-sdk/util-dynamodb';")).toEqual([
-      '@aws-sdk/lib-dynamodb',
-      '@smithy/core',
-    ]);
+  it('no project file computes an AWS signature or imports a signer (the SDK signs)', () => {
+    const signing = /AWS4-HMAC-SHA256|aws4_request|['"]@smithy\/signature-v4['"]|['"]AWS4['"]/;
+    const offenders = projectFiles.filter((f) => f !== import.meta.filename && signing.test(readFileSync(f, 'utf8')));
+    expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
+    expect(signing.test("const k = createHmac('sha256', 'AWS4' + secret)".replace("'AWS4' + secret", "'AWS4'"))).toBe(true);
+  });
+
+  it('the runtime dependencies are the SDK clients the design names', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    for (const dep of ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda']) {
+      expect(pkg.dependencies[dep], dep).toMatch(/^\d+\.\d+\.\d+$/);
+    }
+    expect(pkg.devDependencies['aws-sdk-client-mock']).toBeDefined();
   });
 });
 

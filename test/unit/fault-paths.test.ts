@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mockDocumentClient } from '../support/doc-mock.js';
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from '../../shared/db/dynamodb.js';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deletePhoneConnections } from '../../shared/domain/catalog/phone-connections.js';
 import { handler as getPhoneConnection } from '../../functions/phone-connections/get.js';
 import { handler as authorizer } from '../../functions/authorizer.js';
@@ -9,7 +10,7 @@ import { NotFoundError } from '../../shared/http/errors.js';
 import { context, proxyEvent } from '../support/events.js';
 
 // Faults the real engine cannot be made to produce on demand (races, throttling, outages).
-const ddb = mockDocumentClient();
+const ddb = mockClient(DynamoDBDocumentClient);
 afterEach(() => ddb.reset());
 
 const auth = { organizationId: 'org_1', userId: 'usr_1', role: 'MEMBER' as const, plan: 'PRO' as const, keyId: 'key_1' };

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { mockDocumentClient } from '../support/doc-mock.js';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '../../shared/db/dynamodb.js';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createInferenceResult } from '../../functions/inference-results/create.js';
 import { offloadItem } from '../../shared/db/offload.js';
 import { keys } from '../../shared/db/keys.js';
@@ -16,7 +17,7 @@ const s3 = await vi.hoisted(async () => {
   Object.assign(process.env, { S3_ENDPOINT: fake.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret' });
   return fake;
 });
-const ddb = mockDocumentClient();
+const ddb = mockClient(DynamoDBDocumentClient);
 afterEach(() => {
   ddb.reset();
   s3.reset();
