@@ -83,6 +83,7 @@ const buildOptions = (outdir: string): BuildOptions => ({
     target: BUNDLING.target,
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
+    sourcesContent: BUNDLING.sourcesContent,
     mainFields: [...BUNDLING.mainFields],
     banner: { js: BUNDLING.banner },
     alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),

@@ -57,6 +57,9 @@ export const BUNDLING = {
   target: 'node22',
   minify: true,
   sourceMap: true,
+  // Maps carry file, line and name, not the sources: Node parses a function's whole map at load
+  // under --enable-source-maps, and the sources were two thirds of it (docs/cold-start.md).
+  sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   alias: { '#route-validators': './shared/http/precompiled-validators.ts' },
@@ -107,6 +110,7 @@ export class AppFunction extends Construct {
         target: BUNDLING.target,
         minify: BUNDLING.minify,
         sourceMap: BUNDLING.sourceMap,
+        sourcesContent: BUNDLING.sourcesContent,
         mainFields: [...BUNDLING.mainFields],
         define: { __BUILD_STAMP__: BUILD_STAMP },
         banner: BUNDLING.banner,
