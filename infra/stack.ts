@@ -25,6 +25,7 @@ import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { ConsoleSite } from './constructs/console-site.js';
+import { Operations } from './constructs/operations.js';
 import { BINARY_MEDIA_TYPES, jobs, routeId, routes, type Capability, type Route } from './routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
@@ -338,11 +339,26 @@ export class EvalPlatformStack extends Stack {
     // ---------- console (DESIGN.md §14): S3 behind CloudFront, the API at /api/* ----------
     const site = new ConsoleSite(this, 'Console', { api, accessLogsBucket });
 
+    // ---------- operations (docs/operations.md): alarms to an SNS topic, one dashboard ----------
+    const operations = new Operations(this, 'Operations', {
+      queues: [
+        { name: 'Evaluation', queue, dlq },
+        { name: 'Run', queue: runQueue, dlq: runDlq },
+        { name: 'Webhook', queue: webhookQueue, dlq: webhookDlq },
+        { name: 'Generation', queue: generationQueue, dlq: generationDlq },
+      ],
+      jobFunctions: new Map([...jobFunctions].map(([name, f]) => [name, f.fn])),
+      api,
+      table,
+    });
+
     acknowledgeNagFindings(this, { api, accessLogsBucket, docsMethods, site });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}/` });
+    // Subscribe an address to it (README, Deploying).
+    new CfnOutput(this, 'AlarmTopicArn', { value: operations.topic.topicArn });
   }
 }

@@ -2,11 +2,20 @@ import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { Architecture, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+  type IFunction,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
+import { ENV } from '../../shared/config/env.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metric-names.js';
 
 /** The project root; `entry` is resolved from it, never from import.meta.url of a bundle. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -66,6 +75,36 @@ export const BUNDLING = {
   external: Object.keys(RUNTIME_MODULES),
 } as const;
 
+/** The CDK context key that sets every function's log level: `npx cdk deploy -c logLevel=DEBUG`. */
+export const LOG_LEVEL_CONTEXT = 'logLevel';
+export const DEFAULT_LOG_LEVEL = 'INFO';
+/**
+ * The levels both Lambda's log filter (application log level) and Powertools Logger know. Powertools
+ * reads LOG_LEVEL in upper case only, and gives way to Lambda's level (AWS_LAMBDA_LOG_LEVEL) when
+ * that is set, so both get the same value.
+ */
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const satisfies readonly `${ApplicationLogLevel}`[];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The log level of the functions in `scope`: the `logLevel` context value (any case), else INFO.
+ * Read from context, not from the synthesizing shell's LOG_LEVEL, which is the local runtime's own
+ * setting (and the test runner's), not a deployment's.
+ */
+export function logLevelOf(scope: IConstruct): LogLevel {
+  const given: unknown = scope.node.tryGetContext(LOG_LEVEL_CONTEXT);
+  if (given === undefined || given === '') return DEFAULT_LOG_LEVEL;
+  const level = String(given).toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new Error(`context ${LOG_LEVEL_CONTEXT}=${String(given)} is not one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return level as LogLevel;
+}
+
+/** Powertools' own variables (the library reads them; the code never does). */
+const POWERTOOLS_SERVICE_NAME = 'POWERTOOLS_SERVICE_NAME';
+const POWERTOOLS_METRICS_NAMESPACE = 'POWERTOOLS_METRICS_NAMESPACE';
+
 export interface AppFunctionProps {
   /** Module under `functions/`, without extension. */
   handler: string;
@@ -82,7 +121,9 @@ export interface AppFunctionProps {
 
 /**
  * Every function of the service: Node.js 22 on arm64, ESM bundle (minified, source maps) with
- * the build stamp defined at bundle time, X-Ray tracing, a shared role and log group.
+ * the build stamp defined at bundle time, X-Ray tracing, a shared role and log group, JSON logs
+ * (Lambda's own lines too) filtered at the level of `logLevelOf`, and the Powertools service name
+ * and metrics namespace of shared/observability/metric-names.ts.
  */
 export class AppFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -92,6 +133,7 @@ export class AppFunction extends Construct {
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
     this.handler = props.handler;
+    const logLevel = logLevelOf(this);
     this.fn = new NodejsFunction(this, 'Fn', {
       entry: bundleEntry(props.handler),
       handler: 'handler',
@@ -102,7 +144,17 @@ export class AppFunction extends Construct {
       tracing: Tracing.ACTIVE,
       role: props.role,
       logGroup: props.logGroup,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      // JSON lines, so Logs Insights queries fields; Lambda drops application lines below the level.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[logLevel],
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+        // Last, so every function logs and emits metrics under the same names.
+        [ENV.logLevel]: logLevel,
+        [POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
+        [POWERTOOLS_METRICS_NAMESPACE]: METRICS_NAMESPACE,
+      },
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: resolve(PROJECT_ROOT, 'package-lock.json'),
       bundling: {

@@ -1,0 +1,43 @@
+/**
+ * Names of the service's custom CloudWatch metrics, shared by the functions (which emit them as
+ * Powertools Metrics EMF) and `infra/` (whose dashboard graphs them): one spelling, so a renamed
+ * metric cannot leave a dashboard widget graphing nothing.
+ */
+
+/** CloudWatch namespace of every custom metric (POWERTOOLS_METRICS_NAMESPACE of every function). */
+export const METRICS_NAMESPACE = 'EvalPlatform';
+
+/** Service name (POWERTOOLS_SERVICE_NAME of every function); Powertools Metrics puts it in `service`. */
+export const SERVICE_NAME = 'eval-platform';
+
+/** The dimension Powertools Metrics adds to every metric, valued SERVICE_NAME. */
+export const SERVICE_DIMENSION = 'service';
+
+/** The second dimension of AgentCallErrors: the class of the failed call's outcome (its values are the emitter's). */
+export const STATUS_CLASS_DIMENSION = 'statusClass';
+
+/** The custom metrics, by what they count; units in the comments. */
+export const METRIC = {
+  /** One agent call's duration (Milliseconds). */
+  agentCallLatency: 'AgentCallLatency',
+  /** Agent calls that failed (Count), with the `statusClass` dimension too. */
+  agentCallErrors: 'AgentCallErrors',
+  /** One LLM call's duration (Milliseconds). */
+  llmCallLatency: 'LlmCallLatency',
+  /** LLM calls that failed (Count). */
+  llmCallErrors: 'LlmCallErrors',
+  /** Credits charged (Count). */
+  creditsCharged: 'CreditsCharged',
+  runSessionsCompleted: 'RunSessionsCompleted',
+  runSessionsFailed: 'RunSessionsFailed',
+  evaluationsSucceeded: 'EvaluationsSucceeded',
+  evaluationsFailed: 'EvaluationsFailed',
+  otlpSpansAccepted: 'OtlpSpansAccepted',
+  otlpSpansRejected: 'OtlpSpansRejected',
+  webhookDeliveriesSucceeded: 'WebhookDeliveriesSucceeded',
+  webhookDeliveriesFailed: 'WebhookDeliveriesFailed',
+  /** Queue jobs settled as failed on their last receive (`giveUp`, Count). */
+  jobsGivenUp: 'JobsGivenUp',
+} as const;
+
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
