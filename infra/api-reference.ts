@@ -1,5 +1,5 @@
 /**
- * The API reference of every route, keyed by the route's handler (infra/routes.ts): summary,
+ * The API reference of every route, keyed by the route's handler (shared/routes.ts): summary,
  * description, the success body's schema (shared/schemas/records.ts, unless the handler declares
  * its own `response`), the error statuses a route adds to the ones every route has, and examples.
  * infra/openapi.ts joins it with the route table and the handlers' request schemas; a test fails

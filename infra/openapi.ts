@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { routes, type Route } from './routes.js';
+import { routes, type Route } from '../shared/routes.js';
 import { apiReference, type OperationDoc } from './api-reference.js';
 import type { Contract } from '../shared/http/handler.js';
 import { GATEWAY_BODIES, REASON_PHRASES, ValidationError, type ErrorBody } from '../shared/http/errors.js';

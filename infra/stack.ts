@@ -26,7 +26,7 @@ import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { Operations } from './constructs/operations.js';
-import { BINARY_MEDIA_TYPES, jobs, routeId, routes, type Capability, type Route } from './routes.js';
+import { BINARY_MEDIA_TYPES, jobs, routeId, routes, type Capability, type Route } from '../shared/routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
 export const SCHEDULE_MINUTES = 5;

@@ -2,7 +2,7 @@
  * `npm run validators`: precompiles every route's validators at build time (ajv standalone code),
  * so a function bundle carries no schema compiler (no ajv, ajv-formats or compile at load).
  *
- * For each route of infra/routes.ts it imports the handler, reads the schemas it declares
+ * For each route of shared/routes.ts it imports the handler, reads the schemas it declares
  * (`handler.contract`, the objects the local server compiles at load) and writes
  * shared/schemas/precompiled/<handler>.ts: the same ajv options, storage bounds and keywords as
  * shared/schemas/ajv.ts, as plain code that registers itself, then re-exports the handler. CDK
@@ -16,7 +16,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { _, type Ajv, type AnySchema } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
-import { routeOf, routes } from './routes.js';
+import { routeOf, routes } from '../shared/routes.js';
 import { NoParams, type Contract } from '../shared/http/handler.js';
 import type { Where } from '../shared/http/validators.js';
 import { makeAjv, withStorageBounds } from '../shared/schemas/ajv.js';

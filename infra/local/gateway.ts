@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
-import { BINARY_MEDIA_TYPES, routes, jobs, type Route } from '../routes.js';
+import { BINARY_MEDIA_TYPES, routes, jobs, type Route } from '../../shared/routes.js';
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
 import { apiDocsAnswer, type ApiDocsFiles } from '../../shared/http/api-docs.js';
 

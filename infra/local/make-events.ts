@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { routes, type Route } from '../routes.js';
+import { routes, type Route } from '../../shared/routes.js';
 
 export const EVENTS_DIR = resolve(import.meta.dirname, '..', '..', 'events');
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ENV } from '../../shared/config/env.js';
 import { freePort, startDynamoDbLocal, startS3, type RunningService } from './services.js';
-import { jobs } from '../routes.js';
+import { jobs } from '../../shared/routes.js';
 import { createLocalServer, INVOKE_PREFIX } from './server.js';
 import { ensureConsoleBuilt } from '../console-build.js';
 import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } from './state.js';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { Access } from '../../infra/routes.js';
+import type { Access } from '../routes.js';
 import { ForbiddenError, UnauthorizedError } from '../http/errors.js';
 
 export const ROLES = ['ADMIN', 'MEMBER'] as const;

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { routeOf } from '../../infra/routes.js';
+import { routeOf } from '../routes.js';
 import { compile } from '../schemas/ajv.js';
 import type { RouteSchemas, RouteValidators } from './validators.js';
 

@@ -1,4 +1,4 @@
-import type { Access } from '../../infra/routes.js';
+import type { Access } from '../routes.js';
 import type { ErrorObject } from 'ajv';
 import { describeErrors } from '../schemas/describe.js';
 import { ValidationError } from './errors.js';
@@ -14,7 +14,7 @@ export interface AjvFunction {
 
 /** A route's three validators (no body validator when the route takes no body). */
 export interface RouteValidators {
-  /** Who may call the route (its line in infra/routes.ts; written into the precompiled module in a bundle). */
+  /** Who may call the route (its line in shared/routes.ts; written into the precompiled module in a bundle). */
   access: Access;
   params: Validator<unknown>;
   query: Validator<unknown>;

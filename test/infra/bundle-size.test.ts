@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAll, DYNAMODB_FLOOR, isFloor, stackHandlers, type Bundle } from '../../bench/bundles.js';
-import { jobs, routes } from '../../infra/routes.js';
+import { jobs, routes } from '../../shared/routes.js';
 import { RUNTIME_MODULES } from '../../infra/constructs/app-function.js';
 
 let outdir: string;

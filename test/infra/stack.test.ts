@@ -3,7 +3,7 @@ import { App, Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack, AUTHORIZER_CACHE_SECONDS } from '../../infra/stack.js';
-import { routes, jobs } from '../../infra/routes.js';
+import { routes, jobs } from '../../shared/routes.js';
 import { TABLE } from '../../shared/db/table.js';
 
 function synth(): { template: Template; annotations: Annotations } {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routes, jobs } from '../../infra/routes.js';
+import { routes, jobs } from '../../shared/routes.js';
 import { EVENTS_DIR, eventFileName } from '../../infra/local/make-events.js';
 import { lambdaContext, loadHandler } from '../../infra/local/gateway.js';
 import { seedDemoOrganization } from '../../infra/local/bootstrap.js';

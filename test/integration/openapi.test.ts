@@ -5,7 +5,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi, CLIENT_TYPES, clientTypes } from '../../infra/openapi.js';
-import { routes } from '../../infra/routes.js';
+import { routes } from '../../shared/routes.js';
 import { matchRoute } from '../../infra/local/gateway.js';
 import type { Contract } from '../../shared/http/handler.js';
 import { compile } from '../../shared/schemas/ajv.js';

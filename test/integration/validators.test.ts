@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TObject } from '@sinclair/typebox';
 import { buildValidators, listPrecompiled, precompiledPath } from '../../infra/validators.js';
-import { routes } from '../../infra/routes.js';
+import { routes } from '../../shared/routes.js';
 import { normaliseQuery } from '../../shared/http/query.js';
 import { routeValidators } from '../../shared/http/route-validators.js';
 import { registeredValidators, type RouteValidators, type Validator } from '../../shared/http/validators.js';

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
-import { routes, type Route } from '../../infra/routes.js';
+import { routes, type Route } from '../../shared/routes.js';
 import { dispatch, PROJECT_ROOT, type GatewayResponse } from '../../infra/local/gateway.js';
 import type { Contract } from '../../shared/http/handler.js';
 

@@ -167,7 +167,7 @@ export const jobs: readonly Job[] = [
 
 export function routeOf(handler: string): Route {
   const route = routes.find((x) => x.handler === handler);
-  if (!route) throw new Error(`no route in infra/routes.ts for handler ${handler}`);
+  if (!route) throw new Error(`no route in the route table for handler ${handler}`);
   return route;
 }
 
