@@ -7,10 +7,11 @@
  * reference of the median goal. Used by `npm run bench:cold` and test/infra/bundle-size.test.ts.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { AppFunction, BUNDLING, bundleEntry, PROJECT_ROOT } from '../infra/constructs/app-function.js';
+import { AppFunction, BUNDLING, bundleEntry, bundleInject, PROJECT_ROOT } from '../infra/constructs/app-function.js';
+import { writeValidators } from '../infra/validators.js';
 import { EvalPlatformStack } from '../infra/stack.js';
 
 /** The SDK clients a function can hold, by the package that defines each. */
@@ -103,12 +104,29 @@ function clientsOf(metafile: Metafile, outfile: string): SdkClient[] {
 }
 
 /**
+ * A function's entry as CDK composes it: the modules `bundleInject` names, then the handler. One
+ * esbuild build cannot inject per entry, so each entry is this small module (esbuild's `inject`
+ * also runs the injected file first).
+ */
+function composedEntry(dir: string, handler: string): string {
+  const file = join(dir, `${handler}.ts`);
+  mkdirSync(dirname(file), { recursive: true });
+  const imports = bundleInject(handler).map((f) => `import ${JSON.stringify(resolve(PROJECT_ROOT, f))};`);
+  writeFileSync(file, [...imports, `export { handler } from ${JSON.stringify(bundleEntry(handler))};`, ''].join('\n'));
+  return file;
+}
+
+/**
  * Bundles every function into `outdir` (`<name>.mjs`) in one esbuild build, then the floors the
  * functions need and the DynamoDB-only floor in a second; returns functions first, floors last.
+ * The routes' validators are generated first, as the CDK app does before it bundles.
  */
 export async function bundleAll(outdir: string, handlers = stackHandlers()): Promise<Bundle[]> {
   mkdirSync(outdir, { recursive: true });
-  const functions = await build({ ...buildOptions(outdir), entryPoints: handlers.map((h) => ({ in: bundleEntry(h), out: h })) });
+  await writeValidators();
+  const entrydir = join(outdir, 'entry-src');
+  const entryPoints = handlers.map((h) => ({ in: composedEntry(entrydir, h), out: h }));
+  const functions = await build({ ...buildOptions(outdir), entryPoints });
   const bundles: Bundle[] = handlers.map((name) => {
     const file = join(outdir, `${name}.mjs`);
     const clients = clientsOf(functions.metafile!, file);
@@ -118,12 +136,12 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
   for (const b of bundles) floorClients.set(b.floor, b.clients);
   const srcdir = join(outdir, 'floor-src');
   mkdirSync(srcdir, { recursive: true });
-  const entryPoints = [...floorClients].map(([name, clients]) => {
+  const floorEntries = [...floorClients].map(([name, clients]) => {
     const src = join(srcdir, `${name}.ts`);
     writeFileSync(src, floorSource(clients));
     return { in: src, out: name };
   });
-  await build({ ...buildOptions(outdir), entryPoints });
+  await build({ ...buildOptions(outdir), entryPoints: floorEntries });
   for (const [name, clients] of floorClients) {
     const file = join(outdir, `${name}.mjs`);
     bundles.push({ name, file, bytes: statSync(file).size, clients, floor: name });

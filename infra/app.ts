@@ -1,6 +1,10 @@
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack } from './stack.js';
+import { writeValidators } from './validators.js';
+
+// Each route's bundle injects its precompiled validators: generated now, never committed.
+await writeValidators();
 
 const app = new App();
 new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {

@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import {
@@ -14,6 +14,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
+import { routes } from '../../shared/routes.js';
 import { ENV } from '../../shared/config/env.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metric-names.js';
 
@@ -36,13 +37,18 @@ function stamp(): { version: string; commit: string; buildDate: string } {
 /** Computed once per synth, so every function of one deploy carries the same stamp. */
 const BUILD_STAMP = JSON.stringify(stamp());
 
-/**
- * A function's bundle entry: the route's precompiled validators module when `npm run validators`
- * wrote one (it registers the validators, then re-exports the handler), else the handler itself.
- */
+/** A function's bundle entry: its handler module. */
 export function bundleEntry(handler: string): string {
-  const precompiled = resolve(PROJECT_ROOT, 'shared', 'schemas', 'precompiled', `${handler}.ts`);
-  return existsSync(precompiled) ? precompiled : resolve(PROJECT_ROOT, 'functions', `${handler}.ts`);
+  return resolve(PROJECT_ROOT, 'functions', `${handler}.ts`);
+}
+
+/**
+ * What a route's bundle injects ahead of its handler: the route's precompiled validators,
+ * generated before bundling into `.build/validators/` (infra/validators.ts), relative to the project
+ * root where esbuild runs. A job has none.
+ */
+export function bundleInject(handler: string): string[] {
+  return routes.some((r) => r.handler === handler) ? [`./.build/validators/${handler}.ts`] : [];
 }
 
 /**
@@ -56,10 +62,10 @@ export const RUNTIME_MODULES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * The esbuild settings of every function (NodejsFunction's bundling, also read by bench/cold.ts).
- * `#route-validators` resolves to the registry of precompiled validators, so no schema compiler is
- * bundled (the local server resolves it to ajv through package.json `imports`). `external`: the
- * RUNTIME_MODULES above.
+ * The esbuild settings of every function (NodejsFunction's bundling, also read by bench/bundles.ts).
+ * `#route-validators` resolves to the registry the injected precompiled validators fill
+ * (`bundleInject`), so no schema compiler is bundled (the local server resolves it to ajv through
+ * package.json `imports`). `external`: the RUNTIME_MODULES above.
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,
@@ -167,6 +173,7 @@ export class AppFunction extends Construct {
         define: { __BUILD_STAMP__: BUILD_STAMP },
         banner: BUNDLING.banner,
         externalModules: [...BUNDLING.external],
+        inject: bundleInject(props.handler),
         // esbuild runs in the project root (local bundling).
         esbuildArgs: { '--alias': Object.entries(BUNDLING.alias).map(([from, to]) => `${from}=${to}`) },
         ...(props.files?.length || props.runtimeModules?.length

@@ -81,7 +81,7 @@ export interface Contract {
   mediaTypes?: string[];
 }
 
-/** The schemas of a route that declares none (also read by `npm run validators`). */
+/** The schemas of a route that declares none (also read by infra/validators.ts). */
 export const NoParams = Type.Object({}, { additionalProperties: true });
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
@@ -106,7 +106,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
 ) {
   const querySchema = spec.query ?? NoQuery;
   // Resolved on the first request: a bundle's entry registers its precompiled validators after
-  // this module has loaded (shared/schemas/precompiled/<handler>.ts).
+  // this module has loaded (.build/validators/<handler>.ts).
   let validators: RouteValidators | undefined;
   const validatorsOf = () => (validators ??= routeValidators(spec.handler, { params: spec.params ?? NoParams, query: querySchema, body: spec.body }));
 

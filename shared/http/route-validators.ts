@@ -6,8 +6,8 @@ import type { RouteSchemas, RouteValidators } from './validators.js';
 /**
  * `#route-validators` when the code runs unbundled (the local server, tests, scripts): compiles
  * the route's schemas with ajv at load. A function bundle resolves `#route-validators` to the
- * route's precompiled module instead (shared/schemas/precompiled/<handler>.ts, written by
- * `npm run validators` from the same schemas), so no schema compiler ships in a function.
+ * route's precompiled module instead (.build/validators/<handler>.ts, generated before bundling
+ * by infra/validators.ts from the same schemas), so no schema compiler ships in a function.
  */
 export function routeValidators(handler: string, schemas: RouteSchemas): RouteValidators {
   return {

@@ -41,7 +41,7 @@ export function toValidator<T>(fn: AjvFunction, where: Where): Validator<T> {
 
 const registered = new Map<string, RouteValidators>();
 
-/** Called by a precompiled module (shared/schemas/precompiled/<handler>.ts) as its bundle loads. */
+/** Called by a precompiled module (.build/validators/<handler>.ts, injected into the bundle) as it loads. */
 export function registerValidators(handler: string, validators: RouteValidators): void {
   registered.set(handler, validators);
 }

@@ -4,7 +4,7 @@ import { routeFormats } from './route-formats.js';
 
 /**
  * The helpers ajv's generated code calls, as one ES module: the validators precompiled at build
- * time (shared/schemas/precompiled/) import them from here. The same function objects ajv uses
+ * time (.build/validators/) import them from here. The same function objects ajv uses
  * when it compiles at load, read through whichever CommonJS interop the loader applies; the
  * formats are route-formats.ts (ajv-formats' definitions, checked against it by a unit test).
  */

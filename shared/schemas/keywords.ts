@@ -4,7 +4,7 @@ import { freeFormProblem } from './storable.js';
 /**
  * The service's own JSON Schema keywords, as plain functions: ajv calls them from validators
  * compiled at load (ajv.ts) and from the validators precompiled at build time
- * (shared/schemas/precompiled/, `npm run validators`), so this module imports no schema library.
+ * (.build/validators/, generated before bundling by infra/validators.ts), so this module imports no schema library.
  */
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The formats the precompiled route validators check (shared/schemas/precompiled/), as ES module
+ * The formats the precompiled route validators check (.build/validators/, generated before bundling), as ES module
  * code esbuild can trim: ajv-formats ships CommonJS, so a bundle that reads one format from it
  * carries all of them (7.5 KiB in every function). These are ajv-formats' own `full` definitions
  * (MIT, https://github.com/ajv-validator/ajv-formats, src/formats.ts), copied unchanged in

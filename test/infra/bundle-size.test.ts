@@ -46,7 +46,7 @@ describe('function bundles', () => {
     expect(bundles.find((b) => b.name === DYNAMODB_FLOOR)!.clients).toEqual([]);
   });
 
-  it('compile no route schema at load: validators are precompiled (npm run validators)', () => {
+  it('compile no route schema at load: validators are precompiled (infra/validators.ts)', () => {
     // The formats list shared/schemas/ajv.ts gives ajv-formats when it compiles route schemas.
     const compiling = bundles.filter((b) => !isFloor(b) && readFileSync(b.file, 'utf8').includes('"date-time","uri","email","date"')).map((b) => b.name);
     expect(compiling).toEqual([]);

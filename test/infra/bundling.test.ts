@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { AppFunction, RUNTIME_MODULES, type AppFunctionProps } from '../../infra/constructs/app-function.js';
 import { placeholderEnvironment } from '../../shared/config/env.js';
+import { writeValidators } from '../../infra/validators.js';
 
 type Bundled = { handler: (e: unknown, c?: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
 
@@ -32,6 +33,9 @@ async function withBundle(props: Omit<AppFunctionProps, 'role' | 'logGroup'>, ch
     rmSync(outdir, { recursive: true, force: true });
   }
 }
+
+// As the CDK app does before it bundles: the routes' validators are generated, then injected.
+beforeAll(() => writeValidators(), 120_000);
 
 describe('function bundling', () => {
   it('bundles a handler for real (ESM, build stamp defined) and the bundle loads and answers', async () => {

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TObject } from '@sinclair/typebox';
-import { buildValidators, listPrecompiled, precompiledPath } from '../../infra/validators.js';
+import { precompiledPath, writeValidators } from '../../infra/validators.js';
 import { routes } from '../../shared/routes.js';
+import { routeFormats } from '../../shared/schemas/route-formats.js';
 import { normaliseQuery } from '../../shared/http/query.js';
 import { routeValidators } from '../../shared/http/route-validators.js';
 import { registeredValidators, type RouteValidators, type Validator } from '../../shared/http/validators.js';
@@ -20,14 +22,32 @@ function outcome(validate: Validator<unknown> | undefined, value: unknown): unkn
   }
 }
 
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+let written = 0;
+beforeAll(async () => {
+  written = await writeValidators();
+}, 120_000);
+
 describe('precompiled validators', () => {
-  it('are current: `npm run validators` would write exactly the committed modules, one per route', async () => {
-    const built = await buildValidators();
-    expect(listPrecompiled().sort(), 'run `npm run validators` after adding or removing a route').toEqual([...built.keys()].sort());
-    for (const [handler, code] of built) {
-      expect(readFileSync(precompiledPath(handler), 'utf8'), `run \`npm run validators\` after changing the schemas of ${handler}`).toBe(code);
+  it('are generated for every route, importing nothing from functions/', () => {
+    expect(written).toBe(routes.length);
+    for (const route of routes) {
+      const code = readFileSync(precompiledPath(route.handler), 'utf8');
+      expect(code, route.handler).toContain(`registerValidators('${route.handler}'`);
+      expect(code, route.handler).not.toMatch(/from '[^']*functions\//);
     }
-  }, 120_000);
+  });
+
+  it('name only formats shared/schemas/route-formats.ts holds', () => {
+    const named = new Set(
+      routes.flatMap((r) =>
+        [...readFileSync(precompiledPath(r.handler), 'utf8').matchAll(/fullFormats(?:\["([^"]+)"\]|\.([A-Za-z_$][\w$]*))/g)].map((m) => (m[1] ?? m[2])!),
+      ),
+    );
+    expect([...named].sort()).toEqual(expect.arrayContaining(['date-time', 'uri']));
+    for (const name of named) expect(Object.keys(routeFormats), `format ${name}`).toContain(name);
+  });
 
   it('answer every request exactly as the validators compiled at load (fuzzed paths, queries and bodies)', async () => {
     const contracts = await loadContracts();
@@ -37,7 +57,7 @@ describe('precompiled validators', () => {
       const contract = contracts.find((c) => c.route.handler === route.handler)!;
       const precompiled = registeredValidators(route.handler);
       expect(precompiled, route.handler).toBeDefined();
-      const { handler } = (await import(pathToFileURL(precompiledPath(route.handler)).href)) as { handler: { contract: { params?: TObject; query: TObject; body?: TObject } } };
+      const { handler } = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as { handler: { contract: { params?: TObject; query: TObject; body?: TObject } } };
       const declared = handler.contract;
       const runtime = routeValidators(route.handler, { params: declared.params ?? { type: 'object', additionalProperties: true }, query: declared.query, body: declared.body });
       pairs.set(route.handler, { runtime, precompiled: precompiled!, query: contract.query as unknown as TObject });
