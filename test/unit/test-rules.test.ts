@@ -53,8 +53,8 @@ async function* chunks(text: string, size = 7) {
 }
 
 describe('CSV', () => {
-  it('handles quotes, escaped quotes, embedded newlines, CRLF and a BOM', () => {
-    expect(parseCsv('\ufeffa,b\r\n"x, ""y""","multi\nline"\n')).toEqual([
+  it('handles quotes, escaped quotes, embedded newlines, CRLF and a BOM', async () => {
+    expect(await parseCsv('\ufeffa,b\r\n"x, ""y""","multi\nline"\n')).toEqual([
       { line: 1, fields: ['a', 'b'] },
       { line: 2, fields: ['x, "y"', 'multi\nline'] },
     ]);

@@ -1,7 +1,9 @@
+import { CsvError as ParseError, Parser } from 'csv-parse';
+
 /**
- * A streaming RFC 4180 CSV reader: quoted fields, doubled quotes, commas and newlines inside
- * quotes, CRLF or LF line ends, a UTF-8 BOM. Feed it chunks; it yields each record with the line
- * number on which the record starts (the header is line 1).
+ * CSV records from a stream of chunks, parsed by csv-parse (docs/decisions.md, "Parsers from
+ * libraries"). This module only adapts it: the options that give the import's dialect, the line on
+ * which each record starts (the header is line 1), and the import's own error texts.
  */
 export interface CsvRecord {
   line: number;
@@ -17,115 +19,82 @@ export class CsvError extends Error {
   }
 }
 
-export class CsvReader {
-  private field = '';
-  private fields: string[] = [];
-  private inQuotes = false;
-  private quoteSeen = false; // the previous char was a quote inside a quoted field
-  private line = 1;
-  private recordLine = 1;
-  private started = false;
-  private fieldStarted = false;
-  private bomChecked = false;
-  private pendingCR = false;
-  private closedQuote = false;
+/** The texts uploads have always been refused with, by csv-parse error code. */
+const MESSAGES: Partial<Record<string, string>> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed',
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted field',
+  CSV_INVALID_CLOSING_QUOTE: 'text after a closing quote',
+};
 
-  /** Consumes a chunk; returns the records it completed. */
-  push(chunk: string): CsvRecord[] {
-    const out: CsvRecord[] = [];
-    let text = chunk;
-    if (!this.bomChecked && text.length > 0) {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      this.bomChecked = true;
-    }
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (this.pendingCR) {
-        this.pendingCR = false;
-        if (c === '\n') continue; // CRLF: the CR already ended the record
-      }
-      if (this.inQuotes) {
-        if (this.quoteSeen) {
-          this.quoteSeen = false;
-          if (c === '"') {
-            this.field += '"';
-            continue;
-          }
-          this.inQuotes = false; // closing quote; fall through to handle c outside quotes
-          this.closedQuote = true;
-        } else if (c === '"') {
-          this.quoteSeen = true;
-          continue;
-        } else {
-          if (c === '\n') this.line++;
-          if (c === '\r') {
-            this.line++;
-            if (text[i + 1] === '\n') {
-              this.field += '\r\n';
-              i++;
-              continue;
-            }
-          }
-          this.field += c;
-          continue;
-        }
-      }
-      if (c === '"') {
-        if (this.fieldStarted && this.field.length > 0) throw new CsvError(this.line, 'a quote inside an unquoted field');
-        this.inQuotes = true;
-        this.started = true;
-        this.fieldStarted = true;
-        continue;
-      }
-      if (c === ',') {
-        this.closedQuote = false;
-        this.fields.push(this.field);
-        this.field = '';
-        this.started = true;
-        this.fieldStarted = false;
-        continue;
-      }
-      if (c === '\n' || c === '\r') {
-        if (c === '\r') this.pendingCR = true;
-        this.endRecord(out);
-        this.line++;
-        this.recordLine = this.line;
-        continue;
-      }
-      if (this.closedQuote) throw new CsvError(this.line, 'text after a closing quote');
-      this.field += c;
-      this.started = true;
-      this.fieldStarted = true;
-    }
-    return out;
-  }
+/** A line break in a value: CRLF, CR or LF (only a quoted value can hold one). */
+const BREAK = /\r\n|\r|\n/g;
 
-  /** Ends the input; returns the last record, if the file did not end with a newline. */
-  end(): CsvRecord[] {
-    if (this.inQuotes && !this.quoteSeen) throw new CsvError(this.recordLine, 'a quoted field is not closed');
-    if (this.quoteSeen) this.closedQuote = true;
-    this.inQuotes = false;
-    this.quoteSeen = false;
-    const out: CsvRecord[] = [];
-    this.endRecord(out);
-    return out;
-  }
+function breaksIn(fields: string[]): number {
+  let n = 0;
+  for (const field of fields) if (field.includes('\n') || field.includes('\r')) n += field.match(BREAK)!.length;
+  return n;
+}
 
-  private endRecord(out: CsvRecord[]): void {
-    if (this.started || this.field.length > 0 || this.fields.length > 0) {
-      this.fields.push(this.field);
-      out.push({ line: this.recordLine, fields: this.fields });
+/**
+ * Reads CSV from chunks as they arrive (strings, or bytes of UTF-8 that may split a character),
+ * yielding each record with the line it starts on. A record that does not parse throws CsvError
+ * naming the line its record starts on, after every record before it has been yielded; bytes
+ * that are not UTF-8 throw the TextDecoder's TypeError.
+ */
+export async function* readCsv(
+  chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+): AsyncGenerator<CsvRecord> {
+  const parsed: CsvRecord[] = [];
+  // Lines are counted here, not taken from csv-parse's info.lines, which counts a CRLF inside a
+  // quoted value as two lines (7.0.3). A record spans one line more than the breaks in its values;
+  // the empty lines skipped before it are csv-parse's empty_lines count.
+  let next = 1; // the line the text after the last record starts on
+  let emptyBefore = 0; // empty lines skipped before that line
+  const parser = new Parser({
+    bom: true,
+    // Every line end is accepted in any mix; csv-parse would otherwise keep only the first it sees.
+    record_delimiter: ['\r\n', '\n', '\r'],
+    skip_empty_lines: true,
+    // A row with the wrong field count is the import's to report (it names the expected count).
+    relax_column_count: true,
+    on_record: (fields: string[], info) => {
+      const line = next + info.empty_lines - emptyBefore;
+      parsed.push({ line, fields });
+      next = line + breaksIn(fields) + 1;
+      emptyBefore = info.empty_lines;
+      return null; // kept here, in order, rather than queued on the stream's readable side
+    },
+  });
+  // Errors are taken from the write and end callbacks; without a listener the event would throw.
+  parser.on('error', () => undefined);
+  const failure = (error: Error): Error => {
+    if (!(error instanceof ParseError)) return error;
+    const empty = typeof error.empty_lines === 'number' ? error.empty_lines : emptyBefore;
+    const message = MESSAGES[error.code] ?? `the file is not valid CSV (${error.code})`;
+    return new CsvError(next + empty - emptyBefore, message);
+  };
+  // csv-parse gets the bytes as they came; the decoder only checks that they are UTF-8.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of chunks) {
+      if (chunk.length === 0) continue;
+      if (typeof chunk !== 'string') decoder.decode(chunk, { stream: true });
+      const error = await new Promise<Error | null | undefined>((resolve) => parser.write(chunk, resolve));
+      yield* parsed.splice(0);
+      if (error) throw failure(error);
     }
-    this.fields = [];
-    this.field = '';
-    this.started = false;
-    this.fieldStarted = false;
-    this.closedQuote = false;
+    decoder.decode(); // a file cut inside a character
+    const error = await new Promise<Error | null | undefined>((resolve) => parser.end(resolve));
+    yield* parsed.splice(0);
+    if (error) throw failure(error);
+  } finally {
+    parser.destroy();
   }
 }
 
 /** Parses a whole CSV text (tests, small files). */
-export function parseCsv(text: string): CsvRecord[] {
-  const reader = new CsvReader();
-  return [...reader.push(text), ...reader.end()];
+export async function parseCsv(text: string): Promise<CsvRecord[]> {
+  const records: CsvRecord[] = [];
+  for await (const record of readCsv([text])) records.push(record);
+  return records;
 }

@@ -1,5 +1,5 @@
 import type { TestType } from '../evaluation/params.js';
-import { CsvError, CsvReader, type CsvRecord } from './csv.js';
+import { CsvError, readCsv, type CsvRecord } from './csv.js';
 
 /** CSV columns per test type (DESIGN.md §5). */
 export const CSV_COLUMNS: Record<TestType, { required: string[]; optional: string[] }> = {
@@ -97,12 +97,10 @@ function draftOf(type: TestType, columns: string[], record: CsvRecord, index: nu
  * Every row is checked before anything is written, so a bad file leaves nothing behind.
  */
 export async function readCases(type: TestType, chunks: AsyncIterable<string | Uint8Array>): Promise<CaseDraft[]> {
-  const reader = new CsvReader();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   let columns: string[] | undefined;
   const drafts: CaseDraft[] = [];
-  const take = (records: CsvRecord[]) => {
-    for (const record of records) {
+  try {
+    for await (const record of readCsv(chunks)) {
       if (!columns) {
         columns = checkHeader(type, record.fields);
         continue;
@@ -110,10 +108,6 @@ export async function readCases(type: TestType, chunks: AsyncIterable<string | U
       if (drafts.length >= MAX_ROWS) throw new ImportError(`line ${record.line}: the file has more than ${MAX_ROWS} rows`);
       drafts.push(draftOf(type, columns, record, drafts.length + 1));
     }
-  };
-  try {
-    for await (const chunk of chunks) take(reader.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
-    take(reader.end());
   } catch (error) {
     if (error instanceof CsvError) throw new ImportError(`line ${error.line}: ${error.message}`);
     if (error instanceof TypeError && /encoded|decode/i.test(error.message)) throw new ImportError('the file is not valid UTF-8');

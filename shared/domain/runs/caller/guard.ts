@@ -1,115 +1,70 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { ENV } from '../../../config/env.js';
 
 /**
- * The network guard (DESIGN.md §10): which addresses an agent call may connect to.
+ * The network guard (DESIGN.md §10): which addresses an agent call, a connection test or a webhook
+ * delivery may connect to. Ranges are decided by node:net's BlockList, not by parsing addresses here.
  *
  * Always refused: link-local (169.254.0.0/16, fe80::/10: every cloud metadata address),
- * 0.0.0.0/8 and ::, multicast, the reserved 240.0.0.0/4 (with broadcast), and the IPv4-mapped
- * IPv6 forms of all of these (`::ffff:169.254.169.254`, also written `::ffff:a9fe:a9fe`).
+ * 0.0.0.0/8 and ::, multicast (224.0.0.0/4, ff00::/8) and the reserved 240.0.0.0/4 (with broadcast).
  * Refused unless private networks are allowed: loopback (127.0.0.0/8, ::1), RFC 1918,
- * 100.64.0.0/10 (shared address space) and fc00::/7 (unique local).
+ * 100.64.0.0/10 (shared address space), 192.0.0.0/24 (IETF protocol assignments),
+ * 198.18.0.0/15 (benchmarking) and fc00::/7 (unique local).
+ * Every IPv4 range is refused in its IPv4-mapped (`::ffff:169.254.169.254`, `::ffff:a9fe:a9fe`)
+ * and deprecated IPv4-compatible (`::169.254.169.254`) IPv6 forms too: they reach the same hosts.
  */
 
 export type AddressCheck = { ok: true } | { ok: false; kind: string };
 
-interface Range {
-  bytes: number[];
-  prefix: number;
+interface Rule {
   kind: string;
   always: boolean;
+  ipv4?: [string, number][];
+  ipv6?: [string, number][];
 }
 
-const v4 = (cidr: string, kind: string, always: boolean): Range => {
-  const [addr, prefix] = cidr.split('/') as [string, string];
-  return { bytes: parseIpv4(addr)!, prefix: Number(prefix), kind, always };
-};
-const v6 = (cidr: string, kind: string, always: boolean): Range => {
-  const [addr, prefix] = cidr.split('/') as [string, string];
-  return { bytes: parseIpv6(addr)!, prefix: Number(prefix), kind, always };
-};
-
-const IPV4_RANGES: Range[] = [
-  v4('0.0.0.0/8', 'unspecified', true),
-  v4('169.254.0.0/16', 'link-local', true),
-  v4('224.0.0.0/4', 'multicast', true),
-  v4('240.0.0.0/4', 'reserved', true),
-  v4('127.0.0.0/8', 'loopback', false),
-  v4('10.0.0.0/8', 'private (RFC 1918)', false),
-  v4('172.16.0.0/12', 'private (RFC 1918)', false),
-  v4('192.168.0.0/16', 'private (RFC 1918)', false),
-  v4('100.64.0.0/10', 'shared address space (RFC 6598)', false),
+/**
+ * In order: an address takes the kind of the first rule that holds it. `::` and `::1` come before
+ * the IPv4 rules, whose IPv4-compatible forms (::0.0.0.0/104) would otherwise call them 0.0.0.0/8.
+ */
+const RULES: Rule[] = [
+  { kind: 'unspecified', always: true, ipv6: [['::', 128]] },
+  { kind: 'loopback', always: false, ipv6: [['::1', 128]] },
+  { kind: 'unspecified', always: true, ipv4: [['0.0.0.0', 8]] },
+  { kind: 'link-local', always: true, ipv4: [['169.254.0.0', 16]], ipv6: [['fe80::', 10]] },
+  { kind: 'multicast', always: true, ipv4: [['224.0.0.0', 4]], ipv6: [['ff00::', 8]] },
+  { kind: 'reserved', always: true, ipv4: [['240.0.0.0', 4]] },
+  { kind: 'loopback', always: false, ipv4: [['127.0.0.0', 8]] },
+  { kind: 'private (RFC 1918)', always: false, ipv4: [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]] },
+  { kind: 'shared address space (RFC 6598)', always: false, ipv4: [['100.64.0.0', 10]] },
+  { kind: 'IETF protocol assignments (RFC 6890)', always: false, ipv4: [['192.0.0.0', 24]] },
+  { kind: 'benchmarking (RFC 2544)', always: false, ipv4: [['198.18.0.0', 15]] },
+  { kind: 'unique local', always: false, ipv6: [['fc00::', 7]] },
 ];
 
-const IPV6_RANGES: Range[] = [
-  v6('::/128', 'unspecified', true),
-  v6('fe80::/10', 'link-local', true),
-  v6('ff00::/8', 'multicast', true),
-  v6('::1/128', 'loopback', false),
-  v6('fc00::/7', 'unique local', false),
-];
+const LISTS = RULES.map((rule) => {
+  const list = new BlockList();
+  for (const [address, prefix] of rule.ipv4 ?? []) {
+    list.addSubnet(address, prefix, 'ipv4');
+    // BlockList already matches ::ffff:a.b.c.d against an IPv4 rule; the mapped subnet is added
+    // anyway so the guard does not rest on that, the compatible one because BlockList ignores it.
+    list.addSubnet(`::ffff:${address}`, 96 + prefix, 'ipv6');
+    list.addSubnet(`::${address}`, 96 + prefix, 'ipv6');
+  }
+  for (const [address, prefix] of rule.ipv6 ?? []) list.addSubnet(address, prefix, 'ipv6');
+  return { ...rule, list };
+});
 
 /** Checks one IP address literal (IPv4, or IPv6 with or without brackets and zone). */
 export function checkAddress(ip: string, allowPrivate: boolean): AddressCheck {
+  // BlockList reads neither brackets nor a zone (`fe80::1%eth0`): it would find no rule for them.
   const text = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const b4 = parseIpv4(text);
-  if (b4) return match(b4, IPV4_RANGES, allowPrivate);
-  const b6 = parseIpv6(text);
-  if (!b6) return { ok: false, kind: 'not an IP address' };
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms reach the IPv4 address.
-  const mapped = b6.slice(0, 10).every((b) => b === 0) && b6[10] === 0xff && b6[11] === 0xff;
-  const compatible = b6.slice(0, 12).every((b) => b === 0) && !(b6[12] === 0 && b6[13] === 0 && b6[14] === 0 && (b6[15] ?? 0) <= 1);
-  if (mapped || compatible) return match(b6.slice(12), IPV4_RANGES, allowPrivate);
-  return match(b6, IPV6_RANGES, allowPrivate);
-}
-
-function match(bytes: number[], ranges: Range[], allowPrivate: boolean): AddressCheck {
-  for (const range of ranges) {
-    if (!inRange(bytes, range)) continue;
-    if (range.always || !allowPrivate) return { ok: false, kind: range.kind };
-    return { ok: true };
-  }
-  return { ok: true };
-}
-
-function inRange(bytes: number[], range: Range): boolean {
-  let bits = range.prefix;
-  for (let i = 0; bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if (((bytes[i] ?? 0) & mask) !== ((range.bytes[i] ?? 0) & mask)) return false;
-  }
-  return true;
-}
-
-function parseIpv4(text: string): number[] | undefined {
-  if (isIP(text) !== 4) return undefined;
-  return text.split('.').map(Number);
-}
-
-function parseIpv6(text: string): number[] | undefined {
-  if (isIP(text) !== 6) return undefined;
-  let head = text;
-  let tail: number[] = [];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    tail = parseIpv4(dotted[1]!)!;
-    head = text.slice(0, -dotted[1]!.length);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const groupsNeeded = 8 - tail.length / 2;
-  const [left, right] = head.includes('::') ? (head.split('::') as [string, string]) : [head, undefined];
-  const l = left ? left.split(':') : [];
-  const r = right ? right.split(':') : [];
-  const zeros = right === undefined ? 0 : groupsNeeded - l.length - r.length;
-  const groups = [...l, ...Array<string>(Math.max(0, zeros)).fill('0'), ...r];
-  if (groups.length !== groupsNeeded) return undefined;
-  const bytes: number[] = [];
-  for (const g of groups) {
-    const n = parseInt(g, 16);
-    bytes.push(n >> 8, n & 0xff);
-  }
-  return [...bytes, ...tail];
+  const family = isIP(text);
+  if (family === 0) return { ok: false, kind: 'not an IP address' };
+  const rule = LISTS.find((r) => r.list.check(text, family === 4 ? 'ipv4' : 'ipv6'));
+  if (!rule || (allowPrivate && !rule.always)) return { ok: true };
+  return { ok: false, kind: rule.kind };
 }
 
 export class AddressNotAllowedError extends Error {}
