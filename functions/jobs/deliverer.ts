@@ -1,9 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { buildStamp, isProbe, type BuildStamp, type ProbeEvent } from '../../shared/build/stamp.js';
+import { observedHandler } from '../../shared/observability/lambda.js';
 import { processDeliveryBatch } from '../../shared/domain/webhooks/delivery.js';
 
 /** Webhook-queue consumer (SQS, partial batch failures): one delivery attempt per record. Answers the build-info probe. */
-export const handler = async (event: SQSEvent | ProbeEvent): Promise<BuildStamp | SQSBatchResponse> => {
-  if (isProbe(event)) return buildStamp;
-  return processDeliveryBatch(event);
-};
+export const handler = observedHandler(
+  async (event: SQSEvent | ProbeEvent): Promise<BuildStamp | SQSBatchResponse> => {
+    if (isProbe(event)) return buildStamp;
+    return processDeliveryBatch(event);
+  },
+);

@@ -274,48 +274,48 @@ export class Operations extends Construct {
     );
     this.dashboard.addWidgets(
       graph('Run sessions', [
-        appMetric(METRIC.runSessionsCompleted, 'Sum', 'completed'),
-        appMetric(METRIC.runSessionsFailed, 'Sum', 'failed'),
+        appMetric(METRIC.RunSessionsCompleted, 'Sum', 'completed'),
+        appMetric(METRIC.RunSessionsFailed, 'Sum', 'failed'),
       ]),
       graph('Evaluations', [
-        appMetric(METRIC.evaluationsSucceeded, 'Sum', 'succeeded'),
-        appMetric(METRIC.evaluationsFailed, 'Sum', 'failed'),
+        appMetric(METRIC.EvaluationsSucceeded, 'Sum', 'succeeded'),
+        appMetric(METRIC.EvaluationsFailed, 'Sum', 'failed'),
       ]),
-      graph('Credits charged', [appMetric(METRIC.creditsCharged, 'Sum', 'credits')]),
+      graph('Credits charged', [appMetric(METRIC.CreditsCharged, 'Sum', 'credits')]),
     );
     this.dashboard.addWidgets(
       graph('Agent call latency (ms)', [
-        appMetric(METRIC.agentCallLatency, 'p50', 'p50'),
-        appMetric(METRIC.agentCallLatency, 'p99', 'p99'),
+        appMetric(METRIC.AgentCallLatency, 'p50', 'p50'),
+        appMetric(METRIC.AgentCallLatency, 'p99', 'p99'),
       ]),
       graph('LLM call latency (ms)', [
-        appMetric(METRIC.llmCallLatency, 'p50', 'p50'),
-        appMetric(METRIC.llmCallLatency, 'p99', 'p99'),
+        appMetric(METRIC.LlmCallLatency, 'p50', 'p50'),
+        appMetric(METRIC.LlmCallLatency, 'p99', 'p99'),
       ]),
       graph('Agent and LLM call errors', [
         // AgentCallErrors carries statusClass too: one line per class, whichever classes exist.
         new MathExpression({
           expression:
             `SEARCH('{${METRICS_NAMESPACE},${SERVICE_DIMENSION},${STATUS_CLASS_DIMENSION}} ` +
-            `MetricName="${METRIC.agentCallErrors}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', ` +
+            `MetricName="${METRIC.AgentCallErrors}" ${SERVICE_DIMENSION}="${SERVICE_NAME}"', ` +
             `'Sum', ${PERIOD.toSeconds()})`,
           usingMetrics: {},
           // A dynamic label: CloudWatch puts each series' statusClass in it.
           label: `agent \${PROP('Dim.${STATUS_CLASS_DIMENSION}')}`,
           period: PERIOD,
         }),
-        appMetric(METRIC.llmCallErrors, 'Sum', 'LLM'),
+        appMetric(METRIC.LlmCallErrors, 'Sum', 'LLM'),
       ]),
     );
     this.dashboard.addWidgets(
       graph('Webhook deliveries and given-up jobs', [
-        appMetric(METRIC.webhookDeliveriesSucceeded, 'Sum', 'delivered'),
-        appMetric(METRIC.webhookDeliveriesFailed, 'Sum', 'delivery failed'),
-        appMetric(METRIC.jobsGivenUp, 'Sum', 'jobs given up'),
+        appMetric(METRIC.WebhookDeliveriesSucceeded, 'Sum', 'delivered'),
+        appMetric(METRIC.WebhookDeliveriesFailed, 'Sum', 'delivery failed'),
+        appMetric(METRIC.JobsGivenUp, 'Sum', 'jobs given up'),
       ]),
       graph('OTLP spans', [
-        appMetric(METRIC.otlpSpansAccepted, 'Sum', 'accepted'),
-        appMetric(METRIC.otlpSpansRejected, 'Sum', 'rejected'),
+        appMetric(METRIC.OtlpSpansAccepted, 'Sum', 'accepted'),
+        appMetric(METRIC.OtlpSpansRejected, 'Sum', 'rejected'),
       ]),
       graph('Lambda errors and throttles (all functions)', [
         LambdaFunction.metricAllErrors({ statistic: 'Sum', label: 'errors' }),

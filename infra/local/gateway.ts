@@ -6,6 +6,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerR
 import { BINARY_MEDIA_TYPES, routes, jobs, type Route } from '../../shared/routes.js';
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
 import { apiDocsAnswer, type ApiDocsFiles } from '../../shared/http/api-docs.js';
+import { invoke } from './invocations.js';
 
 /**
  * An in-process stand-in for API Gateway's REST API: route matching from the route table, the
@@ -176,7 +177,9 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   let authorizer: APIGatewayAuthorizerResult;
   try {
     const authorize = await loadHandler('authorizer');
-    authorizer = (await authorize({ type: 'TOKEN', authorizationToken: token, methodArn }, lambdaContext('authorizer'))) as APIGatewayAuthorizerResult;
+    const context = lambdaContext('authorizer');
+    const tokenEvent = { type: 'TOKEN', authorizationToken: token, methodArn };
+    authorizer = (await invoke(context, () => authorize(tokenEvent, context))) as APIGatewayAuthorizerResult;
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return gatewayAnswer(401, GATEWAY_BODIES.unauthorized);
     console.error('authorizer failed', error);
@@ -214,7 +217,8 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   };
   try {
     const handler = await loadHandler(match.route.handler);
-    const result = (await handler(event, lambdaContext(match.route.handler))) as APIGatewayProxyResult;
+    const context = lambdaContext(match.route.handler);
+    const result = (await invoke(context, () => handler(event, context))) as APIGatewayProxyResult;
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(result.headers ?? {})) outHeaders[k] = String(v);
     if (result.isBase64Encoded) {
@@ -238,7 +242,8 @@ export async function invokeJob(name: string, payload: unknown): Promise<unknown
   const job = findJob(name);
   if (!job) throw new Error(`no job named ${name}`);
   const handler = await loadHandler(job.handler);
-  return handler(payload, lambdaContext(localFunctionName(job.name)));
+  const context = lambdaContext(localFunctionName(job.name));
+  return invoke(context, () => handler(payload, context));
 }
 
 export function localFunctionName(job: string): string {

@@ -160,9 +160,10 @@ export async function commitStep(
 
 /**
  * Closes a step's reservation that no commit will settle: `settle` for a valid answer whose cases
- * were not written (the test was cancelled meanwhile), `release` for a failed call. Only once.
+ * were not written (the test was cancelled meanwhile), `release` for a failed call. Only once:
+ * false when it was closed before.
  */
-export async function closeCharge(orgId: string, testId: string, seq: number, charge: GenerationCharge, how: 'settle' | 'release'): Promise<void> {
+export async function closeCharge(orgId: string, testId: string, seq: number, charge: GenerationCharge, how: 'settle' | 'release'): Promise<boolean> {
   const update: TransactItem = {
     Update: {
       TableName: tableName,
@@ -178,8 +179,10 @@ export async function closeCharge(orgId: string, testId: string, seq: number, ch
     await transact([update, how === 'settle' ? settleItem(key, charge.amount) : releaseItem(key, charge.amount)], (codes) =>
       codes[0] === 'ConditionalCheckFailed' ? new StepLost() : undefined,
     );
+    return true;
   } catch (error) {
     if (!(error instanceof StepLost)) throw error;
+    return false;
   }
 }
 

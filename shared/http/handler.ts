@@ -7,7 +7,8 @@ import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.j
 import { routeValidators } from '#route-validators';
 import type { RouteValidators } from './validators.js';
 import { toErrorResponse, UnsupportedMediaTypeError, ValidationError, type ErrorBody } from './errors.js';
-import { log } from './logger.js';
+import { logger } from '../observability/logger.js';
+import { observability } from '../observability/lambda.js';
 import { normaliseQuery } from './query.js';
 import { bodyProblem } from '../schemas/storable.js';
 
@@ -94,8 +95,9 @@ type Internal = {
 };
 
 /**
- * The one Middy stack of every API function: request log line, header normalising, auth context
- * and route access, JSON body parsing, schema validation, JSON response, error mapping (last).
+ * The one Middy stack of every API function: Powertools' Lambda context keys and metrics flush
+ * (shared/observability/lambda.ts), request log line, header normalising, auth context and route
+ * access, JSON body parsing, schema validation, JSON response, error mapping (last).
  * Validators come from `#route-validators`: compiled by ajv when unbundled
  * (shared/http/route-validators.ts), precompiled at build time in a function bundle
  * (shared/http/precompiled-validators.ts).
@@ -112,9 +114,15 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
 
   type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>;
 
+  // Every line of the request carries its API Gateway request id and route; the organization once
+  // the caller is known; the request line its status too. Powertools clears them when it ends.
   const requestLog: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal> = {
     before: (request: Req) => {
       request.internal.started = Date.now();
+      const { event } = request;
+      const route = event.resource ? `${event.httpMethod} ${event.resource}` : spec.handler;
+      logger.appendKeys({ apiRequestId: event.requestContext?.requestId, route });
+      logger.debug('request received', { path: event.path });
     },
     after: (request: Req) => logLine(request),
     onError: (request: Req) => logLine(request),
@@ -123,6 +131,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   const authorize = {
     before: (request: Req) => {
       const auth = authFromEvent(request.event);
+      logger.appendKeys({ organizationId: auth.organizationId });
       assertAccess(auth, validatorsOf().access);
       request.internal.auth = auth;
     },
@@ -142,12 +151,9 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     onError: (request: Req) => {
       const { statusCode, body } = toErrorResponse(request.error);
       if (statusCode >= 500) {
-        log('error', 'request failed', {
-          requestId: request.context.awsRequestId,
-          error: request.error?.name,
-          detail: request.error?.message,
-          stack: request.error?.stack,
-        });
+        // Name, message and stack only: an error's other fields may hold what it was given.
+        const { name, message, stack } = request.error ?? {};
+        logger.error('request failed', { error: { name, message, stack } });
       }
       const own = spec.rawBody?.errorReply?.(request.event.headers ?? {}, statusCode, body);
       request.response = own ? binary(statusCode, own, request.context.awsRequestId) : json(statusCode, body, request.context.awsRequestId);
@@ -176,6 +182,7 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   };
 
   const fnWithContract = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
+    .use(observability())
     .use(requestLog)
     .use(httpHeaderNormalizer() as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>)
     .use(authorize)
@@ -188,14 +195,9 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   return Object.assign(fnWithContract, { contract });
 
   function logLine(request: Req) {
-    log('info', 'request', {
-      requestId: request.context.awsRequestId,
-      method: request.event.httpMethod,
-      path: request.event.path,
-      status: request.response?.statusCode,
-      ms: Date.now() - (request.internal.started ?? Date.now()),
-      org: request.internal.auth?.organizationId,
-    });
+    logger.appendKeys({ status: request.response?.statusCode });
+    const ms = Date.now() - (request.internal.started ?? Date.now());
+    logger.info('request', { method: request.event.httpMethod, path: request.event.path, ms });
   }
 }
 

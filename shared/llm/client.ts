@@ -4,7 +4,8 @@ import { getModel } from '../db/models.js';
 import { getOrganization } from '../db/organizations.js';
 import { cycleOf } from '../domain/accounts/organization.js';
 import { clock } from '../domain/common/clock.js';
-import { log } from '../http/logger.js';
+import { logger } from '../observability/logger.js';
+import { countMetric, METRIC, recordLatency } from '../observability/metrics.js';
 import { answerContent, parseAnswer, quote, retryAfterMs, retryDelayMs, type LlmPurpose } from './answer.js';
 
 /**
@@ -94,15 +95,20 @@ export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<
   try {
     answer = await ask(input, config, deadline);
   } catch (error) {
+    countMetric(METRIC.LlmCallErrors);
     if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
     throw error;
   }
   if (!answer.ok) {
+    countMetric(METRIC.LlmCallErrors);
     if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
-    log('warn', 'llm call failed', { purpose: input.purpose, model: input.model, schema: input.schemaName, error: answer.error });
+    logger.warn('llm call failed', { purpose: input.purpose, model: input.model, schema: input.schemaName, error: answer.error });
     return { ok: false, error: answer.error, creditsUsed: 0 };
   }
-  if (charge) await settleOrgCredits(input.organizationId, charge.cycle, charge.amount);
+  if (charge) {
+    await settleOrgCredits(input.organizationId, charge.cycle, charge.amount);
+    countMetric(METRIC.CreditsCharged, charge.amount);
+  }
   return { ok: true, value: answer.value, creditsUsed: charge?.amount ?? 0 };
 }
 
@@ -168,6 +174,8 @@ async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmC
     retryAfter = undefined;
     let status: number;
     let text: string;
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
     try {
       const res = await fetch(`${baseUrl!.replace(/\/$/, '')}/chat/completions`, {
         method: 'POST',
@@ -182,8 +190,12 @@ async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmC
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
       last = e.name === 'TimeoutError' ? `${who} did not answer within ${Math.round(budget)} ms` : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
+      const failure = e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.name);
+      logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, ms: ms(), failure });
       continue;
     }
+    recordLatency(METRIC.LlmCallLatency, ms());
+    logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, status, ms: ms() });
     if (status < 200 || status > 299) {
       const said = apiKey ? text.trim().split(apiKey).join('***') : text.trim();
       last = `${who} answered HTTP ${status}${said ? `: ${quote(said)}` : ''}`;

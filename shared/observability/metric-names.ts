@@ -19,25 +19,25 @@ export const STATUS_CLASS_DIMENSION = 'statusClass';
 /** The custom metrics, by what they count; units in the comments. */
 export const METRIC = {
   /** One agent call's duration (Milliseconds). */
-  agentCallLatency: 'AgentCallLatency',
+  AgentCallLatency: 'AgentCallLatency',
   /** Agent calls that failed (Count), with the `statusClass` dimension too. */
-  agentCallErrors: 'AgentCallErrors',
+  AgentCallErrors: 'AgentCallErrors',
   /** One LLM call's duration (Milliseconds). */
-  llmCallLatency: 'LlmCallLatency',
+  LlmCallLatency: 'LlmCallLatency',
   /** LLM calls that failed (Count). */
-  llmCallErrors: 'LlmCallErrors',
+  LlmCallErrors: 'LlmCallErrors',
   /** Credits charged (Count). */
-  creditsCharged: 'CreditsCharged',
-  runSessionsCompleted: 'RunSessionsCompleted',
-  runSessionsFailed: 'RunSessionsFailed',
-  evaluationsSucceeded: 'EvaluationsSucceeded',
-  evaluationsFailed: 'EvaluationsFailed',
-  otlpSpansAccepted: 'OtlpSpansAccepted',
-  otlpSpansRejected: 'OtlpSpansRejected',
-  webhookDeliveriesSucceeded: 'WebhookDeliveriesSucceeded',
-  webhookDeliveriesFailed: 'WebhookDeliveriesFailed',
+  CreditsCharged: 'CreditsCharged',
+  RunSessionsCompleted: 'RunSessionsCompleted',
+  RunSessionsFailed: 'RunSessionsFailed',
+  EvaluationsSucceeded: 'EvaluationsSucceeded',
+  EvaluationsFailed: 'EvaluationsFailed',
+  OtlpSpansAccepted: 'OtlpSpansAccepted',
+  OtlpSpansRejected: 'OtlpSpansRejected',
+  WebhookDeliveriesSucceeded: 'WebhookDeliveriesSucceeded',
+  WebhookDeliveriesFailed: 'WebhookDeliveriesFailed',
   /** Queue jobs settled as failed on their last receive (`giveUp`, Count). */
-  jobsGivenUp: 'JobsGivenUp',
+  JobsGivenUp: 'JobsGivenUp',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -1,5 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { log } from '../http/logger.js';
+import { logger, withLogKeys } from '../observability/logger.js';
+import { countMetric, METRIC } from '../observability/metrics.js';
 
 /** Receives before SQS moves a message to its DLQ (`maxReceiveCount` of every queue in infra/stack.ts). */
 export const MAX_RECEIVES = 3;
@@ -15,6 +16,9 @@ export const failedEveryReceive = (what: string, error: Error): string => `${wha
  * `giveUp`, when given, settles a job that threw on its last receive (a record the DLQ would take
  * otherwise), so what it worked on ends in a state a user can see rather than waiting forever; the
  * record goes to the DLQ only when `giveUp` throws too.
+ *
+ * Every line logged while a record is handled carries its message id and what `describe` says of
+ * its job (the run, session, test, monitor or evaluation it works on).
  */
 export async function processBatch<J>(
   event: SQSEvent,
@@ -34,24 +38,28 @@ export async function processBatch<J>(
   const handle = async (record: SQSEvent['Records'][number]): Promise<void> => {
     const job = options.parse(record.body);
     if (!job) {
-      log('warn', `dropping a malformed ${options.label} job`, { messageId: record.messageId });
+      logger.warn(`dropping a malformed ${options.label} job`, { messageId: record.messageId });
       return;
     }
-    try {
-      await options.run(job, remainingMs);
-    } catch (error) {
-      log('error', `${options.label} job failed`, { messageId: record.messageId, ...options.describe(job), error: (error as Error).message });
-      const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
-      if (options.giveUp && receives >= MAX_RECEIVES) {
-        try {
-          await options.giveUp(job, error as Error);
-          return;
-        } catch (giveUpError) {
-          log('error', `${options.label} job could not be settled`, { messageId: record.messageId, ...options.describe(job), error: (giveUpError as Error).message });
+    await withLogKeys({ messageId: record.messageId, ...options.describe(job) }, async () => {
+      try {
+        await options.run(job, remainingMs);
+      } catch (error) {
+        logger.error(`${options.label} job failed`, { error: (error as Error).message });
+        const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
+        if (options.giveUp && receives >= MAX_RECEIVES) {
+          try {
+            await options.giveUp(job, error as Error);
+            logger.warn(`${options.label} job given up after ${receives} receives`);
+            countMetric(METRIC.JobsGivenUp);
+            return;
+          } catch (giveUpError) {
+            logger.error(`${options.label} job could not be settled`, { error: (giveUpError as Error).message });
+          }
         }
+        failures.push({ itemIdentifier: record.messageId });
       }
-      failures.push({ itemIdentifier: record.messageId });
-    }
+    });
   };
   if (options.sequential) for (const record of event.Records) await handle(record);
   else await Promise.all(event.Records.map(handle));

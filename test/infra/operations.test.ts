@@ -307,18 +307,18 @@ describe('operations: topic, dashboard, tracing, logs', () => {
       expect(body).toContain(`"AWS/SQS","${metricName}"`);
     }
     const graphed = [
-      METRIC.runSessionsCompleted,
-      METRIC.runSessionsFailed,
-      METRIC.evaluationsSucceeded,
-      METRIC.evaluationsFailed,
-      METRIC.agentCallLatency,
-      METRIC.llmCallLatency,
-      METRIC.creditsCharged,
+      METRIC.RunSessionsCompleted,
+      METRIC.RunSessionsFailed,
+      METRIC.EvaluationsSucceeded,
+      METRIC.EvaluationsFailed,
+      METRIC.AgentCallLatency,
+      METRIC.LlmCallLatency,
+      METRIC.CreditsCharged,
     ];
     for (const metricName of graphed) {
       expect(body).toContain(`"${METRICS_NAMESPACE}","${metricName}","${SERVICE_DIMENSION}","${SERVICE_NAME}"`);
     }
-    expect(body).toContain(METRIC.agentCallErrors);
+    expect(body).toContain(METRIC.AgentCallErrors);
     expect(body).toContain('"type":"alarm"');
   });
 

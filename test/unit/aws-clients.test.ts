@@ -9,6 +9,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 // the retry settings; the integration tests run every call against DynamoDB Local and s3rver).
 vi.hoisted(() => {
   Object.assign(process.env, {
+    // Another file of this worker may have pointed the clients at a local server.
+    S3_ENDPOINT: '',
+    SQS_ENDPOINT: '',
+    LAMBDA_ENDPOINT: '',
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'AKIDTEST',
     AWS_SECRET_ACCESS_KEY: 'secret',

@@ -17,6 +17,7 @@ import { AI_JUDGED_SOURCES } from './params.js';
 import { loadSources } from './sources.js';
 import { buildJudgeMessages } from './judge-prompt.js';
 import { cycleOf } from '../accounts/organization.js';
+import { countMetric, METRIC } from '../../observability/metrics.js';
 
 export type Outcome = { status: 'SUCCESS'; score: number; reason: string } | { status: 'FAILED' | 'SKIPPED'; error: string };
 
@@ -190,6 +191,10 @@ async function finish(
     if (error instanceof AlreadyHandled) return (await getEvaluationItem(evaluation.sessionId, evaluation.id)) ?? done;
     throw error;
   }
+  // Counted by the one write that settled the evaluation (a redelivery finds it handled).
+  if (done.status === 'SUCCESS') countMetric(METRIC.EvaluationsSucceeded);
+  if (done.status === 'FAILED') countMetric(METRIC.EvaluationsFailed);
+  if (ledger && done.creditsUsed > 0) countMetric(METRIC.CreditsCharged, done.creditsUsed);
   return done;
 }
 

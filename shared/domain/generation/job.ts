@@ -8,6 +8,7 @@ import { testCasePage } from '../../db/runs.js';
 import { callLlm, creditsPerCall, llmConfig, type LlmMessage } from '../../llm/client.js';
 import { generatorModelName, resolveModel } from '../../llm/models.js';
 import { failedEveryReceive, processBatch } from '../../queue/batch.js';
+import { countMetric, METRIC } from '../../observability/metrics.js';
 import { enqueueGenerationJobs, parseGenerationJob, type GenerationJob } from '../../queue/generation-queue.js';
 import type { Product } from '../../schemas/products.js';
 import type { TestCase } from '../../schemas/tests.js';
@@ -327,9 +328,12 @@ export async function processGenerationStep(job: GenerationJob, options: { remai
     if (!committed) {
       // Cancelled while the generator answered: the answer was valid, so its call is charged.
       await discardObjects(offloaded.flatMap(([r]) => r.written));
-      if (charge) await closeCharge(org, test.id, gen.seq, charge, 'settle');
+      const settled = charge && (await closeCharge(org, test.id, gen.seq, charge, 'settle'));
+      if (settled) countMetric(METRIC.CreditsCharged, charge.amount);
       return;
     }
+    // The commit settled the step's reservation with its cases.
+    if (charge) countMetric(METRIC.CreditsCharged, charge.amount);
   } catch (error) {
     await releaseLease(org, test.id, gen.seq, gen.step).catch(() => undefined);
     throw error;
@@ -351,7 +355,7 @@ export function processGenerationBatch(event: SQSEvent, context?: Pick<Context, 
   return processBatch(event, context, {
     label: 'generation',
     parse: parseGenerationJob,
-    describe: (job) => ({ testId: job.testId, seq: job.seq, step: job.step }),
+    describe: (job) => ({ organizationId: job.organizationId, testId: job.testId, seq: job.seq, step: job.step }),
     run: (job, remainingMs) => processGenerationStep(job, remainingMs ? { remainingMs } : {}),
     giveUp: abandonGenerationStep,
   });

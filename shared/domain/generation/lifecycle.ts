@@ -1,6 +1,6 @@
 import { getGeneratingTest, transitionTest, type GeneratingTest, type GenerationState } from '../../db/generation.js';
 import { toRecord } from '../../db/records.js';
-import { log } from '../../http/logger.js';
+import { logger } from '../../observability/logger.js';
 import { enqueueGenerationJobs } from '../../queue/generation-queue.js';
 import type { TestRecord, TestStatus } from '../../schemas/tests.js';
 import type { GenerationAction } from './plan.js';
@@ -48,7 +48,7 @@ export async function finishGeneration(
     }
     return undefined;
   }
-  log('info', 'test generation ended', { organizationId: orgId, testId, status: outcome.status, testCaseCount: after.testCaseCount, ...(outcome.status === 'FAILED' ? { error: outcome.error } : {}) });
+  logger.info('test generation ended', { organizationId: orgId, testId, status: outcome.status, testCaseCount: after.testCaseCount, ...(outcome.status === 'FAILED' ? { error: outcome.error } : {}) });
   await announce(orgId, after);
   return toRecord<TestRecord>(after as unknown as Record<string, unknown>);
 }

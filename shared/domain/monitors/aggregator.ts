@@ -2,6 +2,7 @@ import { deleteDirtyMarkerIfUntouched, MONITOR_SHARDS, putBucket } from '../../d
 import { queryAll, queryPrefix } from '../../db/query.js';
 import { clock } from '../common/clock.js';
 import { addScore, emptySums, type Sums } from './statistics.js';
+import { logger, withLogKeys } from '../../observability/logger.js';
 
 /** Recomputes one daily bucket from that day's scores and overwrites it. */
 export async function recomputeBucket(monitorId: string, day: string, groupId: string): Promise<Sums> {
@@ -20,7 +21,11 @@ export async function runAggregator(): Promise<{ buckets: number }> {
   let buckets = 0;
   for (let shard = 0; shard < MONITOR_SHARDS; shard++) {
     for (const marker of await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` }, ConsistentRead: true })) {
-      await recomputeBucket(String(marker.monitorId), String(marker.day), String(marker.groupId));
+      const [monitorId, day, groupId] = [String(marker.monitorId), String(marker.day), String(marker.groupId)];
+      await withLogKeys({ monitorId }, async () => {
+        const sums = await recomputeBucket(monitorId, day, groupId);
+        logger.debug('monitor bucket recomputed', { day, groupId, scores: sums.n });
+      });
       buckets++;
       // false: touched again meanwhile, so it stays for the next run
       await deleteDirtyMarkerIfUntouched({ pk: String(marker.pk), sk: String(marker.sk), touchedAt: marker.touchedAt });

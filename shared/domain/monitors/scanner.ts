@@ -14,6 +14,7 @@ import { desiredStatus } from './rules.js';
 import { monitorStatusEvent } from './status-events.js';
 import { evaluateAlertRules } from './alerts.js';
 import { publish } from '../webhooks/events.js';
+import { logger, withLogKeys } from '../../observability/logger.js';
 
 const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);
 
@@ -64,31 +65,41 @@ export async function runScanner(now: Date = clock.now()): Promise<ScanReport> {
     for (const monitor of await monitorsOfShard(shard)) {
       if (monitor.deletedAt) continue;
       report.monitors++;
-      for (const waiting of await idleWaiting(monitor.id, cutoff)) {
-        let session: Session;
-        try {
-          session = await getSession(monitor.organizationId, String(waiting.sessionId), { includeDeleted: true });
-        } catch {
-          continue;
-        }
-        await closeIdle(session, now.toISOString());
-        report.closedSessions++;
-      }
-      // Alert rules read the scores already there, whatever the monitor's status.
-      const alerts = await evaluateAlertRules(monitor, now);
-      report.alertsOpened += alerts.opened;
-      report.alertsResolved += alerts.resolved;
-      if (monitor.status === 'PAUSED') continue;
-      const org = await getOrganization(monitor.organizationId);
-      const attempts = (await latestAttempts(monitor.id, 5)).filter((a) => a.at > monitor.statusUserAt);
-      const to = desiredStatus(monitor, {
-        monitorUsed: monitor.monthlyCreditCap === null ? 0 : await used(keys.monitorSpend(monitor.id, cycle)),
-        orgMonthlyCredits: org?.monthlyCredits ?? null,
-        orgUsed: org?.monthlyCredits === null || !org ? 0 : await used(keys.orgSpend(monitor.organizationId, cycle)),
-        attemptsSinceUserWrite: attempts,
-      });
-      if (to !== monitor.status && (await writeSystemStatus(monitor, to))) report.statusChanges++;
+      const keys = { organizationId: monitor.organizationId, monitorId: monitor.id };
+      await withLogKeys(keys, () => scanMonitor(monitor, report, now, cutoff, cycle));
     }
   }
+  logger.debug('monitor scan done', { ...report });
   return report;
+}
+
+/** One monitor's part of the scan; `report` takes its counts. */
+async function scanMonitor(monitor: Monitor, report: ScanReport, now: Date, cutoff: string, cycle: string) {
+  for (const waiting of await idleWaiting(monitor.id, cutoff)) {
+    let session: Session;
+    try {
+      session = await getSession(monitor.organizationId, String(waiting.sessionId), { includeDeleted: true });
+    } catch {
+      continue;
+    }
+    await closeIdle(session, now.toISOString());
+    report.closedSessions++;
+  }
+  // Alert rules read the scores already there, whatever the monitor's status.
+  const alerts = await evaluateAlertRules(monitor, now);
+  report.alertsOpened += alerts.opened;
+  report.alertsResolved += alerts.resolved;
+  if (monitor.status === 'PAUSED') return;
+  const org = await getOrganization(monitor.organizationId);
+  const attempts = (await latestAttempts(monitor.id, 5)).filter((a) => a.at > monitor.statusUserAt);
+  const to = desiredStatus(monitor, {
+    monitorUsed: monitor.monthlyCreditCap === null ? 0 : await used(keys.monitorSpend(monitor.id, cycle)),
+    orgMonthlyCredits: org?.monthlyCredits ?? null,
+    orgUsed: org?.monthlyCredits === null || !org ? 0 : await used(keys.orgSpend(monitor.organizationId, cycle)),
+    attemptsSinceUserWrite: attempts,
+  });
+  if (to !== monitor.status && (await writeSystemStatus(monitor, to))) {
+    report.statusChanges++;
+    logger.info('monitor status changed', { from: monitor.status, to });
+  }
 }

@@ -24,7 +24,8 @@ import {
 import { customIdItem, evaluationItem, listTurns } from '../../db/sessions.js';
 import type { AuthContext } from '../../auth/context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { log } from '../../http/logger.js';
+import { logger } from '../../observability/logger.js';
+import { countMetric, METRIC } from '../../observability/metrics.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import { MAX_TURN_TEXT, SPAN_TYPES, type Evaluation, type SpanCreate, type Turn } from '../../schemas/sessions.js';
@@ -475,7 +476,7 @@ async function recordSpans(ctx: StepContext, turn: Turn, result: Extract<CallRes
     await createSpanBatch(auth, { spans });
   } catch (error) {
     if (error instanceof ConflictError || error instanceof ValidationError) {
-      log('warn', 'run turn spans not recorded', { runId: ctx.run.id, turnId: turn.id, error: error.message });
+      logger.warn('run turn spans not recorded', { runId: ctx.run.id, turnId: turn.id, error: error.message });
       return;
     }
     throw error;
@@ -543,8 +544,11 @@ async function countSession(session: RunSession, runId: string, settle: (evaluat
     runCountersUpdate(session.organizationId, runId, session.status === 'COMPLETED' ? { running: -1, completed: 1 } : { running: -1, failed: 1 }, outcomes),
   ]);
   if (counted) {
+    countMetric(session.status === 'COMPLETED' ? METRIC.RunSessionsCompleted : METRIC.RunSessionsFailed);
+    const scored = outcomes.length;
+    logger.debug('run session counted', { runId, sessionId: session.id, status: session.status, scored });
     const status = await finishRun(session.organizationId, runId, clock.now().toISOString());
-    if (status) log('info', 'run finished', { runId, status });
+    if (status) logger.info('run finished', { runId, status });
   }
 }
 

@@ -11,7 +11,11 @@ export function processRunBatch(event: SQSEvent, context?: Pick<Context, 'getRem
   return processBatch(event, context, {
     label: 'run',
     parse: parseRunJob,
-    describe: (job) => ({ kind: job.kind, runId: job.runId }),
+    describe: (job) => ({
+      organizationId: job.organizationId,
+      runId: job.runId,
+      ...(job.kind === 'step' ? { sessionId: job.sessionId, step: job.seq } : { fanoutPage: job.planIndex }),
+    }),
     run: (job, remainingMs) => (job.kind === 'fanout' ? processFanout(job) : processStep(job, { ...(remainingMs ? { remainingMs } : {}) })),
     giveUp: (job, error) => (job.kind === 'step' ? abandonStep(job, error) : Promise.reject(error)),
   });

@@ -1,6 +1,7 @@
 import type { AuthContext } from '../../auth/context.js';
 import type { ErrorBody } from '../../http/errors.js';
 import type { RawBody } from '../../http/handler.js';
+import { countMetric, METRIC } from '../../observability/metrics.js';
 import { ingestSpans } from './ingest.js';
 import { decodedBody, decodeExportRequest, encodeExportResponse, encodeStatus, formatOf, type OtlpFormat } from './otlp.js';
 
@@ -17,6 +18,8 @@ export async function exportTraces(auth: AuthContext, body: RawBody): Promise<Ex
   const format: OtlpFormat = formatOf(body.contentType);
   const spans = decodeExportRequest(decodedBody(body.bytes, body.contentEncoding), format);
   const result = await ingestSpans(auth, spans);
+  countMetric(METRIC.OtlpSpansAccepted, result.acceptedSpans);
+  countMetric(METRIC.OtlpSpansRejected, result.rejectedSpans);
   const partial = result.rejectedSpans > 0 || result.errorMessage ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errorMessage } : undefined;
   if (format === 'protobuf') return { format, bytes: encodeExportResponse(format, partial) };
   return { format, json: partial ? { partialSuccess: partial } : {} };

@@ -13,7 +13,8 @@ import {
   getWebhookSecret,
   markDeliveryQueued,
 } from '../../db/webhooks.js';
-import { log } from '../../http/logger.js';
+import { logger, withLogKeys } from '../../observability/logger.js';
+import { countMetric, METRIC } from '../../observability/metrics.js';
 import { enqueueDeliveries, parseDeliveryJob, type DeliveryJob } from '../../queue/webhook-queue.js';
 import { MAX_DELAY_SECONDS } from '../../queue/run-queue.js';
 import type { DeliveryAttempt, Webhook } from '../../schemas/webhooks.js';
@@ -121,6 +122,15 @@ export async function attemptDelivery(job: DeliveryJob): Promise<void> {
     endpointHealthUpdate(job.organizationId, job.webhookId, sent.ok, at),
   ]);
   if (!recorded) return;
+  // Counted once per attempt, when its outcome is recorded (a duplicate job records nothing).
+  countMetric(sent.ok ? METRIC.WebhookDeliveriesSucceeded : METRIC.WebhookDeliveriesFailed);
+  logger.debug('webhook delivery attempt', {
+    attempt: job.attempt,
+    responseCode: sent.responseCode,
+    ok: sent.ok,
+    durationMs: sent.durationMs,
+    retryInMs: retryIn,
+  });
   if (!sent.ok) await disableWhenFailingTooLong(webhook, now, sent.error);
   if (queued) await enqueueDeliveries([{ ...job, attempt: job.attempt + 1 }], retryIn);
 }
@@ -132,7 +142,7 @@ async function disableWhenFailingTooLong(webhook: Webhook, now: Date, lastError:
   if (since > cutoff || webhook.status !== 'ENABLED') return;
   const reason = `every delivery attempt since ${since} failed (5 days or more); the last one: ${lastError ?? 'failed'}. Fix the endpoint, then PATCH status ENABLED`;
   if (await disableFailingEndpoint(webhook.organizationId, webhook.id, cutoff, reason, now.toISOString())) {
-    log('warn', 'webhook disabled', { webhookId: webhook.id, since });
+    logger.warn('webhook disabled', { webhookId: webhook.id, since });
   }
 }
 
@@ -163,15 +173,19 @@ export async function processDeliveryBatch(event: SQSEvent): Promise<SQSBatchRes
     event.Records.map(async (record) => {
       const job = parseDeliveryJob(record.body);
       if (!job) {
-        log('warn', 'dropping a malformed delivery job', { messageId: record.messageId });
+        logger.warn('dropping a malformed delivery job', { messageId: record.messageId });
         return;
       }
-      try {
-        await attemptDelivery(job);
-      } catch (error) {
-        log('error', 'delivery job failed', { messageId: record.messageId, deliveryId: job.deliveryId, error: (error as Error).message });
-        failures.push({ itemIdentifier: record.messageId });
-      }
+      const { organizationId, webhookId, deliveryId } = job;
+      const keys = { messageId: record.messageId, organizationId, webhookId, deliveryId };
+      await withLogKeys(keys, async () => {
+        try {
+          await attemptDelivery(job);
+        } catch (error) {
+          logger.error('delivery job failed', { attempt: job.attempt, error: (error as Error).message });
+          failures.push({ itemIdentifier: record.messageId });
+        }
+      });
     }),
   );
   return { batchItemFailures: failures };

@@ -1,6 +1,6 @@
 import { listOrgRecords, type TransactItem } from '../../db/catalog.js';
 import { commitOnce, deliveryPut, eventGuardPut, type StoredDelivery } from '../../db/webhooks.js';
-import { log } from '../../http/logger.js';
+import { logger } from '../../observability/logger.js';
 import { enqueueDeliveries, type DeliveryJob } from '../../queue/webhook-queue.js';
 import type { Webhook, WebhookEventType } from '../../schemas/webhooks.js';
 import { clock } from '../common/clock.js';
@@ -79,7 +79,7 @@ export async function publish(writes: EventWrites): Promise<void> {
   try {
     await enqueueDeliveries(writes.jobs);
   } catch (error) {
-    log('warn', 'webhook deliveries not enqueued; the sweep will send them', { error: (error as Error).message });
+    logger.warn('webhook deliveries not enqueued; the sweep will send them', { error: (error as Error).message });
   }
 }
 

@@ -6,6 +6,9 @@ import { cutBody, redactorFor, REDACTED, type Redactor } from './redact.js';
 import { buildRequest, RequestBuildError, secretsOf, type AgentRequest } from './request.js';
 import { sendOnce, type SendOutcome } from './send.js';
 import type { AgentConnection, CallExchange, CallOptions, CallResult } from './types.js';
+import { logger } from '../../../observability/logger.js';
+import { countAgentCallError, METRIC, recordLatency, statusClassOf } from '../../../observability/metrics.js';
+import type { AgentStatusClass } from '../../../observability/metrics.js';
 
 /**
  * The agent caller (DESIGN.md §10): one module calls a customer's agent. It renders the request,
@@ -39,10 +42,11 @@ export function attemptTimeoutMs(connection: Pick<AgentConnection, 'timeout'>): 
   return Math.min(Math.max(1, seconds), TIMEOUT_MAX_S) * 1000;
 }
 
+/** A failed attempt's `failure` classes it for the metrics; none when no call was made or it was cancelled. */
 type Attempt =
   | { kind: 'success'; outcome: Extract<SendOutcome, { kind: 'answer' }> }
-  | { kind: 'retryable'; error: string; retryAfterMs?: number; outcome?: SendOutcome }
-  | { kind: 'fatal'; error: string; outcome?: SendOutcome };
+  | { kind: 'retryable'; error: string; retryAfterMs?: number; outcome?: SendOutcome; failure?: AgentStatusClass }
+  | { kind: 'fatal'; error: string; outcome?: SendOutcome; failure?: AgentStatusClass };
 
 export async function callAgent(connection: AgentConnection, variables: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
   const callStarted = Date.now();
@@ -81,10 +85,12 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
     const { attempt, outcome } = await attemptOnce(request, allowPrivate, budget, retryable, options.signal);
     const exchange: CallExchange = { request: shownRequest, ...(outcome && 'status' in outcome ? { response: exchangeResponse(outcome, redact) } : {}) };
     const latencyMs = outcome?.durationMs;
+    observeAttempt(request, attempts, attempt, outcome);
 
     if (attempt.kind === 'success') {
       const mapped = mapAnswer(attempt.outcome.body, connection.outputMapping);
       if (!mapped.ok) {
+        countAgentCallError('invalid_answer');
         return { kind: 'failed', error: redact.text(`${mapped.error}; the answer was: ${excerpt(attempt.outcome.body)}`), attempts, latencyMs, exchange };
       }
       const { ok: _ok, ...answer } = mapped;
@@ -123,21 +129,30 @@ async function attemptOnce(
   try {
     addresses = await resolveChecked(request.url.hostname, allowPrivate);
   } catch (error) {
-    if (error instanceof AddressNotAllowedError) return { attempt: { kind: 'fatal', error: error.message } };
+    if (error instanceof AddressNotAllowedError) {
+      return { attempt: { kind: 'fatal', error: error.message, failure: 'blocked' } };
+    }
     const code = (error as NodeJS.ErrnoException).code;
-    return { attempt: { kind: 'retryable', error: `the agent's host ${request.url.hostname} could not be resolved${code ? ` (${code})` : ''}` } };
+    const message = `the agent's host ${request.url.hostname} could not be resolved${code ? ` (${code})` : ''}`;
+    return { attempt: { kind: 'retryable', error: message, failure: 'network' } };
   }
   if (timeoutMs <= 0) return { attempt: { kind: 'retryable', error: 'no time was left for the attempt' } };
   const outcome = await sendOnce(request, addresses, timeoutMs, signal);
   switch (outcome.kind) {
-    case 'timeout':
-      return { attempt: { kind: 'retryable', error: `the agent did not answer within ${Math.round(timeoutMs / 100) / 10} s`, outcome }, outcome };
-    case 'network':
-      return { attempt: { kind: 'retryable', error: `the connection to the agent failed: ${outcome.error}`, outcome }, outcome };
+    case 'timeout': {
+      const error = `the agent did not answer within ${Math.round(timeoutMs / 100) / 10} s`;
+      return { attempt: { kind: 'retryable', error, outcome, failure: 'timeout' }, outcome };
+    }
+    case 'network': {
+      const error = `the connection to the agent failed: ${outcome.error}`;
+      return { attempt: { kind: 'retryable', error, outcome, failure: 'network' }, outcome };
+    }
     case 'aborted':
       return { attempt: { kind: 'fatal', error: 'the call was cancelled', outcome }, outcome };
-    case 'too_large':
-      return { attempt: { kind: 'fatal', error: `the answer is larger than 5 MiB (status ${outcome.status})`, outcome }, outcome };
+    case 'too_large': {
+      const error = `the answer is larger than 5 MiB (status ${outcome.status})`;
+      return { attempt: { kind: 'fatal', error, outcome, failure: 'too_large' }, outcome };
+    }
     case 'answer': {
       const { status } = outcome;
       if (status >= 200 && status < 300) return { attempt: { kind: 'success', outcome }, outcome };
@@ -145,13 +160,32 @@ async function attemptOnce(
         status >= 300 && status < 400
           ? `the agent answered ${status} (redirects are not followed${outcome.headers.location ? `; Location: ${outcome.headers.location.slice(0, 200)}` : ''})`
           : `the agent answered ${status}: ${excerpt(outcome.body)}`;
+      const failure = statusClassOf(status);
       if (retryable.has(status)) {
         const retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
-        return { attempt: { kind: 'retryable', error, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), outcome }, outcome };
+        const after = retryAfterMs !== undefined ? { retryAfterMs } : {};
+        return { attempt: { kind: 'retryable', error, ...after, outcome, failure }, outcome };
       }
-      return { attempt: { kind: 'fatal', error, outcome }, outcome };
+      return { attempt: { kind: 'fatal', error, outcome, failure }, outcome };
     }
   }
+}
+
+/**
+ * Metrics and a debug line for one attempt: the latency of an answer, the class of a failure. The
+ * line names the host only: the path and query may carry what the connection's templates put there.
+ */
+function observeAttempt(request: AgentRequest, attempt: number, result: Attempt, outcome: SendOutcome | undefined) {
+  const status = outcome && 'status' in outcome ? outcome.status : undefined;
+  const failure = result.kind === 'success' ? undefined : result.failure;
+  if (status !== undefined) recordLatency(METRIC.AgentCallLatency, outcome!.durationMs);
+  if (failure) countAgentCallError(failure);
+  logger.debug('agent call attempt', {
+    host: request.url.host,
+    attempt,
+    ...(status !== undefined ? { status } : { outcome: outcome?.kind ?? failure ?? 'not sent' }),
+    ...(outcome ? { ms: outcome.durationMs } : {}),
+  });
 }
 
 function failed(error: string, attempts: number, latencyMs: number | undefined, exchange: CallExchange, redact: Redactor): CallResult {
