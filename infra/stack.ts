@@ -68,6 +68,8 @@ export function llmEnvironment(llm: LlmSettings = {}): Record<string, string> {
 export class EvalPlatformStack extends Stack {
   readonly api: RestApi;
   readonly table: Table;
+  /** The nested stack of alarms, their topic and the dashboard. */
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props?: EvalPlatformStackProps) {
     super(scope, id, props);
@@ -340,6 +342,7 @@ export class EvalPlatformStack extends Stack {
     const site = new ConsoleSite(this, 'Console', { api, accessLogsBucket });
 
     // ---------- operations (docs/operations.md): alarms to an SNS topic, one dashboard ----------
+    // A nested stack with 500 resources of its own: two alarms per function do not fit in this one.
     const operations = new Operations(this, 'Operations', {
       queues: [
         { name: 'Evaluation', queue, dlq },
@@ -347,10 +350,12 @@ export class EvalPlatformStack extends Stack {
         { name: 'Webhook', queue: webhookQueue, dlq: webhookDlq },
         { name: 'Generation', queue: generationQueue, dlq: generationDlq },
       ],
-      jobFunctions: new Map([...jobFunctions].map(([name, f]) => [name, f.fn])),
+      // Every function of the service, however the stack made it (routes, jobs, authorizer, reference).
+      functions: this.node.findAll().filter((c): c is AppFunction => c instanceof AppFunction),
       api,
       table,
     });
+    this.operations = operations;
 
     acknowledgeNagFindings(this, { api, accessLogsBucket, docsMethods, site });
 
@@ -358,7 +363,7 @@ export class EvalPlatformStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}/` });
-    // Subscribe an address to it (README, Deploying).
+    // Subscribe an address to it (README, Deploying). An output of the nested stack, read here.
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.topic.topicArn });
   }
 }

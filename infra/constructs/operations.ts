@@ -1,7 +1,8 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
+  AlarmState,
   AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
@@ -19,7 +20,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import {
   METRIC,
   METRICS_NAMESPACE,
@@ -39,13 +40,18 @@ export const QUEUE_AGE_THRESHOLD_SECONDS = 15 * 60;
 export const API_5XX_PERCENT_THRESHOLD = 1;
 /** The API alarms when its p99 latency is over this (ms). */
 export const API_P99_LATENCY_THRESHOLD_MS = 3000;
+/** A function alarms on its first error, and on its first throttled invocation, in 5 minutes. */
+export const FUNCTION_ALARM_THRESHOLD = 1;
 /** CloudWatch's hard limit of metrics in one metric-math alarm (docs/decisions.md, Alarms). */
 export const MAX_METRICS_PER_ALARM = 10;
+/** The most alarms one alarm status widget of a dashboard shows (CloudWatch's limit). */
+export const MAX_ALARMS_PER_STATUS_WIDGET = 100;
 
 /**
- * The DynamoDB operations the service calls (the commands of shared/db/dynamodb.ts, PartiQL SELECT
- * being ExecuteStatement); the table's throttle and system-error alarms sum their metrics, which
- * DynamoDB publishes per operation. test/infra/operations.test.ts keeps the two lists equal.
+ * The DynamoDB operations the service calls: those of the lib-dynamodb commands that shared/db/*.ts
+ * sends (GetCommand is GetItem, QueryCommand Query, ExecuteStatementCommand ExecuteStatement, the
+ * PartiQL SELECT, …). The table's throttle and system-error alarms sum their metrics, which DynamoDB
+ * publishes per operation; test/infra/operations.test.ts keeps this list equal to the imports.
  */
 export const TABLE_OPERATIONS: readonly Operation[] = [
   Operation.GET_ITEM,
@@ -67,13 +73,16 @@ export interface WorkQueue {
   dlq: IQueue;
 }
 
+/** A function of the service, by its module under `functions/` (an AppFunction is one). */
+export interface WatchedFunction {
+  readonly handler: string;
+  readonly fn: IFunction;
+}
+
 export interface OperationsProps {
   queues: readonly WorkQueue[];
-  /**
-   * The functions no HTTP request waits on (queue consumers and schedules), by job name: their
-   * failures reach no API 5XX, so they get alarms that name them.
-   */
-  jobFunctions: ReadonlyMap<string, IFunction>;
+  /** Every function of the service (routes, jobs, the authorizer, the API reference): two alarms each. */
+  functions: readonly WatchedFunction[];
   api: RestApi;
   table: ITable;
 }
@@ -81,21 +90,39 @@ export interface OperationsProps {
 /** The dashboard's name in a stack: the stack name with `-operations`. */
 export const dashboardNameOf = (stackName: string) => `${stackName}-operations`;
 
+/** An alarm's name: the service stack's name, then the alarm's own (e.g. `EvalPlatform-RunDlqMessages`). */
+export const alarmNameOf = (stackName: string, name: string) => `${stackName}-${name}`;
+
+/** The names of a function's two alarms: its handler and the metric, e.g. `jobs/runner-Errors`. */
+export const functionAlarmName = (handler: string, metricName: 'Errors' | 'Throttles') => `${handler}-${metricName}`;
+
+/** A construct id from a handler: `api-keys/create` is `ApiKeysCreate`. */
+const idOf = (handler: string) =>
+  handler.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+
 /**
  * Alarms, their SNS topic and the operations dashboard (docs/operations.md says what each alarm
- * means and what to do). Per-function alarms do not fit CloudFormation's 500 resources per stack,
- * so function errors and throttles are watched account-wide plus one metric-math alarm per ten job
- * functions (docs/decisions.md, Alarms).
+ * means and what to do), in a nested stack of the service's stack: one Errors and one Throttles
+ * alarm per function (222 for 111 functions) do not fit in the service stack's 500 resources, and
+ * a nested stack has 500 of its own (docs/decisions.md, Alarms). Each parent resource this stack
+ * names (a function, a queue, the table) is one parameter of its template, of at most 200.
  */
-export class Operations extends Construct {
+export class Operations extends NestedStack {
   readonly topic: Topic;
   readonly dashboard: Dashboard;
+  /** Every alarm, function alarms included. */
   readonly alarms: Alarm[] = [];
+  /** The Errors and Throttles alarms of the functions, two per function in handler order. */
+  readonly functionAlarms: Alarm[] = [];
   private readonly action: SnsAction;
+  /** The service stack: it names the dashboard, the alarms and the topic (this one's name is generated). */
+  private readonly parentName: string;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
-    super(scope, id);
-    const stack = Stack.of(this);
+    super(scope, id, {
+      description: `${Stack.of(scope).stackName} operations: alarms, their SNS topic, the dashboard`,
+    });
+    this.parentName = this.nestedStackParent!.stackName;
 
     // SSE with a key of our own: CloudWatch cannot use the AWS managed SNS key (its policy is
     // fixed), and cdk-nag (SNS2) asks for a KMS key. The key guards nothing kept, so it may go.
@@ -114,7 +141,7 @@ export class Operations extends Construct {
       }),
     );
     this.topic = new Topic(this, 'AlarmTopic', {
-      displayName: `${stack.stackName} alarms`,
+      displayName: `${this.parentName} alarms`,
       masterKey: key,
       enforceSSL: true,
     });
@@ -127,9 +154,9 @@ export class Operations extends Construct {
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
         conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
+          StringEquals: { 'aws:SourceAccount': this.account },
           ArnLike: {
-            'aws:SourceArn': stack.formatArn({
+            'aws:SourceArn': this.formatArn({
               service: 'cloudwatch',
               resource: 'alarm',
               resourceName: '*',
@@ -158,35 +185,27 @@ export class Operations extends Construct {
     }
 
     // ---------- functions ----------
-    // Route functions' errors also surface as the API's 5XX rate; these cover every function.
-    this.alarm('LambdaErrorsAllFunctions', {
-      metric: LambdaFunction.metricAllErrors({ statistic: 'Sum', period: PERIOD }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      description: 'A Lambda function of this account and region failed (Errors, all functions).',
-    });
-    this.alarm('LambdaThrottlesAllFunctions', {
-      metric: LambdaFunction.metricAllThrottles({ statistic: 'Sum', period: PERIOD }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      description: 'A Lambda invocation of this account and region was throttled (Throttles, all functions).',
-    });
-    const jobs = [...props.jobFunctions];
-    for (let i = 0; i * MAX_METRICS_PER_ALARM < jobs.length; i++) {
-      const chunk = jobs.slice(i * MAX_METRICS_PER_ALARM, (i + 1) * MAX_METRICS_PER_ALARM);
-      const names = chunk.map(([name]) => name).join(', ');
-      this.alarm(`JobErrors${i + 1}`, {
-        metric: sumOf(`Errors of ${names}`, 'errors', chunk, (fn) => fn.metricErrors({ statistic: 'Sum' })),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        description: `A job function failed (Errors of ${names}).`,
-      });
-      this.alarm(`JobThrottles${i + 1}`, {
-        metric: sumOf(`Throttles of ${names}`, 'throttles', chunk, (fn) => fn.metricThrottles({ statistic: 'Sum' })),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        description: `A job function was throttled (Throttles of ${names}).`,
-      });
+    // Each function by name: a route's failure is also a 5XX of the API, but a job's reaches no
+    // caller, and an alarm that names the function says where to look. In handler order, so a
+    // function's two alarms sit together and the dashboard's widgets keep a stable order.
+    // Code-point order, not the locale's: the template must not depend on the synthesizing machine.
+    const functions = [...props.functions].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
+    for (const { handler, fn } of functions) {
+      const failed = `Function ${handler} failed`;
+      const throttled = `An invocation of function ${handler} was throttled`;
+      for (const [metricName, metric, what] of [
+        ['Errors', fn.metricErrors({ statistic: 'Sum', period: PERIOD }), failed],
+        ['Throttles', fn.metricThrottles({ statistic: 'Sum', period: PERIOD }), throttled],
+      ] as const) {
+        const alarm = this.alarm(`${idOf(handler)}${metricName}`, {
+          name: functionAlarmName(handler, metricName),
+          metric,
+          threshold: FUNCTION_ALARM_THRESHOLD,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          description: `${what} (${metricName} >= ${FUNCTION_ALARM_THRESHOLD} in 5 minutes).`,
+        });
+        this.functionAlarms.push(alarm);
+      }
     }
 
     // ---------- API ----------
@@ -241,8 +260,9 @@ export class Operations extends Construct {
     });
 
     // ---------- dashboard ----------
+    const serviceAlarms = this.alarms.filter((a) => !this.functionAlarms.includes(a));
     this.dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: dashboardNameOf(stack.stackName),
+      dashboardName: dashboardNameOf(this.parentName),
       defaultInterval: Duration.hours(6),
     });
     const graph = (title: string, left: IMetric[], more: Partial<GraphWidgetProps> = {}) =>
@@ -317,7 +337,7 @@ export class Operations extends Construct {
         appMetric(METRIC.OtlpSpansAccepted, 'Sum', 'accepted'),
         appMetric(METRIC.OtlpSpansRejected, 'Sum', 'rejected'),
       ]),
-      graph('Lambda errors and throttles (all functions)', [
+      graph('Lambda errors and throttles (all functions of the account)', [
         LambdaFunction.metricAllErrors({ statistic: 'Sum', label: 'errors' }),
         LambdaFunction.metricAllThrottles({ statistic: 'Sum', label: 'throttles' }),
       ]),
@@ -327,12 +347,32 @@ export class Operations extends Construct {
         sumOf('throttled', 'throttled', operations, perOperation('ThrottledRequests')),
         sumOf('system errors', 'system', operations, perOperation('SystemErrors')),
       ]),
-      new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 16, height: 6 }),
+      new AlarmStatusWidget({ title: 'Alarms: queues, API, table', alarms: serviceAlarms, width: 16, height: 6 }),
     );
+    // The function alarms, in widgets of at most MAX_ALARMS_PER_STATUS_WIDGET (an even number, so a
+    // function's two alarms share a widget), each showing only those in ALARM: 222 would not fit
+    // one widget, nor read well in one.
+    const widgets: AlarmStatusWidget[] = [];
+    for (let i = 0; i < this.functionAlarms.length; i += MAX_ALARMS_PER_STATUS_WIDGET) {
+      const chunk = functions.slice(i / 2, (i + MAX_ALARMS_PER_STATUS_WIDGET) / 2);
+      widgets.push(
+        new AlarmStatusWidget({
+          title: `Functions in ALARM: ${chunk[0]!.handler} … ${chunk.at(-1)!.handler}`,
+          alarms: this.functionAlarms.slice(i, i + MAX_ALARMS_PER_STATUS_WIDGET),
+          states: [AlarmState.ALARM],
+          width: 8,
+          height: 4,
+        }),
+      );
+    }
+    this.dashboard.addWidgets(...widgets);
   }
 
   private alarm(id: string, props: AlarmSpec): Alarm {
     const alarm = new Alarm(this, id, {
+      // Named, not generated: the name says which stack and which function or queue, where the
+      // nested stack's generated one would be `<stack>-OperationsNestedStack…-<id>-<hash>`.
+      alarmName: alarmNameOf(this.parentName, props.name ?? id),
       metric: props.metric,
       threshold: props.threshold,
       comparisonOperator: props.comparisonOperator,
@@ -349,6 +389,8 @@ export class Operations extends Construct {
 }
 
 interface AlarmSpec {
+  /** The alarm's name after the stack's; its construct id when not given. */
+  name?: string;
   metric: IMetric;
   threshold: number;
   comparisonOperator: ComparisonOperator;

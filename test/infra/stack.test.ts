@@ -1,22 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { App, Aspects } from 'aws-cdk-lib';
+import { App, Aspects, CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack, AUTHORIZER_CACHE_SECONDS } from '../../infra/stack.js';
 import { routes, jobs } from '../../shared/routes.js';
 import { TABLE } from '../../shared/db/table.js';
 
-function synth(): { template: Template; annotations: Annotations } {
+function synth() {
   // No bundling here (one test in bundling.test.ts bundles for real), no CloudFormation validator.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EvalPlatformStack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
   // cdk-nag's AwsSolutions pack runs in the same synthesis (as in infra/app.ts).
   Aspects.of(app).add(new AwsSolutionsChecks());
+  // The resources of the operations nested stack an aspect of the app visits, as cdk-nag's does.
+  const visitedInOperations = new Set<string>();
+  Aspects.of(app).add({
+    visit: (c) => {
+      if (c instanceof CfnResource && Stack.of(c) === stack.operations) visitedInOperations.add(c.node.path);
+    },
+  });
   const template = Template.fromStack(stack);
-  return { template, annotations: Annotations.fromStack(stack) };
+  const operationsTemplate = Template.fromStack(stack.operations);
+  return { template, annotations: Annotations.fromStack(stack), operationsTemplate, visitedInOperations };
 }
 
-const { template, annotations } = synth();
+const { template, annotations, operationsTemplate, visitedInOperations } = synth();
 const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 const resources = Object.entries(json.Resources);
 const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
@@ -26,6 +35,20 @@ describe('CDK stack', () => {
     const message = (m: { id: string; entry: { data?: unknown } }) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`;
     expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(message)).toEqual([]);
     expect(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(message)).toEqual([]);
+  });
+
+  it('sees the nested operations stack’s resources in that check (cdk-nag reaches nested stacks)', () => {
+    const nestedResources = Object.keys(operationsTemplate.toJSON().Resources as object);
+    expect(nestedResources.length).toBeGreaterThan(200);
+    expect(visitedInOperations.size).toBe(nestedResources.length);
+    // A plain topic in a nested stack breaks SNS3 (publishers need not use TLS): the finding must
+    // reach the parent's annotations, which the check above reads, as the operations stack's would.
+    const small = new App();
+    const parent = new Stack(small, 'Parent', { env: { account: '123456789012', region: 'eu-west-1' } });
+    new Topic(new NestedStack(parent, 'Nested'), 'Plain');
+    Aspects.of(small).add(new AwsSolutionsChecks());
+    const found = Annotations.fromStack(parent).findError('*', Match.stringLikeRegexp('AwsSolutions-SNS3'));
+    expect(found.map((m) => m.id)).toEqual(['/Parent/Nested/Plain/Resource']);
   });
 
   it('keeps each cdk-nag suppression with its reason in the template metadata', () => {
