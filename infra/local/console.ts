@@ -42,6 +42,15 @@ function apiBaseUrl(host: string | undefined, fallback: string): string {
  * The answer for a console path, or undefined when the path is not the console's (the API
  * answers it). `serverUrl` is the fallback API base when the request has no usable Host header.
  */
+/** A file of the built console; a path no file system can hold (too long, a file as a folder) is none. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+}
+
 export function consoleAnswer(method: string, pathname: string, host: string | undefined, serverUrl: string): ConsoleAnswer | undefined {
   if (method !== 'GET' && method !== 'HEAD') return undefined;
   if (pathname === '/console-config.json') {
@@ -57,7 +66,7 @@ export function consoleAnswer(method: string, pathname: string, host: string | u
   }
   const path = normalize(join(CONSOLE_DIST, decoded));
   if (!path.startsWith(CONSOLE_DIST + sep) || decoded.includes('\0')) return undefined;
-  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return undefined;
+  if (!isFile(path)) return undefined;
   // Vite names assets by content hash: they never change; index.html always asks again.
   return file(path, decoded.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
 }

@@ -84,6 +84,8 @@ export function apiDocsAnswer(method: string, path: string, files: ApiDocsFiles)
   if (method.toUpperCase() !== 'GET') return undefined;
   if (path === DOCS_PATHS.document) return answer(read(files.document), 'application/json; charset=utf-8', 'no-cache');
   if (path === DOCS_PATHS.page) return answer(PAGE, 'text/html; charset=utf-8', 'no-cache');
+  // With the slash the page's relative URLs would miss: to the page, relative so any base path works.
+  if (path === `${DOCS_PATHS.page}/`) return { statusCode: 308, headers: { Location: '../docs', ...SECURITY_HEADERS }, body: '' };
   const asset = path.startsWith('/docs/') ? path.slice('/docs/'.length) : undefined;
   if (asset === INIT_SCRIPT) return answer(INIT, 'text/javascript; charset=utf-8');
   const type = asset !== undefined && Object.hasOwn(DOCS_ASSETS, asset) ? DOCS_ASSETS[asset] : undefined;

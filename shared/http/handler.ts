@@ -230,11 +230,15 @@ function rawBodyOf(event: APIGatewayProxyEvent): RawBody {
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
 
+/** `{}`, with any whitespace around or inside. */
+const isEmptyJsonObject = (raw: string): boolean => /^\s*\{\s*\}\s*$/.test(raw);
+
 function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unknown) | undefined, optional = false): unknown {
   const raw = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const hasBody = raw.trim().length > 0;
   if (!validate) {
-    if (hasBody) throw new ValidationError('this route takes no request body');
+    // Clients that always send a JSON object send `{}`: an empty object is no body.
+    if (hasBody && !isEmptyJsonObject(raw)) throw new ValidationError('this route takes no request body (an empty body or {} only)');
     return undefined;
   }
   if (!hasBody) {

@@ -36,11 +36,24 @@ describe('the API reference on the local server', () => {
     expect(await (await fetch(`${base}/docs/swagger-ui-bundle.js`)).text()).toMatch(/SwaggerUIBundle/);
   });
 
+  it('sends /docs/ (with the slash) to the page, and serves a favicon', async () => {
+    const res = await fetch(`${base}/docs/`, { redirect: 'manual' });
+    expect(res.status).toBe(308);
+    expect(new URL(res.headers.get('location')!, `${base}/docs/`).href).toBe(`${base}/docs`);
+    const followed = await fetch(`${base}/docs/`);
+    expect(followed.status).toBe(200);
+    expect(followed.url).toBe(`${base}/docs`);
+    expect(await followed.text()).toContain('swagger-ui');
+    const icon = await fetch(`${base}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect(Buffer.from(await icon.arrayBuffer()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+  });
+
   it('answers anything else under /docs, and other methods, with the API’s 404', async () => {
     for (const [method, path] of [
       ['GET', '/docs/index.html'],
       ['GET', '/docs/../package.json'],
-      ['GET', '/docs/'],
       ['POST', '/openapi.json'],
       ['DELETE', '/docs'],
     ] as const) {

@@ -50,6 +50,19 @@ describe('the Middy stack', () => {
     expect((await run(echo, post(null))).body.message).toBe('a JSON request body is required');
   });
 
+  it('takes an empty body or {} on a route without a body, and refuses anything else with 400', async () => {
+    const cancel = httpHandler({ handler: 'runs/cancel' }, async () => ok({ cancelled: true }));
+    for (const body of [null, '', '  ', '{}', ' { } ', '{}\n']) {
+      expect(await run(cancel as typeof echo, post(body)), JSON.stringify(body)).toMatchObject({ status: 200, body: { cancelled: true } });
+    }
+    // Clients that always send JSON may send {} without a Content-Type too.
+    expect((await run(cancel as typeof echo, post('{}', {}))).status).toBe(200);
+    for (const body of ['{"a":1}', '[]', 'null', 'x', '{}{}']) {
+      const res = await run(cancel as typeof echo, post(body));
+      expect(res, body).toMatchObject({ status: 400, body: { error: 'Bad Request', message: 'this route takes no request body (an empty body or {} only)' } });
+    }
+  });
+
   it('hides internals of unexpected failures behind a 500', async () => {
     const res = await run(failing);
     expect(res.status).toBe(500);
