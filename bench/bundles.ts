@@ -40,12 +40,16 @@ export interface Bundle {
 export function stackHandlers(): string[] {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EvalPlatformStack(app, 'Functions');
-  const handlers = stack.node.findAll().filter((c): c is AppFunction => c instanceof AppFunction).map((f) => f.handler);
+  const handlers = stack.node
+    .findAll()
+    .filter((c): c is AppFunction => c instanceof AppFunction)
+    .map((f) => f.handler);
   return [...new Set(handlers)].sort();
 }
 
 /** The name of the floor holding these clients (besides DynamoDB's). */
-export const floorName = (clients: readonly SdkClient[]) => (clients.length ? `floor-dynamodb-${[...clients].sort().join('-')}` : DYNAMODB_FLOOR);
+export const floorName = (clients: readonly SdkClient[]) =>
+  clients.length ? `floor-dynamodb-${[...clients].sort().join('-')}` : DYNAMODB_FLOOR;
 
 /** A floor handler's source: the clients created at module scope, as the service creates them, and one command each. */
 export function floorSource(clients: readonly SdkClient[]): string {
@@ -63,8 +67,12 @@ export function floorSource(clients: readonly SdkClient[]): string {
     has('lambda') ? 'const lambda = new LambdaClient({});' : '',
     'export const handler = async (event: { id: string }) => {',
     '  const out: unknown[] = [(await doc.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: event.id, sk: event.id } }))).Item];',
-    has('s3') ? "  out.push(await getSignedUrl(s3, new GetObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: event.id })));" : '',
-    has('sqs') ? "  out.push(await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.RUN_QUEUE_URL, Entries: [{ Id: '0', MessageBody: event.id }] })));" : '',
+    has('s3')
+      ? '  out.push(await getSignedUrl(s3, new GetObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: event.id })));'
+      : '',
+    has('sqs')
+      ? "  out.push(await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.RUN_QUEUE_URL, Entries: [{ Id: '0', MessageBody: event.id }] })));"
+      : '',
     has('lambda') ? '  out.push(await lambda.send(new InvokeCommand({ FunctionName: event.id })));' : '',
     '  return out;',
     '};',
@@ -75,24 +83,28 @@ export function floorSource(clients: readonly SdkClient[]): string {
 }
 
 const buildOptions = (outdir: string): BuildOptions => ({
-    absWorkingDir: PROJECT_ROOT,
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: BUNDLING.format,
-    target: BUNDLING.target,
-    minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
-    sourcesContent: BUNDLING.sourcesContent,
-    mainFields: [...BUNDLING.mainFields],
-    banner: { js: BUNDLING.banner },
-    alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),
-    external: [...BUNDLING.external],
-    nodePaths: [resolve(PROJECT_ROOT, 'node_modules')],
-    define: { __BUILD_STAMP__: JSON.stringify(JSON.stringify({ version: '0.0.0-bench', commit: 'bench', buildDate: new Date(0).toISOString() })) },
-    logLevel: 'error',
-    metafile: true,
+  absWorkingDir: PROJECT_ROOT,
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: BUNDLING.format,
+  target: BUNDLING.target,
+  minify: BUNDLING.minify,
+  sourcemap: BUNDLING.sourceMap,
+  sourcesContent: BUNDLING.sourcesContent,
+  mainFields: [...BUNDLING.mainFields],
+  banner: { js: BUNDLING.banner },
+  alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),
+  external: [...BUNDLING.external],
+  nodePaths: [resolve(PROJECT_ROOT, 'node_modules')],
+  define: {
+    __BUILD_STAMP__: JSON.stringify(
+      JSON.stringify({ version: '0.0.0-bench', commit: 'bench', buildDate: new Date(0).toISOString() }),
+    ),
+  },
+  logLevel: 'error',
+  metafile: true,
 });
 
 /** The SDK clients (besides DynamoDB's) among the inputs of one output of a metafile. */
@@ -100,7 +112,9 @@ function clientsOf(metafile: Metafile, outfile: string): SdkClient[] {
   const output = Object.entries(metafile.outputs).find(([path]) => resolve(PROJECT_ROOT, path) === outfile)?.[1];
   if (!output) throw new Error(`no output ${outfile} in the metafile`);
   const inputs = Object.keys(output.inputs);
-  return (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) => inputs.some((i) => i.includes(`node_modules/${SDK_CLIENTS[c]}/`)));
+  return (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) =>
+    inputs.some((i) => i.includes(`node_modules/${SDK_CLIENTS[c]}/`)),
+  );
 }
 
 /**

@@ -89,7 +89,11 @@ export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
     const dyn: number[] = [];
     for (let i = 0; i < n; i++) {
       // Rotate the order, so no bundle always runs right after another's process.
-      const steps = [() => ref.push(importMs(floor.file)), () => own.push(importMs(b.file)), () => dyn.push(importMs(dynamo.file))];
+      const steps = [
+        () => ref.push(importMs(floor.file)),
+        () => own.push(importMs(b.file)),
+        () => dyn.push(importMs(dynamo.file)),
+      ];
       for (let k = 0; k < steps.length; k++) steps[(i + k) % steps.length]!();
     }
     const row = {
@@ -112,15 +116,29 @@ export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
 async function resultsRequests(): Promise<number> {
   const { startLocalRuntime } = await import('../infra/local/runtime.js');
   const { freePort } = await import('../infra/local/services.js');
-  const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-cold-')), scanIntervalSeconds: 0, quiet: true });
+  const runtime = await startLocalRuntime({
+    port: await freePort(),
+    inMemory: true,
+    dataDir: mkdtempSync(join(tmpdir(), 'evp-cold-')),
+    scanIntervalSeconds: 0,
+    quiet: true,
+  });
   try {
     const { observeRequests } = await import('../shared/db/client.js');
     let calls = 0;
     observeRequests(() => calls++);
     const headers = { authorization: `Bearer ${runtime.demoApiKey}`, 'content-type': 'application/json' };
-    const post = async (path: string, body: unknown) => (await (await fetch(`${runtime.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    const post = async (path: string, body: unknown) =>
+      (await (
+        await fetch(`${runtime.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+      ).json()) as { id: string };
     const product = await post('/products', { name: 'cold bench' });
-    const monitor = await post('/monitors', { productId: product.id, name: 'cold bench', metricGroupIds: ['mgrp_is_json', 'mgrp_non_empty_output'], samplingPercentage: 50 });
+    const monitor = await post('/monitors', {
+      productId: product.id,
+      name: 'cold bench',
+      metricGroupIds: ['mgrp_is_json', 'mgrp_non_empty_output'],
+      samplingPercentage: 50,
+    });
     const before = calls;
     const res = await fetch(`${runtime.url}/monitors/${monitor.id}/results`, { headers });
     if (res.status !== 200) throw new Error(`results answered ${res.status}: ${await res.text()}`);
@@ -137,10 +155,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const all = await bundleAll(outdir);
     const bundles = only ? all.filter((b) => isFloor(b) || only.includes(b.name)) : all;
     const floors = all.filter(isFloor);
-    console.log(`bundled ${all.length - floors.length} functions and ${floors.length} floors in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} rounds each, ${sourceMaps ? 'with' : 'without'} --enable-source-maps`);
+    console.log(
+      `bundled ${all.length - floors.length} functions and ${floors.length} floors in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} rounds each, ${sourceMaps ? 'with' : 'without'} --enable-source-maps`,
+    );
     const rows = timeImports(bundles, rounds);
     console.log(`\nfloors: ${floors.map((f) => `${f.name} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}\n`);
-    console.log(`${'function'.padEnd(34)} ${'KiB'.padStart(6)} ${'floor'.padStart(28)} ${'ms'.padStart(7)} ${'floor ms'.padStart(9)} ${'ratio'.padStart(6)} ${'ddb ms'.padStart(7)} ${'/ddb'.padStart(6)}`);
+    console.log(
+      `${'function'.padEnd(34)} ${'KiB'.padStart(6)} ${'floor'.padStart(28)} ${'ms'.padStart(7)} ${'floor ms'.padStart(9)} ${'ratio'.padStart(6)} ${'ddb ms'.padStart(7)} ${'/ddb'.padStart(6)}`,
+    );
     for (const r of rows) {
       const flag = r.ratio > MAX_RATIO ? `  ratio > ${MAX_RATIO}` : '';
       console.log(
@@ -149,9 +171,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     }
     const over = rows.filter((r) => r.ratio > MAX_RATIO);
     const medianRatio = median(rows.map((r) => r.dynamoRatio));
-    console.log(`\n${rows.length - over.length} of ${rows.length} functions within ${MAX_RATIO}× of their floor; median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB`);
+    console.log(
+      `\n${rows.length - over.length} of ${rows.length} functions within ${MAX_RATIO}× of their floor; median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB`,
+    );
     console.log(`median function / DynamoDB-only floor: ${medianRatio.toFixed(2)} (goal <= ${MAX_MEDIAN_RATIO})`);
-    console.log(`GET /monitors/{id}/results: ${await resultsRequests()} DynamoDB requests (authorizer included, goal ≤ 8)`);
+    console.log(
+      `GET /monitors/{id}/results: ${await resultsRequests()} DynamoDB requests (authorizer included, goal ≤ 8)`,
+    );
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -3,7 +3,10 @@ export function benchClient(url: string, key: string) {
   return async function http(method: string, path: string, body?: unknown): Promise<any> {
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const out = (await res.json()) as any;

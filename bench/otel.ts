@@ -28,14 +28,23 @@ const SPANS_PER_TRACE = Math.max(2, Number(process.env.BENCH_SPANS_PER_TRACE ?? 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2);
 const EXPORT_SPANS = 1000;
 
-const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-bench-otel-')), scanIntervalSeconds: 0, quiet: true });
+const runtime = await startLocalRuntime({
+  port: await freePort(),
+  inMemory: true,
+  dataDir: mkdtempSync(join(tmpdir(), 'evp-bench-otel-')),
+  scanIntervalSeconds: 0,
+  quiet: true,
+});
 
 const http = benchClient(runtime.url, runtime.demoApiKey);
 
 /** The conversations, made by the SDK: turn k of every session, then turn k + 1 (as traffic arrives). */
 async function makeSpans(versionId: string): Promise<ReadableSpan[]> {
   const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'bench-bot', 'platform.version.id': versionId }), spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'bench-bot', 'platform.version.id': versionId }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
   const tracer = provider.getTracer('bench');
   const start = Date.now() - 3_600_000;
   for (let turn = 0; turn < TURNS; turn++) {
@@ -46,8 +55,12 @@ async function makeSpans(versionId: string): Promise<ReadableSpan[]> {
         attributes: {
           'gen_ai.operation.name': 'invoke_agent',
           'session.id': `bench-${s}`,
-          'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `question ${turn} of conversation ${s}` }] }]),
-          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `answer ${turn}` }] }]),
+          'gen_ai.input.messages': JSON.stringify([
+            { role: 'user', parts: [{ type: 'text', content: `question ${turn} of conversation ${s}` }] },
+          ]),
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'text', content: `answer ${turn}` }] },
+          ]),
           'gen_ai.usage.input_tokens': 100,
           'gen_ai.usage.output_tokens': 20,
         },
@@ -57,7 +70,20 @@ async function makeSpans(versionId: string): Promise<ReadableSpan[]> {
         const tool = c % 3 === 0;
         const child = tracer.startSpan(
           tool ? 'execute_tool search' : 'chat gpt-4.1-mini',
-          { startTime: new Date(t0 + c * 10), attributes: tool ? { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.result': 'found 3 documents' } : { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini', 'gen_ai.usage.input_tokens': 50 } },
+          {
+            startTime: new Date(t0 + c * 10),
+            attributes: tool
+              ? {
+                  'gen_ai.operation.name': 'execute_tool',
+                  'gen_ai.tool.name': 'search',
+                  'gen_ai.tool.call.result': 'found 3 documents',
+                }
+              : {
+                  'gen_ai.operation.name': 'chat',
+                  'gen_ai.request.model': 'gpt-4.1-mini',
+                  'gen_ai.usage.input_tokens': 50,
+                },
+          },
           ctx,
         );
         child.end(new Date(t0 + c * 10 + 8));
@@ -75,8 +101,11 @@ try {
   const spans = await makeSpans(version.id);
   // Exports as a BatchSpanProcessor makes them: in order of ending, at most 1,000 spans each.
   const bodies: Buffer[] = [];
-  for (let i = 0; i < spans.length; i += EXPORT_SPANS) bodies.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans.slice(i, i + EXPORT_SPANS))!));
-  console.log(`ingestion: ${spans.length} spans (${SESSIONS} sessions × ${TURNS} turns × ${SPANS_PER_TRACE} spans) in ${bodies.length} protobuf exports, ${CLIENTS} clients`);
+  for (let i = 0; i < spans.length; i += EXPORT_SPANS)
+    bodies.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans.slice(i, i + EXPORT_SPANS))!));
+  console.log(
+    `ingestion: ${spans.length} spans (${SESSIONS} sessions × ${TURNS} turns × ${SPANS_PER_TRACE} spans) in ${bodies.length} protobuf exports, ${CLIENTS} clients`,
+  );
 
   const started = Date.now();
   let next = 0;
@@ -84,9 +113,14 @@ try {
     Array.from({ length: CLIENTS }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++]!;
-        const res = await fetch(`${runtime.url}/otel/v1/traces`, { method: 'POST', headers: { authorization: `Bearer ${runtime.demoApiKey}`, 'content-type': 'application/x-protobuf' }, body });
+        const res = await fetch(`${runtime.url}/otel/v1/traces`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${runtime.demoApiKey}`, 'content-type': 'application/x-protobuf' },
+          body,
+        });
         const answer = Buffer.from(await res.arrayBuffer());
-        if (res.status !== 200 || answer.length > 0) throw new Error(`export answered ${res.status} (${answer.length} bytes): not a full success`);
+        if (res.status !== 200 || answer.length > 0)
+          throw new Error(`export answered ${res.status} (${answer.length} bytes): not a full success`);
       }
     }),
   );
@@ -99,8 +133,11 @@ try {
   const { keys } = await import('../shared/db/keys.js');
   const { batchPut } = await import('../shared/db/batch.js');
   const sessions = await http('GET', `/sessions?versionIds=${version.id}&limit=1000`);
-  if (sessions.length !== SESSIONS || sessions.some((s: { turnCount: number }) => s.turnCount !== TURNS)) throw new Error('the sessions or their turns are not all there');
-  const items = (await Promise.all(sessions.map((s: { id: string }) => queryIndex('gsi1', keys.spanBySessionPartition(s.id))))).flat();
+  if (sessions.length !== SESSIONS || sessions.some((s: { turnCount: number }) => s.turnCount !== TURNS))
+    throw new Error('the sessions or their turns are not all there');
+  const items = (
+    await Promise.all(sessions.map((s: { id: string }) => queryIndex('gsi1', keys.spanBySessionPartition(s.id))))
+  ).flat();
   if (items.length !== spans.length) throw new Error(`${items.length} span items stored, ${spans.length} sent`);
   console.log(`  stored: ${SESSIONS} sessions, ${SESSIONS * TURNS} turns, ${items.length} spans`);
 

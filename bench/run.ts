@@ -33,7 +33,12 @@ try {
 
   const product = await createProduct(auth, { name: 'bench' });
   const groups = ['mgrp_is_json', 'mgrp_non_empty_output'];
-  const monitor = await createMonitor(auth, { productId: product.id, name: 'bench', metricGroupIds: groups, samplingPercentage: 50 });
+  const monitor = await createMonitor(auth, {
+    productId: product.id,
+    name: 'bench',
+    metricGroupIds: groups,
+    samplingPercentage: 50,
+  });
 
   let loaded = 0;
   async function loadTo(total: number) {
@@ -44,16 +49,40 @@ try {
       const day = at.slice(0, 10);
       for (const [g, groupId] of groups.entries()) {
         const score = (i * (g + 3)) % 7 === 0 ? 0 : 1;
-        items.push({ ...keys.monitorScore(monitor.id, day, groupId, sessionId), entity: 'SCORE', score, weight: 2, evaluatedAt: at, metricId: groupId.replace('mgrp_', 'met_') });
-        items.push({ ...keys.dirtyBucket(shardOf(monitor.id), monitor.id, day, groupId), entity: 'DIRTY', monitorId: monitor.id, day, groupId, touchedAt: `${at}#${loaded}` });
+        items.push({
+          ...keys.monitorScore(monitor.id, day, groupId, sessionId),
+          entity: 'SCORE',
+          score,
+          weight: 2,
+          evaluatedAt: at,
+          metricId: groupId.replace('mgrp_', 'met_'),
+        });
+        items.push({
+          ...keys.dirtyBucket(shardOf(monitor.id), monitor.id, day, groupId),
+          entity: 'DIRTY',
+          monitorId: monitor.id,
+          day,
+          groupId,
+          touchedAt: `${at}#${loaded}`,
+        });
       }
-      items.push({ ...keys.monitorScored(monitor.id, sessionId), ...keys.monitorScoredByTime(monitor.id, at, sessionId), entity: 'SCORED', sessionId, evaluatedAt: at, settledAtTurn: 2, description: `question ${i}` });
+      items.push({
+        ...keys.monitorScored(monitor.id, sessionId),
+        ...keys.monitorScoredByTime(monitor.id, at, sessionId),
+        entity: 'SCORED',
+        sessionId,
+        evaluatedAt: at,
+        settledAtTurn: 2,
+        description: `question ${i}`,
+      });
     }
     const started = Date.now();
     await batchPut(items, 16);
     await runAggregator();
     loaded = total;
-    console.log(`loaded ${total} scored sessions (${items.length} items in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `loaded ${total} scored sessions (${items.length} items in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
 
   async function time(label: string): Promise<number> {
@@ -62,7 +91,9 @@ try {
     for (let i = 0; i < 50; i++) {
       const before = calls;
       const started = performance.now();
-      const res = await fetch(`${runtime.url}/monitors/${monitor.id}/results?days=14`, { headers: { authorization: `Bearer ${runtime.demoApiKey}` } });
+      const res = await fetch(`${runtime.url}/monitors/${monitor.id}/results?days=14`, {
+        headers: { authorization: `Bearer ${runtime.demoApiKey}` },
+      });
       const body = (await res.json()) as { metrics: { headline: { scoredSessions: number } }[] };
       durations.push(performance.now() - started);
       perRequest = calls - before;
@@ -70,7 +101,9 @@ try {
     }
     durations.sort((a, b) => a - b);
     const median = (durations[24]! + durations[25]!) / 2;
-    console.log(`${label}: median ${median.toFixed(1)} ms over 50 calls; ${perRequest} DynamoDB calls per request (authorizer included)`);
+    console.log(
+      `${label}: median ${median.toFixed(1)} ms over 50 calls; ${perRequest} DynamoDB calls per request (authorizer included)`,
+    );
     return median;
   }
 

@@ -30,20 +30,33 @@ const agent = createServer((req, res) => {
   req.on('end', () => {
     arrivals.push({ path: req.url ?? '', at: Date.now() });
     const message = (JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { message?: string }).message ?? '';
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ reply: message })), AGENT_MS);
+    setTimeout(
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ reply: message })),
+      AGENT_MS,
+    );
   });
 });
 await new Promise<void>((r) => agent.listen(0, '127.0.0.1', () => r()));
 const agentUrl = `http://127.0.0.1:${(agent.address() as { port: number }).port}`;
 
-const runtime = await startLocalRuntime({ port: await freePort(), inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'evp-bench-runs-')), scanIntervalSeconds: 0, quiet: true });
+const runtime = await startLocalRuntime({
+  port: await freePort(),
+  inMemory: true,
+  dataDir: mkdtempSync(join(tmpdir(), 'evp-bench-runs-')),
+  scanIntervalSeconds: 0,
+  quiet: true,
+});
 
 const http = benchClient(runtime.url, runtime.demoApiKey);
 
 async function uploadCases(n: number, prefix: string): Promise<string> {
   const { url, uri } = await http('GET', '/storage/generate-put-presigned-url?fileName=bench.csv&contentType=text/csv');
   const rows = Array.from({ length: n }, (_, i) => `${prefix} question ${i},${prefix} question ${i}`);
-  const put = await fetch(url, { method: 'PUT', body: `input,expected_output\n${rows.join('\n')}\n`, headers: { 'content-type': 'text/csv' } });
+  const put = await fetch(url, {
+    method: 'PUT',
+    body: `input,expected_output\n${rows.join('\n')}\n`,
+    headers: { 'content-type': 'text/csv' },
+  });
   if (put.status !== 200) throw new Error(`upload failed: ${put.status}`);
   return uri;
 }
@@ -60,14 +73,31 @@ async function fixture(n: number, rateLimit: number | null, label: string) {
     type: 'CONVERSATION',
     rateLimit,
   });
-  const version = await http('POST', '/versions', { productId: product.id, name: 'v1', conversationEndpointConnectionId: conn.id });
+  const version = await http('POST', '/versions', {
+    productId: product.id,
+    name: 'v1',
+    conversationEndpointConnectionId: conn.id,
+  });
   // The first cases come from an uploaded CSV; the rest are added through POST /testCases (a large
   // import inside one request can outlast the local function timeout on a busy machine).
   const first = Math.min(n, 100);
-  const test = await http('POST', '/tests', { productId: product.id, name: label, type: 'QUALITY', uri: await uploadCases(first, label) });
+  const test = await http('POST', '/tests', {
+    productId: product.id,
+    name: label,
+    type: 'QUALITY',
+    uri: await uploadCases(first, label),
+  });
   const rest = Array.from({ length: n - first }, (_, i) => first + i);
   for (let i = 0; i < rest.length; i += 20) {
-    await Promise.all(rest.slice(i, i + 20).map((k) => http('POST', '/testCases', { testId: test.id, input: `${label} question ${k}`, expectedOutput: `${label} question ${k}` })));
+    await Promise.all(
+      rest.slice(i, i + 20).map((k) =>
+        http('POST', '/testCases', {
+          testId: test.id,
+          input: `${label} question ${k}`,
+          expectedOutput: `${label} question ${k}`,
+        }),
+      ),
+    );
   }
   return { version, test };
 }
@@ -88,24 +118,36 @@ async function runToEnd(versionId: string, testId: string): Promise<{ run: any; 
 }
 
 try {
-  console.log(`throughput: ${CASES} single-turn cases, agent answers in ${AGENT_MS} ms, local concurrency ${CONCURRENCY}, no rate limit`);
+  console.log(
+    `throughput: ${CASES} single-turn cases, agent answers in ${AGENT_MS} ms, local concurrency ${CONCURRENCY}, no rate limit`,
+  );
   const fast = await fixture(CASES, null, 'fast');
   const one = await runToEnd(fast.version.id, fast.test.id);
   const ideal = (CASES * AGENT_MS) / CONCURRENCY;
-  console.log(`  run ${one.run.status}: ${JSON.stringify(one.run.progress)}; non_empty_output = ${one.run.metrics[0]?.score}`);
-  console.log(`  wall ${(one.ms / 1000).toFixed(1)} s, ideal ${(ideal / 1000).toFixed(1)} s (${CASES} × ${AGENT_MS} ms / ${CONCURRENCY})`);
+  console.log(
+    `  run ${one.run.status}: ${JSON.stringify(one.run.progress)}; non_empty_output = ${one.run.metrics[0]?.score}`,
+  );
+  console.log(
+    `  wall ${(one.ms / 1000).toFixed(1)} s, ideal ${(ideal / 1000).toFixed(1)} s (${CASES} × ${AGENT_MS} ms / ${CONCURRENCY})`,
+  );
 
   console.log(`rate limit: ${RATE_CASES} cases on a connection limited to ${RATE} requests per minute`);
   const limited = await fixture(RATE_CASES, RATE, 'limited');
   const two = await runToEnd(limited.version.id, limited.test.id);
-  const times = arrivals.filter((a) => a.path === '/limited').map((a) => a.at).sort((a, b) => a - b);
+  const times = arrivals
+    .filter((a) => a.path === '/limited')
+    .map((a) => a.at)
+    .sort((a, b) => a - b);
   const spanMin = (times[times.length - 1]! - times[0]!) / 60_000;
   // n starts spaced 60/RATE s apart span (n − 1) intervals: that is the achieved rate.
   const achieved = (times.length - 1) / spanMin;
   let worstWindow = 0;
-  for (let i = 0; i < times.length; i++) worstWindow = Math.max(worstWindow, times.filter((t) => t >= times[i]! && t < times[i]! + 60_000).length);
+  for (let i = 0; i < times.length; i++)
+    worstWindow = Math.max(worstWindow, times.filter((t) => t >= times[i]! && t < times[i]! + 60_000).length);
   console.log(`  run ${two.run.status}: ${JSON.stringify(two.run.progress)} in ${(two.ms / 1000).toFixed(1)} s`);
-  console.log(`  achieved ${achieved.toFixed(1)} requests/min against a limit of ${RATE}; busiest 60-second window held ${worstWindow}`);
+  console.log(
+    `  achieved ${achieved.toFixed(1)} requests/min against a limit of ${RATE}; busiest 60-second window held ${worstWindow}`,
+  );
 
   console.log('');
   console.log(`wall time / ideal             = ${(one.ms / ideal).toFixed(2)}`);

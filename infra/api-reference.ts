@@ -323,7 +323,9 @@ const run: Static<typeof Run> = {
   metricIds: [METRIC],
   status: 'RUNNING',
   progress: { total: 2, pending: 0, running: 1, completed: 1, failed: 0 },
-  metrics: [{ metricId: METRIC, name: 'politeness', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null }],
+  metrics: [
+    { metricId: METRIC, name: 'politeness', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null },
+  ],
   error: null,
   createdAt: AT,
   startedAt: LATER,
@@ -350,7 +352,10 @@ const monitor: Static<typeof MonitorRecord> = {
 const point = (scoredSessions: number, score: number | null) => ({
   scoredSessions,
   score,
-  confidenceInterval: scoredSessions >= 30 && score !== null ? { lower: Math.max(0, score - 0.06), upper: Math.min(1, score + 0.06) } : null,
+  confidenceInterval:
+    scoredSessions >= 30 && score !== null
+      ? { lower: Math.max(0, score - 0.06), upper: Math.min(1, score + 0.06) }
+      : null,
   collectingData: scoredSessions < 30,
 });
 const monitorResults: Static<typeof MonitorResultsRecord> = {
@@ -368,11 +373,23 @@ const monitorResults: Static<typeof MonitorResultsRecord> = {
     },
   ],
   worstMetric: { ...point(42, 0.91), metricGroupId: GROUP, name: 'politeness' },
-  markers: { metricRevisions: [{ metricGroupId: GROUP, name: 'politeness', metricId: METRIC, at: AT }], samplingChanges: [{ at: AT, samplingPercentage: 25 }] },
+  markers: {
+    metricRevisions: [{ metricGroupId: GROUP, name: 'politeness', metricId: METRIC, at: AT }],
+    samplingChanges: [{ at: AT, samplingPercentage: 25 }],
+  },
   spend: { spentCredits: 42, pendingCredits: 2, capCredits: 500, cycleStart: '2026-11-01T00:00:00.000Z' },
   sessions: {
-    scored: [{ sessionId: SESSION, evaluatedAt: LATER, settledAtTurn: 1, description: 'Why was I charged twice in October?' }],
-    waiting: [{ sessionId: 'sess_01JDA1V2B4N6M8Q0W2E4R6T8YU', lastTurnAt: AT, minutesSinceLastTurn: 4, description: 'Can I change my billing address?' }],
+    scored: [
+      { sessionId: SESSION, evaluatedAt: LATER, settledAtTurn: 1, description: 'Why was I charged twice in October?' },
+    ],
+    waiting: [
+      {
+        sessionId: 'sess_01JDA1V2B4N6M8Q0W2E4R6T8YU',
+        lastTurnAt: AT,
+        minutesSinceLastTurn: 4,
+        description: 'Can I change my billing address?',
+      },
+    ],
   },
 };
 const phoneConnection: Static<typeof PhoneConnection> = {
@@ -396,7 +413,15 @@ const organization: Static<typeof OrganizationRecord> = {
   pendingCredits: 2,
   availableCredits: 956,
 };
-const apiKey: Static<typeof ApiKeyRecord> = { id: KEY, organizationId: ORG, userId: USER, role: 'MEMBER', name: 'ci', last4: 'x9Qa', createdAt: AT };
+const apiKey: Static<typeof ApiKeyRecord> = {
+  id: KEY,
+  organizationId: ORG,
+  userId: USER,
+  role: 'MEMBER',
+  name: 'ci',
+  last4: 'x9Qa',
+  createdAt: AT,
+};
 const stamp = { version: '0.1.0', commit: 'a83e304', buildDate: AT };
 const deleted = (id: string): Static<typeof Deleted> => ({ id, deletedAt: LATER });
 
@@ -467,7 +492,8 @@ const alert: Alert = {
 const list = (what: string, filters: string) =>
   `Lists ${what} of the caller's organization: a JSON array, with the number of matches in the \`X-Total-Count\` header. ` +
   `The query parameters filter, sort and page it (\`limit\` 1–1000, default 100; \`offset\`, default 0); an unknown parameter or a bad value is a 400.${filters ? ` ${filters}` : ''}`;
-const read = (what: string) => `Reads one ${what} by id. A deleted ${what} is still answered, with its \`deletedAt\`, so references stay resolvable.`;
+const read = (what: string) =>
+  `Reads one ${what} by id. A deleted ${what} is still answered, with its \`deletedAt\`, so references stay resolvable.`;
 const softDelete = (what: string, also = '') =>
   `Soft-deletes the ${what}: it gets a \`deletedAt\`, leaves every list and can no longer be written, but \`GET\` by id still answers it.${also ? ` ${also}` : ''}`;
 const patch = (what: string, fields: string) =>
@@ -477,30 +503,48 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   // organization and API keys
   'organization/get': {
     summary: 'Read the caller’s organization',
-    description: 'The organization the key belongs to: plan, monthly credits (null = unlimited) and the current cycle’s spend (the cycle is the UTC calendar month).',
+    description:
+      'The organization the key belongs to: plan, monthly credits (null = unlimited) and the current cycle’s spend (the cycle is the UTC calendar month).',
     response: OrganizationRecord,
     example: { response: organization },
   },
   'organization/update': {
     summary: 'Change an organization’s plan or credits (ADMIN)',
-    description: 'Platform operators only (an ADMIN key): sets `plan`, `monthlyCredits` (null = unlimited) or `name` of any organization.',
+    description:
+      'Platform operators only (an ADMIN key): sets `plan`, `monthlyCredits` (null = unlimited) or `name` of any organization.',
     response: OrganizationRecord,
     record: 'organization',
-    example: { request: { plan: 'ENTERPRISE', monthlyCredits: 5000 }, response: { ...organization, plan: 'ENTERPRISE', monthlyCredits: 5000, availableCredits: 4956 } },
+    example: {
+      request: { plan: 'ENTERPRISE', monthlyCredits: 5000 },
+      response: { ...organization, plan: 'ENTERPRISE', monthlyCredits: 5000, availableCredits: 4956 },
+    },
   },
   'api-keys/create': {
     summary: 'Create an API key',
-    description: 'Creates a MEMBER key for the caller’s organization. The key (`evk_…`) is in this answer only: the service keeps its SHA-256.',
+    description:
+      'Creates a MEMBER key for the caller’s organization. The key (`evk_…`) is in this answer only: the service keeps its SHA-256.',
     response: CreatedApiKeyRecord,
-    example: { request: { name: 'ci' }, response: { ...apiKey, key: 'evk_3kTq9ZpL0aXw7BvN2mYc8RdE5fGh1JsUx9Qa0b1c2d' } },
+    example: {
+      request: { name: 'ci' },
+      response: { ...apiKey, key: 'evk_3kTq9ZpL0aXw7BvN2mYc8RdE5fGh1JsUx9Qa0b1c2d' },
+    },
   },
   'api-keys/list': {
     summary: 'List API keys',
-    description: list('the API keys (never the key itself, only its last 4 characters)', '`includeRevoked=true` also lists revoked keys.'),
+    description: list(
+      'the API keys (never the key itself, only its last 4 characters)',
+      '`includeRevoked=true` also lists revoked keys.',
+    ),
     response: Type.Array(ApiKeyRecord),
     example: { response: [apiKey] },
   },
-  'api-keys/get': { summary: 'Read an API key', description: read('API key'), response: ApiKeyRecord, record: 'API key', example: { response: apiKey } },
+  'api-keys/get': {
+    summary: 'Read an API key',
+    description: read('API key'),
+    response: ApiKeyRecord,
+    record: 'API key',
+    example: { response: apiKey },
+  },
   'api-keys/delete': {
     summary: 'Revoke an API key',
     description: 'Revokes the key: it stops authenticating (the gateway caches a key’s answer for up to 5 minutes).',
@@ -512,22 +556,51 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   // products
   'products/create': {
     summary: 'Create a product',
-    description: 'Creates an agent product: its description and the capabilities, inabilities, security boundaries and policies tests and metrics refer to.',
+    description:
+      'Creates an agent product: its description and the capabilities, inabilities, security boundaries and policies tests and metrics refer to.',
     response: ProductRecord,
-    example: { request: { name: product.name, description: product.description, capabilities: product.capabilities, inabilities: product.inabilities }, response: product },
+    example: {
+      request: {
+        name: product.name,
+        description: product.description,
+        capabilities: product.capabilities,
+        inabilities: product.inabilities,
+      },
+      response: product,
+    },
   },
-  'products/list': { summary: 'List products', description: list('products', ''), response: Type.Array(ProductRecord), example: { response: [product] } },
-  'products/get': { summary: 'Read a product', description: read('product'), response: ProductRecord, record: 'product', example: { response: product } },
-  'products/update': {
-    summary: 'Update a product',
-    description: patch('product', '`name`, `description`, `capabilities`, `inabilities`, `securityBoundaries`, `policies`'),
+  'products/list': {
+    summary: 'List products',
+    description: list('products', ''),
+    response: Type.Array(ProductRecord),
+    example: { response: [product] },
+  },
+  'products/get': {
+    summary: 'Read a product',
+    description: read('product'),
     response: ProductRecord,
     record: 'product',
-    example: { request: { description: 'Answers billing and plan questions' }, response: { ...product, description: 'Answers billing and plan questions' } },
+    example: { response: product },
+  },
+  'products/update': {
+    summary: 'Update a product',
+    description: patch(
+      'product',
+      '`name`, `description`, `capabilities`, `inabilities`, `securityBoundaries`, `policies`',
+    ),
+    response: ProductRecord,
+    record: 'product',
+    example: {
+      request: { description: 'Answers billing and plan questions' },
+      response: { ...product, description: 'Answers billing and plan questions' },
+    },
   },
   'products/delete': {
     summary: 'Delete a product',
-    description: softDelete('product', 'Its versions, connections, specifications, tests and monitors are deleted with it.'),
+    description: softDelete(
+      'product',
+      'Its versions, connections, specifications, tests and monitors are deleted with it.',
+    ),
     response: Deleted,
     record: 'product',
     example: { response: deleted(PRODUCT) },
@@ -536,22 +609,52 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   // versions
   'versions/create': {
     summary: 'Create a version',
-    description: 'Creates a version of a product. The name is unique within the product (409); each endpoint connection id must name a connection of the same product with the matching type.',
+    description:
+      'Creates a version of a product. The name is unique within the product (409); each endpoint connection id must name a connection of the same product with the matching type.',
     response: VersionRecord,
-    errors: { 403: '`productId` or a connection id names another organization’s record', 409: 'a version of that name already exists in the product' },
-    example: { request: { productId: PRODUCT, name: 'v1', modelId: 'gpt-4o-mini', conversationEndpointConnectionId: ECON }, response: version },
+    errors: {
+      403: '`productId` or a connection id names another organization’s record',
+      409: 'a version of that name already exists in the product',
+    },
+    example: {
+      request: { productId: PRODUCT, name: 'v1', modelId: 'gpt-4o-mini', conversationEndpointConnectionId: ECON },
+      response: version,
+    },
   },
-  'versions/list': { summary: 'List versions', description: list('versions', '`productIds` narrows to products.'), response: Type.Array(VersionRecord), example: { response: [version] } },
-  'versions/get': { summary: 'Read a version', description: read('version'), response: VersionRecord, record: 'version', example: { response: version } },
+  'versions/list': {
+    summary: 'List versions',
+    description: list('versions', '`productIds` narrows to products.'),
+    response: Type.Array(VersionRecord),
+    example: { response: [version] },
+  },
+  'versions/get': {
+    summary: 'Read a version',
+    description: read('version'),
+    response: VersionRecord,
+    record: 'version',
+    example: { response: version },
+  },
   'versions/update': {
     summary: 'Update a version',
-    description: patch('version', '`name`, `description`, `modelId`, `systemPrompt` and the three endpoint connection ids; `productId` is immutable'),
+    description: patch(
+      'version',
+      '`name`, `description`, `modelId`, `systemPrompt` and the three endpoint connection ids; `productId` is immutable',
+    ),
     response: VersionRecord,
     record: 'version',
     errors: { 409: 'a version of that name already exists in the product' },
-    example: { request: { systemPrompt: 'You are Acme’s billing assistant. Be brief.' }, response: { ...version, systemPrompt: 'You are Acme’s billing assistant. Be brief.' } },
+    example: {
+      request: { systemPrompt: 'You are Acme’s billing assistant. Be brief.' },
+      response: { ...version, systemPrompt: 'You are Acme’s billing assistant. Be brief.' },
+    },
   },
-  'versions/delete': { summary: 'Delete a version', description: softDelete('version', 'Its name is free again within the product.'), response: Deleted, record: 'version', example: { response: deleted(VERSION) } },
+  'versions/delete': {
+    summary: 'Delete a version',
+    description: softDelete('version', 'Its name is free again within the product.'),
+    response: Deleted,
+    record: 'version',
+    example: { response: deleted(VERSION) },
+  },
 
   // endpoint connections
   'endpoint-connections/create': {
@@ -578,14 +681,26 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'endpoint-connections/list': {
     summary: 'List endpoint connections',
-    description: list('endpoint connections', 'Filters: `productIds`, `url` (substring), `types`, `httpMethods`, `authTypes`.'),
+    description: list(
+      'endpoint connections',
+      'Filters: `productIds`, `url` (substring), `types`, `httpMethods`, `authTypes`.',
+    ),
     response: Type.Array(EndpointConnectionRecord),
     example: { response: [endpointConnection] },
   },
-  'endpoint-connections/get': { summary: 'Read an endpoint connection', description: read('endpoint connection'), response: EndpointConnectionRecord, record: 'endpoint connection', example: { response: endpointConnection } },
+  'endpoint-connections/get': {
+    summary: 'Read an endpoint connection',
+    description: read('endpoint connection'),
+    response: EndpointConnectionRecord,
+    record: 'endpoint connection',
+    example: { response: endpointConnection },
+  },
   'endpoint-connections/update': {
     summary: 'Update an endpoint connection',
-    description: patch('endpoint connection', 'every field of the create body but `productId`; the type cannot change while a version uses the connection (409)'),
+    description: patch(
+      'endpoint connection',
+      'every field of the create body but `productId`; the type cannot change while a version uses the connection (409)',
+    ),
     response: EndpointConnectionRecord,
     record: 'endpoint connection',
     errors: { 409: 'a version uses the connection in a way the change would break' },
@@ -593,7 +708,10 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'endpoint-connections/delete': {
     summary: 'Delete an endpoint connection',
-    description: softDelete('endpoint connection', 'A connection a live version uses cannot be deleted (409); its secrets are erased.'),
+    description: softDelete(
+      'endpoint connection',
+      'A connection a live version uses cannot be deleted (409); its secrets are erased.',
+    ),
     response: Deleted,
     record: 'endpoint connection',
     errors: { 409: 'a version uses the connection' },
@@ -608,8 +726,17 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     example: {
       request: { input: { user_message: 'Why was I charged twice?' } },
       response: {
-        request: { method: 'POST', url: 'https://agent.example.com/chat', headers: { authorization: '***', 'content-type': 'application/json' }, body: '{"message": "Why was I charged twice?"}' },
-        response: { status: 200, headers: { 'content-type': 'application/json' }, body: '{"reply":"One charge is a pending authorisation."}' },
+        request: {
+          method: 'POST',
+          url: 'https://agent.example.com/chat',
+          headers: { authorization: '***', 'content-type': 'application/json' },
+          body: '{"message": "Why was I charged twice?"}',
+        },
+        response: {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: '{"reply":"One charge is a pending authorisation."}',
+        },
         extracted: { output: 'One charge is a pending authorisation.' },
         attempts: 1,
         latencyMs: 412,
@@ -624,9 +751,20 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'Creates a scoring definition. With `parentMetricId` it is a revision: it joins the parent’s family (`metricGroupId`) and an active parent becomes legacy. `source` FULL_PROMPT is rejected (400); an unselectable or disabled evaluator model is a 400. `source` DETERMINISTIC with a `check` (contains, not_contains, equals, starts_with, ends_with, contains_any, contains_all, regex, is_json, json_schema, length) creates the organization’s own check, scored in code (1 or 0) with a reason naming what matched or was missing; `evaluationParams` is then derived from `check.target`, and a regex that can backtrack catastrophically is a 400.',
     response: MetricRecord,
-    errors: { 403: '`parentMetricId` names another organization’s metric', 404: '`parentMetricId` names no metric, or a deleted one' },
+    errors: {
+      403: '`parentMetricId` names another organization’s metric',
+      404: '`parentMetricId` names no metric, or a deleted one',
+    },
     example: {
-      request: { name: 'politeness', source: 'PARTIAL_PROMPT', evaluationParams: ['input', 'actual_output'], judgePrompt: metric.judgePrompt, evaluatorModelName: 'gpt-4o-mini', tags: ['tone'], specificationIds: [SPEC] },
+      request: {
+        name: 'politeness',
+        source: 'PARTIAL_PROMPT',
+        evaluationParams: ['input', 'actual_output'],
+        judgePrompt: metric.judgePrompt,
+        evaluatorModelName: 'gpt-4o-mini',
+        tags: ['tone'],
+        specificationIds: [SPEC],
+      },
       response: metric,
     },
   },
@@ -639,10 +777,19 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     response: Type.Array(MetricRecord),
     example: { response: [metric] },
   },
-  'metrics/get': { summary: 'Read a metric', description: read('metric'), response: MetricRecord, record: 'metric', example: { response: metric } },
+  'metrics/get': {
+    summary: 'Read a metric',
+    description: read('metric'),
+    response: MetricRecord,
+    record: 'metric',
+    example: { response: metric },
+  },
   'metrics/update': {
     summary: 'Update a metric’s labels',
-    description: patch('metric', '`name`, `description`, `tags`, `documentationUrl`, `userGroupIds`; a new judge prompt or parameters is a revision (`POST /metrics` with `parentMetricId`). Predefined metrics cannot be changed (403)'),
+    description: patch(
+      'metric',
+      '`name`, `description`, `tags`, `documentationUrl`, `userGroupIds`; a new judge prompt or parameters is a revision (`POST /metrics` with `parentMetricId`). Predefined metrics cannot be changed (403)',
+    ),
     response: MetricRecord,
     record: 'metric',
     example: { request: { tags: ['tone', 'support'] }, response: { ...metric, tags: ['tone', 'support'] } },
@@ -656,44 +803,75 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'models/list': {
     summary: 'List evaluator models',
-    description: 'The platform’s evaluator (judge) models with their credits per evaluation; `X-Total-Count` holds their number.',
+    description:
+      'The platform’s evaluator (judge) models with their credits per evaluation; `X-Total-Count` holds their number.',
     response: Type.Array(EvaluatorModelRecord),
     example: { response: [model] },
   },
   'models/put': {
     summary: 'Create or replace an evaluator model (ADMIN)',
-    description: 'Platform operators only (an ADMIN key): writes the model named in the path. `unselectableAt` stops new metrics from choosing it (existing ones report `legacyAt`); `disabledAt` disables every linked metric.',
+    description:
+      'Platform operators only (an ADMIN key): writes the model named in the path. `unselectableAt` stops new metrics from choosing it (existing ones report `legacyAt`); `disabledAt` disables every linked metric.',
     response: EvaluatorModelRecord,
     alsoStatus: { status: 201, when: 'the model is new' },
-    example: { request: { provider: 'openai', providerModelId: 'gpt-4o-mini-2024-07-18', creditsPerEvaluation: 1 }, response: model },
+    example: {
+      request: { provider: 'openai', providerModelId: 'gpt-4o-mini-2024-07-18', creditsPerEvaluation: 1 },
+      response: model,
+    },
   },
 
   // specifications
   'specifications/create': {
     summary: 'Create a specification',
-    description: 'A capability, inability or policy of a product. `testType` is required for a POLICY and forbidden otherwise; `testVariant` is required when `testType` is QUALITY or RED_TEAMING.',
+    description:
+      'A capability, inability or policy of a product. `testType` is required for a POLICY and forbidden otherwise; `testVariant` is required when `testType` is QUALITY or RED_TEAMING.',
     response: SpecificationRecord,
     errors: { 403: '`productId` names another organization’s product' },
-    example: { request: { productId: PRODUCT, description: specification.description, type: 'CAPABILITY' }, response: { ...specification, metricIds: [] } },
+    example: {
+      request: { productId: PRODUCT, description: specification.description, type: 'CAPABILITY' },
+      response: { ...specification, metricIds: [] },
+    },
   },
   'specifications/list': {
     summary: 'List specifications',
-    description: list('specifications', 'Filters: `productIds`, `types`, `testTypes`, `description` (substring), `metricIds`.'),
+    description: list(
+      'specifications',
+      'Filters: `productIds`, `types`, `testTypes`, `description` (substring), `metricIds`.',
+    ),
     response: Type.Array(SpecificationRecord),
     example: { response: [specification] },
   },
-  'specifications/get': { summary: 'Read a specification', description: read('specification'), response: SpecificationRecord, record: 'specification', example: { response: specification } },
-  'specifications/update': {
-    summary: 'Update a specification',
-    description: patch('specification', '`description`, `type`, `testType`, `testVariant` (with the create rules); `productId` is immutable and links change through `/specifications/{id}/metrics`'),
+  'specifications/get': {
+    summary: 'Read a specification',
+    description: read('specification'),
     response: SpecificationRecord,
     record: 'specification',
-    example: { request: { description: 'explains every invoice line' }, response: { ...specification, description: 'explains every invoice line' } },
+    example: { response: specification },
   },
-  'specifications/delete': { summary: 'Delete a specification', description: softDelete('specification', 'Its metric links go with it.'), response: Deleted, record: 'specification', example: { response: deleted(SPEC) } },
+  'specifications/update': {
+    summary: 'Update a specification',
+    description: patch(
+      'specification',
+      '`description`, `type`, `testType`, `testVariant` (with the create rules); `productId` is immutable and links change through `/specifications/{id}/metrics`',
+    ),
+    response: SpecificationRecord,
+    record: 'specification',
+    example: {
+      request: { description: 'explains every invoice line' },
+      response: { ...specification, description: 'explains every invoice line' },
+    },
+  },
+  'specifications/delete': {
+    summary: 'Delete a specification',
+    description: softDelete('specification', 'Its metric links go with it.'),
+    response: Deleted,
+    record: 'specification',
+    example: { response: deleted(SPEC) },
+  },
   'specifications/link-metrics': {
     summary: 'Link metrics to a specification',
-    description: 'Links 1–100 metrics (the caller’s or predefined, not deleted); linking a linked metric again is no change. Answers every linked metric id.',
+    description:
+      'Links 1–100 metrics (the caller’s or predefined, not deleted); linking a linked metric again is no change. Answers every linked metric id.',
     response: MetricLinks,
     record: 'specification',
     example: { request: { metricIds: [METRIC] }, response: { specificationId: SPEC, metricIds: [METRIC] } },
@@ -720,7 +898,17 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403. Without `uri` the test is generated: PENDING at once, then a generation job writes at most `maxTestCases` cases (default 50 for QUALITY and RED_TEAMING, at most 1000; 20 for SCENARIOS, at most 100) and the test becomes SUCCESS, or FAILED with `error` (cases written so far stay). QUALITY reads `groundTruthUri` (text, Markdown, JSON, CSV, HTML, PDF up to 20 MB) or the product; RED_TEAMING writes attacks per variant transformed by each strategy (`original`, `base64`, `hex`, `rot13`, `leetspeak`, `homoglyph`, `morse`, `zero_width` in code; the others by the generator); SCENARIOS writes goals, personas and stopping criteria for the simulated user (strategies `written`, `spoken`).',
     response: TestRecordSchema,
     errors: { 403: 'a storage URI or `sourceTestId` names another organization’s object' },
-    example: { request: { productId: PRODUCT, name: test.name, type: 'QUALITY', uri: test.uri, specificationId: SPEC, metadata: test.metadata }, response: test },
+    example: {
+      request: {
+        productId: PRODUCT,
+        name: test.name,
+        type: 'QUALITY',
+        uri: test.uri,
+        specificationId: SPEC,
+        metadata: test.metadata,
+      },
+      response: test,
+    },
   },
   'tests/list': {
     summary: 'List tests',
@@ -738,7 +926,18 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     response: TestRecordSchema,
     record: 'test',
     errors: { 409: 'the test is not SUCCESS or not extendable' },
-    example: { request: { count: 10 }, response: { ...test, type: 'QUALITY', uri: null, groundTruthUri: 's3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/handbook.pdf', status: 'EXTENDING', isExtendable: true } },
+    example: {
+      request: { count: 10 },
+      response: {
+        ...test,
+        type: 'QUALITY',
+        uri: null,
+        groundTruthUri:
+          's3://eval-platform-data/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/handbook.pdf',
+        status: 'EXTENDING',
+        isExtendable: true,
+      },
+    },
   },
   'tests/augment': {
     summary: 'Augment a test from its cases',
@@ -751,27 +950,46 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'tests/cancel': {
     summary: 'Cancel a test’s generation',
-    description: 'A PENDING, EXTENDING or AUGMENTING test becomes CANCELLED; its job stops at its next step and the cases written so far stay. Another state is a 409.',
+    description:
+      'A PENDING, EXTENDING or AUGMENTING test becomes CANCELLED; its job stops at its next step and the cases written so far stay. Another state is a 409.',
     response: TestRecordSchema,
     record: 'test',
     errors: { 409: 'the test is not PENDING, EXTENDING or AUGMENTING' },
     example: { response: { ...redTeam, status: 'CANCELLED' } },
   },
-  'tests/get': { summary: 'Read a test', description: read('test'), response: TestRecordSchema, record: 'test', example: { response: test } },
+  'tests/get': {
+    summary: 'Read a test',
+    description: read('test'),
+    response: TestRecordSchema,
+    record: 'test',
+    example: { response: test },
+  },
   'tests/update': {
     summary: 'Rename a test or change its metadata',
     description: patch('test', '`name` and `metadata`'),
     response: TestRecordSchema,
     record: 'test',
-    example: { request: { name: 'billing questions (October)' }, response: { ...test, name: 'billing questions (October)' } },
+    example: {
+      request: { name: 'billing questions (October)' },
+      response: { ...test, name: 'billing questions (October)' },
+    },
   },
-  'tests/delete': { summary: 'Delete a test', description: softDelete('test'), response: Deleted, record: 'test', example: { response: deleted(TEST) } },
+  'tests/delete': {
+    summary: 'Delete a test',
+    description: softDelete('test'),
+    response: Deleted,
+    record: 'test',
+    example: { response: deleted(TEST) },
+  },
   'test-cases/create': {
     summary: 'Add a test case',
     description: 'Adds one case to a test. Fields too large for one item are kept in storage and returned whole.',
     response: TestCaseRecord,
     errors: { 403: '`testId` names another organization’s test' },
-    example: { request: { testId: TEST, input: testCase.input, expectedOutput: testCase.expectedOutput }, response: testCase },
+    example: {
+      request: { testId: TEST, input: testCase.input, expectedOutput: testCase.expectedOutput },
+      response: testCase,
+    },
   },
   'test-cases/list': {
     summary: 'List test cases',
@@ -780,13 +998,26 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     errors: { 403: '`testIds` names another organization’s test', 404: '`testIds` names no test' },
     example: { response: [testCase] },
   },
-  'test-cases/get': { summary: 'Read a test case', description: read('test case'), response: TestCaseRecord, record: 'test case', example: { response: testCase } },
-  'test-cases/delete': { summary: 'Delete a test case', description: softDelete('test case'), response: Deleted, record: 'test case', example: { response: deleted(TCASE) } },
+  'test-cases/get': {
+    summary: 'Read a test case',
+    description: read('test case'),
+    response: TestCaseRecord,
+    record: 'test case',
+    example: { response: testCase },
+  },
+  'test-cases/delete': {
+    summary: 'Delete a test case',
+    description: softDelete('test case'),
+    response: Deleted,
+    record: 'test case',
+    example: { response: deleted(TCASE) },
+  },
 
   // storage
   'storage/upload-url': {
     summary: 'Get an upload URL',
-    description: 'A 15-minute presigned PUT URL for `orgs/<organization>/uploads/<ulid>/<fileName>`, and the storage URI to send in `uri` fields (for instance `POST /tests`). `contentType` must be an accepted upload type.',
+    description:
+      'A 15-minute presigned PUT URL for `orgs/<organization>/uploads/<ulid>/<fileName>`, and the storage URI to send in `uri` fields (for instance `POST /tests`). `contentType` must be an accepted upload type.',
     response: StorageUpload,
     example: {
       response: {
@@ -799,36 +1030,68 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'storage/resolve': {
     summary: 'Get a download URL for a storage URI',
-    description: 'A 1-hour presigned GET URL for an object under the organization’s prefix (a recording, an uploaded file). Another prefix is a 403, another bucket a 400, a missing object a 404.',
+    description:
+      'A 1-hour presigned GET URL for an object under the organization’s prefix (a recording, an uploaded file). Another prefix is a 403, another bucket a 400, a missing object a 404.',
     response: StorageDownload,
     errors: { 403: 'the URI names an object outside the organization’s storage', 404: 'no object at the URI' },
-    example: { response: { url: 'https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…', uri: test.uri!, expiresInSeconds: 3600 } },
+    example: {
+      response: {
+        url: 'https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…',
+        uri: test.uri!,
+        expiresInSeconds: 3600,
+      },
+    },
   },
 
   // sessions, turns, spans
   'sessions/create': {
     summary: 'Start a session',
-    description: 'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.',
+    description:
+      'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.',
     response: SessionRecord,
     errors: { 403: '`versionId` or `testCaseId` names another organization’s record' },
-    example: { request: { versionId: VERSION, customId: 'ticket-4711', metadata: { channel: 'web' } }, response: { ...session, turnCount: 0, lastTurnAt: null } },
+    example: {
+      request: { versionId: VERSION, customId: 'ticket-4711', metadata: { channel: 'web' } },
+      response: { ...session, turnCount: 0, lastTurnAt: null },
+    },
   },
   'sessions/list': {
     summary: 'List sessions',
-    description: list('sessions', 'One of `versionIds`, `testIds`, `testCaseIds`, `customIds`, `runIds` is required; also `isProduction`, `statuses`. `runIds` naming another organization’s run is a 403.'),
+    description: list(
+      'sessions',
+      'One of `versionIds`, `testIds`, `testCaseIds`, `customIds`, `runIds` is required; also `isProduction`, `statuses`. `runIds` naming another organization’s run is a 403.',
+    ),
     response: Type.Array(SessionRecord),
     errors: { 403: '`runIds` names another organization’s run', 404: '`runIds` names no run' },
     example: { response: [session] },
   },
-  'sessions/get': { summary: 'Read a session', description: read('session'), response: SessionRecord, record: 'session', example: { response: session } },
-  'sessions/update': {
-    summary: 'Update or close a session',
-    description: patch('session', '`status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`'),
+  'sessions/get': {
+    summary: 'Read a session',
+    description: read('session'),
     response: SessionRecord,
     record: 'session',
-    example: { request: { status: 'COMPLETED', stoppingReason: 'resolved' }, response: { ...session, status: 'COMPLETED', stoppingReason: 'resolved', closedAt: LATER } },
+    example: { response: session },
   },
-  'sessions/delete': { summary: 'Delete a session', description: softDelete('session'), response: Deleted, record: 'session', example: { response: deleted(SESSION) } },
+  'sessions/update': {
+    summary: 'Update or close a session',
+    description: patch(
+      'session',
+      '`status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`',
+    ),
+    response: SessionRecord,
+    record: 'session',
+    example: {
+      request: { status: 'COMPLETED', stoppingReason: 'resolved' },
+      response: { ...session, status: 'COMPLETED', stoppingReason: 'resolved', closedAt: LATER },
+    },
+  },
+  'sessions/delete': {
+    summary: 'Delete a session',
+    description: softDelete('session'),
+    response: Deleted,
+    record: 'session',
+    example: { response: deleted(SESSION) },
+  },
   'sessions/metric-compatibility': {
     summary: 'Which metrics can score a session',
     description:
@@ -838,26 +1101,73 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     record: 'session',
     example: {
       response: [
-        { id: METRIC, name: 'politeness', isCompatible: true, relevance: 'linked', source: 'PARTIAL_PROMPT', description: 'Is the agent polite?', incompatibilityReason: null },
-        { id: 'met_answer_relevancy', name: 'answer_relevancy', isCompatible: false, relevance: 'none', source: 'DEEPEVAL', description: null, incompatibilityReason: 'needs expected_output, which the session has no test case for' },
+        {
+          id: METRIC,
+          name: 'politeness',
+          isCompatible: true,
+          relevance: 'linked',
+          source: 'PARTIAL_PROMPT',
+          description: 'Is the agent polite?',
+          incompatibilityReason: null,
+        },
+        {
+          id: 'met_answer_relevancy',
+          name: 'answer_relevancy',
+          isCompatible: false,
+          relevance: 'none',
+          source: 'DEEPEVAL',
+          description: null,
+          incompatibilityReason: 'needs expected_output, which the session has no test case for',
+        },
       ],
     },
   },
   'inference-results/create': {
     summary: 'Add a turn to a session',
-    description: 'Appends a turn (user input, agent output, retrieval context, latency, usage, cost) to an open session; texts up to 250,000 characters each.',
+    description:
+      'Appends a turn (user input, agent output, retrieval context, latency, usage, cost) to an open session; texts up to 250,000 characters each.',
     response: TurnRecord,
-    errors: { 403: '`sessionId` names another organization’s session', 409: 'too many concurrent writers on the session; retry' },
-    example: { request: { sessionId: SESSION, input: turn.input, output: turn.output, retrievalContext: turn.retrievalContext, latencyMs: 840 }, response: turn },
+    errors: {
+      403: '`sessionId` names another organization’s session',
+      409: 'too many concurrent writers on the session; retry',
+    },
+    example: {
+      request: {
+        sessionId: SESSION,
+        input: turn.input,
+        output: turn.output,
+        retrievalContext: turn.retrievalContext,
+        latencyMs: 840,
+      },
+      response: turn,
+    },
   },
   'inference-results/batch': {
     summary: 'Add a conversation to a session',
-    description: 'Folds 1–200 `{role, content}` messages into turns (a user message and the assistant answers after it) and appends them, all or nothing.',
+    description:
+      'Folds 1–200 `{role, content}` messages into turns (a user message and the assistant answers after it) and appends them, all or nothing.',
     response: Type.Array(TurnRecord),
-    errors: { 403: '`sessionId` names another organization’s session', 409: 'too many concurrent writers on the session; retry' },
+    errors: {
+      403: '`sessionId` names another organization’s session',
+      409: 'too many concurrent writers on the session; retry',
+    },
     example: {
-      request: { sessionId: SESSION, messages: [{ role: 'user', content: turn.input }, { role: 'assistant', content: turn.output }] },
-      response: [{ ...turn, latencyMs: null, retrievalContext: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 }, cost: null }],
+      request: {
+        sessionId: SESSION,
+        messages: [
+          { role: 'user', content: turn.input },
+          { role: 'assistant', content: turn.output },
+        ],
+      },
+      response: [
+        {
+          ...turn,
+          latencyMs: null,
+          retrievalContext: [],
+          usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 },
+          cost: null,
+        },
+      ],
     },
   },
   'inference-results/list': {
@@ -867,7 +1177,13 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     errors: { 403: '`sessionIds` names another organization’s session', 404: '`sessionIds` names no session' },
     example: { response: [turn] },
   },
-  'inference-results/get': { summary: 'Read a turn', description: read('turn'), response: TurnRecord, record: 'inference result', example: { response: turn } },
+  'inference-results/get': {
+    summary: 'Read a turn',
+    description: read('turn'),
+    response: TurnRecord,
+    record: 'inference result',
+    example: { response: turn },
+  },
   'inference-results/update': {
     summary: 'Complete a turn',
     description: patch('turn', '`output`, `retrievalContext`, `latencyMs`, `usage`, `cost`'),
@@ -878,35 +1194,80 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'traces/create': {
     summary: 'Record a span',
-    description: 'Records a step of a turn (tool call, retrieval, model call…). A client may choose the `trace_…` id; a duplicate is a 409. Fields over 64 KB are kept in storage and returned whole.',
+    description:
+      'Records a step of a turn (tool call, retrieval, model call…). A client may choose the `trace_…` id; a duplicate is a 409. Fields over 64 KB are kept in storage and returned whole.',
     response: SpanRecord,
     errors: { 403: '`inferenceResultId` names another organization’s turn', 409: 'a span with that id already exists' },
-    example: { request: { inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', inputData: span.inputData, outputData: span.outputData, startTime: span.startTime, endTime: span.endTime, latencyMs: 120 }, response: span },
+    example: {
+      request: {
+        inferenceResultId: TURN,
+        name: span.name,
+        type: 'RETRIEVER',
+        inputData: span.inputData,
+        outputData: span.outputData,
+        startTime: span.startTime,
+        endTime: span.endTime,
+        latencyMs: 120,
+      },
+      response: span,
+    },
   },
   'traces/batch': {
     summary: 'Record spans',
     description: 'Records 1–100 spans, all or nothing; a duplicate id is a 409.',
     response: Type.Array(SpanRecord),
-    errors: { 403: 'an `inferenceResultId` names another organization’s turn', 409: 'a span with one of the ids already exists' },
-    example: { request: { spans: [{ inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', outputData: span.outputData }] }, response: [span] },
+    errors: {
+      403: 'an `inferenceResultId` names another organization’s turn',
+      409: 'a span with one of the ids already exists',
+    },
+    example: {
+      request: {
+        spans: [{ inferenceResultId: TURN, name: span.name, type: 'RETRIEVER', outputData: span.outputData }],
+      },
+      response: [span],
+    },
   },
   'traces/list': {
     summary: 'List spans',
-    description: list('spans', '`sessionIds` or `inferenceResultIds` is required; also `types`, `names`, `fromStartTime`, `toStartTime`. Ordered by start time.'),
+    description: list(
+      'spans',
+      '`sessionIds` or `inferenceResultIds` is required; also `types`, `names`, `fromStartTime`, `toStartTime`. Ordered by start time.',
+    ),
     response: Type.Array(SpanRecord),
-    errors: { 403: '`sessionIds` or `inferenceResultIds` names another organization’s record', 404: '`sessionIds` or `inferenceResultIds` names no record' },
+    errors: {
+      403: '`sessionIds` or `inferenceResultIds` names another organization’s record',
+      404: '`sessionIds` or `inferenceResultIds` names no record',
+    },
     example: { response: [span] },
   },
-  'traces/get': { summary: 'Read a span', description: `${read('span')} An id that does not start with \`trace_\` is a 404.`, response: SpanRecord, record: 'span', example: { response: span } },
-  'traces/delete': { summary: 'Delete a span', description: softDelete('span'), response: Deleted, record: 'span', example: { response: deleted(SPAN) } },
+  'traces/get': {
+    summary: 'Read a span',
+    description: `${read('span')} An id that does not start with \`trace_\` is a 404.`,
+    response: SpanRecord,
+    record: 'span',
+    example: { response: span },
+  },
+  'traces/delete': {
+    summary: 'Delete a span',
+    description: softDelete('span'),
+    response: Deleted,
+    record: 'span',
+    example: { response: deleted(SPAN) },
+  },
 
   // evaluations
   'evaluations/create': {
     summary: 'Evaluate a session',
     description:
       'Creates one evaluation per metric for the session (or one turn with `inferenceResultId`): deterministic metrics are scored at once, LLM-judged ones are queued (PENDING), HUMAN_EVALUATION ones wait for a human score (PENDING_HUMAN) unless `scores` gives it.',
-    errors: { 403: '`sessionId`, `inferenceResultId` or a metric id names another organization’s record', 409: 'the records changed while the request ran; retry' },
-    example: { request: { sessionId: SESSION, metricIds: [METRIC] }, response: [{ ...evaluation, status: 'PENDING', score: null, reason: null, creditsUsed: 0, evaluatedAt: null }] },
+    errors: {
+      403: '`sessionId`, `inferenceResultId` or a metric id names another organization’s record',
+      409: 'the records changed while the request ran; retry',
+    },
+    example: {
+      request: { sessionId: SESSION, metricIds: [METRIC] },
+      response: [{ ...evaluation, status: 'PENDING', score: null, reason: null, creditsUsed: 0, evaluatedAt: null }],
+    },
   },
   'evaluations/list': {
     summary: 'List evaluations',
@@ -914,12 +1275,21 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     errors: { 403: '`sessionIds` names another organization’s session', 404: '`sessionIds` names no session' },
     example: { response: [evaluation] },
   },
-  'evaluations/get': { summary: 'Read an evaluation', description: read('evaluation'), record: 'evaluation', example: { response: evaluation } },
+  'evaluations/get': {
+    summary: 'Read an evaluation',
+    description: read('evaluation'),
+    record: 'evaluation',
+    example: { response: evaluation },
+  },
   'evaluations/update': {
     summary: 'Give a human score',
-    description: 'Sets `humanScore` (0–1) and `humanReason` of an evaluation (HUMAN_EVALUATION metrics, or a human second opinion).',
+    description:
+      'Sets `humanScore` (0–1) and `humanReason` of an evaluation (HUMAN_EVALUATION metrics, or a human second opinion).',
     record: 'evaluation',
-    example: { request: { humanScore: 0.5, humanReason: 'polite but curt' }, response: { ...evaluation, humanScore: 0.5, humanReason: 'polite but curt' } },
+    example: {
+      request: { humanScore: 0.5, humanReason: 'polite but curt' },
+      response: { ...evaluation, humanScore: 0.5, humanReason: 'polite but curt' },
+    },
   },
   'evaluations/retry': {
     summary: 'Retry a failed evaluation',
@@ -936,7 +1306,16 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
     response: Run,
     errors: { 403: '`versionId`, `testId`, a specification or a metric id names another organization’s record' },
-    example: { request: { versionId: VERSION, testId: TEST, name: 'nightly billing run' }, response: { ...run, status: 'PENDING', progress: { total: 2, pending: 2, running: 0, completed: 0, failed: 0 }, metrics: [], startedAt: null } },
+    example: {
+      request: { versionId: VERSION, testId: TEST, name: 'nightly billing run' },
+      response: {
+        ...run,
+        status: 'PENDING',
+        progress: { total: 2, pending: 2, running: 0, completed: 0, failed: 0 },
+        metrics: [],
+        startedAt: null,
+      },
+    },
   },
   'runs/list': {
     summary: 'List runs',
@@ -946,14 +1325,16 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'runs/get': {
     summary: 'Read a run',
-    description: 'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).',
+    description:
+      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).',
     record: 'run',
     response: Run,
     example: { response: run },
   },
   'runs/cancel': {
     summary: 'Cancel a run',
-    description: 'Cancels a PENDING or RUNNING run: sessions with no turn yet become FAILED (`stoppingReason: "cancelled"`), sessions mid-conversation stop after their current call. A finished run is a 409.',
+    description:
+      'Cancels a PENDING or RUNNING run: sessions with no turn yet become FAILED (`stoppingReason: "cancelled"`), sessions mid-conversation stop after their current call. A finished run is a 409.',
     record: 'run',
     errors: { 409: 'the run is already COMPLETED, FAILED or CANCELLED' },
     response: Run,
@@ -966,8 +1347,21 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'Scores a sample (`samplingPercentage`, > 0 to 100) of the product’s closed production sessions with the bound metric families, within `monthlyCreditCap`. `filterQuery`/`filterTarget` keep only matching sessions, `excludeQuery`/`excludeTarget` drop sessions; `status` may be ACTIVE or PAUSED. Another organization’s metric family is a 403.',
     response: MonitorRecord,
-    errors: { 403: '`productId` or `versionId` names another organization’s record, or a metric family belongs to another organization' },
-    example: { request: { productId: PRODUCT, name: monitor.name, metricGroupIds: [GROUP], samplingPercentage: 25, monthlyCreditCap: 500, filterQuery: 'refund, charge', filterTarget: 'INPUT' }, response: monitor },
+    errors: {
+      403: '`productId` or `versionId` names another organization’s record, or a metric family belongs to another organization',
+    },
+    example: {
+      request: {
+        productId: PRODUCT,
+        name: monitor.name,
+        metricGroupIds: [GROUP],
+        samplingPercentage: 25,
+        monthlyCreditCap: 500,
+        filterQuery: 'refund, charge',
+        filterTarget: 'INPUT',
+      },
+      response: monitor,
+    },
   },
   'monitors/list': {
     summary: 'List monitors',
@@ -975,16 +1369,31 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     response: Type.Array(MonitorRecord),
     example: { response: [monitor] },
   },
-  'monitors/get': { summary: 'Read a monitor', description: read('monitor'), response: MonitorRecord, record: 'monitor', example: { response: monitor } },
+  'monitors/get': {
+    summary: 'Read a monitor',
+    description: read('monitor'),
+    response: MonitorRecord,
+    record: 'monitor',
+    example: { response: monitor },
+  },
   'monitors/update': {
     summary: 'Update a monitor',
-    description: patch('monitor', 'every create field but `productId`; `status` accepts ACTIVE or PAUSED only (CAPPED, NO_CREDITS and FAILING are set by the system: 400)'),
+    description: patch(
+      'monitor',
+      'every create field but `productId`; `status` accepts ACTIVE or PAUSED only (CAPPED, NO_CREDITS and FAILING are set by the system: 400)',
+    ),
     response: MonitorRecord,
     record: 'monitor',
     errors: { 403: 'a metric family belongs to another organization' },
     example: { request: { status: 'PAUSED' }, response: { ...monitor, status: 'PAUSED', statusUserAt: LATER } },
   },
-  'monitors/delete': { summary: 'Delete a monitor', description: softDelete('monitor', 'It stops scoring at once.'), response: Deleted, record: 'monitor', example: { response: deleted(MONITOR) } },
+  'monitors/delete': {
+    summary: 'Delete a monitor',
+    description: softDelete('monitor', 'It stops scoring at once.'),
+    response: Deleted,
+    record: 'monitor',
+    example: { response: deleted(MONITOR) },
+  },
   'monitors/results': {
     summary: 'Read a monitor’s results',
     description:
@@ -1011,13 +1420,15 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'alert-rules/get': {
     summary: 'Get an alert rule',
-    description: 'One rule of the monitor, with `openAlertId` while its alert is open; a deleted rule is still readable, with its `deletedAt`.',
+    description:
+      'One rule of the monitor, with `openAlertId` while its alert is open; a deleted rule is still readable, with its `deletedAt`.',
     record: 'monitor',
     example: { response: alertRule },
   },
   'alert-rules/delete': {
     summary: 'Delete an alert rule',
-    description: 'Deletes the rule; its open alert, if any, is resolved (`resolution: "rule_deleted"`) and sent as `alert.resolved`.',
+    description:
+      'Deletes the rule; its open alert, if any, is resolved (`resolution: "rule_deleted"`) and sent as `alert.resolved`.',
     response: Deleted,
     record: 'monitor',
     errors: { 409: 'the rule changed while the request ran (retry)' },
@@ -1025,7 +1436,10 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'monitors/alerts': {
     summary: 'List a monitor’s alerts',
-    description: list('alerts of the monitor, open and resolved,', 'Filters: `ids`, `statuses` (OPEN, RESOLVED), `ruleIds`, `fromCreatedAt`, `toCreatedAt`.'),
+    description: list(
+      'alerts of the monitor, open and resolved,',
+      'Filters: `ids`, `statuses` (OPEN, RESOLVED), `ruleIds`, `fromCreatedAt`, `toCreatedAt`.',
+    ),
     record: 'monitor',
     example: { response: [alert] },
   },
@@ -1036,24 +1450,45 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'Subscribes an http(s) URL to `events` (run.completed, run.failed, test.generated, test.failed, monitor.status_changed, alert.opened, alert.resolved, ping). The answer carries the signing secret (`whsec_` + base64 of 32 random bytes) this once; it is never shown again. Deliveries follow Standard Webhooks: headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, body `{type, timestamp, data}`. A literal private, loopback or link-local address is refused (400); names are checked when each delivery resolves them.',
     errors: { 409: 'the organization already has 20 webhook endpoints' },
-    example: { request: { url: webhook.url, events: webhook.events, description: webhook.description }, response: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7VBzaOSqP9s=' } },
+    example: {
+      request: { url: webhook.url, events: webhook.events, description: webhook.description },
+      response: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7VBzaOSqP9s=' },
+    },
   },
   'webhooks/list': {
     summary: 'List webhook endpoints',
     description: list('webhook endpoints', 'Filters: `ids`, `url`, `events`, `statuses` (ENABLED, DISABLED).'),
     example: { response: [webhook] },
   },
-  'webhooks/get': { summary: 'Read a webhook endpoint', description: read('webhook endpoint') + ' The secret is never part of it.', record: 'webhook', example: { response: webhook } },
+  'webhooks/get': {
+    summary: 'Read a webhook endpoint',
+    description: read('webhook endpoint') + ' The secret is never part of it.',
+    record: 'webhook',
+    example: { response: webhook },
+  },
   'webhooks/update': {
     summary: 'Update a webhook endpoint',
-    description: patch('webhook endpoint', '`url`, `events`, `description`, `status` (ENABLED turns a disabled endpoint back on and clears its reason; DISABLED stops deliveries)'),
+    description: patch(
+      'webhook endpoint',
+      '`url`, `events`, `description`, `status` (ENABLED turns a disabled endpoint back on and clears its reason; DISABLED stops deliveries)',
+    ),
     record: 'webhook',
-    example: { request: { status: 'DISABLED' }, response: { ...webhook, status: 'DISABLED', disabledReason: 'disabled by a user', disabledAt: LATER } },
+    example: {
+      request: { status: 'DISABLED' },
+      response: { ...webhook, status: 'DISABLED', disabledReason: 'disabled by a user', disabledAt: LATER },
+    },
   },
-  'webhooks/delete': { summary: 'Delete a webhook endpoint', description: softDelete('webhook endpoint', 'Pending deliveries are abandoned.'), response: Deleted, record: 'webhook', example: { response: deleted(WEBHOOK) } },
+  'webhooks/delete': {
+    summary: 'Delete a webhook endpoint',
+    description: softDelete('webhook endpoint', 'Pending deliveries are abandoned.'),
+    response: Deleted,
+    record: 'webhook',
+    example: { response: deleted(WEBHOOK) },
+  },
   'webhooks/test': {
     summary: 'Send a ping to a webhook endpoint',
-    description: 'Sends a signed `ping` to the endpoint now (whatever its events, even when disabled) and answers its delivery with that first attempt; a failed attempt is retried on the schedule like any delivery (`GET /webhooks/{id}/deliveries`).',
+    description:
+      'Sends a signed `ping` to the endpoint now (whatever its events, even when disabled) and answers its delivery with that first attempt; a failed attempt is retried on the schedule like any delivery (`GET /webhooks/{id}/deliveries`).',
     record: 'webhook',
     example: { response: delivery },
   },
@@ -1113,7 +1548,10 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description: 'A number (E.164) dialed to test a voice agent; `agentSpeaksFirst` (false) says who opens the call.',
     response: PhoneConnection,
     errors: { 403: '`productId` names another organization’s product' },
-    example: { request: { productId: PRODUCT, name: 'support line', phoneNumber: '+14155550123' }, response: phoneConnection },
+    example: {
+      request: { productId: PRODUCT, name: 'support line', phoneNumber: '+14155550123' },
+      response: phoneConnection,
+    },
   },
   'phone-connections/list': {
     summary: 'List phone connections',
@@ -1123,12 +1561,19 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'phone-connections/batch-delete': {
     summary: 'Delete phone connections',
-    description: 'Soft-deletes 1–100 phone connections in one transaction: all or nothing (one missing id is a 404 and nothing is deleted).',
+    description:
+      'Soft-deletes 1–100 phone connections in one transaction: all or nothing (one missing id is a 404 and nothing is deleted).',
     response: BatchDeleted,
     errors: { 403: 'an id names another organization’s phone connection', 404: 'an id names no live phone connection' },
     example: { request: { ids: [PHONE] }, response: { ids: [PHONE], deletedAt: LATER } },
   },
-  'phone-connections/get': { summary: 'Read a phone connection', description: read('phone connection'), response: PhoneConnection, record: 'phone connection', example: { response: phoneConnection } },
+  'phone-connections/get': {
+    summary: 'Read a phone connection',
+    description: read('phone connection'),
+    response: PhoneConnection,
+    record: 'phone connection',
+    example: { response: phoneConnection },
+  },
   'phone-connections/update': {
     summary: 'Update a phone connection',
     description: patch('phone connection', '`name`, `phoneNumber`, `agentSpeaksFirst`'),
@@ -1146,8 +1591,17 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'build-info/services': {
     summary: 'Read the builds of the API and its services',
-    description: 'The API build and each downstream service’s (evaluator, scanner, aggregator, runner). A service that does not answer within 2 s is `unreachable`; the call still answers 200. ADMIN keys and ENTERPRISE organizations only.',
+    description:
+      'The API build and each downstream service’s (evaluator, scanner, aggregator, runner). A service that does not answer within 2 s is `unreachable`; the call still answers 200. ADMIN keys and ENTERPRISE organizations only.',
     response: BuildInfoServicesRecord,
-    example: { response: { api: stamp, services: [{ name: 'evaluator', status: 'ok', ...stamp }, { name: 'scanner', status: 'unreachable', version: 'unknown', commit: 'unknown', buildDate: 'unknown' }] } },
+    example: {
+      response: {
+        api: stamp,
+        services: [
+          { name: 'evaluator', status: 'ok', ...stamp },
+          { name: 'scanner', status: 'unreachable', version: 'unknown', commit: 'unknown', buildDate: 'unknown' },
+        ],
+      },
+    },
   },
 };

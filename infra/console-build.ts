@@ -11,7 +11,8 @@ import { dirname, join, resolve } from 'node:path';
  * The console page's Content-Security-Policy, locally and behind CloudFront: the API is on the
  * same origin; uPlot and the span bars set inline `style` attributes; nothing is remote.
  */
-export const CONSOLE_CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const CONSOLE_CSP =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const CONSOLE_DIR = join(ROOT, 'console');
@@ -66,7 +67,11 @@ export function buildConsole(): void {
   const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
   const scratch = join(CONSOLE_DIR, `.dist-${process.pid}`);
   try {
-    execFileSync(process.execPath, [vite, 'build', CONSOLE_DIR, '--outDir', scratch, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [vite, 'build', CONSOLE_DIR, '--outDir', scratch, '--emptyOutDir', '--logLevel', 'warn'],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
   } catch (error) {
     rmSync(scratch, { recursive: true, force: true });
     const e = error as { stdout?: Buffer; stderr?: Buffer; message: string };

@@ -30,7 +30,8 @@ export async function clientTypes(doc: Record<string, unknown>): Promise<string>
 }
 
 /** The plain JSON Schema ajv validates with: TypeBox's symbol keys dropped, number bounds added. */
-const plain = (schema: TSchema): Record<string, unknown> => withStorageBounds(schema) as unknown as Record<string, unknown>;
+const plain = (schema: TSchema): Record<string, unknown> =>
+  withStorageBounds(schema) as unknown as Record<string, unknown>;
 
 function parameters(schema: TObject | undefined, where: 'path' | 'query') {
   if (!schema) return [];
@@ -45,7 +46,8 @@ function parameters(schema: TObject | undefined, where: 'path' | 'query') {
 }
 
 /** A schema as JSON (TypeBox's symbol keys dropped), for response bodies: no storage bounds added. */
-const json = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+const json = (schema: TSchema): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 
 /** Record schemas that carry no `title` of their own, by the name the document gives them. */
 const UNTITLED = new Map<TSchema, string>([
@@ -66,7 +68,8 @@ function errorStatuses(route: Route, contract: Contract, doc: OperationDoc): Rec
   };
   const forbidden: string[] = [];
   if (route.access === 'admin') forbidden.push('the key is not an ADMIN key');
-  if (route.access === 'adminOrEnterprise') forbidden.push('the key is neither an ADMIN key nor one of an ENTERPRISE organization');
+  if (route.access === 'adminOrEnterprise')
+    forbidden.push('the key is neither an ADMIN key nor one of an ENTERPRISE organization');
   if (doc.record) forbidden.push(`the ${doc.record} belongs to another organization`);
   if (doc.errors?.[403]) forbidden.push(doc.errors[403]);
   if (forbidden.length) out[403] = forbidden.join('; or ');
@@ -75,7 +78,8 @@ function errorStatuses(route: Route, contract: Contract, doc: OperationDoc): Rec
     out[413] = 'the request body is over 10 MB';
     out[415] = 'the request body is not JSON (Content-Type must be application/json)';
   }
-  for (const [status, when] of Object.entries(doc.errors ?? {})) if (status !== '403' && !(status === '404' && out[404])) out[Number(status)] = when;
+  for (const [status, when] of Object.entries(doc.errors ?? {}))
+    if (status !== '403' && !(status === '404' && out[404])) out[Number(status)] = when;
   if (doc.errors?.[404] && out[404] !== doc.errors[404]) out[404] = `${out[404]}; or ${doc.errors[404]}`;
   out[429] = 'the rate limit is exceeded; retry later';
   out[500] = 'an unexpected failure (logged; the answer carries no internals)';
@@ -86,7 +90,11 @@ function errorStatuses(route: Route, contract: Contract, doc: OperationDoc): Rec
 function badRequestExample(contract: Contract): string {
   const attempts: [TSchema | undefined, 'body' | 'path' | 'query', unknown][] = [
     [contract.body, 'body', {}],
-    [contract.params, 'path', Object.fromEntries(Object.keys(contract.params?.properties ?? {}).map((k) => [k, 'not an id!']))],
+    [
+      contract.params,
+      'path',
+      Object.fromEntries(Object.keys(contract.params?.properties ?? {}).map((k) => [k, 'not an id!'])),
+    ],
     [contract.query, 'query', { unknownParameter: 'x' }],
   ];
   for (const [schema, where, value] of attempts) {
@@ -110,7 +118,14 @@ function errorExample(status: number, route: Route, contract: Contract, doc: Ope
     case 401:
       return GATEWAY_BODIES.unauthorized;
     case 403:
-      if (route.access !== 'member') return { error, message: route.access === 'admin' ? 'this route requires an ADMIN API key' : 'this route requires an ADMIN API key or an organization on the ENTERPRISE plan' };
+      if (route.access !== 'member')
+        return {
+          error,
+          message:
+            route.access === 'admin'
+              ? 'this route requires an ADMIN API key'
+              : 'this route requires an ADMIN API key or an organization on the ENTERPRISE plan',
+        };
       return { error, message: doc.record ? `${doc.record} ${id} belongs to another organization` : when };
     case 404:
       return { error, message: doc.record ? `${doc.record} ${id} not found` : when };
@@ -129,8 +144,17 @@ function errorExample(status: number, route: Route, contract: Contract, doc: Ope
 
 /** The content map of a body or answer: JSON, or each media type the route declares (the schema is the JSON form). */
 /** A body's content per media type (JSON unless the route takes others, e.g. OTLP protobuf); the example goes with JSON. */
-function mediaContent(contract: Contract, schema: unknown, example: unknown): Record<string, { schema: unknown; example?: unknown }> {
-  return Object.fromEntries((contract.mediaTypes ?? ['application/json']).map((m) => [m, { schema, ...(m === 'application/json' && example !== undefined ? { example } : {}) }]));
+function mediaContent(
+  contract: Contract,
+  schema: unknown,
+  example: unknown,
+): Record<string, { schema: unknown; example?: unknown }> {
+  return Object.fromEntries(
+    (contract.mediaTypes ?? ['application/json']).map((m) => [
+      m,
+      { schema, ...(m === 'application/json' && example !== undefined ? { example } : {}) },
+    ]),
+  );
 }
 
 export async function buildOpenApi(version: string): Promise<Record<string, unknown>> {
@@ -141,40 +165,66 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
     if (!name) return json(schema);
     const body = json(schema);
     if (schemas[name] === undefined) schemas[name] = body;
-    else if (JSON.stringify(schemas[name]) !== JSON.stringify(body)) throw new Error(`two different schemas are named ${name}`);
+    else if (JSON.stringify(schemas[name]) !== JSON.stringify(body))
+      throw new Error(`two different schemas are named ${name}`);
     return { $ref: `#/components/schemas/${name}` };
   };
   const responseSchema = (schema: TSchema): Record<string, unknown> => {
-    const items = (schema as { type?: string; items?: TSchema }).type === 'array' ? (schema as { items?: TSchema }).items : undefined;
+    const items =
+      (schema as { type?: string; items?: TSchema }).type === 'array'
+        ? (schema as { items?: TSchema }).items
+        : undefined;
     return items && nameOf(items) ? { ...json(schema), items: ref(items) } : ref(schema);
   };
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const mod = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as { handler: { contract?: Contract } };
+    const mod = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as {
+      handler: { contract?: Contract };
+    };
     const contract = mod.handler.contract;
     if (!contract) throw new Error(`functions/${route.handler}.ts does not use httpHandler`);
     const doc = apiReference[route.handler];
     if (!doc) throw new Error(`infra/api-reference.ts has no entry for ${route.handler}`);
     const response = contract.response ?? doc.response;
-    if (!response) throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
+    if (!response)
+      throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
     const success = route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? '201' : '200';
     const isPage = route.method === 'GET' && (response as { type?: string }).type === 'array' && doc.paged !== false;
     const content = mediaContent(contract, responseSchema(response), doc.example.response);
-    const successBody = { description: isPage ? 'a page of matches; the total in X-Total-Count' : 'success', ...(isPage ? { headers: { 'X-Total-Count': TOTAL_COUNT } } : {}), content };
+    const successBody = {
+      description: isPage ? 'a page of matches; the total in X-Total-Count' : 'success',
+      ...(isPage ? { headers: { 'X-Total-Count': TOTAL_COUNT } } : {}),
+      content,
+    };
     const responses: Record<string, unknown> = { [success]: successBody };
     if (doc.alsoStatus) responses[String(doc.alsoStatus.status)] = { ...successBody, description: doc.alsoStatus.when };
     for (const [status, when] of Object.entries(errorStatuses(route, contract, doc))) {
-      responses[status] = { description: when, content: { 'application/json': { schema: ERROR_REF, example: errorExample(Number(status), route, contract, doc, when) } } };
+      responses[status] = {
+        description: when,
+        content: {
+          'application/json': { schema: ERROR_REF, example: errorExample(Number(status), route, contract, doc, when) },
+        },
+      };
     }
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       operationId: route.handler.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),
       tags: [route.path.split('/')[1]!],
       summary: doc.summary,
-      description: route.access === 'member' ? doc.description : `${doc.description}\n\nAccess: ${route.access === 'admin' ? 'ADMIN keys only' : 'ADMIN keys or ENTERPRISE organizations'}.`,
+      description:
+        route.access === 'member'
+          ? doc.description
+          : `${doc.description}\n\nAccess: ${route.access === 'admin' ? 'ADMIN keys only' : 'ADMIN keys or ENTERPRISE organizations'}.`,
       security: [{ apiKey: [] }],
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
-      ...(contract.body ? { requestBody: { required: !contract.bodyOptional, content: mediaContent(contract, plain(contract.body), doc.example.request) } } : {}),
+      ...(contract.body
+        ? {
+            requestBody: {
+              required: !contract.bodyOptional,
+              content: mediaContent(contract, plain(contract.body), doc.example.request),
+            },
+          }
+        : {}),
       responses,
     };
   }
@@ -187,8 +237,15 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
         'The HTTP API of the evaluation platform for AI agents. Every route needs `Authorization: Bearer <key>`. Errors are `{error, message}`: `error` is the HTTP reason phrase, `message` names the field and the rule. Lists answer a JSON array with the number of matches in `X-Total-Count`. Times are ISO 8601 UTC with milliseconds.',
     },
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'evk_<key> (or the legacy evk-<key>)' } },
-      headers: { 'X-Total-Count': { description: 'the number of matches of the list’s filters (the array holds at most `limit` of them)', schema: { type: 'integer', minimum: 0 } } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'evk_<key> (or the legacy evk-<key>)' },
+      },
+      headers: {
+        'X-Total-Count': {
+          description: 'the number of matches of the list’s filters (the array holds at most `limit` of them)',
+          schema: { type: 'integer', minimum: 0 },
+        },
+      },
       schemas,
     },
     paths,
@@ -198,7 +255,9 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
   // Handler modules read their configuration at load; placeholders are enough to read schemas.
   placeholderEnvironment('openapi');
-  const pkg = JSON.parse((await import('node:fs')).readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse((await import('node:fs')).readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   const doc = await buildOpenApi(pkg.version);
   writeFileSync(resolve(ROOT, 'docs', 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
   console.log(`wrote docs/openapi.json (${Object.keys(doc.paths as object).length} paths)`);

@@ -110,10 +110,21 @@ export class EvalPlatformStack extends Stack {
       serverAccessLogsBucket: accessLogsBucket,
       serverAccessLogsPrefix: 'data-bucket/',
       removalPolicy: RemovalPolicy.RETAIN,
-      cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.GET], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3000 }],
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT, HttpMethods.GET],
+          allowedOrigins: ['*'],
+          allowedHeaders: ['*'],
+          maxAge: 3000,
+        },
+      ],
     });
 
-    const dlq = new Queue(this, 'EvaluationDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const dlq = new Queue(this, 'EvaluationDlq', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     const queue = new Queue(this, 'EvaluationQueue', {
       visibilityTimeout: Duration.minutes(6),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -122,7 +133,11 @@ export class EvalPlatformStack extends Stack {
     });
 
     // The run queue (DESIGN.md §10): fan-out pages and session steps, one agent call per job.
-    const runDlq = new Queue(this, 'RunDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const runDlq = new Queue(this, 'RunDlq', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     const runQueue = new Queue(this, 'RunQueue', {
       // Above the runner's timeout (Lambda requires it), so a job in flight is not delivered twice.
       visibilityTimeout: Duration.minutes(RUNNER_TIMEOUT_MINUTES * 2),
@@ -132,7 +147,11 @@ export class EvalPlatformStack extends Stack {
     });
 
     // Webhook deliveries (DESIGN.md §16): one attempt per job; waits over 15 minutes come back through the sweep.
-    const webhookDlq = new Queue(this, 'WebhookDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const webhookDlq = new Queue(this, 'WebhookDlq', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     const webhookQueue = new Queue(this, 'WebhookQueue', {
       // Above the deliverer's timeout (Lambda requires it).
       visibilityTimeout: Duration.minutes(DELIVERER_TIMEOUT_MINUTES * 2),
@@ -142,7 +161,11 @@ export class EvalPlatformStack extends Stack {
     });
 
     // The generation queue (DESIGN.md §12): one generator step per job.
-    const generationDlq = new Queue(this, 'GenerationDlq', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const generationDlq = new Queue(this, 'GenerationDlq', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     const generationQueue = new Queue(this, 'GenerationQueue', {
       // Above the generator's timeout, so a step in flight is not delivered twice.
       visibilityTimeout: Duration.minutes(GENERATOR_TIMEOUT_MINUTES * 2),
@@ -151,9 +174,18 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: generationDlq, maxReceiveCount: 3 },
     });
 
-    const apiLogs = new LogGroup(this, 'ApiFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    const jobLogs = new LogGroup(this, 'JobFunctionLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const apiLogs = new LogGroup(this, 'ApiFunctionLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const jobLogs = new LogGroup(this, 'JobFunctionLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
 
     // ---------- roles: shared per access level (keeps the stack far below 500 resources) ----------
     const roles = new Map<string, Role>();
@@ -295,10 +327,26 @@ export class EvalPlatformStack extends Stack {
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
     });
 
-    api.addGatewayResponse('Unauthorized', { type: ResponseType.UNAUTHORIZED, statusCode: '401', templates: body(GATEWAY_BODIES.unauthorized) });
-    api.addGatewayResponse('AccessDenied', { type: ResponseType.ACCESS_DENIED, statusCode: '403', templates: body(GATEWAY_BODIES.accessDenied) });
-    api.addGatewayResponse('MissingToken', { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', templates: body(GATEWAY_BODIES.notFound) });
-    api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', templates: body(GATEWAY_BODIES.throttled) });
+    api.addGatewayResponse('Unauthorized', {
+      type: ResponseType.UNAUTHORIZED,
+      statusCode: '401',
+      templates: body(GATEWAY_BODIES.unauthorized),
+    });
+    api.addGatewayResponse('AccessDenied', {
+      type: ResponseType.ACCESS_DENIED,
+      statusCode: '403',
+      templates: body(GATEWAY_BODIES.accessDenied),
+    });
+    api.addGatewayResponse('MissingToken', {
+      type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+      statusCode: '404',
+      templates: body(GATEWAY_BODIES.notFound),
+    });
+    api.addGatewayResponse('Throttled', {
+      type: ResponseType.THROTTLED,
+      statusCode: '429',
+      templates: body(GATEWAY_BODIES.throttled),
+    });
     api.addGatewayResponse('TooLarge', {
       type: ResponseType.REQUEST_TOO_LARGE,
       statusCode: '413',
@@ -308,7 +356,10 @@ export class EvalPlatformStack extends Stack {
       type: ResponseType.DEFAULT_4XX,
       templates: { 'application/json': '{"error":"Bad Request","message":$context.error.messageString}' },
     });
-    api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: body(GATEWAY_BODIES.default5xx) });
+    api.addGatewayResponse('Default5xx', {
+      type: ResponseType.DEFAULT_5XX,
+      templates: body(GATEWAY_BODIES.default5xx),
+    });
 
     const apiEnv = { ...baseEnv, ...jobEnv };
     for (const route of routes) {
@@ -318,10 +369,12 @@ export class EvalPlatformStack extends Stack {
         logGroup: apiLogs,
         environment: apiEnv,
       });
-      api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }), {
-        authorizer,
-        authorizationType: AuthorizationType.CUSTOM,
-      });
+      api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }), {
+          authorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+        });
     }
 
     // The API reference (DESIGN.md §14): no authorizer; one small function serving files shipped in its asset.

@@ -50,13 +50,19 @@ function standaloneAjv(coerce: boolean): Ajv {
 function validatorExpression(ajv: Ajv, schema: TSchema): string {
   const code = standaloneCode(ajv, ajv.compile(withStorageBounds(schema) as AnySchema));
   const required = /require\("([^"]+)"\)/.exec(code);
-  if (required) throw new Error(`the generated code requires ${required[1]}: add it to shared/schemas/ajv-runtime.ts and register it in infra/validators.ts`);
+  if (required)
+    throw new Error(
+      `the generated code requires ${required[1]}: add it to shared/schemas/ajv-runtime.ts and register it in infra/validators.ts`,
+    );
   // `self` is the ajv instance when ajv compiles at load; the keywords' functions do not use it.
   return `(() => {\nconst module = { exports: {} };\nconst self = undefined;\n${code}\nreturn module.exports;\n})()`;
 }
 
 /** The generated module of one route. */
-export function precompiledModule(handler: string, schemas: { params: TSchema; query: TSchema; body?: TSchema }): string {
+export function precompiledModule(
+  handler: string,
+  schemas: { params: TSchema; query: TSchema; body?: TSchema },
+): string {
   const bodyAjv = standaloneAjv(false);
   const stringAjv = standaloneAjv(true);
   const entries: [Where, string][] = [
@@ -87,10 +93,19 @@ export function precompiledModule(handler: string, schemas: { params: TSchema; q
 export async function buildValidators(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const route of routes) {
-    const mod = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as { handler: { contract?: Contract } };
+    const mod = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as {
+      handler: { contract?: Contract };
+    };
     const contract = mod.handler.contract;
     if (!contract) throw new Error(`functions/${route.handler}.ts does not use httpHandler`);
-    out.set(route.handler, precompiledModule(route.handler, { params: contract.params ?? NoParams, query: contract.query, body: contract.body }));
+    out.set(
+      route.handler,
+      precompiledModule(route.handler, {
+        params: contract.params ?? NoParams,
+        query: contract.query,
+        body: contract.body,
+      }),
+    );
   }
   return out;
 }

@@ -11,7 +11,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access = 'member' | 'admin' | 'adminOrEnterprise';
 export type DataAccess = 'read' | 'write';
 /** Extra permissions a route's function needs beyond the table (`tableSelect`: PartiQL reads). */
-export type Capability = 'bucketRead' | 'bucketWrite' | 'invokeJobs' | 'queueSend' | 'runQueueSend' | 'webhookQueueSend' | 'generationQueueSend' | 'tableSelect';
+export type Capability =
+  | 'bucketRead'
+  | 'bucketWrite'
+  | 'invokeJobs'
+  | 'queueSend'
+  | 'runQueueSend'
+  | 'webhookQueueSend'
+  | 'generationQueueSend'
+  | 'tableSelect';
 
 export interface Route {
   method: HttpMethod;
@@ -65,7 +73,9 @@ export const routes: readonly Route[] = [
   r('GET', '/specifications/{id}/metrics', 'specifications/list-metrics', 'read'),
 
   // tests (datasets), test cases, storage
-  ...crud('/tests', 'tests').map((x) => (x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead', 'generationQueueSend'] as const } : x)),
+  ...crud('/tests', 'tests').map((x) =>
+    x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead', 'generationQueueSend'] as const } : x,
+  ),
   // generation (DESIGN.md §12)
   r('POST', '/tests/{id}/extend', 'tests/extend', 'write', { capabilities: ['generationQueueSend'] }),
   r('POST', '/tests/{id}/augment', 'tests/augment', 'write', { capabilities: ['generationQueueSend'] }),
@@ -79,7 +89,9 @@ export const routes: readonly Route[] = [
 
   // sessions, turns (inference results), spans (traces), evaluations
   ...crud('/sessions', 'sessions'),
-  r('GET', '/sessions/{id}/metricCompatibility', 'sessions/metric-compatibility', 'read', { capabilities: ['bucketRead'] }),
+  r('GET', '/sessions/{id}/metricCompatibility', 'sessions/metric-compatibility', 'read', {
+    capabilities: ['bucketRead'],
+  }),
   r('POST', '/inferenceResults', 'inference-results/create', 'write'),
   r('POST', '/inferenceResults/batch', 'inference-results/batch', 'write'),
   r('GET', '/inferenceResults', 'inference-results/list', 'read'),
@@ -107,13 +119,17 @@ export const routes: readonly Route[] = [
 
   // monitors
   // A user's status write sends monitor.status_changed (DESIGN.md §16).
-  ...crud('/monitors', 'monitors').map((x) => (x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x)),
+  ...crud('/monitors', 'monitors').map((x) =>
+    x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x,
+  ),
   r('GET', '/monitors/{id}/results', 'monitors/results', 'read', { capabilities: ['tableSelect'] }),
   // alert rules and alerts (DESIGN.md §16); deleting a rule resolves its open alert (alert.resolved)
   r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
   r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),
   r('GET', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/get', 'read'),
-  r('DELETE', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/delete', 'write', { capabilities: ['webhookQueueSend'] }),
+  r('DELETE', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/delete', 'write', {
+    capabilities: ['webhookQueueSend'],
+  }),
   r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
 
   // webhooks (DESIGN.md §16)
@@ -130,7 +146,10 @@ export const routes: readonly Route[] = [
 
   // build info
   r('GET', '/build-info', 'build-info/get', 'read', { access: 'adminOrEnterprise' }),
-  r('GET', '/build-info/services', 'build-info/services', 'read', { access: 'adminOrEnterprise', capabilities: ['invokeJobs'] }),
+  r('GET', '/build-info/services', 'build-info/services', 'read', {
+    access: 'adminOrEnterprise',
+    capabilities: ['invokeJobs'],
+  }),
 ];
 
 /**

@@ -18,7 +18,9 @@ function markersPlugin(markers: Marker[]): uPlot.Plugin {
           const x = Math.round(u.valToPos(m.at, 'x', true));
           if (x < bbox.left || x > bbox.left + bbox.width) continue;
           ctx.strokeStyle = MARKER_COLOURS[m.kind];
-          ctx.setLineDash(m.kind === 'revision' ? [8 * uPlot.pxRatio, 4 * uPlot.pxRatio] : [2 * uPlot.pxRatio, 3 * uPlot.pxRatio]);
+          ctx.setLineDash(
+            m.kind === 'revision' ? [8 * uPlot.pxRatio, 4 * uPlot.pxRatio] : [2 * uPlot.pxRatio, 3 * uPlot.pxRatio],
+          );
           ctx.beginPath();
           ctx.moveTo(x, bbox.top);
           ctx.lineTo(x, bbox.top + bbox.height);
@@ -88,7 +90,13 @@ export interface ScoreChart {
  * days still collecting data as hollow rings, and the markers as vertical lines. The instance is
  * kept on the element (`__uplot`) so the browser tests can read what was drawn.
  */
-export function scoreChart(container: HTMLElement, series: FamilySeries, markers: Marker[], range: { from: number; to: number }, title: string): ScoreChart {
+export function scoreChart(
+  container: HTMLElement,
+  series: FamilySeries,
+  markers: Marker[],
+  range: { from: number; to: number },
+  title: string,
+): ScoreChart {
   const width = () => Math.max(280, Math.floor(container.clientWidth || 600));
   const options: uPlot.Options = {
     title,
@@ -100,7 +108,12 @@ export function scoreChart(container: HTMLElement, series: FamilySeries, markers
       { label: 'score', stroke: LINE, width: 2, spanGaps: false, points: { show: true, size: 6, fill: LINE } },
       { label: '95% upper', stroke: BAND, width: 1, points: { show: false } },
       { label: '95% lower', stroke: BAND, width: 1, points: { show: false } },
-      { label: 'collecting data', stroke: LINE, paths: () => null, points: { show: true, size: 11, width: 2, fill: '#ffffff', stroke: LINE } },
+      {
+        label: 'collecting data',
+        stroke: LINE,
+        paths: () => null,
+        points: { show: true, size: 11, width: 2, fill: '#ffffff', stroke: LINE },
+      },
     ],
     bands: [{ series: [2, 3], fill: BAND }],
     axes: [dayAxis(series), { values: (_u, splits) => splits.map((v) => v.toFixed(1)) }],

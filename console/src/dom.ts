@@ -5,7 +5,11 @@ type Attr = string | number | boolean | null | undefined | ((event: Event) => vo
  * Builds an element: `on…` attributes become listeners, `class` the class name, `true` an empty
  * attribute, `false`/null/undefined nothing. Text children are text nodes (never parsed as HTML).
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, Attr> = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, Attr> = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
@@ -25,7 +29,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
  * `prose` names the columns of running text (reasons, first user turns): they keep a readable
  * width instead of being squeezed to a word per line on a narrow screen.
  */
-export function table(caption: string, head: string[], rows: Child[][], attrs: Record<string, Attr> = {}, prose: number[] = []): HTMLElement {
+export function table(
+  caption: string,
+  head: string[],
+  rows: Child[][],
+  attrs: Record<string, Attr> = {},
+  prose: number[] = [],
+): HTMLElement {
   return h(
     'div',
     { class: 'table-wrap', role: 'region', 'aria-label': caption, tabindex: 0 },
@@ -33,8 +43,26 @@ export function table(caption: string, head: string[], rows: Child[][], attrs: R
       'table',
       attrs,
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', prose.includes(i) ? { class: 'prose' } : {}, c))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          head.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((r) =>
+          h(
+            'tr',
+            {},
+            r.map((c, i) => h('td', prose.includes(i) ? { class: 'prose' } : {}, c)),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -49,7 +77,13 @@ export function link(to: string, text: string): HTMLAnchorElement {
 }
 
 /** Previous / next links of a paginated list (`offset`, page size `limit`, `total` from X-Total-Count). */
-export function pager(label: string, offset: number, limit: number, total: number, hrefAt: (offset: number) => string): HTMLElement {
+export function pager(
+  label: string,
+  offset: number,
+  limit: number,
+  total: number,
+  hrefAt: (offset: number) => string,
+): HTMLElement {
   const last = Math.min(total, offset + limit);
   return h(
     'nav',
@@ -62,5 +96,9 @@ export function pager(label: string, offset: number, limit: number, total: numbe
 
 /** A definition list of label → value pairs (a record's facts). */
 export function facts(pairs: [string, Node | string][], attrs: Record<string, Attr> = {}): HTMLElement {
-  return h('dl', { class: 'facts', ...attrs }, pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+  return h(
+    'dl',
+    { class: 'facts', ...attrs },
+    pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+  );
 }

@@ -41,7 +41,8 @@ function show(title: string, ...content: (Node | null)[]): void {
 }
 
 function currentNav(route: Route): void {
-  const section = route.page === 'monitor' ? 'monitors' : route.page === 'run' || route.page === 'session' ? 'runs' : route.page;
+  const section =
+    route.page === 'monitor' ? 'monitors' : route.page === 'run' || route.page === 'session' ? 'runs' : route.page;
   for (const a of document.querySelectorAll<HTMLAnchorElement>('#site-nav a')) {
     if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -49,14 +50,26 @@ function currentNav(route: Route): void {
 }
 
 function keyForm(intro: Node | null): HTMLFormElement {
-  const input = h('input', { id: 'api-key', name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'api-key-help' });
+  const input = h('input', {
+    id: 'api-key',
+    name: 'apiKey',
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    'aria-describedby': 'api-key-help',
+  });
   const form = h(
     'form',
     { class: 'key-form', 'data-testid': 'key-form' },
     intro,
     h('label', { for: 'api-key' }, 'API key'),
     input,
-    h('p', { id: 'api-key-help', class: 'muted' }, 'Starts with evk_. Kept in this browser tab only and sent to the API as a bearer token.'),
+    h(
+      'p',
+      { id: 'api-key-help', class: 'muted' },
+      'Starts with evk_. Kept in this browser tab only and sent to the API as a bearer token.',
+    ),
     h('button', { type: 'submit' }, 'Use this key'),
   );
   form.addEventListener('submit', (event) => {
@@ -80,19 +93,48 @@ function askForKey(intro: Node | null = null, title = 'Sign in with an API key',
 function showFailure(error: unknown): void {
   if (error instanceof ApiError && error.status === 401) {
     sessionStorage.removeItem(KEY_ITEM);
-    askForKey(h('p', { role: 'alert' }, `The API refused this key (401 ${error.error}): ${error.message}. Type a valid key.`), 'Wrong API key', 'unauthorized');
+    askForKey(
+      h('p', { role: 'alert' }, `The API refused this key (401 ${error.error}): ${error.message}. Type a valid key.`),
+      'Wrong API key',
+      'unauthorized',
+    );
     return;
   }
   const retry = h('button', { type: 'button', onclick: () => void render() }, 'Try again');
   if (error instanceof ApiError && error.status === 403) {
-    show('Not in your organization', h('div', { 'data-state': 'forbidden', role: 'alert' }, h('p', {}, `This link belongs to another organization, so your key may not open it (403 ${error.error}): ${error.message}.`), h('p', {}, h('a', { href: '#/monitors' }, 'Back to your monitors'))));
+    show(
+      'Not in your organization',
+      h(
+        'div',
+        { 'data-state': 'forbidden', role: 'alert' },
+        h(
+          'p',
+          {},
+          `This link belongs to another organization, so your key may not open it (403 ${error.error}): ${error.message}.`,
+        ),
+        h('p', {}, h('a', { href: '#/monitors' }, 'Back to your monitors')),
+      ),
+    );
     return;
   }
   if (error instanceof ApiError && error.status === 404) {
-    show('Not found', h('div', { 'data-state': 'not-found', role: 'alert' }, h('p', {}, `Nothing here (404 ${error.error}): ${error.message}.`), h('p', {}, h('a', { href: '#/monitors' }, 'Back to your monitors'))));
+    show(
+      'Not found',
+      h(
+        'div',
+        { 'data-state': 'not-found', role: 'alert' },
+        h('p', {}, `Nothing here (404 ${error.error}): ${error.message}.`),
+        h('p', {}, h('a', { href: '#/monitors' }, 'Back to your monitors')),
+      ),
+    );
     return;
   }
-  const what = error instanceof ApiError ? `The API answered ${error.status} ${error.error}: ${error.message}` : error instanceof ApiUnreachableError ? error.message : `Unexpected error: ${(error as Error).message}`;
+  const what =
+    error instanceof ApiError
+      ? `The API answered ${error.status} ${error.error}: ${error.message}`
+      : error instanceof ApiUnreachableError
+        ? error.message
+        : `Unexpected error: ${(error as Error).message}`;
   show('Something went wrong', h('div', { 'data-state': 'error', role: 'alert' }, h('p', {}, what), retry));
 }
 
@@ -133,7 +175,15 @@ async function render(): Promise<void> {
       case 'session':
         return await sessionPage(ctx, route.id);
       case 'unknown':
-        return ctx.show('Page not found', h('p', { 'data-state': 'not-found' }, `The console has no page ${route.path}. `, h('a', { href: '#/monitors' }, 'Open the monitors')));
+        return ctx.show(
+          'Page not found',
+          h(
+            'p',
+            { 'data-state': 'not-found' },
+            `The console has no page ${route.path}. `,
+            h('a', { href: '#/monitors' }, 'Open the monitors'),
+          ),
+        );
     }
   } catch (error) {
     if (controller.signal.aborted) return; // the user went elsewhere
@@ -147,6 +197,8 @@ keyButton.addEventListener('click', () => {
   current?.abort();
   askForKey();
 });
-(document.getElementById('skip') as HTMLButtonElement).addEventListener('click', () => (main.querySelector('h1') ?? main).focus());
+(document.getElementById('skip') as HTMLButtonElement).addEventListener('click', () =>
+  (main.querySelector('h1') ?? main).focus(),
+);
 window.addEventListener('hashchange', () => void render());
 void render();

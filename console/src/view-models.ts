@@ -160,14 +160,23 @@ export class UnexpectedAnswerError extends Error {}
 
 function narrow<T>(kind: string, required: readonly string[]) {
   return (value: unknown): T => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UnexpectedAnswerError(`expected a ${kind} object`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new UnexpectedAnswerError(`expected a ${kind} object`);
     const missing = required.filter((k) => !(k in value));
     if (missing.length) throw new UnexpectedAnswerError(`the ${kind} answer lacks ${missing.join(', ')}`);
     return value as T;
   };
 }
 
-export const asMonitorResults = narrow<MonitorResults>('monitor results', ['monitorId', 'range', 'metrics', 'worstMetric', 'markers', 'spend', 'sessions']);
+export const asMonitorResults = narrow<MonitorResults>('monitor results', [
+  'monitorId',
+  'range',
+  'metrics',
+  'worstMetric',
+  'markers',
+  'spend',
+  'sessions',
+]);
 export const asMonitor = narrow<Monitor>('monitor', ['id', 'name', 'status', 'samplingPercentage', 'monthlyCreditCap']);
 export const asRun = narrow<Run>('run', ['id', 'name', 'status', 'progress', 'metrics']);
 export const asSession = narrow<Session>('session', ['id', 'status', 'versionId', 'isProduction']);
@@ -206,13 +215,16 @@ export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, '');
   const [pathPart = '', queryPart = ''] = raw.split('?', 2);
   const params = new URLSearchParams(queryPart);
-  const parts = pathPart.split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch {
-      return p;
-    }
-  });
+  const parts = pathPart
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   const offset = intParam(params, 'offset', 0, 1_000_000, 0);
   const [section, id, ...rest] = parts;
   if (rest.length === 0) {
@@ -275,19 +287,37 @@ export interface Marker {
 export function familyMarkers(results: MonitorResults, metricGroupId: string): Marker[] {
   const revisions = results.markers.metricRevisions
     .filter((m) => m.metricGroupId === metricGroupId)
-    .map((m): Marker => ({ kind: 'revision', at: Date.parse(m.at) / 1000, label: `new revision ${m.metricId} of ${m.name}` }));
-  const sampling = results.markers.samplingChanges.map((s): Marker => ({ kind: 'sampling', at: Date.parse(s.at) / 1000, label: `sampling set to ${formatPercent(s.samplingPercentage)}` }));
+    .map(
+      (m): Marker => ({
+        kind: 'revision',
+        at: Date.parse(m.at) / 1000,
+        label: `new revision ${m.metricId} of ${m.name}`,
+      }),
+    );
+  const sampling = results.markers.samplingChanges.map(
+    (s): Marker => ({
+      kind: 'sampling',
+      at: Date.parse(s.at) / 1000,
+      label: `sampling set to ${formatPercent(s.samplingPercentage)}`,
+    }),
+  );
   return [...revisions, ...sampling].sort((a, b) => a.at - b.at);
 }
 
 /** "12 of 100 credits (3 pending)", or "12 credits, no cap" when uncapped. */
 export function spendText(spend: { spentCredits: number; pendingCredits: number; capCredits: number | null }): string {
   const pending = spend.pendingCredits ? ` (${spend.pendingCredits} pending)` : '';
-  return spend.capCredits === null ? `${spend.spentCredits} credits${pending}, no cap` : `${spend.spentCredits} of ${spend.capCredits} credits${pending}`;
+  return spend.capCredits === null
+    ? `${spend.spentCredits} credits${pending}, no cap`
+    : `${spend.spentCredits} of ${spend.capCredits} credits${pending}`;
 }
 
 /** Share of the cap used (spent + pending), 0–1, or null when uncapped. */
-export function spendShare(spend: { spentCredits: number; pendingCredits: number; capCredits: number | null }): number | null {
+export function spendShare(spend: {
+  spentCredits: number;
+  pendingCredits: number;
+  capCredits: number | null;
+}): number | null {
   if (spend.capCredits === null || spend.capCredits <= 0) return null;
   return Math.min(1, (spend.spentCredits + spend.pendingCredits) / spend.capCredits);
 }
@@ -338,7 +368,13 @@ export function spanTree(spans: Span[]): { roots: SpanNode[]; totalMs: number } 
   const nodes = new Map<string, SpanNode>();
   for (const span of spans) {
     const start = spanStart(span);
-    nodes.set(span.id, { span, depth: 0, offsetMs: start === null ? null : start - origin, durationMs: spanDuration(span), children: [] });
+    nodes.set(span.id, {
+      span,
+      depth: 0,
+      offsetMs: start === null ? null : start - origin,
+      durationMs: spanDuration(span),
+      children: [],
+    });
   }
   const parentOf = (id: string) => nodes.get(id)?.span.parentTraceId ?? null;
   const closesCycle = (id: string) => {
@@ -356,7 +392,9 @@ export function spanTree(spans: Span[]): { roots: SpanNode[]; totalMs: number } 
     else roots.push(node);
   }
   const order = (a: SpanNode, b: SpanNode) =>
-    (a.offsetMs ?? Infinity) - (b.offsetMs ?? Infinity) || a.span.createdAt.localeCompare(b.span.createdAt) || a.span.id.localeCompare(b.span.id);
+    (a.offsetMs ?? Infinity) - (b.offsetMs ?? Infinity) ||
+    a.span.createdAt.localeCompare(b.span.createdAt) ||
+    a.span.id.localeCompare(b.span.id);
   let totalMs = 0;
   const walk = (list: SpanNode[], depth: number) => {
     list.sort(order);

@@ -11,7 +11,12 @@ const files = { document: join(dir, 'openapi.json'), assets: dir };
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   // `/docs/` reaches the page's resource: told apart by the path, so it is redirected to `/docs`.
   const trailing = event.resource === DOCS_PATHS.page && event.path?.endsWith('/');
-  const path = event.resource === DOCS_PATHS.asset ? `/docs/${event.pathParameters?.asset ?? ''}` : trailing ? `${DOCS_PATHS.page}/` : event.resource;
+  const path =
+    event.resource === DOCS_PATHS.asset
+      ? `/docs/${event.pathParameters?.asset ?? ''}`
+      : trailing
+        ? `${DOCS_PATHS.page}/`
+        : event.resource;
   return (
     apiDocsAnswer(event.httpMethod, path, files) ?? {
       statusCode: 404,

@@ -3,6 +3,7 @@ import { IdParams } from '../../shared/schemas/common.js';
 import { EndpointConnectionUpdate } from '../../shared/schemas/endpoint-connections.js';
 import { updateEndpointConnection } from '../../shared/domain/catalog/endpoint-connections.js';
 
-export const handler = httpHandler({ handler: 'endpoint-connections/update', params: IdParams, body: EndpointConnectionUpdate }, async ({ auth, params, body }) =>
-  ok(await updateEndpointConnection(auth, params.id, body)),
+export const handler = httpHandler(
+  { handler: 'endpoint-connections/update', params: IdParams, body: EndpointConnectionUpdate },
+  async ({ auth, params, body }) => ok(await updateEndpointConnection(auth, params.id, body)),
 );

@@ -3,4 +3,7 @@ import { IdParams } from '../../shared/schemas/common.js';
 import { EvaluationRecord } from '../../shared/schemas/sessions.js';
 import { retryEvaluation } from '../../shared/domain/evaluation/evaluations.js';
 
-export const handler = httpHandler({ handler: 'evaluations/retry', params: IdParams, response: EvaluationRecord }, async ({ auth, params }) => ok(await retryEvaluation(auth, params.id)));
+export const handler = httpHandler(
+  { handler: 'evaluations/retry', params: IdParams, response: EvaluationRecord },
+  async ({ auth, params }) => ok(await retryEvaluation(auth, params.id)),
+);

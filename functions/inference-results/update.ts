@@ -3,6 +3,7 @@ import { IdParams } from '../../shared/schemas/common.js';
 import { TurnUpdate } from '../../shared/schemas/sessions.js';
 import { updateTurn } from '../../shared/domain/sessions/turns.js';
 
-export const handler = httpHandler({ handler: 'inference-results/update', params: IdParams, body: TurnUpdate }, async ({ auth, params, body }) =>
-  ok(await updateTurn(auth, params.id, body)),
+export const handler = httpHandler(
+  { handler: 'inference-results/update', params: IdParams, body: TurnUpdate },
+  async ({ auth, params, body }) => ok(await updateTurn(auth, params.id, body)),
 );

@@ -4,9 +4,7 @@ import { observedHandler } from '../../shared/observability/lambda.js';
 import { processDeliveryBatch } from '../../shared/domain/webhooks/delivery.js';
 
 /** Webhook-queue consumer (SQS, partial batch failures): one delivery attempt per record. Answers the build-info probe. */
-export const handler = observedHandler(
-  async (event: SQSEvent | ProbeEvent): Promise<BuildStamp | SQSBatchResponse> => {
-    if (isProbe(event)) return buildStamp;
-    return processDeliveryBatch(event);
-  },
-);
+export const handler = observedHandler(async (event: SQSEvent | ProbeEvent): Promise<BuildStamp | SQSBatchResponse> => {
+  if (isProbe(event)) return buildStamp;
+  return processDeliveryBatch(event);
+});

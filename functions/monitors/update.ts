@@ -3,6 +3,7 @@ import { IdParams } from '../../shared/schemas/common.js';
 import { MonitorUpdate } from '../../shared/schemas/monitors.js';
 import { updateMonitor } from '../../shared/domain/monitors/monitors.js';
 
-export const handler = httpHandler({ handler: 'monitors/update', params: IdParams, body: MonitorUpdate }, async ({ auth, params, body }) =>
-  ok(await updateMonitor(auth, params.id, body)),
+export const handler = httpHandler(
+  { handler: 'monitors/update', params: IdParams, body: MonitorUpdate },
+  async ({ auth, params, body }) => ok(await updateMonitor(auth, params.id, body)),
 );

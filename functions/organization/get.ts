@@ -1,4 +1,6 @@
 import { httpHandler, ok } from '../../shared/http/handler.js';
 import { getOrganizationView } from '../../shared/domain/accounts/organization-view.js';
 
-export const handler = httpHandler({ handler: 'organization/get' }, async ({ auth }) => ok(await getOrganizationView(auth)));
+export const handler = httpHandler({ handler: 'organization/get' }, async ({ auth }) =>
+  ok(await getOrganizationView(auth)),
+);

@@ -5,7 +5,11 @@ import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../../sha
 export const handler = httpHandler(
   {
     handler: 'otel/export-traces',
-    rawBody: { mediaTypes: [PROTOBUF, 'application/json'], schema: ExportTraceServiceRequest, errorReply: otlpErrorReply },
+    rawBody: {
+      mediaTypes: [PROTOBUF, 'application/json'],
+      schema: ExportTraceServiceRequest,
+      errorReply: otlpErrorReply,
+    },
     response: ExportTraceServiceResponse,
   },
   async ({ auth, body }) => {

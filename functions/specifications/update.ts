@@ -3,6 +3,7 @@ import { IdParams } from '../../shared/schemas/common.js';
 import { SpecificationUpdate } from '../../shared/schemas/specifications.js';
 import { updateSpecification } from '../../shared/domain/metrics/specifications.js';
 
-export const handler = httpHandler({ handler: 'specifications/update', params: IdParams, body: SpecificationUpdate }, async ({ auth, params, body }) =>
-  ok(await updateSpecification(auth, params.id, body)),
+export const handler = httpHandler(
+  { handler: 'specifications/update', params: IdParams, body: SpecificationUpdate },
+  async ({ auth, params, body }) => ok(await updateSpecification(auth, params.id, body)),
 );

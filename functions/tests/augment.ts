@@ -3,6 +3,7 @@ import { IdParams } from '../../shared/schemas/common.js';
 import { TestGenerateMore } from '../../shared/schemas/tests.js';
 import { augmentTest } from '../../shared/domain/generation/actions.js';
 
-export const handler = httpHandler({ handler: 'tests/augment', params: IdParams, body: TestGenerateMore, bodyOptional: true }, async ({ auth, params, body }) =>
-  ok(await augmentTest(auth, params.id, body)),
+export const handler = httpHandler(
+  { handler: 'tests/augment', params: IdParams, body: TestGenerateMore, bodyOptional: true },
+  async ({ auth, params, body }) => ok(await augmentTest(auth, params.id, body)),
 );

@@ -26,7 +26,9 @@ function stamp(): { version: string; commit: string; buildDate: string } {
   let commit = process.env.BUILD_COMMIT ?? 'unknown';
   if (!process.env.BUILD_COMMIT) {
     try {
-      commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
     } catch {
       /* not a git checkout: the stamp says unknown */
     }
@@ -183,7 +185,9 @@ export class AppFunction extends Construct {
                 beforeInstall: () => [],
                 afterBundling: (inputDir: string, outputDir: string) => [
                   ...(props.files ?? []).map((f) => `cp "${inputDir}/${f}" "${outputDir}/"`),
-                  ...runtimeFiles(props.runtimeModules ?? []).map((f) => `mkdir -p "${outputDir}/${dirname(f)}" && cp "${inputDir}/${f}" "${outputDir}/${f}"`),
+                  ...runtimeFiles(props.runtimeModules ?? []).map(
+                    (f) => `mkdir -p "${outputDir}/${dirname(f)}" && cp "${inputDir}/${f}" "${outputDir}/${f}"`,
+                  ),
                 ],
               },
             }

@@ -102,8 +102,14 @@ export class ConsoleSite extends Construct {
       },
     });
 
-    const deployRole = new Role(this, 'DeployRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: 'Copies the console build into its bucket' });
-    const deployLogs = new LogGroup(this, 'DeployLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const deployRole = new Role(this, 'DeployRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Copies the console build into its bucket',
+    });
+    const deployLogs = new LogGroup(this, 'DeployLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     deployLogs.grantWrite(deployRole);
     this.deployment = new BucketDeployment(this, 'Deploy', {
       sources: [

@@ -98,7 +98,11 @@ export const functionAlarmName = (handler: string, metricName: 'Errors' | 'Throt
 
 /** A construct id from a handler: `api-keys/create` is `ApiKeysCreate`. */
 const idOf = (handler: string) =>
-  handler.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  handler
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 
 /**
  * Alarms, their SNS topic and the operations dashboard (docs/operations.md says what each alarm
@@ -274,23 +278,37 @@ export class Operations extends NestedStack {
         api.metricClientError({ statistic: 'Sum', label: '4XX' }),
         api.metricServerError({ statistic: 'Sum', label: '5XX' }),
       ]),
-      graph('API latency (ms)', [
-        api.metricLatency({ statistic: 'p50', label: 'p50' }),
-        api.metricLatency({ statistic: 'p99', label: 'p99' }),
-      ], { leftAnnotations: [{ value: API_P99_LATENCY_THRESHOLD_MS, label: 'p99 alarm' }] }),
+      graph(
+        'API latency (ms)',
+        [api.metricLatency({ statistic: 'p50', label: 'p50' }), api.metricLatency({ statistic: 'p99', label: 'p99' })],
+        { leftAnnotations: [{ value: API_P99_LATENCY_THRESHOLD_MS, label: 'p99 alarm' }] },
+      ),
       graph('API 5XX (% of requests)', [api5xxRate], {
         leftAnnotations: [{ value: API_5XX_PERCENT_THRESHOLD, label: 'alarm' }],
       }),
     );
     this.dashboard.addWidgets(
-      graph('Queue depth (visible messages)', props.queues.map(({ name, queue }) =>
-        queueMetric(name, queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' })))),
-      graph('DLQ depth (visible messages)', props.queues.map(({ name, dlq }) =>
-        queueMetric(`${name} DLQ`, dlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' })))),
-      graph('Age of oldest message (s)', props.queues.map(({ name, queue }) =>
-        queueMetric(name, queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' }))), {
-        leftAnnotations: [{ value: QUEUE_AGE_THRESHOLD_SECONDS, label: 'alarm' }],
-      }),
+      graph(
+        'Queue depth (visible messages)',
+        props.queues.map(({ name, queue }) =>
+          queueMetric(name, queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' })),
+        ),
+      ),
+      graph(
+        'DLQ depth (visible messages)',
+        props.queues.map(({ name, dlq }) =>
+          queueMetric(`${name} DLQ`, dlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' })),
+        ),
+      ),
+      graph(
+        'Age of oldest message (s)',
+        props.queues.map(({ name, queue }) =>
+          queueMetric(name, queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' })),
+        ),
+        {
+          leftAnnotations: [{ value: QUEUE_AGE_THRESHOLD_SECONDS, label: 'alarm' }],
+        },
+      ),
     );
     this.dashboard.addWidgets(
       graph('Run sessions', [
@@ -430,7 +448,9 @@ function sumOf<T>(
   // Ids are unique in one graph or alarm, so each sum has its own prefix.
   for (const [name, item] of items) usingMetrics[`${idPrefix}_${name.replace(/[^A-Za-z0-9_]/g, '_')}`] = metricOf(item);
   return new MathExpression({
-    expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
     usingMetrics,
     label,
     period: PERIOD,

@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { loadCliEnv } from './cli-env.js';
 import { runCli, UsageError } from './cli.js';
 
-const USAGE = 'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed';
+const USAGE =
+  'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed';
 const PLANS = ['FREE', 'PRO', 'ENTERPRISE'] as const;
 const COMMANDS = ['create-org', 'set-credits', 'seed'];
 
@@ -18,13 +19,15 @@ function credits(value: string | undefined, fallback: number | null): number | n
   if (value === undefined) return fallback;
   if (value === 'unlimited') return null;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`--credits must be a whole number ≥ 0 or "unlimited", got ${value}`);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0)
+    throw new UsageError(`--credits must be a whole number ≥ 0 or "unlimited", got ${value}`);
   return n;
 }
 
 await runCli(async () => {
   const [command, ...rest] = process.argv.slice(2);
-  if (!command || !COMMANDS.includes(command)) throw new UsageError(command ? `unknown command ${command}; ${USAGE}` : USAGE);
+  if (!command || !COMMANDS.includes(command))
+    throw new UsageError(command ? `unknown command ${command}; ${USAGE}` : USAGE);
   let values: { name?: string; plan?: string; admin?: boolean; credits?: string; org?: string };
   try {
     ({ values } = parseArgs({
@@ -48,7 +51,8 @@ await runCli(async () => {
     case 'create-org': {
       if (!values.name) throw new UsageError('create-org needs --name <name>');
       const plan = (values.plan ?? 'FREE').toUpperCase();
-      if (!PLANS.includes(plan as (typeof PLANS)[number])) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}, got ${values.plan}`);
+      if (!PLANS.includes(plan as (typeof PLANS)[number]))
+        throw new UsageError(`--plan must be one of ${PLANS.join(', ')}, got ${values.plan}`);
       const monthlyCredits = credits(values.credits, 1000);
       await loadCliEnv();
       const { createOrganizationWithKey } = await import('../../shared/domain/accounts/api-keys.js');
@@ -58,7 +62,9 @@ await runCli(async () => {
         admin: values.admin ?? false,
         monthlyCredits,
       });
-      console.log(`organization: ${organization.id} (${organization.plan}, ${organization.monthlyCredits ?? 'unlimited'} credits/month)`);
+      console.log(
+        `organization: ${organization.id} (${organization.plan}, ${organization.monthlyCredits ?? 'unlimited'} credits/month)`,
+      );
       console.log(`api key (${apiKey.role}, shown once): ${apiKey.key}`);
       break;
     }

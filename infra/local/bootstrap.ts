@@ -1,4 +1,10 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import { tableName } from '../../shared/db/client.js';
 import { ENV, optionalEnv } from '../../shared/config/env.js';
 import { createTableInput, TABLE } from '../../shared/db/table.js';
@@ -25,7 +31,12 @@ export async function ensureTable(): Promise<void> {
   }
   await waitUntilTableExists({ client: dynamo, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
   await dynamo
-    .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true } }))
+    .send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true },
+      }),
+    )
     .catch(() => undefined);
 }
 
@@ -58,7 +69,15 @@ export async function seedDemoOrganization(options: { demoKey?: string; remember
     return apiKey.key;
   }
   await insertApiKey(
-    { id: newId('apiKey'), organizationId: DEMO_ORG_ID, userId: 'usr_demo', role: 'MEMBER', name: 'demo key', last4: generated.last4, createdAt: nowIso() },
+    {
+      id: newId('apiKey'),
+      organizationId: DEMO_ORG_ID,
+      userId: 'usr_demo',
+      role: 'MEMBER',
+      name: 'demo key',
+      last4: generated.last4,
+      createdAt: nowIso(),
+    },
     generated,
   );
   return generated.key;

@@ -22,9 +22,12 @@ export async function loadCliEnv(): Promise<CliTarget> {
   }
   if (!record) throw new CliError(`no local runtime is running (no ${runtimeRecordPath(dataDir)}); ${start}`);
   if (!processIsAlive(record.pid) || !(await liveRuntime(dataDir))) {
-    throw new CliError(`the local runtime recorded in ${runtimeRecordPath(dataDir)} (pid ${record.pid}) is not running; ${start}`);
+    throw new CliError(
+      `the local runtime recorded in ${runtimeRecordPath(dataDir)} (pid ${record.pid}) is not running; ${start}`,
+    );
   }
-  if (!record.ready || !record.env) throw new CliError(`the local runtime on ${record.url} is still starting; try again in a moment`);
+  if (!record.ready || !record.env)
+    throw new CliError(`the local runtime on ${record.url} is still starting; try again in a moment`);
   Object.assign(process.env, record.env);
   return { kind: 'local', url: record.url, dataDir };
 }

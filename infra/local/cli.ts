@@ -31,7 +31,10 @@ export function exitWith(error: unknown): never {
     if (!process.env.DEBUG) console.error(error.message);
     process.exit(1);
   }
-  if (!process.env.DEBUG) console.error(`unexpected error: ${error instanceof Error ? error.message : String(error)} (set DEBUG=1 for the stack trace)`);
+  if (!process.env.DEBUG)
+    console.error(
+      `unexpected error: ${error instanceof Error ? error.message : String(error)} (set DEBUG=1 for the stack trace)`,
+    );
   process.exit(1);
 }
 

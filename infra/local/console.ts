@@ -28,7 +28,12 @@ export interface ConsoleAnswer {
 function file(path: string, cache: string): ConsoleAnswer {
   const body = readFileSync(path);
   const type = TYPES[extname(path)] ?? 'application/octet-stream';
-  const headers: Record<string, string> = { 'Content-Type': type, 'Content-Length': String(body.length), 'Cache-Control': cache, 'X-Content-Type-Options': 'nosniff' };
+  const headers: Record<string, string> = {
+    'Content-Type': type,
+    'Content-Length': String(body.length),
+    'Cache-Control': cache,
+    'X-Content-Type-Options': 'nosniff',
+  };
   if (type.startsWith('text/html')) headers['Content-Security-Policy'] = CONSOLE_CSP;
   return { status: 200, headers, body };
 }
@@ -51,11 +56,24 @@ function isFile(path: string): boolean {
   }
 }
 
-export function consoleAnswer(method: string, pathname: string, host: string | undefined, serverUrl: string): ConsoleAnswer | undefined {
+export function consoleAnswer(
+  method: string,
+  pathname: string,
+  host: string | undefined,
+  serverUrl: string,
+): ConsoleAnswer | undefined {
   if (method !== 'GET' && method !== 'HEAD') return undefined;
   if (pathname === '/console-config.json') {
     const body = Buffer.from(JSON.stringify({ apiBaseUrl: apiBaseUrl(host, serverUrl) }));
-    return { status: 200, headers: { 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' }, body };
+    return {
+      status: 200,
+      headers: {
+        'Content-Type': 'application/json',
+        'Content-Length': String(body.length),
+        'Cache-Control': 'no-store',
+      },
+      body,
+    };
   }
   const relative = pathname === '/' ? 'index.html' : pathname.slice(1);
   let decoded: string;

@@ -25,6 +25,7 @@ export function apiKey(): string {
   if (given) return given.trim();
   const file = join(localDataDir(), 'demo-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new CliError('No API key: set API_KEY (or DEMO_API_KEY), or start the local API with `npm start`, which writes .data/demo-api-key.');
+  throw new CliError(
+    'No API key: set API_KEY (or DEMO_API_KEY), or start the local API with `npm start`, which writes .data/demo-api-key.',
+  );
 }
-

@@ -34,23 +34,32 @@ async function api<T = any>(method: string, path: string, body?: unknown): Promi
   try {
     res = await fetch(`${BASE}${path}`, {
       method,
-      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    throw new CliError(`No API answering at ${BASE} (${cause}): start it with \`npm start\` in another terminal, or set API_URL.`);
+    throw new CliError(
+      `No API answering at ${BASE} (${cause}): start it with \`npm start\` in another terminal, or set API_URL.`,
+    );
   }
   const text = await res.text();
   let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
-    throw new CliError(`${method} ${BASE}${path} answered ${res.status} with a body that is not JSON: is something else listening there?`);
+    throw new CliError(
+      `${method} ${BASE}${path} answered ${res.status} with a body that is not JSON: is something else listening there?`,
+    );
   }
   if (res.status === 401 || res.status === 403) {
-    throw new CliError(`The API at ${BASE} refused the key (${res.status} ${parsed?.message ?? ''}): use the key \`npm start\` printed (API_KEY, DEMO_API_KEY or .data/demo-api-key).`);
+    throw new CliError(
+      `The API at ${BASE} refused the key (${res.status} ${parsed?.message ?? ''}): use the key \`npm start\` printed (API_KEY, DEMO_API_KEY or .data/demo-api-key).`,
+    );
   }
   if (!res.ok) throw new CliError(`${method} ${path} answered ${res.status}: ${parsed?.message ?? text}`);
   return parsed as T;
@@ -66,13 +75,26 @@ function status(text: string, final = false) {
 /** The chat the demo plays: a support bot for an online shop. */
 const CHATS: { user: string; bot: (i: number) => string }[] = [
   { user: 'Where is my order #1042?', bot: () => 'It shipped yesterday and should arrive on Thursday.' },
-  { user: 'I want a refund for my headphones.', bot: () => 'I have started the refund; you will see it within 5 business days.' },
-  { user: 'Can I change my delivery address?', bot: (i) => (i % 3 === 0 ? '' : 'Yes, I updated the address on your order.') },
+  {
+    user: 'I want a refund for my headphones.',
+    bot: () => 'I have started the refund; you will see it within 5 business days.',
+  },
+  {
+    user: 'Can I change my delivery address?',
+    bot: (i) => (i % 3 === 0 ? '' : 'Yes, I updated the address on your order.'),
+  },
   { user: 'How do I reach a human?', bot: () => 'Call our support line at +1 415-555-0134, weekdays 9 to 5.' },
-  { user: 'Can you send me the invoice again?', bot: (i) => (i % 2 === 0 ? 'Sure, I sent it to jordan.lee@example.com.' : 'Sure, I sent it to the address on your account.') },
+  {
+    user: 'Can you send me the invoice again?',
+    bot: (i) =>
+      i % 2 === 0 ? 'Sure, I sent it to jordan.lee@example.com.' : 'Sure, I sent it to the address on your account.',
+  },
   { user: 'test message, please ignore', bot: () => 'ok' },
   { user: 'Do you ship to Canada?', bot: () => 'Yes, we ship to Canada; delivery takes 5 to 8 days.' },
-  { user: 'My package arrived damaged.', bot: () => 'Sorry about that! Reply with a photo and I will send a replacement.' },
+  {
+    user: 'My package arrived damaged.',
+    bot: () => 'Sorry about that! Reply with a photo and I will send a replacement.',
+  },
 ];
 const EXCLUDED = 'test message';
 
@@ -126,7 +148,9 @@ async function main() {
     excludeQuery: EXCLUDED,
     excludeTarget: 'INPUT',
   });
-  line(`✓ monitor created: "${monitor.name}" (${monitor.id}) on non_empty_output and no_pii, every session sampled, inputs with "${EXCLUDED}" skipped`);
+  line(
+    `✓ monitor created: "${monitor.name}" (${monitor.id}) on non_empty_output and no_pii, every session sampled, inputs with "${EXCLUDED}" skipped`,
+  );
 
   const plan = Array.from({ length: SESSIONS }, (_, i) => {
     const chat = CHATS[i % CHATS.length]!;
@@ -134,7 +158,10 @@ async function main() {
   });
   const played: Played[] = [];
   await inBatches(plan, 8, async (p) => {
-    const session = await api<{ id: string }>('POST', '/sessions', { versionId: version.id, customId: `demo-${p.i + 1}` });
+    const session = await api<{ id: string }>('POST', '/sessions', {
+      versionId: version.id,
+      customId: `demo-${p.i + 1}`,
+    });
     await api('POST', '/inferenceResults/batch', {
       sessionId: session.id,
       messages: [
@@ -143,16 +170,20 @@ async function main() {
       ],
     });
     played.push({ id: session.id, user: p.user, answer: p.answer });
-    if (played.length % 10 === 0 || played.length === SESSIONS) status(`  ${played.length}/${SESSIONS} sessions sent`, played.length === SESSIONS);
+    if (played.length % 10 === 0 || played.length === SESSIONS)
+      status(`  ${played.length}/${SESSIONS} sessions sent`, played.length === SESSIONS);
   });
   let closed = 0;
   await inBatches(played, 8, async (s) => {
     await api('PATCH', `/sessions/${s.id}`, { status: 'COMPLETED' });
     closed++;
-    if (closed % 10 === 0 || closed === SESSIONS) status(`  ${closed}/${SESSIONS} sessions closed (status COMPLETED)`, closed === SESSIONS);
+    if (closed % 10 === 0 || closed === SESSIONS)
+      status(`  ${closed}/${SESSIONS} sessions closed (status COMPLETED)`, closed === SESSIONS);
   });
   const expected = played.filter((s) => !s.user.toLowerCase().includes(EXCLUDED)).length;
-  line(`✓ ${SESSIONS} sessions played and closed; ${SESSIONS - expected} are test messages the monitor skips, ${expected} should be scored`);
+  line(
+    `✓ ${SESSIONS} sessions played and closed; ${SESSIONS - expected} are test messages the monitor skips, ${expected} should be scored`,
+  );
 
   // Two days, so a demo that runs across midnight (UTC) still finds all its sessions.
   const resultsPath = `/monitors/${monitor.id}/results?days=2`;
@@ -183,11 +214,15 @@ async function main() {
   for (const m of results.metrics) {
     const h = m.headline;
     const score = h.score === null ? 'no score' : `score ${h.score.toFixed(3)}`;
-    const interval = h.confidenceInterval ? `95% interval ${h.confidenceInterval.lower.toFixed(3)}–${h.confidenceInterval.upper.toFixed(3)}` : 'collecting data (an interval from 30 scored sessions)';
+    const interval = h.confidenceInterval
+      ? `95% interval ${h.confidenceInterval.lower.toFixed(3)}–${h.confidenceInterval.upper.toFixed(3)}`
+      : 'collecting data (an interval from 30 scored sessions)';
     line(`  ${m.name.padEnd(width)}  ${score}  ${interval}  ${h.scoredSessions} scored sessions`);
   }
   const worst = results.worstMetric;
-  line(`  worst metric: ${worst ? `${worst.name} (${worst.score === null ? 'no score' : worst.score.toFixed(3)})` : 'none yet'}`);
+  line(
+    `  worst metric: ${worst ? `${worst.name} (${worst.score === null ? 'no score' : worst.score.toFixed(3)})` : 'none yet'}`,
+  );
   line(`  spend this cycle: ${results.spend.spentCredits} credits (deterministic metrics cost nothing)`);
 
   // A few reasons: the sessions whose answers gave something away or said nothing, and one clean one.
@@ -199,13 +234,14 @@ async function main() {
     scored.find((s) => s.answer.startsWith('It shipped')),
   ].filter((s): s is Played => s !== undefined);
   if (pick.length) {
-    const evaluations = await api<{ sessionId: string; metricName: string; score: number | null; reason: string | null }[]>(
-      'GET',
-      `/evaluations?sessionIds=${pick.map((s) => s.id).join(',')}&statuses=SUCCESS`,
-    );
+    const evaluations = await api<
+      { sessionId: string; metricName: string; score: number | null; reason: string | null }[]
+    >('GET', `/evaluations?sessionIds=${pick.map((s) => s.id).join(',')}&statuses=SUCCESS`);
     const clean = pick.find((s) => s.answer.startsWith('It shipped'))?.id;
     const interesting = [
-      ...evaluations.filter((e) => e.score === 0).sort((a, b) => pick.findIndex((s) => s.id === a.sessionId) - pick.findIndex((s) => s.id === b.sessionId)),
+      ...evaluations
+        .filter((e) => e.score === 0)
+        .sort((a, b) => pick.findIndex((s) => s.id === a.sessionId) - pick.findIndex((s) => s.id === b.sessionId)),
       ...evaluations.filter((e) => e.score !== 0 && e.sessionId === clean),
     ].filter((e) => e.reason);
     line('\nA few evaluation reasons:');

@@ -106,7 +106,12 @@ const compiled: Compiled[] = routes.map((route) => {
       return seg.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
     })
     .join('/');
-  return { route, regex: new RegExp(`^${pattern}/?$`), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
+  return {
+    route,
+    regex: new RegExp(`^${pattern}/?$`),
+    names,
+    literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length,
+  };
 });
 // A literal segment beats a parameter (as API Gateway matches `/phoneConnections/batch` before `{id}`).
 compiled.sort((a, b) => b.literalSegments - a.literalSegments);
@@ -124,7 +129,10 @@ export function matchRoute(method: string, path: string): { route: Route; params
   return undefined;
 }
 
-const MALFORMED_PATH = { error: 'Bad Request', message: 'path has a malformed percent-encoding (each %XX must form UTF-8)' };
+const MALFORMED_PATH = {
+  error: 'Bad Request',
+  message: 'path has a malformed percent-encoding (each %XX must form UTF-8)',
+};
 
 function isDecodablePath(path: string): boolean {
   try {
@@ -146,12 +154,20 @@ function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): bo
   return statements.some((s) => {
     const st = s as { Effect: string; Resource?: string | string[] };
     const resources = Array.isArray(st.Resource) ? st.Resource : [st.Resource ?? ''];
-    return st.Effect === 'Allow' && resources.some((r) => new RegExp(`^${r.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(methodArn));
+    return (
+      st.Effect === 'Allow' &&
+      resources.some((r) =>
+        new RegExp(`^${r.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(methodArn),
+      )
+    );
   });
 }
 
 /** The proxy event's body: base64 with isBase64Encoded for a binary media type (as API Gateway does), else text. */
-function eventBody(body: string | Buffer | undefined, contentType: string | undefined): Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'> {
+function eventBody(
+  body: string | Buffer | undefined,
+  contentType: string | undefined,
+): Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'> {
   if (body === undefined || body.length === 0) return { body: null, isBase64Encoded: false };
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   if (isBinaryMediaType(contentType)) return { body: bytes.toString('base64'), isBase64Encoded: true };
@@ -195,7 +211,9 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
     httpMethod: method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: hasQuery ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v[v.length - 1]!])) : null,
+    queryStringParameters: hasQuery
+      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v[v.length - 1]!]))
+      : null,
     multiValueQueryStringParameters: hasQuery ? query : null,
     pathParameters: Object.keys(match.params).length ? match.params : null,
     stageVariables: null,
@@ -205,7 +223,10 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
       apiId: 'local',
       authorizer: { ...(authorizer.context ?? {}), principalId: authorizer.principalId },
       httpMethod: method,
-      identity: { sourceIp: req.sourceIp ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: {
+        sourceIp: req.sourceIp ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
       path: `/local${req.path}`,
       protocol: 'HTTP/1.1',
       requestId: randomUUID(),

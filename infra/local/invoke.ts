@@ -10,7 +10,8 @@ import { loadCliEnv } from './cli-env.js';
 import { CliError, runCli, UsageError } from './cli.js';
 import { lambdaContext, loadHandler, PROJECT_ROOT } from './gateway.js';
 
-const USAGE = 'usage: npm run invoke -- <handler under functions/, e.g. phone-connections/list> <event file, e.g. events/phone-connections-list.json>';
+const USAGE =
+  'usage: npm run invoke -- <handler under functions/, e.g. phone-connections/list> <event file, e.g. events/phone-connections-list.json>';
 
 await runCli(async () => {
   const args = process.argv.slice(2);
@@ -19,15 +20,24 @@ await runCli(async () => {
   if (args.length !== 2) throw new UsageError(USAGE);
   const [name, file] = args as [string, string];
   const handlerName = name.replace(/^functions\//, '').replace(/\.ts$/, '');
-  if (!/^[a-z0-9-]+(\/[a-z0-9-]+)*$/i.test(handlerName) || !existsSync(resolve(PROJECT_ROOT, 'functions', `${handlerName}.ts`))) {
-    throw new CliError(`no function functions/${handlerName}.ts (handlers are named by their path under functions/, e.g. phone-connections/list or jobs/scanner)`);
+  if (
+    !/^[a-z0-9-]+(\/[a-z0-9-]+)*$/i.test(handlerName) ||
+    !existsSync(resolve(PROJECT_ROOT, 'functions', `${handlerName}.ts`))
+  ) {
+    throw new CliError(
+      `no function functions/${handlerName}.ts (handlers are named by their path under functions/, e.g. phone-connections/list or jobs/scanner)`,
+    );
   }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(code === 'ENOENT' ? `event file ${file} not found` : `cannot read event file ${file} (${code ?? (error as Error).message})`);
+    throw new CliError(
+      code === 'ENOENT'
+        ? `event file ${file} not found`
+        : `cannot read event file ${file} (${code ?? (error as Error).message})`,
+    );
   }
   let event: unknown;
   try {

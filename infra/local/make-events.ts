@@ -10,15 +10,27 @@ import { routes, type Route } from '../../shared/routes.js';
 
 export const EVENTS_DIR = resolve(import.meta.dirname, '..', '..', 'events');
 
-const samples: Record<string, { body?: unknown; query?: Record<string, string>; id?: string; params?: Record<string, string> }> = {
+const samples: Record<
+  string,
+  { body?: unknown; query?: Record<string, string>; id?: string; params?: Record<string, string> }
+> = {
   'api-keys/create': { body: { name: 'ci pipeline' } },
   'api-keys/list': { query: { limit: '10' } },
   'organization/update': { body: { monthlyCredits: 2000 }, id: 'org_demo' },
-  'phone-connections/create': { body: { productId: 'prod_example', name: 'support line', phoneNumber: '+14155550123', agentSpeaksFirst: false } },
+  'phone-connections/create': {
+    body: { productId: 'prod_example', name: 'support line', phoneNumber: '+14155550123', agentSpeaksFirst: false },
+  },
   'phone-connections/list': { query: { limit: '10', sort: 'createdAt:desc' } },
   'phone-connections/update': { body: { agentSpeaksFirst: true } },
   'phone-connections/batch-delete': { body: { ids: ['phc_example'] } },
-  'products/create': { body: { name: 'Support bot', description: 'Answers billing questions', capabilities: ['issue refunds'], inabilities: ['legal advice'] } },
+  'products/create': {
+    body: {
+      name: 'Support bot',
+      description: 'Answers billing questions',
+      capabilities: ['issue refunds'],
+      inabilities: ['legal advice'],
+    },
+  },
   'products/list': { query: { name: 'support' } },
   'products/update': { body: { policies: ['never share card numbers'] } },
   'versions/create': { body: { productId: 'prod_example', name: 'v1', modelId: 'gpt-4o-mini' } },
@@ -41,7 +53,11 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
     },
   },
   'endpoint-connections/test': {
-    body: { input: { user_message: 'Where is my refund?' }, context: 'order 1042 was paid by card', variables: { session_id: 'agent-session-1' } },
+    body: {
+      input: { user_message: 'Where is my refund?' },
+      context: 'order 1042 was paid by card',
+      variables: { session_id: 'agent-session-1' },
+    },
   },
   'metrics/create': {
     body: {
@@ -57,34 +73,86 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'metrics/get': { id: 'met_json_field_match' },
   'metrics/update': { body: { tags: ['billing', 'v2'] } },
   'models/put': { params: { name: 'gpt-4o-mini' }, body: { provider: 'openai', creditsPerEvaluation: 1 } },
-  'specifications/create': { body: { productId: 'prod_example', description: 'Never gives legal advice', type: 'POLICY', testType: 'RED_TEAMING', testVariant: 'misuse' } },
+  'specifications/create': {
+    body: {
+      productId: 'prod_example',
+      description: 'Never gives legal advice',
+      type: 'POLICY',
+      testType: 'RED_TEAMING',
+      testVariant: 'misuse',
+    },
+  },
   'specifications/list': { query: { types: 'POLICY' } },
   'specifications/update': { body: { description: 'Never gives legal or tax advice' } },
   'specifications/link-metrics': { body: { metricIds: ['met_non_toxic'] } },
   'specifications/unlink-metrics': { body: { metricIds: ['met_non_toxic'] } },
-  'tests/create': { body: { productId: 'prod_example', name: 'Refund questions', type: 'QUALITY', variants: ['rag'], languageCode: 'en-US', maxTestCases: 50 } },
+  'tests/create': {
+    body: {
+      productId: 'prod_example',
+      name: 'Refund questions',
+      type: 'QUALITY',
+      variants: ['rag'],
+      languageCode: 'en-US',
+      maxTestCases: 50,
+    },
+  },
   'tests/extend': { body: { count: 10 } },
   'tests/augment': { body: { count: 10 } },
   'tests/list': { query: { types: 'QUALITY', hasLiveSpecification: 'true' } },
   'tests/update': { body: { name: 'Refund questions v2' } },
-  'test-cases/create': { body: { testId: 'test_example', input: 'Can I get a refund after 30 days?', expectedOutput: 'Refunds are possible within 30 days.' } },
+  'test-cases/create': {
+    body: {
+      testId: 'test_example',
+      input: 'Can I get a refund after 30 days?',
+      expectedOutput: 'Refunds are possible within 30 days.',
+    },
+  },
   'test-cases/list': { query: { testIds: 'test_example' } },
   'storage/upload-url': { query: { fileName: 'dataset.csv', contentType: 'text/csv' } },
   'storage/resolve': { query: { uri: 's3://eval-platform-local/orgs/org_demo/uploads/01EXAMPLE/dataset.csv' } },
-  'sessions/create': { body: { versionId: 'ver_example', customId: 'conv-42', context: 'Customer is on the premium plan', metadata: { channel: 'web' } } },
+  'sessions/create': {
+    body: {
+      versionId: 'ver_example',
+      customId: 'conv-42',
+      context: 'Customer is on the premium plan',
+      metadata: { channel: 'web' },
+    },
+  },
   'sessions/list': { query: { versionIds: 'ver_example', isProduction: 'true' } },
   'sessions/update': { body: { status: 'COMPLETED', stoppingReason: 'user_ended' } },
   'sessions/metric-compatibility': { query: { limit: '20' } },
-  'inference-results/create': { body: { sessionId: 'sess_example', input: 'Where is my order?', output: 'It ships tomorrow.', latencyMs: 820 } },
+  'inference-results/create': {
+    body: { sessionId: 'sess_example', input: 'Where is my order?', output: 'It ships tomorrow.', latencyMs: 820 },
+  },
   'inference-results/batch': {
-    body: { sessionId: 'sess_example', messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello! How can I help?' }] },
+    body: {
+      sessionId: 'sess_example',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello! How can I help?' },
+      ],
+    },
   },
   'inference-results/list': { query: { sessionIds: 'sess_example' } },
   'inference-results/update': { body: { output: 'It ships on Monday.' } },
   'traces/create': {
-    body: { inferenceResultId: 'inf_example', name: 'search_orders', type: 'TOOL', inputData: { orderId: '42' }, outputData: { status: 'shipped' }, startTime: '2026-01-01T10:00:00.000Z', endTime: '2026-01-01T10:00:00.250Z' },
+    body: {
+      inferenceResultId: 'inf_example',
+      name: 'search_orders',
+      type: 'TOOL',
+      inputData: { orderId: '42' },
+      outputData: { status: 'shipped' },
+      startTime: '2026-01-01T10:00:00.000Z',
+      endTime: '2026-01-01T10:00:00.250Z',
+    },
   },
-  'traces/batch': { body: { spans: [{ inferenceResultId: 'inf_example', name: 'retrieve', type: 'RETRIEVER', outputData: 'Orders ship in 2 days.' }] } },
+  'traces/batch': {
+    body: {
+      spans: [
+        { inferenceResultId: 'inf_example', name: 'retrieve', type: 'RETRIEVER', outputData: 'Orders ship in 2 days.' },
+      ],
+    },
+  },
   'traces/list': { query: { sessionIds: 'sess_example', types: 'TOOL' } },
   'traces/get': { id: 'trace_example' },
   'traces/delete': { id: 'trace_example' },
@@ -93,7 +161,15 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
   'evaluations/update': { body: { humanScore: 0.8, humanReason: 'Helpful but slow' } },
   'evaluations/retry': { id: 'eval_example' },
   'monitors/create': {
-    body: { productId: 'prod_example', name: 'Production quality', metricGroupIds: ['mgrp_non_empty_output', 'mgrp_no_pii'], samplingPercentage: 25, monthlyCreditCap: 500, filterQuery: 'refund, invoice', filterTarget: 'INPUT' },
+    body: {
+      productId: 'prod_example',
+      name: 'Production quality',
+      metricGroupIds: ['mgrp_non_empty_output', 'mgrp_no_pii'],
+      samplingPercentage: 25,
+      monthlyCreditCap: 500,
+      filterQuery: 'refund, invoice',
+      filterTarget: 'INPUT',
+    },
   },
   'monitors/list': { query: { statuses: 'ACTIVE,FAILING' } },
   'monitors/update': { body: { samplingPercentage: 50 } },
@@ -106,7 +182,12 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
     body: {
       resourceSpans: [
         {
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }, { key: 'platform.version.id', value: { stringValue: 'ver_example' } }] },
+          resource: {
+            attributes: [
+              { key: 'service.name', value: { stringValue: 'support-bot' } },
+              { key: 'platform.version.id', value: { stringValue: 'ver_example' } },
+            ],
+          },
           scopeSpans: [
             {
               scope: { name: 'support-bot' },
@@ -134,14 +215,23 @@ const samples: Record<string, { body?: unknown; query?: Record<string, string>; 
     },
   },
   'runs/list': { query: { versionIds: 'ver_example', statuses: 'RUNNING,COMPLETED', sort: 'createdAt:desc' } },
-  'webhooks/create': { body: { url: 'https://hooks.example.com/eval-platform', events: ['run.completed', 'run.failed', 'alert.opened', 'alert.resolved'], description: 'on-call channel' } },
+  'webhooks/create': {
+    body: {
+      url: 'https://hooks.example.com/eval-platform',
+      events: ['run.completed', 'run.failed', 'alert.opened', 'alert.resolved'],
+      description: 'on-call channel',
+    },
+  },
   'webhooks/list': { query: { events: 'alert.opened', statuses: 'ENABLED' } },
   'webhooks/get': { id: 'wh_example' },
   'webhooks/update': { id: 'wh_example', body: { status: 'ENABLED' } },
   'webhooks/delete': { id: 'wh_example' },
   'webhooks/test': { id: 'wh_example' },
   'webhooks/deliveries': { id: 'wh_example', query: { statuses: 'FAILED,PENDING', sort: 'createdAt:desc' } },
-  'alert-rules/create': { id: 'mon_example', body: { metricGroupId: 'mgrp_non_empty_output', window: '1h', below: 0.8, minSessions: 20 } },
+  'alert-rules/create': {
+    id: 'mon_example',
+    body: { metricGroupId: 'mgrp_non_empty_output', window: '1h', below: 0.8, minSessions: 20 },
+  },
   'alert-rules/list': { id: 'mon_example' },
   'alert-rules/get': { id: 'mon_example', params: { ruleId: 'alr_example' } },
   'alert-rules/delete': { id: 'mon_example', params: { ruleId: 'alr_example' } },
@@ -155,7 +245,12 @@ export function eventFileName(route: Route): string {
 function proxyEvent(route: Route) {
   const sample = samples[route.handler] ?? {};
   const id = sample.id ?? `${route.handler.split('/')[0]!.replace(/-/g, '').slice(0, 4)}_example`;
-  const params = Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, m[1] === 'id' ? id : (sample.params?.[m[1]!] ?? 'example')]));
+  const params = Object.fromEntries(
+    [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => [
+      m[1]!,
+      m[1] === 'id' ? id : (sample.params?.[m[1]!] ?? 'example'),
+    ]),
+  );
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!);
   const query = sample.query ?? null;
   return {
@@ -173,7 +268,14 @@ function proxyEvent(route: Route) {
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      authorizer: { organizationId: 'org_demo', userId: 'usr_demo', role: route.access === 'admin' ? 'ADMIN' : 'MEMBER', plan: 'ENTERPRISE', keyId: 'key_demo', principalId: 'usr_demo' },
+      authorizer: {
+        organizationId: 'org_demo',
+        userId: 'usr_demo',
+        role: route.access === 'admin' ? 'ADMIN' : 'MEMBER',
+        plan: 'ENTERPRISE',
+        keyId: 'key_demo',
+        principalId: 'usr_demo',
+      },
       httpMethod: route.method,
       identity: { sourceIp: '127.0.0.1' },
       path: `/v1${path}`,
@@ -193,15 +295,40 @@ const jobEvents: Record<string, unknown> = {
     authorizationToken: 'Bearer evk_replace-with-your-key',
     methodArn: 'arn:aws:execute-api:us-east-1:000000000000:local/v1/GET/organization',
   },
-  'jobs-scanner.json': { version: '0', id: 'sample-scan', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:05:00Z', region: 'us-east-1', resources: [], detail: {} },
-  'jobs-aggregator.json': { version: '0', id: 'sample-aggregate', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:05:00Z', region: 'us-east-1', resources: [], detail: {} },
+  'jobs-scanner.json': {
+    version: '0',
+    id: 'sample-scan',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: '2026-01-01T00:05:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail: {},
+  },
+  'jobs-aggregator.json': {
+    version: '0',
+    id: 'sample-aggregate',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: '2026-01-01T00:05:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail: {},
+  },
   'jobs-evaluator.json': {
     Records: [
       {
         messageId: 'sample-message',
         receiptHandle: 'sample',
         body: JSON.stringify({ kind: 'evaluation', evaluationId: 'eval_example', sessionId: 'sess_example' }),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: '1767225600000',
+          SenderId: 'sample',
+          ApproximateFirstReceiveTimestamp: '1767225600000',
+        },
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
@@ -215,8 +342,19 @@ const jobEvents: Record<string, unknown> = {
       {
         messageId: 'sample-run-message',
         receiptHandle: 'sample',
-        body: JSON.stringify({ kind: 'step', organizationId: 'org_demo', runId: 'run_example', sessionId: 'sess_example', seq: 0 }),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        body: JSON.stringify({
+          kind: 'step',
+          organizationId: 'org_demo',
+          runId: 'run_example',
+          sessionId: 'sess_example',
+          seq: 0,
+        }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: '1767225600000',
+          SenderId: 'sample',
+          ApproximateFirstReceiveTimestamp: '1767225600000',
+        },
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
@@ -230,8 +368,19 @@ const jobEvents: Record<string, unknown> = {
       {
         messageId: 'sample-delivery-message',
         receiptHandle: 'sample',
-        body: JSON.stringify({ kind: 'deliver', organizationId: 'org_demo', webhookId: 'wh_example', deliveryId: 'msg_example', attempt: 1 }),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        body: JSON.stringify({
+          kind: 'deliver',
+          organizationId: 'org_demo',
+          webhookId: 'wh_example',
+          deliveryId: 'msg_example',
+          attempt: 1,
+        }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: '1767225600000',
+          SenderId: 'sample',
+          ApproximateFirstReceiveTimestamp: '1767225600000',
+        },
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
@@ -240,14 +389,29 @@ const jobEvents: Record<string, unknown> = {
       },
     ],
   },
-  'jobs-sweeper.json': { version: '0', id: 'sample-sweep', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: '2026-01-01T00:01:00Z', region: 'us-east-1', resources: [], detail: {} },
+  'jobs-sweeper.json': {
+    version: '0',
+    id: 'sample-sweep',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: '2026-01-01T00:01:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail: {},
+  },
   'jobs-generator.json': {
     Records: [
       {
         messageId: 'sample-generation-message',
         receiptHandle: 'sample',
         body: JSON.stringify({ organizationId: 'org_demo', testId: 'test_example', seq: 1, step: 0 }),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1767225600000', SenderId: 'sample', ApproximateFirstReceiveTimestamp: '1767225600000' },
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: '1767225600000',
+          SenderId: 'sample',
+          ApproximateFirstReceiveTimestamp: '1767225600000',
+        },
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
@@ -261,7 +425,9 @@ const jobEvents: Record<string, unknown> = {
 
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
   mkdirSync(EVENTS_DIR, { recursive: true });
-  for (const route of routes) writeFileSync(join(EVENTS_DIR, eventFileName(route)), `${JSON.stringify(proxyEvent(route), null, 2)}\n`);
-  for (const [file, event] of Object.entries(jobEvents)) writeFileSync(join(EVENTS_DIR, file), `${JSON.stringify(event, null, 2)}\n`);
+  for (const route of routes)
+    writeFileSync(join(EVENTS_DIR, eventFileName(route)), `${JSON.stringify(proxyEvent(route), null, 2)}\n`);
+  for (const [file, event] of Object.entries(jobEvents))
+    writeFileSync(join(EVENTS_DIR, file), `${JSON.stringify(event, null, 2)}\n`);
   console.log(`wrote ${routes.length + Object.keys(jobEvents).length} events to ${EVENTS_DIR}`);
 }

@@ -9,7 +9,10 @@ export const deadLetters: { id: string; body: string }[] = [];
  * source would: failed records come back until their third receive, then go to `deadLetters`.
  * Resolves when the queue is empty.
  */
-export async function drainLocalQueue(evaluator: (event: SQSEvent) => Promise<unknown>, options: { duplicate?: boolean } = {}): Promise<number> {
+export async function drainLocalQueue(
+  evaluator: (event: SQSEvent) => Promise<unknown>,
+  options: { duplicate?: boolean } = {},
+): Promise<number> {
   let delivered = 0;
   while (localQueue.messages.length > 0) {
     const batch = localQueue.messages.splice(0, 10);
@@ -19,7 +22,12 @@ export async function drainLocalQueue(evaluator: (event: SQSEvent) => Promise<un
         messageId: m.id,
         receiptHandle: m.id,
         body: m.body,
-        attributes: { ApproximateReceiveCount: String(m.receiveCount), SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        attributes: {
+          ApproximateReceiveCount: String(m.receiveCount),
+          SentTimestamp: String(Date.now()),
+          SenderId: 'local',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
+        },
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',

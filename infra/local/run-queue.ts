@@ -44,7 +44,12 @@ function recordOf(m: LocalQueueMessage, id = m.id): SQSRecord {
 }
 
 /** Delivers one message (twice when `duplicate`); false when the consumer reported it failed. */
-async function deliver(consumer: Consumer, m: LocalQueueMessage, duplicate: boolean, q: LocalDelayQueue): Promise<void> {
+async function deliver(
+  consumer: Consumer,
+  m: LocalQueueMessage,
+  duplicate: boolean,
+  q: LocalDelayQueue,
+): Promise<void> {
   m.receiveCount++;
   const records = duplicate ? [recordOf(m), recordOf(m, `${m.id}-dup`)] : [recordOf(m)];
   let failed = false;
@@ -77,7 +82,10 @@ function takeVisible(q: LocalDelayQueue, max: number): LocalQueueMessage[] {
  * Lambda's concurrency), delayed messages wait for their time, failed ones come back until their
  * third receive. Runs until stopped.
  */
-export function startRunQueueConsumer(consumer: Consumer, options: { concurrency: number; queue?: LocalDelayQueue }): { stop: () => Promise<void>; idle: () => Promise<void> } {
+export function startRunQueueConsumer(
+  consumer: Consumer,
+  options: { concurrency: number; queue?: LocalDelayQueue },
+): { stop: () => Promise<void>; idle: () => Promise<void> } {
   const q = options.queue ?? RUN_QUEUE;
   const messages = q.queue.messages;
   let inFlight = 0;
@@ -129,7 +137,13 @@ export function startRunQueueConsumer(consumer: Consumer, options: { concurrency
  */
 export async function drainRunQueue(
   consumer: Consumer,
-  options: { duplicate?: boolean; concurrency?: number; timeoutMs?: number; queue?: LocalDelayQueue; /** Return once nothing is visible, leaving delayed messages. */ visibleOnly?: boolean } = {},
+  options: {
+    duplicate?: boolean;
+    concurrency?: number;
+    timeoutMs?: number;
+    queue?: LocalDelayQueue /** Return once nothing is visible, leaving delayed messages. */;
+    visibleOnly?: boolean;
+  } = {},
 ): Promise<number> {
   const q = options.queue ?? RUN_QUEUE;
   const messages = q.queue.messages;

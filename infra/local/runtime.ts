@@ -48,7 +48,9 @@ export function localPeriodSeconds(job: (typeof jobs)[number], scanIntervalSecon
 
 function gitCommit(): string {
   try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }
@@ -91,7 +93,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   try {
     await new Promise<void>((res, rej) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
-        rej(error.code === 'EADDRINUSE' ? new Error(`port ${options.port} is already in use; stop what holds it or set PORT`) : error),
+        rej(
+          error.code === 'EADDRINUSE'
+            ? new Error(`port ${options.port} is already in use; stop what holds it or set PORT`)
+            : error,
+        ),
       );
       server.listen(options.port, '127.0.0.1', () => res());
     });
@@ -108,7 +114,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanup.push(() => removeOwnRuntimeRecord(options.dataDir));
     let dynamoEndpoint = options.dynamodbEndpoint;
     if (!dynamoEndpoint) {
-      const dynamo = await startDynamoDbLocal({ port: options.dynamodbPort || (await freePort()), dbPath: options.inMemory ? undefined : join(options.dataDir, 'dynamodb') });
+      const dynamo = await startDynamoDbLocal({
+        port: options.dynamodbPort || (await freePort()),
+        dbPath: options.inMemory ? undefined : join(options.dataDir, 'dynamodb'),
+      });
       children.push(dynamo);
       dynamoEndpoint = dynamo.endpoint;
     }
@@ -121,7 +130,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       s3Endpoint = s3.endpoint;
     }
 
-    const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     const env: Record<string, string> = {
       [ENV.tableName]: process.env[ENV.tableName] ?? LOCAL_TABLE,
       [ENV.bucketName]: process.env[ENV.bucketName] ?? LOCAL_BUCKET,
@@ -159,7 +170,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     await seedPlatform();
     const keyFile = join(options.dataDir, 'demo-api-key');
     const remembered = !options.inMemory && existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
-    const demoApiKey = await bootstrap.seedDemoOrganization({ demoKey: options.demoApiKey, rememberedKey: remembered || undefined });
+    const demoApiKey = await bootstrap.seedDemoOrganization({
+      demoKey: options.demoApiKey,
+      rememberedKey: remembered || undefined,
+    });
     writeFileSync(keyFile, `${demoApiKey}\n`, { mode: 0o600 });
     const { invokeJob, loadHandler } = await import('./gateway.js');
     // Loaded now rather than on the first invoke, which the build-info probe gives only 2 s.
@@ -180,10 +194,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The run queue: the real runner handler, as many jobs at once as Lambda would run.
     const { startRunQueueConsumer } = await import('./run-queue.js');
     const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
-    const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), { concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10 });
+    const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), {
+      concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10,
+    });
     // The webhook queue: the real deliverer handler, ten attempts at once.
     const { webhookDelayQueue } = await import('./webhook-queue.js');
-    const webhookConsumer = startRunQueueConsumer((event) => invokeJob('deliverer', event), { concurrency: 10, queue: webhookDelayQueue });
+    const webhookConsumer = startRunQueueConsumer((event) => invokeJob('deliverer', event), {
+      concurrency: 10,
+      queue: webhookDelayQueue,
+    });
     // The generation queue: the real generator handler, a few steps at once.
     const { localGenerationQueue } = await import('../../shared/queue/generation-queue.js');
     const { generationDeadLetters } = await import('./run-queue.js');
@@ -198,7 +217,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         const timer = setInterval(() => {
           if (running) return;
           running = true;
-          invokeJob(job.name, { source: 'local.schedule', 'detail-type': 'Scheduled Event', time: new Date().toISOString(), detail: {} })
+          invokeJob(job.name, {
+            source: 'local.schedule',
+            'detail-type': 'Scheduled Event',
+            time: new Date().toISOString(),
+            detail: {},
+          })
             .catch((e: unknown) => console.error(`${job.name} failed`, e))
             .finally(() => (running = false));
         }, localPeriodSeconds(job, options.scanIntervalSeconds) * 1000);

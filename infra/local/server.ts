@@ -61,7 +61,11 @@ function json(status: number, error: string, message: string): { status: number;
   return { status, error, body: JSON.stringify({ error, message }) };
 }
 
-function send(res: ServerResponse, answer: { status: number; body: string }, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  answer: { status: number; body: string },
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(answer.status, { 'Content-Type': 'application/json', ...headers }).end(answer.body);
 }
 
@@ -72,7 +76,11 @@ function send(res: ServerResponse, answer: { status: number; body: string }, hea
  * while unread bytes arrive would reset the connection and could lose the answer.
  */
 function answerAndClose(req: IncomingMessage, res: ServerResponse, answer: { status: number; body: string }): void {
-  res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(answer.body)), Connection: 'close' });
+  res.writeHead(answer.status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(answer.body)),
+    Connection: 'close',
+  });
   res.write(answer.body);
   const end = () => {
     clearTimeout(timer);
@@ -126,7 +134,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     return log(url.pathname, 413);
   }
   if (options.isReady && !options.isReady()) {
-    answerAndClose(req, res, json(503, 'Service Unavailable', 'the local runtime is still starting; retry in a moment'));
+    answerAndClose(
+      req,
+      res,
+      json(503, 'Service Unavailable', 'the local runtime is still starting; retry in a moment'),
+    );
     return log(url.pathname, 503);
   }
   const body = await readBody(req);
@@ -148,7 +160,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     return log(path, answer.status);
   }
 
-  const page = consoleAnswer(req.method ?? 'GET', url.pathname, req.headers.host, `http://127.0.0.1:${req.socket.localPort}`);
+  const page = consoleAnswer(
+    req.method ?? 'GET',
+    url.pathname,
+    req.headers.host,
+    `http://127.0.0.1:${req.socket.localPort}`,
+  );
   if (page) {
     res.writeHead(page.status, page.headers).end(req.method === 'HEAD' ? undefined : page.body);
     return log(url.pathname, page.status);
@@ -159,9 +176,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   for (const [k, v] of url.searchParams) grouped.set(k, [...(grouped.get(k) ?? []), v]);
   const query: Record<string, string[]> = Object.fromEntries(grouped);
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   // The raw bytes: the gateway passes binary media types on untouched (protobuf, gzip).
-  const out = await dispatch({ method: req.method ?? 'GET', path: url.pathname, query, headers, body: body.bytes, sourceIp: req.socket.remoteAddress });
+  const out = await dispatch({
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query,
+    headers,
+    body: body.bytes,
+    sourceIp: req.socket.remoteAddress,
+  });
   res.writeHead(out.statusCode, out.headers).end(out.bytes ?? out.body);
   log(`${url.pathname}${url.search}`, out.statusCode);
 }
@@ -174,23 +199,39 @@ async function invokeAnswer(
   expected: string,
 ): Promise<{ status: number; body: string; headers: Record<string, string> }> {
   if (!sameSecret(secret, expected)) {
-    return { ...json(403, 'Forbidden', 'invoking a local function needs the runtime secret (the LAMBDA_ENDPOINT the runtime sets)'), headers: { 'X-Amzn-ErrorType': 'AccessDeniedException' } };
+    return {
+      ...json(
+        403,
+        'Forbidden',
+        'invoking a local function needs the runtime secret (the LAMBDA_ENDPOINT the runtime sets)',
+      ),
+      headers: { 'X-Amzn-ErrorType': 'AccessDeniedException' },
+    };
   }
   let name: string;
   try {
     name = decodeURIComponent(encodedName);
   } catch {
-    return { ...json(400, 'Bad Request', 'function name is not valid percent-encoded UTF-8'), headers: { 'X-Amzn-ErrorType': 'InvalidParameterValueException' } };
+    return {
+      ...json(400, 'Bad Request', 'function name is not valid percent-encoded UTF-8'),
+      headers: { 'X-Amzn-ErrorType': 'InvalidParameterValueException' },
+    };
   }
   if (!findJob(name)) {
-    return { ...json(404, 'Not Found', `no local function named ${name}`), headers: { 'X-Amzn-ErrorType': 'ResourceNotFoundException' } };
+    return {
+      ...json(404, 'Not Found', `no local function named ${name}`),
+      headers: { 'X-Amzn-ErrorType': 'ResourceNotFoundException' },
+    };
   }
   let event: unknown = {};
   if (payload) {
     try {
       event = JSON.parse(payload);
     } catch {
-      return { ...json(400, 'Bad Request', 'invocation payload must be JSON'), headers: { 'X-Amzn-ErrorType': 'InvalidRequestContentException' } };
+      return {
+        ...json(400, 'Bad Request', 'invocation payload must be JSON'),
+        headers: { 'X-Amzn-ErrorType': 'InvalidRequestContentException' },
+      };
     }
   }
   try {
@@ -198,7 +239,11 @@ async function invokeAnswer(
     return { status: 200, body: JSON.stringify(result ?? null), headers: {} };
   } catch (error) {
     // As Lambda reports a function's own failure: 200 with X-Amz-Function-Error.
-    return { status: 200, body: JSON.stringify({ errorMessage: (error as Error).message }), headers: { 'X-Amz-Function-Error': 'Unhandled' } };
+    return {
+      status: 200,
+      body: JSON.stringify({ errorMessage: (error as Error).message }),
+      headers: { 'X-Amz-Function-Error': 'Unhandled' },
+    };
   }
 }
 
@@ -241,7 +286,9 @@ function onClientError(error: NodeJS.ErrnoException & { reason?: string }, socke
 export function createLocalServer(options: LocalServerOptions): Server {
   const server = createServer((req, res) => {
     req.on('error', () => undefined); // a client going away is handled where the body is read
-    res.on('error', (error) => console.error(`local server: writing the answer to ${req.method} ${req.url} failed: ${error.message}`));
+    res.on('error', (error) =>
+      console.error(`local server: writing the answer to ${req.method} ${req.url} failed: ${error.message}`),
+    );
     handle(req, res, options).catch((error: unknown) => {
       console.error(`local server: ${req.method} ${req.url} failed unexpectedly`, error);
       if (res.headersSent) res.destroy();

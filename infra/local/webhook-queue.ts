@@ -6,4 +6,8 @@ import type { LocalDelayQueue } from './run-queue.js';
 export const webhookDeadLetters: { id: string; body: string }[] = [];
 
 /** The local webhook queue for the consumer and drain of run-queue.ts: its delays run on the service clock. */
-export const webhookDelayQueue: LocalDelayQueue = { queue: localWebhookQueue, deadLetters: webhookDeadLetters, now: () => clock.now().getTime() };
+export const webhookDelayQueue: LocalDelayQueue = {
+  queue: localWebhookQueue,
+  deadLetters: webhookDeadLetters,
+  now: () => clock.now().getTime(),
+};

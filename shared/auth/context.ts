@@ -33,7 +33,13 @@ export function authFromEvent(event: Pick<APIGatewayProxyEvent, 'requestContext'
     // Only reachable when a function is invoked without the authorizer in front of it.
     throw new UnauthorizedError();
   }
-  return { organizationId, userId, role: role as Role, plan: plan as Plan, keyId: typeof keyId === 'string' ? keyId : '' };
+  return {
+    organizationId,
+    userId,
+    role: role as Role,
+    plan: plan as Plan,
+    keyId: typeof keyId === 'string' ? keyId : '',
+  };
 }
 
 /** The route-level access rule (DESIGN.md §3). */

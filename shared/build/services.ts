@@ -27,7 +27,10 @@ const UNKNOWN = { version: 'unknown', commit: 'unknown', buildDate: 'unknown' };
 export async function probe(name: string, functionName: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServiceInfo> {
   try {
     const abortSignal = AbortSignal.timeout(timeoutMs);
-    const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify({ probe: 'build-info' }) }), { abortSignal });
+    const res = await lambda.send(
+      new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify({ probe: 'build-info' }) }),
+      { abortSignal },
+    );
     const payload = res.Payload ? Buffer.from(res.Payload).toString('utf8') : '';
     if (res.FunctionError || !payload) return { name, status: 'unreachable', ...UNKNOWN };
     const stamp = JSON.parse(payload) as Partial<BuildStamp>;

@@ -42,7 +42,16 @@ export type EnvName = (typeof ENV)[keyof typeof ENV];
  * handler for its schemas (`npm run openapi`, `npm run validators`); set ones are kept.
  */
 export function placeholderEnvironment(value: string): void {
-  for (const name of [ENV.tableName, ENV.bucketName, ENV.evaluatorFunction, ENV.scannerFunction, ENV.aggregatorFunction, ENV.runnerFunction, ENV.generatorFunction]) process.env[name] ??= value;
+  for (const name of [
+    ENV.tableName,
+    ENV.bucketName,
+    ENV.evaluatorFunction,
+    ENV.scannerFunction,
+    ENV.aggregatorFunction,
+    ENV.runnerFunction,
+    ENV.generatorFunction,
+  ])
+    process.env[name] ??= value;
 }
 
 /** Reads a required variable; a missing one fails at load with its name. */

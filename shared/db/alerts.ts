@@ -11,7 +11,13 @@ import type { Alert, AlertRule } from '../schemas/alerts.js';
 
 export function rulePut(rule: AlertRule): TransactItem {
   const { openAlertId: _open, ...stored } = rule;
-  return { Put: { TableName: tableName, Item: { ...keys.alertRule(rule.monitorId, rule.id), entity: 'ALERTRULE', ...stored }, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.alertRule(rule.monitorId, rule.id), entity: 'ALERTRULE', ...stored },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 function ruleOf(item: Record<string, unknown>): AlertRule {
@@ -20,7 +26,9 @@ function ruleOf(item: Record<string, unknown>): AlertRule {
 }
 
 export async function getRule(monitorId: string, ruleId: string): Promise<AlertRule | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.alertRule(monitorId, ruleId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.alertRule(monitorId, ruleId), ConsistentRead: true }),
+  );
   return out.Item ? ruleOf(out.Item) : undefined;
 }
 
@@ -41,12 +49,23 @@ export function openAlertItems(rule: AlertRule, alert: Alert): TransactItem[] {
         expression: 'attribute_exists(pk) AND attribute_not_exists(openAlertId) AND attribute_not_exists(deletedAt)',
       }),
     },
-    { Put: { TableName: tableName, Item: { ...keys.alert(alert.monitorId, alert.id), entity: 'ALERT', ...alert }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.alert(alert.monitorId, alert.id), entity: 'ALERT', ...alert },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
 }
 
 /** Resolves the rule's open alert `alert.id` (and, with `deletedAt`, deletes the rule in the same step). */
-export function resolveAlertItems(rule: AlertRule, alertId: string, set: Pick<Alert, 'resolvedAt' | 'resolvedScore' | 'resolution'>, deletedAt?: string): TransactItem[] {
+export function resolveAlertItems(
+  rule: AlertRule,
+  alertId: string,
+  set: Pick<Alert, 'resolvedAt' | 'resolvedScore' | 'resolution'>,
+  deletedAt?: string,
+): TransactItem[] {
   return [
     {
       Update: updateOf(keys.alertRule(rule.monitorId, rule.id), deletedAt ? { deletedAt } : {}, ['openAlertId'], {
@@ -54,7 +73,11 @@ export function resolveAlertItems(rule: AlertRule, alertId: string, set: Pick<Al
         values: { ':open': alertId },
       }),
     },
-    { Update: updateOf(keys.alert(rule.monitorId, alertId), { status: 'RESOLVED', ...set }, [], { expression: 'attribute_exists(pk)' }) },
+    {
+      Update: updateOf(keys.alert(rule.monitorId, alertId), { status: 'RESOLVED', ...set }, [], {
+        expression: 'attribute_exists(pk)',
+      }),
+    },
   ];
 }
 
@@ -71,15 +94,26 @@ export function ruleDeleteItem(rule: AlertRule, deletedAt: string): TransactItem
  * The per-session scores of one family scored in [from, to]: the SCORE items of the UTC days the
  * window touches (at most two for 24 hours), filtered to the window by their evaluatedAt.
  */
-export async function scoresBetween(monitorId: string, groupId: string, from: string, to: string): Promise<{ score: number; weight: number }[]> {
+export async function scoresBetween(
+  monitorId: string,
+  groupId: string,
+  from: string,
+  to: string,
+): Promise<{ score: number; weight: number }[]> {
   const days: string[] = [];
-  for (let t = Date.parse(from.slice(0, 10)); t <= Date.parse(to); t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(from.slice(0, 10)); t <= Date.parse(to); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
   const out: { score: number; weight: number }[] = [];
   for (const day of days) {
     const items = await queryAll({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
       FilterExpression: 'evaluatedAt BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': `MONITOR#${monitorId}`, ':sk': `SCORE#${day}#${groupId}#`, ':from': from, ':to': to },
+      ExpressionAttributeValues: {
+        ':pk': `MONITOR#${monitorId}`,
+        ':sk': `SCORE#${day}#${groupId}#`,
+        ':from': from,
+        ':to': to,
+      },
       ConsistentRead: true,
     });
     for (const i of items) out.push({ score: Number(i.score), weight: Number(i.weight) });

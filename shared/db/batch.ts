@@ -16,11 +16,17 @@ async function writeChunk(requests: Record<string, unknown>[]): Promise<void> {
 
 /** Writes many items (chunks of 25, a few chunks in flight, unprocessed items retried). Not atomic. */
 export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
-  await runChunks(items.map((Item) => ({ PutRequest: { Item } })), concurrency);
+  await runChunks(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    concurrency,
+  );
 }
 
 export async function batchDelete(keyList: Key[], concurrency = 8): Promise<void> {
-  await runChunks(keyList.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } })), concurrency);
+  await runChunks(
+    keyList.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } })),
+    concurrency,
+  );
 }
 
 async function runChunks(requests: Record<string, unknown>[], concurrency: number): Promise<void> {

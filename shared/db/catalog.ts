@@ -31,14 +31,20 @@ export function itemFor<T extends CatalogRecord>(entity: CatalogEntity, record: 
   const fields = { ...record } as unknown as Item;
   return {
     ...keys.catalog(record.organizationId, entity.type, record.id),
-    ...(entity.byProduct && record.productId ? keys.byProduct(record.productId, entity.type, record.createdAt, record.id) : {}),
+    ...(entity.byProduct && record.productId
+      ? keys.byProduct(record.productId, entity.type, record.createdAt, record.id)
+      : {}),
     entity: entity.type,
     ...fields,
   };
 }
 
 /** The Put of a new record and its owner pointer, for a transaction. */
-export function putNewItems<T extends CatalogRecord>(entity: CatalogEntity, record: T, item: Item = itemFor(entity, record)): TransactItem[] {
+export function putNewItems<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  record: T,
+  item: Item = itemFor(entity, record),
+): TransactItem[] {
   return [
     { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     {
@@ -52,7 +58,12 @@ export function putNewItems<T extends CatalogRecord>(entity: CatalogEntity, reco
 }
 
 /** Creates a record (and any extra items) in one transaction. */
-export async function createRecord<T extends CatalogRecord>(entity: CatalogEntity, record: T, extra: TransactItem[] = [], item?: Item): Promise<T> {
+export async function createRecord<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  record: T,
+  extra: TransactItem[] = [],
+  item?: Item,
+): Promise<T> {
   await transact([...putNewItems(entity, record, item), ...extra], (codes) => {
     if (codes[0] === 'ConditionalCheckFailed' || codes[1] === 'ConditionalCheckFailed') {
       return new ConflictError(`${entity.label} ${record.id} already exists`);
@@ -66,7 +77,10 @@ export async function createRecord<T extends CatalogRecord>(entity: CatalogEntit
  * Runs a transaction; a cancellation is translated by `translate` (given the per-item reason
  * codes) or, failing that, to a 409 (a concurrent change).
  */
-export async function transact(items: TransactItem[], translate?: (codes: string[]) => Error | undefined): Promise<void> {
+export async function transact(
+  items: TransactItem[],
+  translate?: (codes: string[]) => Error | undefined,
+): Promise<void> {
   if (items.length === 0) return;
   if (items.length > 100) throw new ValidationError('too many items change in one request (at most 100)');
   for (let attempt = 1; ; attempt++) {
@@ -91,10 +105,16 @@ export async function transact(items: TransactItem[], translate?: (codes: string
  * A conditional update, alone or in one transaction with `items` (e.g. the event its change
  * causes); false when the update's own condition failed.
  */
-export async function updateIf(update: NonNullable<TransactItem['Update']>, items: TransactItem[] = []): Promise<boolean> {
+export async function updateIf(
+  update: NonNullable<TransactItem['Update']>,
+  items: TransactItem[] = [],
+): Promise<boolean> {
   try {
     if (items.length === 0) await doc.send(new UpdateCommand(update));
-    else await transact([{ Update: update }, ...items], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new ConditionFailed() : undefined));
+    else
+      await transact([{ Update: update }, ...items], (codes) =>
+        codes[0] === 'ConditionalCheckFailed' ? new ConditionFailed() : undefined,
+      );
     return true;
   } catch (error) {
     if (isConditionalCheckFailed(error) || error instanceof ConditionFailed) return false;
@@ -106,8 +126,10 @@ class ConditionFailed extends Error {}
 function throwTranslated(codes: string[], error: unknown, translate?: (codes: string[]) => Error | undefined): never {
   const translated = translate?.(codes);
   if (translated) throw translated;
-  if (codes.includes('TransactionConflict')) throw new ConflictError('a concurrent request changed the same records; retry');
-  if (codes.includes('ConditionalCheckFailed')) throw new ConflictError('the records changed while this request ran; retry');
+  if (codes.includes('TransactionConflict'))
+    throw new ConflictError('a concurrent request changed the same records; retry');
+  if (codes.includes('ConditionalCheckFailed'))
+    throw new ConflictError('the records changed while this request ran; retry');
   throw error;
 }
 
@@ -116,10 +138,18 @@ export async function getRecord<T extends CatalogRecord>(
   entity: CatalogEntity,
   orgId: string,
   id: string,
-  options: { includeDeleted?: boolean; consistent?: boolean; restore?: (item: Record<string, unknown>) => Promise<Record<string, unknown>> } = {},
+  options: {
+    includeDeleted?: boolean;
+    consistent?: boolean;
+    restore?: (item: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  } = {},
 ): Promise<T> {
   const out = await doc.send(
-    new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, entity.type, id), ConsistentRead: options.consistent ?? true }),
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.catalog(orgId, entity.type, id),
+      ConsistentRead: options.consistent ?? true,
+    }),
   );
   if (out.Item) {
     if (out.Item.deletedAt && !options.includeDeleted) throw new NotFoundError(`${entity.label} ${id} not found`);
@@ -145,8 +175,15 @@ export async function throwMissing(entity: CatalogEntity, orgId: string, id: str
  * Reads many records by id (all-or-nothing semantics for callers): returns them in the order
  * asked, or throws 403/404 naming the first id that is another organization's or absent/deleted.
  */
-export async function getLiveRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string, ids: string[]): Promise<T[]> {
-  const items = await batchGet(ids.map((id) => keys.catalog(orgId, entity.type, id)), true);
+export async function getLiveRecords<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  orgId: string,
+  ids: string[],
+): Promise<T[]> {
+  const items = await batchGet(
+    ids.map((id) => keys.catalog(orgId, entity.type, id)),
+    true,
+  );
   const byId = new Map(items.map((i) => [String(i.id), toRecord<T>(i)]));
   const out: T[] = [];
   for (const id of ids) {
@@ -159,7 +196,11 @@ export async function getLiveRecords<T extends CatalogRecord>(entity: CatalogEnt
 }
 
 /** Live records of one type of an organization (every page). */
-export async function listOrgRecords<T extends CatalogRecord>(entity: CatalogEntity, orgId: string, options: { keepInternal?: boolean } = {}): Promise<T[]> {
+export async function listOrgRecords<T extends CatalogRecord>(
+  entity: CatalogEntity,
+  orgId: string,
+  options: { keepInternal?: boolean } = {},
+): Promise<T[]> {
   const { pk, skPrefix } = keys.catalogPrefix(orgId, entity.type);
   const items = await queryPrefix(pk, skPrefix);
   return items.map((i) => toRecord<T>(i, options)).filter((r) => !r.deletedAt);
@@ -204,7 +245,9 @@ export async function updateRecord<T extends CatalogRecord>(
 ): Promise<T> {
   if (Object.keys(set).length === 0 && remove.length === 0) return getRecord<T>(entity, orgId, id);
   try {
-    const out = await doc.send(new UpdateCommand({ ...updateItem(entity, orgId, id, set, remove), ReturnValues: 'ALL_NEW' }));
+    const out = await doc.send(
+      new UpdateCommand({ ...updateItem(entity, orgId, id, set, remove), ReturnValues: 'ALL_NEW' }),
+    );
     return toRecord<T>(out.Attributes ?? {});
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
@@ -214,7 +257,12 @@ export async function updateRecord<T extends CatalogRecord>(
 }
 
 /** Soft-deletes a live record; returns `{id, deletedAt}`. */
-export async function softDeleteRecord(entity: CatalogEntity, orgId: string, id: string, at: string): Promise<{ id: string; deletedAt: string }> {
+export async function softDeleteRecord(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  at: string,
+): Promise<{ id: string; deletedAt: string }> {
   await updateRecord(entity, orgId, id, { deletedAt: at });
   return { id, deletedAt: at };
 }

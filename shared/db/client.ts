@@ -9,10 +9,13 @@ import { ENV, optionalEnv, requireEnv } from '../config/env.js';
  */
 const endpoint = optionalEnv(ENV.dynamodbEndpoint);
 
-export const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 4 }), {
-  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  unmarshallOptions: { wrapNumbers: false },
-});
+export const doc = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 4 }),
+  {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    unmarshallOptions: { wrapNumbers: false },
+  },
+);
 
 export const tableName = requireEnv(ENV.tableName);
 

@@ -14,7 +14,9 @@ export interface SpendCounters {
 
 /** Reads a spend item (`keys.orgSpend` or `keys.monitorSpend`). */
 export async function readSpend(key: Key, options: { consistent?: boolean } = {}): Promise<SpendCounters> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? false }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: key, ConsistentRead: options.consistent ?? false }),
+  );
   return spendOf(out.Item);
 }
 
@@ -43,7 +45,11 @@ export function reserveItem(key: Key, amount: number, limit: number | null): Tra
         ? {}
         : { ConditionExpression: '(attribute_not_exists(#used) AND :a <= :limit) OR #used <= :max' }),
       ExpressionAttributeNames: { '#used': 'used' },
-      ExpressionAttributeValues: { ':a': amount, ':e': 'SPEND', ...(limit === null ? {} : { ':max': limit - amount, ':limit': limit }) },
+      ExpressionAttributeValues: {
+        ':a': amount,
+        ':e': 'SPEND',
+        ...(limit === null ? {} : { ':max': limit - amount, ':limit': limit }),
+      },
     },
   };
 }
@@ -76,7 +82,12 @@ export function releaseItem(key: Key, amount: number): TransactItem {
  * reserves `amount` on the organization's spend item of `cycle` while it stays within `limit`
  * (null = unlimited). Returns false, and changes nothing, when the credits are not there.
  */
-export async function reserveOrgCredits(orgId: string, cycle: string, amount: number, limit: number | null): Promise<boolean> {
+export async function reserveOrgCredits(
+  orgId: string,
+  cycle: string,
+  amount: number,
+  limit: number | null,
+): Promise<boolean> {
   try {
     await doc.send(new UpdateCommand(reserveItem(keys.orgSpend(orgId, cycle), amount, limit).Update!));
     return true;

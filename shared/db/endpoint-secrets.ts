@@ -8,7 +8,9 @@ import { keys } from './keys.js';
  * path (to re-check the auth rules) and by the agent caller; never by a read route.
  */
 export async function getEndpointSecrets(orgId: string, connectionId: string): Promise<EndpointSecrets> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.endpointSecrets(orgId, connectionId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.endpointSecrets(orgId, connectionId), ConsistentRead: true }),
+  );
   const item = out.Item ?? {};
   return {
     ...(typeof item.authToken === 'string' ? { authToken: item.authToken } : {}),

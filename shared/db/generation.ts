@@ -86,13 +86,23 @@ export async function claimStep(
         ...c.values,
         ':until': now + leaseMs,
         ':now': now,
-        ...(reserve ? { ':charge': { step: at.step, cycle: reserve.cycle, amount: reserve.amount } satisfies GenerationCharge } : {}),
+        ...(reserve
+          ? { ':charge': { step: at.step, cycle: reserve.cycle, amount: reserve.amount } satisfies GenerationCharge }
+          : {}),
       },
     },
   };
-  const items = reserve ? [update, reserveItem(keys.orgSpend(orgId, reserve.cycle), reserve.amount, reserve.limit)] : [update];
+  const items = reserve
+    ? [update, reserveItem(keys.orgSpend(orgId, reserve.cycle), reserve.amount, reserve.limit)]
+    : [update];
   try {
-    await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StepLost() : codes[1] === 'ConditionalCheckFailed' ? new NoCredits() : undefined));
+    await transact(items, (codes) =>
+      codes[0] === 'ConditionalCheckFailed'
+        ? new StepLost()
+        : codes[1] === 'ConditionalCheckFailed'
+          ? new NoCredits()
+          : undefined,
+    );
     return 'claimed';
   } catch (error) {
     if (error instanceof StepLost) return 'busy';
@@ -139,22 +149,34 @@ export async function commitStep(
     Update: {
       TableName: tableName,
       Key: testKey(orgId, testId),
-      UpdateExpression: 'SET #g.#step = :next, #g.#written = #g.#written + :n, #count = if_not_exists(#count, :zero) + :n REMOVE #g.#lease, #g.#charge',
+      UpdateExpression:
+        'SET #g.#step = :next, #g.#written = #g.#written + :n, #count = if_not_exists(#count, :zero) + :n REMOVE #g.#lease, #g.#charge',
       ConditionExpression: `${c.expression} AND ${base === 0 ? '(attribute_not_exists(#count) OR #count = :base)' : '#count = :base'}`,
-      ExpressionAttributeNames: { ...c.names, '#written': 'written', '#count': 'testCaseCount', '#lease': 'lease', '#charge': 'charge' },
+      ExpressionAttributeNames: {
+        ...c.names,
+        '#written': 'written',
+        '#count': 'testCaseCount',
+        '#lease': 'lease',
+        '#charge': 'charge',
+      },
       ExpressionAttributeValues: { ...c.values, ':next': at.step + 1, ':n': count, ':zero': 0, ':base': base },
     },
   };
-  const puts: TransactItem[] = items.map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } }));
+  const puts: TransactItem[] = items.map((Item) => ({
+    Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
   const settle = charge ? [settleItem(keys.orgSpend(orgId, charge.cycle), charge.amount)] : [];
   try {
-    await transact([update, ...puts, ...settle], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StepLost() : undefined));
+    await transact([update, ...puts, ...settle], (codes) =>
+      codes[0] === 'ConditionalCheckFailed' ? new StepLost() : undefined,
+    );
     return true;
   } catch (error) {
     if (!(error instanceof StepLost)) throw error;
   }
   const now = await getGeneratingTest(orgId, testId);
-  const stillCurrent = now && !now.deletedAt && now.status === at.status && now._gen?.seq === at.seq && now._gen.step === at.step;
+  const stillCurrent =
+    now && !now.deletedAt && now.status === at.status && now._gen?.seq === at.seq && now._gen.step === at.step;
   return stillCurrent && (now.testCaseCount ?? 0) !== base ? { moved: now.testCaseCount ?? 0 } : false;
 }
 
@@ -163,7 +185,13 @@ export async function commitStep(
  * were not written (the test was cancelled meanwhile), `release` for a failed call. Only once:
  * false when it was closed before.
  */
-export async function closeCharge(orgId: string, testId: string, seq: number, charge: GenerationCharge, how: 'settle' | 'release'): Promise<boolean> {
+export async function closeCharge(
+  orgId: string,
+  testId: string,
+  seq: number,
+  charge: GenerationCharge,
+  how: 'settle' | 'release',
+): Promise<boolean> {
   const update: TransactItem = {
     Update: {
       TableName: tableName,
@@ -176,8 +204,9 @@ export async function closeCharge(orgId: string, testId: string, seq: number, ch
   };
   const key = keys.orgSpend(orgId, charge.cycle);
   try {
-    await transact([update, how === 'settle' ? settleItem(key, charge.amount) : releaseItem(key, charge.amount)], (codes) =>
-      codes[0] === 'ConditionalCheckFailed' ? new StepLost() : undefined,
+    await transact(
+      [update, how === 'settle' ? settleItem(key, charge.amount) : releaseItem(key, charge.amount)],
+      (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StepLost() : undefined),
     );
     return true;
   } catch (error) {
@@ -217,13 +246,24 @@ export async function transitionTest(
   options: { seq?: number; gen?: GenerationState } = {},
 ): Promise<GeneratingTest | undefined> {
   const values = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
-  const inState: Condition = { expression: `#st IN (${Object.keys(values).join(', ')})`, names: { '#st': 'status' }, values };
+  const inState: Condition = {
+    expression: `#st IN (${Object.keys(values).join(', ')})`,
+    names: { '#st': 'status' },
+    values,
+  };
   const ofAction: Condition | undefined =
-    options.seq === undefined ? undefined : { expression: '#g.#seq = :seq', names: { '#g': '_gen', '#seq': 'seq' }, values: { ':seq': options.seq } };
+    options.seq === undefined
+      ? undefined
+      : { expression: '#g.#seq = :seq', names: { '#g': '_gen', '#seq': 'seq' }, values: { ':seq': options.seq } };
   try {
     const out = await doc.send(
       new UpdateCommand({
-        ...updateOf(testKey(orgId, testId), { ...set, ...(options.gen ? { _gen: options.gen } : {}) }, [], allOf(LIVE, inState, ofAction)),
+        ...updateOf(
+          testKey(orgId, testId),
+          { ...set, ...(options.gen ? { _gen: options.gen } : {}) },
+          [],
+          allOf(LIVE, inState, ofAction),
+        ),
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -35,7 +35,10 @@ export const keys = {
 
   /** A catalog record of an organization. */
   catalog: (orgId: string, type: CatalogType, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `${type}#${id}` }),
-  catalogPrefix: (orgId: string, type: CatalogType): { pk: string; skPrefix: string } => ({ pk: `ORG#${orgId}`, skPrefix: `${type}#` }),
+  catalogPrefix: (orgId: string, type: CatalogType): { pk: string; skPrefix: string } => ({
+    pk: `ORG#${orgId}`,
+    skPrefix: `${type}#`,
+  }),
   /** gsi1: the catalog records of one product, by type, oldest first. */
   byProduct: (productId: string, type: CatalogType, createdAt: string, id: string) => ({
     gsi1pk: `PRODUCT#${productId}#${type}`,
@@ -51,7 +54,10 @@ export const keys = {
   rateLimit: (connectionId: string): Key => ({ pk: `RATE#${connectionId}`, sk: 'RATE' }),
 
   /** gsi2: every metric of one revision family, oldest first. */
-  metricFamily: (groupId: string, createdAt: string, id: string) => ({ gsi2pk: `MGROUP#${groupId}`, gsi2sk: `${createdAt}#${id}` }),
+  metricFamily: (groupId: string, createdAt: string, id: string) => ({
+    gsi2pk: `MGROUP#${groupId}`,
+    gsi2sk: `${createdAt}#${id}`,
+  }),
   metricFamilyPartition: (groupId: string): string => `MGROUP#${groupId}`,
   /** Platform-wide evaluator models. */
   model: (name: string): Key => ({ pk: `ORG#${PLATFORM_ORG}`, sk: `MODEL#${name}` }),
@@ -59,71 +65,137 @@ export const keys = {
    * A metric ↔ specification link, owned by the specification's organization (so links to
    * predefined metrics stay private to it).
    */
-  metricLink: (orgId: string, metricId: string, specId: string): Key => ({ pk: `ORG#${orgId}`, sk: `MLINK#${metricId}#${specId}` }),
+  metricLink: (orgId: string, metricId: string, specId: string): Key => ({
+    pk: `ORG#${orgId}`,
+    sk: `MLINK#${metricId}#${specId}`,
+  }),
 
   /** gsi1: the test cases of one test, in file order. */
-  byTest: (testId: string, index: number, id: string) => ({ gsi1pk: `TEST#${testId}#TCASE`, gsi1sk: `${String(index).padStart(6, '0')}#${id}` }),
+  byTest: (testId: string, index: number, id: string) => ({
+    gsi1pk: `TEST#${testId}#TCASE`,
+    gsi1sk: `${String(index).padStart(6, '0')}#${id}`,
+  }),
   byTestPartition: (testId: string): string => `TEST#${testId}#TCASE`,
 
   // ---------- high-volume records, partitioned by their own session ----------
   session: (id: string): Key => ({ pk: `SESSION#${id}`, sk: '#' }),
   /** gsi1: the sessions of a version; gsi2: the sessions of a test. */
-  sessionByVersion: (versionId: string, createdAt: string, id: string) => ({ gsi1pk: `VERSION#${versionId}#SESSION`, gsi1sk: `${createdAt}#${id}` }),
+  sessionByVersion: (versionId: string, createdAt: string, id: string) => ({
+    gsi1pk: `VERSION#${versionId}#SESSION`,
+    gsi1sk: `${createdAt}#${id}`,
+  }),
   sessionByVersionPartition: (versionId: string): string => `VERSION#${versionId}#SESSION`,
-  sessionByTest: (testId: string, createdAt: string, id: string) => ({ gsi2pk: `TEST#${testId}#SESSION`, gsi2sk: `${createdAt}#${id}` }),
+  sessionByTest: (testId: string, createdAt: string, id: string) => ({
+    gsi2pk: `TEST#${testId}#SESSION`,
+    gsi2sk: `${createdAt}#${id}`,
+  }),
   sessionByTestPartition: (testId: string): string => `TEST#${testId}#SESSION`,
   /** Sessions of an organization with one customId. */
-  sessionCustomId: (orgId: string, customId: string, sessionId: string): Key => ({ pk: `ORG#${orgId}#CUSTOM#${customId}`, sk: `SESSION#${sessionId}` }),
+  sessionCustomId: (orgId: string, customId: string, sessionId: string): Key => ({
+    pk: `ORG#${orgId}#CUSTOM#${customId}`,
+    sk: `SESSION#${sessionId}`,
+  }),
   sessionCustomIdPartition: (orgId: string, customId: string): string => `ORG#${orgId}#CUSTOM#${customId}`,
-  turn: (sessionId: string, index: number): Key => ({ pk: `SESSION#${sessionId}`, sk: `TURN#${String(index).padStart(6, '0')}` }),
+  turn: (sessionId: string, index: number): Key => ({
+    pk: `SESSION#${sessionId}`,
+    sk: `TURN#${String(index).padStart(6, '0')}`,
+  }),
   evaluation: (sessionId: string, id: string): Key => ({ pk: `SESSION#${sessionId}`, sk: `EVAL#${id}` }),
   /** gsi2 (sparse): a session-partitioned record by its own id (turns, evaluations). */
   byOwnId: (id: string) => ({ gsi2pk: `BYID#${id}`, gsi2sk: '#' }),
   byOwnIdPartition: (id: string): string => `BYID#${id}`,
   /** Spans are their own partition (ids are client-given and globally unique). */
   span: (id: string): Key => ({ pk: `SPAN#${id}`, sk: 'SPAN' }),
-  spanBySession: (sessionId: string, startTime: string, id: string) => ({ gsi1pk: `SESSION#${sessionId}#SPANS`, gsi1sk: `${startTime}#${id}` }),
+  spanBySession: (sessionId: string, startTime: string, id: string) => ({
+    gsi1pk: `SESSION#${sessionId}#SPANS`,
+    gsi1sk: `${startTime}#${id}`,
+  }),
   spanBySessionPartition: (sessionId: string): string => `SESSION#${sessionId}#SPANS`,
-  spanByTurn: (inferenceResultId: string, startTime: string, id: string) => ({ gsi2pk: `INF#${inferenceResultId}#SPANS`, gsi2sk: `${startTime}#${id}` }),
+  spanByTurn: (inferenceResultId: string, startTime: string, id: string) => ({
+    gsi2pk: `INF#${inferenceResultId}#SPANS`,
+    gsi2sk: `${startTime}#${id}`,
+  }),
   spanByTurnPartition: (inferenceResultId: string): string => `INF#${inferenceResultId}#SPANS`,
 
   // ---------- monitors ----------
   /** gsi2 (sparse): live monitors by shard, so the scanner reads them without a Scan. */
   monitorShard: (shard: number, id: string) => ({ gsi2pk: `MONITORS#${shard}`, gsi2sk: id }),
   monitorShardPartition: (shard: number): string => `MONITORS#${shard}`,
-  monitorWaiting: (monitorId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `WAIT#${sessionId}` }),
+  monitorWaiting: (monitorId: string, sessionId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `WAIT#${sessionId}`,
+  }),
   /** gsi1: a monitor's waiting sessions by their last turn. */
-  monitorWaitingByTurn: (monitorId: string, lastTurnAt: string, sessionId: string) => ({ gsi1pk: `MONITOR#${monitorId}#WAITING`, gsi1sk: `${lastTurnAt}#${sessionId}` }),
+  monitorWaitingByTurn: (monitorId: string, lastTurnAt: string, sessionId: string) => ({
+    gsi1pk: `MONITOR#${monitorId}#WAITING`,
+    gsi1sk: `${lastTurnAt}#${sessionId}`,
+  }),
   monitorWaitingPartition: (monitorId: string): string => `MONITOR#${monitorId}#WAITING`,
-  monitorQueued: (monitorId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `QUEUED#${sessionId}` }),
-  monitorEvaluationGuard: (monitorId: string, sessionId: string, groupId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `EVALFOR#${sessionId}#${groupId}` }),
-  monitorScore: (monitorId: string, day: string, groupId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SCORE#${day}#${groupId}#${sessionId}` }),
-  monitorScored: (monitorId: string, sessionId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SCORED#${sessionId}` }),
+  monitorQueued: (monitorId: string, sessionId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `QUEUED#${sessionId}`,
+  }),
+  monitorEvaluationGuard: (monitorId: string, sessionId: string, groupId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `EVALFOR#${sessionId}#${groupId}`,
+  }),
+  monitorScore: (monitorId: string, day: string, groupId: string, sessionId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `SCORE#${day}#${groupId}#${sessionId}`,
+  }),
+  monitorScored: (monitorId: string, sessionId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `SCORED#${sessionId}`,
+  }),
   /** gsi1: a monitor's scored sessions, newest first. */
-  monitorScoredByTime: (monitorId: string, evaluatedAt: string, sessionId: string) => ({ gsi1pk: `MONITOR#${monitorId}#SCORED`, gsi1sk: `${evaluatedAt}#${sessionId}` }),
+  monitorScoredByTime: (monitorId: string, evaluatedAt: string, sessionId: string) => ({
+    gsi1pk: `MONITOR#${monitorId}#SCORED`,
+    gsi1sk: `${evaluatedAt}#${sessionId}`,
+  }),
   monitorScoredPartition: (monitorId: string): string => `MONITOR#${monitorId}#SCORED`,
-  monitorBucket: (monitorId: string, day: string, groupId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `BUCKET#${day}#${groupId}` }),
+  monitorBucket: (monitorId: string, day: string, groupId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `BUCKET#${day}#${groupId}`,
+  }),
   monitorSampling: (monitorId: string, at: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SAMPLING#${at}` }),
-  monitorAttempt: (monitorId: string, at: string, evaluationId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ATTEMPT#${at}#${evaluationId}` }),
+  monitorAttempt: (monitorId: string, at: string, evaluationId: string): Key => ({
+    pk: `MONITOR#${monitorId}`,
+    sk: `ATTEMPT#${at}#${evaluationId}`,
+  }),
   monitorStats: (monitorId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: 'STATS' }),
   /** Buckets to recompute (the aggregator's work list), sharded like monitors. */
-  dirtyBucket: (shard: number, monitorId: string, day: string, groupId: string): Key => ({ pk: `DIRTY#${shard}`, sk: `${monitorId}#${day}#${groupId}` }),
+  dirtyBucket: (shard: number, monitorId: string, day: string, groupId: string): Key => ({
+    pk: `DIRTY#${shard}`,
+    sk: `${monitorId}#${day}#${groupId}`,
+  }),
   /** A monitor's spend in one cycle (`YYYY-MM`). */
   monitorSpend: (monitorId: string, cycle: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `SPEND#${cycle}` }),
 
   // ---------- runs ----------
   /** A run's sessions (an index item per session, written with the session): `RUN#<run>` / `<createdAt>#<session>`. */
-  runSession: (runId: string, createdAt: string, sessionId: string): Key => ({ pk: `RUN#${runId}`, sk: `${createdAt}#${sessionId}` }),
+  runSession: (runId: string, createdAt: string, sessionId: string): Key => ({
+    pk: `RUN#${runId}`,
+    sk: `${createdAt}#${sessionId}`,
+  }),
   runSessionPartition: (runId: string): string => `RUN#${runId}`,
 
   // ---------- webhooks and alerts (DESIGN.md §16) ----------
   /** The signing secret of a webhook endpoint: a separate item that no read route loads. */
   webhookSecret: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#WEBHOOK#${id}` }),
   /** One message to one endpoint (its attempts inside), newest last by its ULID id. */
-  webhookDelivery: (webhookId: string, deliveryId: string): Key => ({ pk: `WEBHOOK#${webhookId}`, sk: `DELIVERY#${deliveryId}` }),
-  webhookDeliveryPrefix: (webhookId: string): { pk: string; skPrefix: string } => ({ pk: `WEBHOOK#${webhookId}`, skPrefix: 'DELIVERY#' }),
+  webhookDelivery: (webhookId: string, deliveryId: string): Key => ({
+    pk: `WEBHOOK#${webhookId}`,
+    sk: `DELIVERY#${deliveryId}`,
+  }),
+  webhookDeliveryPrefix: (webhookId: string): { pk: string; skPrefix: string } => ({
+    pk: `WEBHOOK#${webhookId}`,
+    skPrefix: 'DELIVERY#',
+  }),
   /** gsi1 (sparse, while an attempt is due): pending deliveries by due time, sharded, for the sweep. */
-  deliveryDue: (shard: number, nextAttemptAt: string, deliveryId: string) => ({ gsi1pk: `WHDUE#${shard}`, gsi1sk: `${nextAttemptAt}#${deliveryId}` }),
+  deliveryDue: (shard: number, nextAttemptAt: string, deliveryId: string) => ({
+    gsi1pk: `WHDUE#${shard}`,
+    gsi1sk: `${nextAttemptAt}#${deliveryId}`,
+  }),
   deliveryDuePartition: (shard: number): string => `WHDUE#${shard}`,
   /** The once-only guard of an event (its dedupe key): a second emission finds it and sends nothing. */
   eventGuard: (orgId: string, dedupeKey: string): Key => ({ pk: `ORG#${orgId}#EVENTS`, sk: dedupeKey }),
@@ -135,11 +207,17 @@ export const keys = {
   /** An OTel trace of an organization → its session and turn (one trace is one turn). */
   otelTrace: (orgId: string, traceId: string): Key => ({ pk: `OTEL#${orgId}#TRACE#${traceId}`, sk: 'TRACE' }),
   /** The session OTel ingestion created for a customId (so two exports never create two). */
-  otelSessionClaim: (orgId: string, customId: string): Key => ({ pk: `OTEL#${orgId}#SESSION#${customId}`, sk: 'CLAIM' }),
+  otelSessionClaim: (orgId: string, customId: string): Key => ({
+    pk: `OTEL#${orgId}#SESSION#${customId}`,
+    sk: 'CLAIM',
+  }),
   /** Spans of a trace that named no session yet, held until one of its spans does: a marker… */
   otelParked: (orgId: string, traceId: string): Key => ({ pk: `OTEL#${orgId}#PARKED#${traceId}`, sk: '#' }),
   /** …and each held span. */
-  otelParkedSpan: (orgId: string, traceId: string, spanId: string): Key => ({ pk: `OTEL#${orgId}#PARKED#${traceId}`, sk: `SPAN#${spanId}` }),
+  otelParkedSpan: (orgId: string, traceId: string, spanId: string): Key => ({
+    pk: `OTEL#${orgId}#PARKED#${traceId}`,
+    sk: `SPAN#${spanId}`,
+  }),
 
   /** Owner pointer of an id: lets a read tell "another organization's" (403) from "none" (404). */
   idOwner: (id: string): Key => ({ pk: `ID#${id}`, sk: 'ID' }),

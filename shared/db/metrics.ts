@@ -21,7 +21,9 @@ export function metricItem(metric: StoredMetric): Record<string, unknown> {
 /** A metric visible to an organization: its own, or a predefined one. 403 for another's, 404 for none. */
 export async function getVisibleMetric(orgId: string, id: string): Promise<StoredMetric> {
   for (const owner of [orgId, PLATFORM_ORG]) {
-    const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.catalog(owner, 'METRIC', id), ConsistentRead: true }));
+    const out = await doc.send(
+      new GetCommand({ TableName: tableName, Key: keys.catalog(owner, 'METRIC', id), ConsistentRead: true }),
+    );
     if (out.Item) return toRecord<StoredMetric>(out.Item);
   }
   return throwMissing(metricEntity, orgId, id);
@@ -45,7 +47,10 @@ export async function listFamily(groupId: string): Promise<StoredMetric[]> {
 /** The members of several families in one request (a monitor's results), by group id. */
 export async function listFamilies(groupIds: string[]): Promise<Map<string, StoredMetric[]>> {
   const out = new Map<string, StoredMetric[]>(groupIds.map((g) => [g, []]));
-  for (const item of await queryIndexPartitions('gsi2', groupIds.map((g) => keys.metricFamilyPartition(g)))) {
+  for (const item of await queryIndexPartitions(
+    'gsi2',
+    groupIds.map((g) => keys.metricFamilyPartition(g)),
+  )) {
     const metric = toRecord<StoredMetric>(item);
     out.get(metric.metricGroupId)?.push(metric);
   }
@@ -89,7 +94,9 @@ export async function listOrgLinks(orgId: string): Promise<MetricLink[]> {
 }
 
 export async function listMetricLinks(orgId: string, metricId: string): Promise<MetricLink[]> {
-  return (await queryPrefix(`ORG#${orgId}`, `MLINK#${metricId}#`, { consistent: true })).map((i) => toRecord<MetricLink>(i));
+  return (await queryPrefix(`ORG#${orgId}`, `MLINK#${metricId}#`, { consistent: true })).map((i) =>
+    toRecord<MetricLink>(i),
+  );
 }
 
 /** The links of one specification, read consistently from the organization's partition. */

@@ -22,6 +22,8 @@ export async function getModel(name: string): Promise<EvaluatorModel | undefined
 }
 
 export async function putModel(model: EvaluatorModel): Promise<EvaluatorModel> {
-  await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.model(model.name), entity: 'MODEL', ...model } }));
+  await doc.send(
+    new PutCommand({ TableName: tableName, Item: { ...keys.model(model.name), entity: 'MODEL', ...model } }),
+  );
   return model;
 }

@@ -86,7 +86,11 @@ export async function latestAttempts(monitorId: string, limit: number): Promise<
  * A status write conditional on the status read, so a user's concurrent change wins, with `items`
  * (the event of the change) in the same transaction; false when it lost.
  */
-export async function setMonitorStatusIf(monitor: Pick<Monitor, 'id' | 'organizationId' | 'status'>, to: Monitor['status'], items: TransactItem[] = []): Promise<boolean> {
+export async function setMonitorStatusIf(
+  monitor: Pick<Monitor, 'id' | 'organizationId' | 'status'>,
+  to: Monitor['status'],
+  items: TransactItem[] = [],
+): Promise<boolean> {
   const update = {
     TableName: tableName,
     Key: keys.catalog(monitor.organizationId, 'MONITOR', monitor.id),
@@ -112,7 +116,9 @@ export interface WaitingEntry {
 }
 
 export async function getWaitingEntry(monitorId: string, sessionId: string): Promise<WaitingEntry | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorWaiting(monitorId, sessionId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.monitorWaiting(monitorId, sessionId), ConsistentRead: true }),
+  );
   return out.Item ? toRecord<WaitingEntry>(out.Item) : undefined;
 }
 
@@ -120,7 +126,12 @@ export async function getWaitingEntry(monitorId: string, sessionId: string): Pro
  * Moves a waiting entry's last turn (and its gsi1 position); sets the description when given.
  * False when the session no longer waits for the monitor.
  */
-export async function touchWaitingEntry(monitorId: string, sessionId: string, lastTurnAt: string, description?: string): Promise<boolean> {
+export async function touchWaitingEntry(
+  monitorId: string,
+  sessionId: string,
+  lastTurnAt: string,
+  description?: string,
+): Promise<boolean> {
   try {
     await doc.send(
       new UpdateCommand({
@@ -152,7 +163,9 @@ export interface QueuedEntry {
 }
 
 export async function getQueuedEntry(monitorId: string, sessionId: string): Promise<QueuedEntry | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorQueued(monitorId, sessionId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.monitorQueued(monitorId, sessionId), ConsistentRead: true }),
+  );
   return out.Item ? toRecord<QueuedEntry>(out.Item) : undefined;
 }
 
@@ -168,19 +181,43 @@ export interface EvaluationGuard {
   turns: number;
 }
 
-export async function getEvaluationGuard(monitorId: string, sessionId: string, groupId: string): Promise<EvaluationGuard | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.monitorEvaluationGuard(monitorId, sessionId, groupId), ConsistentRead: true }));
+export async function getEvaluationGuard(
+  monitorId: string,
+  sessionId: string,
+  groupId: string,
+): Promise<EvaluationGuard | undefined> {
+  const out = await doc.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.monitorEvaluationGuard(monitorId, sessionId, groupId),
+      ConsistentRead: true,
+    }),
+  );
   return out.Item ? toRecord<EvaluationGuard>(out.Item) : undefined;
 }
 
 // ---------- daily buckets ----------
 
 /** Overwrites one daily bucket with its recomputed sums. */
-export async function putBucket(monitorId: string, day: string, groupId: string, sums: Sums, updatedAt: string): Promise<void> {
+export async function putBucket(
+  monitorId: string,
+  day: string,
+  groupId: string,
+  sums: Sums,
+  updatedAt: string,
+): Promise<void> {
   await doc.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...keys.monitorBucket(monitorId, day, groupId), entity: 'BUCKET', monitorId, day, groupId, ...sums, updatedAt },
+      Item: {
+        ...keys.monitorBucket(monitorId, day, groupId),
+        entity: 'BUCKET',
+        monitorId,
+        day,
+        groupId,
+        ...sums,
+        updatedAt,
+      },
     }),
   );
 }

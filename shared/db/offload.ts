@@ -33,7 +33,9 @@ const POINTER_BYTES = 200;
 export function planOffload(item: Item, fields: readonly string[], budget: number): string[] {
   let total = sizeOf(item);
   if (total <= budget) return [];
-  const present = fields.filter((f) => item[f] !== undefined && item[f] !== null).map((f) => ({ f, bytes: sizeOf(item[f]) }));
+  const present = fields
+    .filter((f) => item[f] !== undefined && item[f] !== null)
+    .map((f) => ({ f, bytes: sizeOf(item[f]) }));
   present.sort((a, b) => b.bytes - a.bytes || a.f.localeCompare(b.f));
   const out: string[] = [];
   for (const { f, bytes } of present) {
@@ -45,7 +47,11 @@ export function planOffload(item: Item, fields: readonly string[], budget: numbe
 }
 
 /** The per-item budget when `count` items go into one request of at most `requestBudget` bytes. */
-export function budgetPerItem(count: number, itemBudget = ITEM_BUDGET_BYTES, requestBudget = TRANSACTION_BUDGET_BYTES): number {
+export function budgetPerItem(
+  count: number,
+  itemBudget = ITEM_BUDGET_BYTES,
+  requestBudget = TRANSACTION_BUDGET_BYTES,
+): number {
   return Math.min(itemBudget, Math.floor(requestBudget / Math.max(1, count)));
 }
 
@@ -99,7 +105,9 @@ export async function offloadItem(item: Item, target: OffloadTarget): Promise<Of
     map[f] = kept ?? offloadKey(target.orgId, target.kind, target.id, f, rev);
     if (!kept) toWrite.push(f);
   }
-  const puts = await Promise.allSettled(toWrite.map((f) => putObject(map[f]!, JSON.stringify(base[f]), 'application/json')));
+  const puts = await Promise.allSettled(
+    toWrite.map((f) => putObject(map[f]!, JSON.stringify(base[f]), 'application/json')),
+  );
   const written = toWrite.filter((_, i) => puts[i]!.status === 'fulfilled').map((f) => map[f]!);
   const failed = puts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
   if (failed) {

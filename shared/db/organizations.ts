@@ -28,7 +28,10 @@ export async function getSpend(orgId: string, cycle: string): Promise<Spend> {
   return { spentCredits: Number(out.Item?.spentCredits ?? 0), pendingCredits: Number(out.Item?.pendingCredits ?? 0) };
 }
 
-export async function updateOrganization(orgId: string, patch: Partial<Pick<Organization, 'plan' | 'monthlyCredits' | 'name'>>): Promise<Organization> {
+export async function updateOrganization(
+  orgId: string,
+  patch: Partial<Pick<Organization, 'plan' | 'monthlyCredits' | 'name'>>,
+): Promise<Organization> {
   const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
   if (entries.length === 0) return requireOrganization(orgId);
   try {
@@ -105,7 +108,9 @@ export function revokeItems(orgId: string, id: string, hash: string, at: string)
 
 /** The stored hash of a key (internal attribute of the listing record). */
 export async function keyHashOf(orgId: string, id: string): Promise<string | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, 'APIKEY', id), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, 'APIKEY', id), ConsistentRead: true }),
+  );
   return out.Item?._hash as string | undefined;
 }
 

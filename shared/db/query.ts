@@ -73,7 +73,9 @@ export async function queryIndexPartitions(index: IndexName, partitions: string[
     const statement = `SELECT * FROM "${tableName}"."${index}" WHERE "${partitionKey}" IN [${chunk.map(() => '?').join(', ')}]`;
     let next: string | undefined;
     do {
-      const res = await doc.send(new ExecuteStatementCommand({ Statement: statement, Parameters: chunk, NextToken: next }));
+      const res = await doc.send(
+        new ExecuteStatementCommand({ Statement: statement, Parameters: chunk, NextToken: next }),
+      );
       out.push(...((res.Items ?? []) as Item[]));
       next = res.NextToken;
     } while (next);

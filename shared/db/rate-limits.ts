@@ -20,7 +20,11 @@ const TTL_SECONDS_AFTER = 24 * 60 * 60;
 
 export type RateSlot = { ok: true } | { ok: false; retryAt: number };
 
-export async function takeRateSlot(connectionId: string, rateLimit: number, now: number = Date.now()): Promise<RateSlot> {
+export async function takeRateSlot(
+  connectionId: string,
+  rateLimit: number,
+  now: number = Date.now(),
+): Promise<RateSlot> {
   if (!(rateLimit > 0)) return { ok: true };
   const interval = 60_000 / rateLimit;
   const next = now + interval;
@@ -32,7 +36,12 @@ export async function takeRateSlot(connectionId: string, rateLimit: number, now:
         UpdateExpression: 'SET tat = :next, entity = :entity, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':next': next, ':now': now, ':entity': 'RATE', ':ttl': Math.ceil(next / 1000) + TTL_SECONDS_AFTER },
+        ExpressionAttributeValues: {
+          ':next': next,
+          ':now': now,
+          ':entity': 'RATE',
+          ':ttl': Math.ceil(next / 1000) + TTL_SECONDS_AFTER,
+        },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
@@ -44,7 +53,9 @@ export async function takeRateSlot(connectionId: string, rateLimit: number, now:
     let tat = typeof old === 'number' ? old : old?.N !== undefined ? Number(old.N) : undefined;
     if (tat === undefined) {
       // An engine that does not return the old item on a failed condition: read it.
-      const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.rateLimit(connectionId), ConsistentRead: true }));
+      const out = await doc.send(
+        new GetCommand({ TableName: tableName, Key: keys.rateLimit(connectionId), ConsistentRead: true }),
+      );
       tat = typeof out.Item?.tat === 'number' ? out.Item.tat : now;
     }
     return { ok: false, retryAt: Math.ceil(tat) };

@@ -1,5 +1,14 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createRecord, itemFor, listOrgRecords, listProductRecords, throwMissing, transact, updateIf, type TransactItem } from './catalog.js';
+import {
+  createRecord,
+  itemFor,
+  listOrgRecords,
+  listProductRecords,
+  throwMissing,
+  transact,
+  updateIf,
+  type TransactItem,
+} from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
@@ -48,7 +57,9 @@ export async function createRun(run: StoredRun): Promise<StoredRun> {
 
 /** A run of the organization with its internal fields; 403 another organization's, 404 none. */
 export async function getStoredRun(orgId: string, id: string): Promise<StoredRun> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, 'RUN', id), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.catalog(orgId, 'RUN', id), ConsistentRead: true }),
+  );
   if (!out.Item) return throwMissing(runEntity, orgId, id);
   return toRecord<StoredRun>(out.Item, { keepInternal: true });
 }
@@ -110,10 +121,17 @@ export async function finishRunWhenDone(
   const status: RunStatus = run.progress.completed > 0 ? 'COMPLETED' : 'FAILED';
   const set = { status, finishedAt: at, ...(run.startedAt ? {} : { startedAt: at }) };
   const items = onFinish ? await onFinish({ ...run, ...set }, status) : [];
-  const done = await setRunStatus(orgId, id, ['PENDING', 'RUNNING'], set, {
-    condition: 'progress.pending = :zero AND progress.running = :zero',
-    values: { ':zero': 0 },
-  }, items);
+  const done = await setRunStatus(
+    orgId,
+    id,
+    ['PENDING', 'RUNNING'],
+    set,
+    {
+      condition: 'progress.pending = :zero AND progress.running = :zero',
+      values: { ':zero': 0 },
+    },
+    items,
+  );
   return done ? status : undefined;
 }
 
@@ -186,14 +204,25 @@ export type RunSession = Session & { runId: string } & RunSessionState;
 export function runSessionItems(session: RunSession): TransactItem[] {
   return [
     { Put: { TableName: tableName, Item: sessionItem(session), ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: tableName, Item: { ...keys.runSession(session.runId, session.createdAt, session.id), entity: 'RUNSESSION', sessionId: session.id } } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.runSession(session.runId, session.createdAt, session.id),
+          entity: 'RUNSESSION',
+          sessionId: session.id,
+        },
+      },
+    },
   ];
 }
 
 /** Creates a run's session and its index item; false when the session already exists (a redelivered fan-out). */
 export async function createRunSession(session: RunSession, extra: TransactItem[] = []): Promise<boolean> {
   try {
-    await transact([...runSessionItems(session), ...extra], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new AlreadyExists() : undefined));
+    await transact([...runSessionItems(session), ...extra], (codes) =>
+      codes[0] === 'ConditionalCheckFailed' ? new AlreadyExists() : undefined,
+    );
     return true;
   } catch (error) {
     if (error instanceof AlreadyExists) return false;
@@ -203,20 +232,29 @@ export async function createRunSession(session: RunSession, extra: TransactItem[
 class AlreadyExists extends Error {}
 
 export async function getRunSession(sessionId: string): Promise<RunSession | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(sessionId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.session(sessionId), ConsistentRead: true }),
+  );
   return out.Item ? toRecord<RunSession>(out.Item, { keepInternal: true }) : undefined;
 }
 
 /** The ids of a run's sessions, oldest first. */
 export async function runSessionIds(runId: string): Promise<string[]> {
-  const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.runSessionPartition(runId) }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.runSessionPartition(runId) },
+    ConsistentRead: true,
+  });
   return items.map((i) => String(i.sessionId));
 }
 
 /** A run's sessions (with their internal state), oldest first. */
 export async function runSessions(runId: string): Promise<RunSession[]> {
   const ids = await runSessionIds(runId);
-  const items = await batchGet(ids.map((id) => keys.session(id)), true);
+  const items = await batchGet(
+    ids.map((id) => keys.session(id)),
+    true,
+  );
   const byId = new Map(items.map((i) => [String(i.id), toRecord<RunSession>(i, { keepInternal: true })]));
   return ids.map((id) => byId.get(id)).filter((s): s is RunSession => Boolean(s));
 }
@@ -232,7 +270,12 @@ export async function sessionsOfRun(runId: string): Promise<Session[]> {
  * An update of a run session that holds only while it is at step `seq` and still PENDING: every
  * write of the execution goes through it, so a redelivered or stale job changes nothing.
  */
-export function sessionStepUpdate(sessionId: string, seq: number, set: Record<string, unknown>, options: { anyStatus?: boolean; remove?: string[]; phase?: RunSessionState['_phase'] } = {}): TransactItem {
+export function sessionStepUpdate(
+  sessionId: string,
+  seq: number,
+  set: Record<string, unknown>,
+  options: { anyStatus?: boolean; remove?: string[]; phase?: RunSessionState['_phase'] } = {},
+): TransactItem {
   const names: Record<string, string> = { '#seq': '_seq', '#status': 'status' };
   const values: Record<string, unknown> = { ':seq': seq, ...(options.anyStatus ? {} : { ':pending': 'PENDING' }) };
   if (options.anyStatus) delete names['#status'];
@@ -253,8 +296,18 @@ export function sessionStepUpdate(sessionId: string, seq: number, set: Record<st
     Update: {
       TableName: tableName,
       Key: keys.session(sessionId),
-      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' '),
-      ConditionExpression: [options.anyStatus ? '#seq = :seq' : '#seq = :seq AND #status = :pending', options.phase ? '#phase = :phase' : ''].filter(Boolean).join(' AND '),
+      UpdateExpression: [
+        sets.length ? `SET ${sets.join(', ')}` : '',
+        removes.length ? `REMOVE ${removes.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+      ConditionExpression: [
+        options.anyStatus ? '#seq = :seq' : '#seq = :seq AND #status = :pending',
+        options.phase ? '#phase = :phase' : '',
+      ]
+        .filter(Boolean)
+        .join(' AND '),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
@@ -299,7 +352,11 @@ export async function markQueued(sessionId: string, seq: number): Promise<void> 
 // ---------- what a run reads ----------
 
 /** One page of a test's cases in file order (gsi1), for the fan-out. */
-export async function testCasePage(testId: string, limit: number, startKey?: Record<string, unknown>): Promise<{ cases: TestCase[]; next?: Record<string, unknown> }> {
+export async function testCasePage(
+  testId: string,
+  limit: number,
+  startKey?: Record<string, unknown>,
+): Promise<{ cases: TestCase[]; next?: Record<string, unknown> }> {
   const out = await doc.send(
     new QueryCommand({
       TableName: tableName,
@@ -310,12 +367,18 @@ export async function testCasePage(testId: string, limit: number, startKey?: Rec
       ExclusiveStartKey: startKey,
     }),
   );
-  return { cases: (out.Items ?? []).map((i) => toRecord<TestCase>(i)).filter((c) => !c.deletedAt), next: out.LastEvaluatedKey };
+  return {
+    cases: (out.Items ?? []).map((i) => toRecord<TestCase>(i)).filter((c) => !c.deletedAt),
+    next: out.LastEvaluatedKey,
+  };
 }
 
 /** Test cases by id (the caller's organization), in the order asked; missing ones are left out. */
 export async function testCasesById(orgId: string, ids: string[]): Promise<TestCase[]> {
-  const items = await batchGet(ids.map((id) => keys.catalog(orgId, 'TCASE', id)), true);
+  const items = await batchGet(
+    ids.map((id) => keys.catalog(orgId, 'TCASE', id)),
+    true,
+  );
   const byId = new Map(items.map((i) => [String(i.id), toRecord<TestCase>(i)]));
   return ids.map((id) => byId.get(id)).filter((c): c is TestCase => Boolean(c) && !c!.deletedAt);
 }
@@ -341,7 +404,12 @@ export async function reconcileFanout(orgId: string, runId: string, missing: num
         Key: keys.catalog(orgId, 'RUN', runId),
         UpdateExpression: 'SET #done = :t, #p.#total = #p.#total - :d, #p.#pending = #p.#pending - :d',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#done)',
-        ExpressionAttributeNames: { '#done': '_fanoutDone', '#p': 'progress', '#total': 'total', '#pending': 'pending' },
+        ExpressionAttributeNames: {
+          '#done': '_fanoutDone',
+          '#p': 'progress',
+          '#total': 'total',
+          '#pending': 'pending',
+        },
         ExpressionAttributeValues: { ':t': true, ':d': Math.max(0, missing) },
       }),
     );

@@ -27,7 +27,11 @@ export function customIdItem(orgId: string, customId: string, sessionId: string)
 }
 
 /** A session of the caller: 403 another organization's, 404 none (deleted ones only with includeDeleted). */
-export async function getSession(orgId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<Session> {
+export async function getSession(
+  orgId: string,
+  id: string,
+  options: { includeDeleted?: boolean } = {},
+): Promise<Session> {
   const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(id), ConsistentRead: true }));
   if (!out.Item) throw new NotFoundError(`session ${id} not found`);
   const session = toRecord<Session>(out.Item);
@@ -51,13 +55,23 @@ export async function sessionsByTest(testId: string): Promise<Session[]> {
 }
 
 export async function sessionIdsByCustomId(orgId: string, customId: string): Promise<string[]> {
-  return (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.sessionCustomIdPartition(orgId, customId) } })).map((i) =>
-    String(i.sessionId),
-  );
+  return (
+    await queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.sessionCustomIdPartition(orgId, customId) },
+    })
+  ).map((i) => String(i.sessionId));
 }
 
-export function sessionUpdate(id: string, set: Record<string, unknown>, condition?: string, values: Record<string, unknown> = {}): TransactItem {
-  return { Update: updateOf(keys.session(id), set, [], allOf(LIVE, condition ? { expression: condition, values } : undefined)) };
+export function sessionUpdate(
+  id: string,
+  set: Record<string, unknown>,
+  condition?: string,
+  values: Record<string, unknown> = {},
+): TransactItem {
+  return {
+    Update: updateOf(keys.session(id), set, [], allOf(LIVE, condition ? { expression: condition, values } : undefined)),
+  };
 }
 
 /** Records the newest turn on the session (never moves backwards). */
@@ -90,7 +104,9 @@ export const TURN_KIND = 'inferenceResults';
 
 /** The stored item of a turn (offloaded fields still in S3), read consistently. */
 export async function getTurnItem(sessionId: string, index: number): Promise<Record<string, unknown> | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.turn(sessionId, index), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.turn(sessionId, index), ConsistentRead: true }),
+  );
   return out.Item;
 }
 
@@ -121,7 +137,10 @@ export function listTurnItems(sessionId: string): Promise<Record<string, unknown
 }
 
 /** Sets fields of a stored turn and returns it; 404 when the turn is gone. */
-export async function updateTurnFields(turn: Pick<Turn, 'id' | 'sessionId' | 'index'>, set: Record<string, unknown>): Promise<Turn> {
+export async function updateTurnFields(
+  turn: Pick<Turn, 'id' | 'sessionId' | 'index'>,
+  set: Record<string, unknown>,
+): Promise<Turn> {
   try {
     const out = await doc.send(
       new UpdateCommand({
@@ -209,7 +228,9 @@ export async function listEvaluations(sessionId: string): Promise<Evaluation[]> 
 }
 
 export async function getEvaluationItem(sessionId: string, id: string): Promise<Evaluation | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.evaluation(sessionId, id), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.evaluation(sessionId, id), ConsistentRead: true }),
+  );
   return out.Item ? toRecord<Evaluation>(out.Item) : undefined;
 }
 
@@ -230,7 +251,8 @@ export async function requeueFailedEvaluation(reset: Evaluation): Promise<Evalua
     );
     return reset;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError(`evaluation ${reset.id} is no longer FAILED; only FAILED evaluations can be retried`);
+    if (isConditionalCheckFailed(error))
+      throw new ConflictError(`evaluation ${reset.id} is no longer FAILED; only FAILED evaluations can be retried`);
     throw error;
   }
 }

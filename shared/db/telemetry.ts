@@ -27,7 +27,17 @@ export async function getTraceLinks(orgId: string, traceIds: string[]): Promise<
     traceIds.map((t) => keys.otelTrace(orgId, t)),
     true,
   );
-  return new Map(items.map((i) => [String(i.traceId), { traceId: String(i.traceId), sessionId: String(i.sessionId), inferenceResultId: String(i.inferenceResultId), turnIndex: Number(i.turnIndex) }]));
+  return new Map(
+    items.map((i) => [
+      String(i.traceId),
+      {
+        traceId: String(i.traceId),
+        sessionId: String(i.sessionId),
+        inferenceResultId: String(i.inferenceResultId),
+        turnIndex: Number(i.turnIndex),
+      },
+    ]),
+  );
 }
 
 /** The Put of a trace's link, only if the trace has none yet. */
@@ -43,16 +53,29 @@ export function traceLinkPut(orgId: string, link: TraceLink, createdAt: string):
 
 /** The session id claimed for a customId, if any. */
 export async function getSessionClaim(orgId: string, customId: string): Promise<string | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.otelSessionClaim(orgId, customId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.otelSessionClaim(orgId, customId), ConsistentRead: true }),
+  );
   return out.Item ? String(out.Item.sessionId) : undefined;
 }
 
 /** The Put of a customId's claim: only when there is none, or when it still names `previous` (a deleted session). */
-export function sessionClaimPut(orgId: string, customId: string, sessionId: string, previous: string | undefined): TransactItem {
+export function sessionClaimPut(
+  orgId: string,
+  customId: string,
+  sessionId: string,
+  previous: string | undefined,
+): TransactItem {
   return {
     Put: {
       TableName: tableName,
-      Item: { ...keys.otelSessionClaim(orgId, customId), entity: 'OTELCLAIM', organizationId: orgId, customId, sessionId },
+      Item: {
+        ...keys.otelSessionClaim(orgId, customId),
+        entity: 'OTELCLAIM',
+        organizationId: orgId,
+        customId,
+        sessionId,
+      },
       ConditionExpression: previous ? 'attribute_not_exists(pk) OR sessionId = :prev' : 'attribute_not_exists(pk)',
       ...(previous ? { ExpressionAttributeValues: { ':prev': previous } } : {}),
     },
@@ -79,7 +102,9 @@ export async function putNewSpanItems(items: Item[]): Promise<Set<string>> {
     let failed: number[] = [];
     try {
       await transact(
-        pending.map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+        pending.map((Item) => ({
+          Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+        })),
         (codes) => {
           failed = codes.flatMap((c, i) => (c === 'ConditionalCheckFailed' ? [i] : []));
           return failed.length ? new GuardTakenError('some spans exist') : undefined;
@@ -103,11 +128,21 @@ export const PARKED_SECONDS = 24 * 3600;
  * Holds spans of a trace none of whose spans named its session yet (`span` is each one's encoded
  * form), with the trace's marker, until PARKED_SECONDS from now (the table's TTL removes them).
  */
-export async function parkSpans(orgId: string, traceId: string, spans: { spanId: string; span: string }[], now: Date): Promise<void> {
+export async function parkSpans(
+  orgId: string,
+  traceId: string,
+  spans: { spanId: string; span: string }[],
+  now: Date,
+): Promise<void> {
   const ttl = Math.ceil(now.getTime() / 1000) + PARKED_SECONDS;
   const common = { entity: 'OTELPARKED', organizationId: orgId, traceId, ttl };
   await batchPut([
-    ...spans.map((s) => ({ ...keys.otelParkedSpan(orgId, traceId, s.spanId), ...common, spanId: s.spanId, span: s.span })),
+    ...spans.map((s) => ({
+      ...keys.otelParkedSpan(orgId, traceId, s.spanId),
+      ...common,
+      spanId: s.spanId,
+      span: s.span,
+    })),
     { ...keys.otelParked(orgId, traceId), ...common },
   ]);
 }

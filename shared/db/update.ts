@@ -9,7 +9,10 @@ export interface Condition {
 }
 
 /** A live record: it exists and is not soft-deleted. */
-export const LIVE: Condition = { expression: 'attribute_exists(pk) AND attribute_not_exists(#deletedAt)', names: { '#deletedAt': 'deletedAt' } };
+export const LIVE: Condition = {
+  expression: 'attribute_exists(pk) AND attribute_not_exists(#deletedAt)',
+  names: { '#deletedAt': 'deletedAt' },
+};
 
 /** Joins conditions with AND. */
 export function allOf(...conditions: (Condition | undefined)[]): Condition {
@@ -40,7 +43,12 @@ export function updateOf(key: Key, set: Record<string, unknown>, remove: string[
   return {
     TableName: tableName,
     Key: key,
-    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' '),
+    UpdateExpression: [
+      sets.length ? `SET ${sets.join(', ')}` : '',
+      removes.length ? `REMOVE ${removes.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
     ...(condition ? { ConditionExpression: condition.expression } : {}),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),

@@ -14,7 +14,13 @@ import type { Delivery, DeliveryAttempt, WebhookEventType } from '../schemas/web
 export const DELIVERY_SHARDS = MONITOR_SHARDS;
 
 export function webhookSecretPut(orgId: string, webhookId: string, secret: string): TransactItem {
-  return { Put: { TableName: tableName, Item: { ...keys.webhookSecret(orgId, webhookId), entity: 'WEBHOOKSECRET', secret }, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.webhookSecret(orgId, webhookId), entity: 'WEBHOOKSECRET', secret },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 export function webhookSecretDelete(orgId: string, webhookId: string): TransactItem {
@@ -23,12 +29,19 @@ export function webhookSecretDelete(orgId: string, webhookId: string): TransactI
 
 /** The signing secret; read only by the delivery path, never by a read route. */
 export async function getWebhookSecret(orgId: string, webhookId: string): Promise<string | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.webhookSecret(orgId, webhookId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.webhookSecret(orgId, webhookId), ConsistentRead: true }),
+  );
   return typeof out.Item?.secret === 'string' ? out.Item.secret : undefined;
 }
 
 /** A delivery as stored: the record plus the exact body every attempt signs and sends. */
-export type StoredDelivery = Omit<Delivery, 'payload'> & { organizationId: string; body: string; _claimUntil?: string; _queued?: boolean };
+export type StoredDelivery = Omit<Delivery, 'payload'> & {
+  organizationId: string;
+  body: string;
+  _claimUntil?: string;
+  _queued?: boolean;
+};
 
 /** The Put of a new delivery, due at once (on the sweep's index while an attempt is due). */
 export function deliveryPut(d: StoredDelivery, ttlSeconds: number): TransactItem {
@@ -48,7 +61,9 @@ export function deliveryPut(d: StoredDelivery, ttlSeconds: number): TransactItem
 }
 
 export async function getDelivery(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
-  const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.webhookDelivery(webhookId, deliveryId), ConsistentRead: true }));
+  const out = await doc.send(
+    new GetCommand({ TableName: tableName, Key: keys.webhookDelivery(webhookId, deliveryId), ConsistentRead: true }),
+  );
   return out.Item ? toRecord<StoredDelivery>(out.Item, { keepInternal: true }) : undefined;
 }
 
@@ -62,14 +77,21 @@ export async function listDeliveries(webhookId: string): Promise<StoredDelivery[
  * delivery is over, or another worker holds it. Only the holder sends, so a redelivered job or
  * the sweep does not send the same attempt twice while it runs.
  */
-export async function claimAttempt(webhookId: string, deliveryId: string, attempt: number, now: string, until: string): Promise<boolean> {
+export async function claimAttempt(
+  webhookId: string,
+  deliveryId: string,
+  attempt: number,
+  now: string,
+  until: string,
+): Promise<boolean> {
   try {
     await doc.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.webhookDelivery(webhookId, deliveryId),
         UpdateExpression: 'SET #claim = :until',
-        ConditionExpression: '#status = :pending AND attemptCount = :done AND (attribute_not_exists(#claim) OR #claim < :now)',
+        ConditionExpression:
+          '#status = :pending AND attemptCount = :done AND (attribute_not_exists(#claim) OR #claim < :now)',
         ExpressionAttributeNames: { '#claim': '_claimUntil', '#status': 'status' },
         ExpressionAttributeValues: { ':until': until, ':pending': 'PENDING', ':done': attempt - 1, ':now': now },
       }),
@@ -89,7 +111,10 @@ export interface AttemptOutcome {
 }
 
 /** The update recording attempt `outcome.attempt.attempt` (holds only if no other worker recorded it). */
-export function attemptUpdate(d: Pick<StoredDelivery, 'webhookId' | 'id'>, outcome: AttemptOutcome & { queued: boolean }): TransactItem {
+export function attemptUpdate(
+  d: Pick<StoredDelivery, 'webhookId' | 'id'>,
+  outcome: AttemptOutcome & { queued: boolean },
+): TransactItem {
   const a = outcome.attempt;
   const set: Record<string, unknown> = {
     _queued: outcome.queued,
@@ -102,13 +127,24 @@ export function attemptUpdate(d: Pick<StoredDelivery, 'webhookId' | 'id'>, outco
     nextAttemptAt: outcome.nextAttemptAt,
     ...(outcome.nextAttemptAt ? keys.deliveryDue(shardOf(d.id), outcome.nextAttemptAt, d.id) : {}),
   };
-  const update = updateOf(keys.webhookDelivery(d.webhookId, d.id), set, outcome.nextAttemptAt ? ['_claimUntil'] : ['_claimUntil', 'gsi1pk', 'gsi1sk'], {
-    expression: 'attemptCount = :before',
-    values: { ':before': a.attempt - 1 },
-  });
+  const update = updateOf(
+    keys.webhookDelivery(d.webhookId, d.id),
+    set,
+    outcome.nextAttemptAt ? ['_claimUntil'] : ['_claimUntil', 'gsi1pk', 'gsi1sk'],
+    {
+      expression: 'attemptCount = :before',
+      values: { ':before': a.attempt - 1 },
+    },
+  );
   // Appends the attempt to the log kept on the delivery.
-  update.UpdateExpression = update.UpdateExpression.replace(/^SET /, 'SET attempts = list_append(attempts, :attempt), ');
-  (update as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':attempt': [a] };
+  update.UpdateExpression = update.UpdateExpression.replace(
+    /^SET /,
+    'SET attempts = list_append(attempts, :attempt), ',
+  );
+  (update as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues = {
+    ...update.ExpressionAttributeValues,
+    ':attempt': [a],
+  };
   return { Update: update };
 }
 
@@ -117,11 +153,16 @@ export async function abandonDelivery(webhookId: string, deliveryId: string, rea
   try {
     await doc.send(
       new UpdateCommand({
-        ...updateOf(keys.webhookDelivery(webhookId, deliveryId), { status: 'FAILED', error: reason, nextAttemptAt: null }, ['_claimUntil', 'gsi1pk', 'gsi1sk'], {
-          expression: '#st = :pending',
-          names: { '#st': 'status' },
-          values: { ':pending': 'PENDING' },
-        }),
+        ...updateOf(
+          keys.webhookDelivery(webhookId, deliveryId),
+          { status: 'FAILED', error: reason, nextAttemptAt: null },
+          ['_claimUntil', 'gsi1pk', 'gsi1sk'],
+          {
+            expression: '#st = :pending',
+            names: { '#st': 'status' },
+            values: { ':pending': 'PENDING' },
+          },
+        ),
       }),
     );
   } catch (error) {
@@ -170,7 +211,10 @@ export async function markDeliveryQueued(webhookId: string, deliveryId: string, 
   try {
     await doc.send(
       new UpdateCommand({
-        ...updateOf(keys.webhookDelivery(webhookId, deliveryId), { _queued: true }, [], { expression: 'attemptCount = :before', values: { ':before': attempt - 1 } }),
+        ...updateOf(keys.webhookDelivery(webhookId, deliveryId), { _queued: true }, [], {
+          expression: 'attemptCount = :before',
+          values: { ':before': attempt - 1 },
+        }),
       }),
     );
   } catch (error) {
@@ -179,7 +223,13 @@ export async function markDeliveryQueued(webhookId: string, deliveryId: string, 
 }
 
 /** The once-only guard of an event, kept `ttlSeconds` (its dedupe key is the sort key). */
-export function eventGuardPut(orgId: string, dedupeKey: string, type: WebhookEventType, messageId: string, ttlSeconds: number): TransactItem {
+export function eventGuardPut(
+  orgId: string,
+  dedupeKey: string,
+  type: WebhookEventType,
+  messageId: string,
+  ttlSeconds: number,
+): TransactItem {
   return {
     Put: {
       TableName: tableName,
@@ -221,15 +271,26 @@ export function endpointHealthUpdate(orgId: string, webhookId: string, ok: boole
 }
 
 /** Disables an enabled endpoint failing since `cutoff` or earlier; false when it is not (any more). */
-export async function disableFailingEndpoint(orgId: string, webhookId: string, cutoff: string, reason: string, at: string): Promise<boolean> {
+export async function disableFailingEndpoint(
+  orgId: string,
+  webhookId: string,
+  cutoff: string,
+  reason: string,
+  at: string,
+): Promise<boolean> {
   try {
     await doc.send(
       new UpdateCommand({
-        ...updateOf(keys.catalog(orgId, 'WEBHOOK', webhookId), { status: 'DISABLED', disabledReason: reason, disabledAt: at }, [], {
-          expression: '#st = :enabled AND failingSince <= :cutoff AND attribute_not_exists(deletedAt)',
-          names: { '#st': 'status' },
-          values: { ':enabled': 'ENABLED', ':cutoff': cutoff },
-        }),
+        ...updateOf(
+          keys.catalog(orgId, 'WEBHOOK', webhookId),
+          { status: 'DISABLED', disabledReason: reason, disabledAt: at },
+          [],
+          {
+            expression: '#st = :enabled AND failingSince <= :cutoff AND attribute_not_exists(deletedAt)',
+            names: { '#st': 'status' },
+            values: { ':enabled': 'ENABLED', ':cutoff': cutoff },
+          },
+        ),
       }),
     );
     return true;

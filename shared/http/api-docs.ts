@@ -60,7 +60,8 @@ const INIT = `(async () => {
 const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   // Everything comes from this origin; Swagger UI sets inline styles and draws data: images.
-  'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
 };
 
 const cache = new Map<string, string>();
@@ -85,7 +86,8 @@ export function apiDocsAnswer(method: string, path: string, files: ApiDocsFiles)
   if (path === DOCS_PATHS.document) return answer(read(files.document), 'application/json; charset=utf-8', 'no-cache');
   if (path === DOCS_PATHS.page) return answer(PAGE, 'text/html; charset=utf-8', 'no-cache');
   // With the slash the page's relative URLs would miss: to the page, relative so any base path works.
-  if (path === `${DOCS_PATHS.page}/`) return { statusCode: 308, headers: { Location: '../docs', ...SECURITY_HEADERS }, body: '' };
+  if (path === `${DOCS_PATHS.page}/`)
+    return { statusCode: 308, headers: { Location: '../docs', ...SECURITY_HEADERS }, body: '' };
   const asset = path.startsWith('/docs/') ? path.slice('/docs/'.length) : undefined;
   if (asset === INIT_SCRIPT) return answer(INIT, 'text/javascript; charset=utf-8');
   const type = asset !== undefined && Object.hasOwn(DOCS_ASSETS, asset) ? DOCS_ASSETS[asset] : undefined;

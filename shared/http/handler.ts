@@ -25,7 +25,11 @@ export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
 /** 201 with the created record. */
 export const created = (body: unknown): Reply => ({ statusCode: 201, body });
 /** 200 with these bytes and this Content-Type (a binary answer, e.g. protobuf). */
-export const bytes = (contentType: string, data: Buffer): Reply => ({ statusCode: 200, body: undefined, raw: { contentType, bytes: data } });
+export const bytes = (contentType: string, data: Buffer): Reply => ({
+  statusCode: 200,
+  body: undefined,
+  raw: { contentType, bytes: data },
+});
 /** 200 with a JSON array and the total number of matches in `X-Total-Count`. */
 export const page = (result: { items: unknown[]; total: number }): Reply => ({
   statusCode: 200,
@@ -54,7 +58,11 @@ interface RawBodySpec {
   /** The JSON form of the body (documentation only: the route decodes the body itself). */
   schema?: TSchema;
   /** An error answer in the request's own encoding, when JSON is not it (OTLP: a protobuf Status). */
-  errorReply?: (headers: Record<string, string | undefined>, statusCode: number, body: ErrorBody) => { contentType: string; bytes: Buffer } | undefined;
+  errorReply?: (
+    headers: Record<string, string | undefined>,
+    statusCode: number,
+    body: ErrorBody,
+  ) => { contentType: string; bytes: Buffer } | undefined;
 }
 
 interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
@@ -102,7 +110,11 @@ type Internal = {
  * (shared/http/route-validators.ts), precompiled at build time in a function bundle
  * (shared/http/precompiled-validators.ts).
  */
-export function httpHandler<P extends TObject = typeof NoParams, Q extends TObject = typeof NoQuery, B extends TSchema = TSchema>(
+export function httpHandler<
+  P extends TObject = typeof NoParams,
+  Q extends TObject = typeof NoQuery,
+  B extends TSchema = TSchema,
+>(
   spec: Spec<P, Q, B>,
   fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : RawBody>) => Promise<Reply>,
 ) {
@@ -110,7 +122,12 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   // Resolved on the first request: a bundle's entry registers its precompiled validators after
   // this module has loaded (.build/validators/<handler>.ts).
   let validators: RouteValidators | undefined;
-  const validatorsOf = () => (validators ??= routeValidators(spec.handler, { params: spec.params ?? NoParams, query: querySchema, body: spec.body }));
+  const validatorsOf = () =>
+    (validators ??= routeValidators(spec.handler, {
+      params: spec.params ?? NoParams,
+      query: querySchema,
+      body: spec.body,
+    }));
 
   type Req = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>;
 
@@ -156,11 +173,17 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
         logger.error('request failed', { error: { name, message, stack } });
       }
       const own = spec.rawBody?.errorReply?.(request.event.headers ?? {}, statusCode, body);
-      request.response = own ? binary(statusCode, own, request.context.awsRequestId) : json(statusCode, body, request.context.awsRequestId);
+      request.response = own
+        ? binary(statusCode, own, request.context.awsRequestId)
+        : json(statusCode, body, request.context.awsRequestId);
     },
   };
 
-  const core = async (_event: APIGatewayProxyEvent, context: Context, internal: Internal): Promise<APIGatewayProxyResult> => {
+  const core = async (
+    _event: APIGatewayProxyEvent,
+    context: Context,
+    internal: Internal,
+  ): Promise<APIGatewayProxyResult> => {
     const reply = await fn({
       params: internal.params as Static<P>,
       query: internal.query as Static<Q>,
@@ -191,7 +214,14 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
   // The route's schemas, for the OpenAPI document (infra/openapi.ts).
-  const contract: Contract = { params: spec.params, query: querySchema, body: spec.body ?? spec.rawBody?.schema, bodyOptional: spec.bodyOptional, response: spec.response, mediaTypes: spec.rawBody?.mediaTypes };
+  const contract: Contract = {
+    params: spec.params,
+    query: querySchema,
+    body: spec.body ?? spec.rawBody?.schema,
+    bodyOptional: spec.bodyOptional,
+    response: spec.response,
+    mediaTypes: spec.rawBody?.mediaTypes,
+  };
   return Object.assign(fnWithContract, { contract });
 
   function logLine(request: Req) {
@@ -201,7 +231,12 @@ export function httpHandler<P extends TObject = typeof NoParams, Q extends TObje
   }
 }
 
-function json(statusCode: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+function json(
+  statusCode: number,
+  body: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
   return {
     statusCode,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...headers },
@@ -210,7 +245,12 @@ function json(statusCode: number, body: unknown, requestId: string, headers: Rec
 }
 
 /** Binary answers go out base64-encoded with isBase64Encoded (API Gateway turns them back into bytes). */
-function binary(statusCode: number, raw: { contentType: string; bytes: Buffer }, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+function binary(
+  statusCode: number,
+  raw: { contentType: string; bytes: Buffer },
+  requestId: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
   return {
     statusCode,
     headers: { 'Content-Type': raw.contentType, 'X-Request-Id': requestId, ...headers },
@@ -233,12 +273,18 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
 /** `{}`, with any whitespace around or inside. */
 const isEmptyJsonObject = (raw: string): boolean => /^\s*\{\s*\}\s*$/.test(raw);
 
-function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unknown) | undefined, optional = false): unknown {
-  const raw = event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+function parseBody(
+  event: APIGatewayProxyEvent,
+  validate: ((v: unknown) => unknown) | undefined,
+  optional = false,
+): unknown {
+  const raw =
+    event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const hasBody = raw.trim().length > 0;
   if (!validate) {
     // Clients that always send a JSON object send `{}`: an empty object is no body.
-    if (hasBody && !isEmptyJsonObject(raw)) throw new ValidationError('this route takes no request body (an empty body or {} only)');
+    if (hasBody && !isEmptyJsonObject(raw))
+      throw new ValidationError('this route takes no request body (an empty body or {} only)');
     return undefined;
   }
   if (!hasBody) {
@@ -257,6 +303,7 @@ function parseBody(event: APIGatewayProxyEvent, validate: ((v: unknown) => unkno
   }
   // Before the schema: a body too deep to store, a number or a string DynamoDB cannot hold.
   const problem = bodyProblem(parsed);
-  if (problem) throw new ValidationError(`${problem.at ? problem.at.replace(/^\./, '') : 'the request body'} ${problem.rule}`);
+  if (problem)
+    throw new ValidationError(`${problem.at ? problem.at.replace(/^\./, '') : 'the request body'} ${problem.rule}`);
   return validate(parsed);
 }

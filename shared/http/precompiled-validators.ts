@@ -7,6 +7,9 @@ import { registeredValidators, type RouteValidators } from './validators.js';
  */
 export function routeValidators(handler: string): RouteValidators {
   const validators = registeredValidators(handler);
-  if (!validators) throw new Error(`no precompiled validators for ${handler}: generate them (infra/validators.ts) and inject .build/validators/${handler}.ts`);
+  if (!validators)
+    throw new Error(
+      `no precompiled validators for ${handler}: generate them (infra/validators.ts) and inject .build/validators/${handler}.ts`,
+    );
   return validators;
 }

@@ -9,7 +9,8 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 type PropertySchema = { type?: unknown; items?: { type?: unknown } };
 
 function numericType(schema: { type?: unknown } | undefined): 'integer' | 'number' | undefined {
-  const types = typeof schema?.type === 'string' ? [schema.type] : Array.isArray(schema?.type) ? (schema.type as unknown[]) : [];
+  const types =
+    typeof schema?.type === 'string' ? [schema.type] : Array.isArray(schema?.type) ? (schema.type as unknown[]) : [];
   if (types.includes('integer')) return 'integer';
   if (types.includes('number')) return 'number';
   return undefined;
@@ -21,7 +22,8 @@ function numericType(schema: { type?: unknown } | undefined): 'integer' | 'numbe
  * on finite ones.
  */
 function checkNumeric(key: string, value: string, type: 'integer' | 'number'): void {
-  if (!DECIMAL.test(value)) throw new ValidationError(`${key} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
+  if (!DECIMAL.test(value))
+    throw new ValidationError(`${key} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
   const problem = numberProblem(Number(value));
   if (problem) throw new ValidationError(`${key} ${problem}`);
 }
@@ -36,16 +38,23 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
  * comma-separated values; a scalar given twice is a 400. Types are coerced by the validator;
  * numeric values are checked here first.
  */
-export function normaliseQuery(event: Pick<APIGatewayProxyEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>, schema: TObject): Record<string, unknown> {
+export function normaliseQuery(
+  event: Pick<APIGatewayProxyEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>,
+  schema: TObject,
+): Record<string, unknown> {
   const multi = new Map<string, string[]>();
   for (const [k, v] of Object.entries(event.multiValueQueryStringParameters ?? {})) if (v) multi.set(k, [...v]);
-  for (const [k, v] of Object.entries(event.queryStringParameters ?? {})) if (v !== undefined && v !== null && !multi.has(k)) multi.set(k, [v]);
+  for (const [k, v] of Object.entries(event.queryStringParameters ?? {}))
+    if (v !== undefined && v !== null && !multi.has(k)) multi.set(k, [v]);
   const props = new Map(Object.entries((schema.properties ?? {}) as Record<string, PropertySchema>));
   const out: Record<string, unknown> = {};
   for (const [key, values] of multi) {
     const prop = props.get(key);
     if (prop?.type === 'array') {
-      const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+      const items = values
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v.length > 0);
       const itemType = numericType(prop.items);
       if (itemType) for (const item of items) checkNumeric(key, item, itemType);
       define(out, key, items);

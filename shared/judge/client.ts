@@ -21,6 +21,18 @@ export interface JudgeScore {
  * reservation is marked on the evaluation and, for monitors, also taken against the monitor's cap
  * in the same transaction), so nothing is charged here.
  */
-export async function askJudge(organizationId: string, model: string, messages: LlmMessage[]): Promise<{ ok: true; value: JudgeScore } | { ok: false; error: string }> {
-  return callLlm<JudgeScore>({ purpose: 'judge', organizationId, model, messages, schemaName: 'judge_score', schema: JUDGE_SCORE_SCHEMA, charge: false });
+export async function askJudge(
+  organizationId: string,
+  model: string,
+  messages: LlmMessage[],
+): Promise<{ ok: true; value: JudgeScore } | { ok: false; error: string }> {
+  return callLlm<JudgeScore>({
+    purpose: 'judge',
+    organizationId,
+    model,
+    messages,
+    schemaName: 'judge_score',
+    schema: JUDGE_SCORE_SCHEMA,
+    charge: false,
+  });
 }

@@ -55,9 +55,14 @@ export function parseAnswer<T>(raw: string, schema: object, schemaName: string, 
 }
 
 /** What a Chat Completions body carries as the answer: the message content, or why there is none. */
-export function answerContent(body: unknown, purpose: LlmPurpose): { ok: true; content: string } | { ok: false; error: string } {
-  const message = (body as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | undefined)?.choices?.[0]?.message;
-  if (typeof message?.refusal === 'string' && message.refusal !== '') return { ok: false, error: `the ${purpose} refused to answer: ${quote(message.refusal)}` };
+export function answerContent(
+  body: unknown,
+  purpose: LlmPurpose,
+): { ok: true; content: string } | { ok: false; error: string } {
+  const message = (body as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | undefined)
+    ?.choices?.[0]?.message;
+  if (typeof message?.refusal === 'string' && message.refusal !== '')
+    return { ok: false, error: `the ${purpose} refused to answer: ${quote(message.refusal)}` };
   if (typeof message?.content !== 'string') return { ok: false, error: `the ${purpose} answered without a message` };
   return { ok: true, content: message.content };
 }
@@ -66,7 +71,10 @@ export function answerContent(body: unknown, purpose: LlmPurpose): { ok: true; c
  * `Retry-After` in milliseconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3); OpenAI's
  * `retry-after-ms` wins when present. Undefined when absent or unreadable; never negative.
  */
-export function retryAfterMs(headers: { get(name: string): string | null }, now: number = Date.now()): number | undefined {
+export function retryAfterMs(
+  headers: { get(name: string): string | null },
+  now: number = Date.now(),
+): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.max(0, Math.ceil(Number(ms)));
   const value = headers.get('retry-after')?.trim();
@@ -82,7 +90,12 @@ export function retryAfterMs(headers: { get(name: string): string | null }, now:
  * half random, so concurrent workers spread out), a longer `Retry-After` wins, and both are capped
  * at `maxBackoffMs`.
  */
-export function retryDelayMs(k: number, retryAfter: number | undefined, config: { backoffMs: number; maxBackoffMs: number }, random: () => number = Math.random): number {
+export function retryDelayMs(
+  k: number,
+  retryAfter: number | undefined,
+  config: { backoffMs: number; maxBackoffMs: number },
+  random: () => number = Math.random,
+): number {
   const base = config.backoffMs * 2 ** (k - 1);
   const backoff = base / 2 + (random() * base) / 2;
   return Math.round(Math.min(config.maxBackoffMs, Math.max(backoff, retryAfter ?? 0)));

@@ -50,7 +50,9 @@ export interface LlmCallInput<T> {
   remainingMs?: number;
 }
 
-export type LlmCallResult<T> = { ok: true; value: T; creditsUsed: number } | { ok: false; error: string; creditsUsed: 0 };
+export type LlmCallResult<T> =
+  | { ok: true; value: T; creditsUsed: number }
+  | { ok: false; error: string; creditsUsed: 0 };
 
 export interface LlmConfig {
   baseUrl: string | undefined;
@@ -89,7 +91,8 @@ const DEADLINE_MARGIN_MS = 2_000;
 export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<T>> {
   if (!config.baseUrl) return { ok: false, error: `no ${input.purpose} model is configured`, creditsUsed: 0 };
   const charge = input.charge === false ? undefined : await reserve(input);
-  if (charge === 'none') return { ok: false, error: 'no credits available: the organization has used its monthly credits', creditsUsed: 0 };
+  if (charge === 'none')
+    return { ok: false, error: 'no credits available: the organization has used its monthly credits', creditsUsed: 0 };
   let answer: { ok: true; value: T } | { ok: false; error: string };
   const deadline = input.remainingMs === undefined ? Infinity : Date.now() + input.remainingMs - DEADLINE_MARGIN_MS;
   try {
@@ -102,7 +105,12 @@ export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<
   if (!answer.ok) {
     countMetric(METRIC.LlmCallErrors);
     if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
-    logger.warn('llm call failed', { purpose: input.purpose, model: input.model, schema: input.schemaName, error: answer.error });
+    logger.warn('llm call failed', {
+      purpose: input.purpose,
+      model: input.model,
+      schema: input.schemaName,
+      error: answer.error,
+    });
     return { ok: false, error: answer.error, creditsUsed: 0 };
   }
   if (charge) {
@@ -127,7 +135,11 @@ async function reserve<T>(input: LlmCallInput<T>): Promise<{ cycle: string; amou
 }
 
 /** Up to two answers: an invalid first one is shown back to the model with the reason, once. */
-async function ask<T>(input: LlmCallInput<T>, cfg: LlmConfig, deadline: number): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
+async function ask<T>(
+  input: LlmCallInput<T>,
+  cfg: LlmConfig,
+  deadline: number,
+): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
   let messages: LlmMessage[] = input.messages;
   let error = '';
   for (let round = 1; round <= ANSWER_ROUNDS; round++) {
@@ -145,28 +157,43 @@ async function ask<T>(input: LlmCallInput<T>, cfg: LlmConfig, deadline: number):
     messages = [
       ...input.messages,
       { role: 'assistant', content: content.content },
-      { role: 'user', content: `That answer cannot be used (${error}). Answer again with only one JSON object that matches the ${input.schemaName} schema.` },
+      {
+        role: 'user',
+        content: `That answer cannot be used (${error}). Answer again with only one JSON object that matches the ${input.schemaName} schema.`,
+      },
     ];
   }
   return { ok: false, error };
 }
 
 /** One answer over HTTP, with retries of 429, 5xx, timeouts and network errors. */
-async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmConfig, deadline: number): Promise<{ ok: true; body: unknown } | { ok: false; error: string }> {
+async function send<T>(
+  input: LlmCallInput<T>,
+  messages: LlmMessage[],
+  cfg: LlmConfig,
+  deadline: number,
+): Promise<{ ok: true; body: unknown } | { ok: false; error: string }> {
   const { baseUrl, apiKey, timeoutMs, maxAttempts } = cfg;
   const who = `the ${input.purpose}`;
   const body = JSON.stringify({
     model: input.model,
     messages,
     temperature: input.temperature ?? 0,
-    response_format: { type: 'json_schema', json_schema: { name: input.schemaName, strict: true, schema: input.schema } },
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: input.schemaName, strict: true, schema: input.schema },
+    },
   });
   let last = '';
   let retryAfter: number | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) {
       const wait = retryDelayMs(attempt - 1, retryAfter, cfg);
-      if (Date.now() + wait >= deadline) return { ok: false, error: `${last} (after ${attempt - 1} attempt${attempt > 2 ? 's' : ''}; no time left for another)` };
+      if (Date.now() + wait >= deadline)
+        return {
+          ok: false,
+          error: `${last} (after ${attempt - 1} attempt${attempt > 2 ? 's' : ''}; no time left for another)`,
+        };
       await sleep(wait);
     }
     const budget = Math.floor(Math.min(timeoutMs, deadline - Date.now()));
@@ -189,7 +216,10 @@ async function send<T>(input: LlmCallInput<T>, messages: LlmMessage[], cfg: LlmC
       text = await res.text();
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
-      last = e.name === 'TimeoutError' ? `${who} did not answer within ${Math.round(budget)} ms` : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
+      last =
+        e.name === 'TimeoutError'
+          ? `${who} did not answer within ${Math.round(budget)} ms`
+          : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
       const failure = e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.name);
       logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, ms: ms(), failure });
       continue;

@@ -6,7 +6,8 @@ import { countMetric, METRIC } from '../observability/metrics.js';
 export const MAX_RECEIVES = 3;
 
 /** How a `giveUp` names what failed on every receive, with the last cause: `step 2 failed 3 times (…)`. */
-export const failedEveryReceive = (what: string, error: Error): string => `${what} failed ${MAX_RECEIVES} times (${error.message})`;
+export const failedEveryReceive = (what: string, error: Error): string =>
+  `${what} failed ${MAX_RECEIVES} times (${error.message})`;
 
 /**
  * Processes the records of one SQS batch in parallel: a malformed body is dropped (logged), a

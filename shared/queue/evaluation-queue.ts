@@ -24,17 +24,23 @@ let counter = 0;
 export async function enqueue(jobs: EvaluationJob[]): Promise<void> {
   if (jobs.length === 0) return;
   if (LOCAL) {
-    for (const job of jobs) localQueue.messages.push({ id: `local-${++counter}`, body: JSON.stringify(job), receiveCount: 0 });
+    for (const job of jobs)
+      localQueue.messages.push({ id: `local-${++counter}`, body: JSON.stringify(job), receiveCount: 0 });
     localQueue.onEnqueue?.();
     return;
   }
-  await sendBatches(queueUrl!, 'evaluation queue', jobs.map((job) => JSON.stringify(job)));
+  await sendBatches(
+    queueUrl!,
+    'evaluation queue',
+    jobs.map((job) => JSON.stringify(job)),
+  );
 }
 
 export function parseJob(body: string): EvaluationJob | undefined {
   try {
     const job = JSON.parse(body) as EvaluationJob;
-    if (job.kind === 'evaluation' && typeof job.evaluationId === 'string' && typeof job.sessionId === 'string') return job;
+    if (job.kind === 'evaluation' && typeof job.evaluationId === 'string' && typeof job.sessionId === 'string')
+      return job;
     if (job.kind === 'monitor' && typeof job.monitorId === 'string' && typeof job.sessionId === 'string') return job;
     return undefined;
   } catch {

@@ -18,7 +18,10 @@ const queueUrl = optionalEnv(ENV.generationQueueUrl);
 export const localGenerationQueue: LocalQueue = { messages: [], onEnqueue: undefined };
 
 export async function enqueueGenerationJobs(jobs: GenerationJob[]): Promise<void> {
-  await sendJobs({ queueUrl, label: 'generation queue', idPrefix: 'gen', local: localGenerationQueue }, jobs.map((job) => JSON.stringify(job)));
+  await sendJobs(
+    { queueUrl, label: 'generation queue', idPrefix: 'gen', local: localGenerationQueue },
+    jobs.map((job) => JSON.stringify(job)),
+  );
 }
 
 export function parseGenerationJob(body: string): GenerationJob | undefined {

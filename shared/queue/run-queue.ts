@@ -9,7 +9,14 @@ import { sendJobs, type LocalQueue } from './sqs.js';
  */
 export type RunJob =
   | { kind: 'fanout'; organizationId: string; runId: string; planIndex: number; startKey?: Record<string, unknown> }
-  | { kind: 'step'; organizationId: string; runId: string; sessionId: string; seq: number; /** Attempts a requeued call already spent (its retries go on from there). */ attempts?: number };
+  | {
+      kind: 'step';
+      organizationId: string;
+      runId: string;
+      sessionId: string;
+      seq: number /** Attempts a requeued call already spent (its retries go on from there). */;
+      attempts?: number;
+    };
 
 export { MAX_DELAY_SECONDS } from './sqs.js';
 
@@ -22,7 +29,11 @@ const queueUrl = optionalEnv(ENV.runQueueUrl);
 export const localRunQueue: LocalQueue = { messages: [], onEnqueue: undefined };
 
 export async function enqueueRunJobs(jobs: RunJob[], delayMs = 0): Promise<void> {
-  await sendJobs({ queueUrl, label: 'run queue', idPrefix: 'run', local: localRunQueue }, jobs.map((job) => JSON.stringify(job)), delayMs);
+  await sendJobs(
+    { queueUrl, label: 'run queue', idPrefix: 'run', local: localRunQueue },
+    jobs.map((job) => JSON.stringify(job)),
+    delayMs,
+  );
 }
 
 export function parseRunJob(body: string): RunJob | undefined {

@@ -23,7 +23,11 @@ export async function sendBatches(queueUrl: string, label: string, bodies: strin
     const out = await sqs().send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: bodies.slice(i, i + 10).map((body, j) => ({ Id: String(j), MessageBody: body, ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) })),
+        Entries: bodies.slice(i, i + 10).map((body, j) => ({
+          Id: String(j),
+          MessageBody: body,
+          ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}),
+        })),
       }),
     );
     if (out.Failed?.length) throw new Error(`the ${label} refused ${out.Failed.length} messages`);
@@ -66,7 +70,8 @@ export async function sendJobs(
   const delay = Math.min(MAX_DELAY_SECONDS * 1000, Math.max(0, delayMs));
   if (isLocalQueue(queue.queueUrl)) {
     const visibleAt = (queue.now ?? Date.now)() + delay;
-    for (const body of bodies) queue.local.messages.push({ id: `${queue.idPrefix}-${++counter}`, body, receiveCount: 0, visibleAt });
+    for (const body of bodies)
+      queue.local.messages.push({ id: `${queue.idPrefix}-${++counter}`, body, receiveCount: 0, visibleAt });
     queue.local.onEnqueue?.();
     return;
   }

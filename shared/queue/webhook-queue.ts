@@ -24,15 +24,31 @@ export const localWebhookQueue: LocalQueue = { messages: [], onEnqueue: undefine
 
 /** Puts delivery jobs on the queue, visible after `delayMs` (at most SQS's 15 minutes). */
 export async function enqueueDeliveries(jobs: DeliveryJob[], delayMs = 0): Promise<void> {
-  const queue = { queueUrl, label: 'webhook queue', idPrefix: 'wh', local: localWebhookQueue, now: () => clock.now().getTime() };
-  await sendJobs(queue, jobs.map((job) => JSON.stringify(job)), delayMs);
+  const queue = {
+    queueUrl,
+    label: 'webhook queue',
+    idPrefix: 'wh',
+    local: localWebhookQueue,
+    now: () => clock.now().getTime(),
+  };
+  await sendJobs(
+    queue,
+    jobs.map((job) => JSON.stringify(job)),
+    delayMs,
+  );
 }
 
 export function parseDeliveryJob(body: string): DeliveryJob | undefined {
   try {
     const job = JSON.parse(body) as DeliveryJob;
     if (job.kind !== 'deliver') return undefined;
-    if (typeof job.organizationId !== 'string' || typeof job.webhookId !== 'string' || typeof job.deliveryId !== 'string' || !Number.isInteger(job.attempt)) return undefined;
+    if (
+      typeof job.organizationId !== 'string' ||
+      typeof job.webhookId !== 'string' ||
+      typeof job.deliveryId !== 'string' ||
+      !Number.isInteger(job.attempt)
+    )
+      return undefined;
     return job;
   } catch {
     return undefined;

@@ -89,4 +89,3 @@ const stringAjv = makeAjv(true);
 export function compile<S extends TSchema>(schema: S, where: 'body' | 'query' | 'path' = 'body'): Validator<Static<S>> {
   return toValidator<Static<S>>((where === 'body' ? bodyAjv : stringAjv).compile(withStorageBounds(schema)), where);
 }
-

@@ -7,7 +7,12 @@ import { MAX_LIMIT } from './common.js';
 
 export const ALERT_WINDOWS = ['15m', '1h', '6h', '24h'] as const;
 export type AlertWindow = (typeof ALERT_WINDOWS)[number];
-export const WINDOW_MS: Record<AlertWindow, number> = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 24 * 3_600_000 };
+export const WINDOW_MS: Record<AlertWindow, number> = {
+  '15m': 15 * 60_000,
+  '1h': 3_600_000,
+  '6h': 6 * 3_600_000,
+  '24h': 24 * 3_600_000,
+};
 export const ALERT_STATUSES = ['OPEN', 'RESOLVED'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
@@ -31,12 +36,20 @@ const page = {
   toCreatedAt: Type.Optional(DateTime),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  sort: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), { maxItems: 5 })),
+  sort: Type.Optional(
+    Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), {
+      maxItems: 5,
+    }),
+  ),
 };
 export const AlertRuleListQuery = Type.Object(page, { additionalProperties: false });
 export type AlertRuleListQuery = Static<typeof AlertRuleListQuery>;
 export const AlertListQuery = Type.Object(
-  { ...page, statuses: Type.Optional(Type.Array(StringEnum(ALERT_STATUSES), { maxItems: 2 })), ruleIds: Type.Optional(Type.Array(Id, { maxItems: 100 })) },
+  {
+    ...page,
+    statuses: Type.Optional(Type.Array(StringEnum(ALERT_STATUSES), { maxItems: 2 })),
+    ruleIds: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+  },
   { additionalProperties: false },
 );
 export type AlertListQuery = Static<typeof AlertListQuery>;

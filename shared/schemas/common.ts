@@ -4,7 +4,11 @@ import { FREE_FORM_MAX_BYTES, FREE_FORM_MAX_DEPTH } from './storable.js';
 
 /** A nullable scalar as one JSON Schema (`type: [T, "null"]`), so errors read cleanly. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
-  const { type, enum: values, ...rest } = schema as unknown as { type?: string; enum?: unknown[] } & Record<string, unknown>;
+  const {
+    type,
+    enum: values,
+    ...rest
+  } = schema as unknown as { type?: string; enum?: unknown[] } & Record<string, unknown>;
   if (type === undefined) return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
   const out: Record<string, unknown> = { ...rest, type: [type, 'null'] };
   if (values) out.enum = [...values, null];
@@ -12,7 +16,10 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 }
 
 /** A string enum as `{type: string, enum: [...]}`. */
-export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 }
 
@@ -24,13 +31,22 @@ export function pickProps<P extends TProperties, K extends keyof P>(props: P, ke
   return Object.fromEntries(keys.map((k) => [k, props[k]])) as Pick<P, K>;
 }
 export function omitProps<P extends TProperties, K extends keyof P>(props: P, keys: readonly K[]): Omit<P, K> {
-  return Object.fromEntries(Object.entries(props).filter(([k]) => !(keys as readonly PropertyKey[]).includes(k))) as Omit<P, K>;
+  return Object.fromEntries(
+    Object.entries(props).filter(([k]) => !(keys as readonly PropertyKey[]).includes(k)),
+  ) as Omit<P, K>;
 }
 export function optionalProps<P extends TProperties>(props: P): { [K in keyof P]: TOptional<P[K]> } {
-  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof P]: TOptional<P[K]> };
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof P]: TOptional<P[K]>;
+  };
 }
 
-export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'an identifier (letters, digits, _ and -)' });
+export const Id = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'an identifier (letters, digits, _ and -)',
+});
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const DateTime = Type.String({ format: 'date-time' });
 /**
@@ -38,7 +54,9 @@ export const DateTime = Type.String({ format: 'date-time' });
  * most 16 levels, no empty or `__proto__`/`constructor`/`prototype` key, finite numbers within
  * ±(2^53 − 1), at most 64 KB of JSON unless `maxBytes` says more (the `freeForm` keyword in ajv.ts).
  */
-export function FreeForm(options: { maxBytes?: number; maxDepth?: number; maxProperties?: number } = {}): TUnsafe<Record<string, unknown>> {
+export function FreeForm(
+  options: { maxBytes?: number; maxDepth?: number; maxProperties?: number } = {},
+): TUnsafe<Record<string, unknown>> {
   const { maxBytes = FREE_FORM_MAX_BYTES, maxDepth = FREE_FORM_MAX_DEPTH, maxProperties } = options;
   return Type.Unsafe<Record<string, unknown>>({
     type: 'object',
@@ -66,7 +84,9 @@ export const ListQueryBase = {
   fromCreatedAt: Type.Optional(DateTime),
   toCreatedAt: Type.Optional(DateTime),
   sort: Type.Optional(
-    Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), { maxItems: 5 }),
+    Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), {
+      maxItems: 5,
+    }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -43,7 +43,10 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
   if (!err) return `invalid ${where}`;
   const path = fieldName(err.instancePath, where);
   // A rule on the keys of an object (propertyNames): name the key.
-  const field = err.propertyName === undefined ? path : `${path} key '${err.propertyName.length > 40 ? `${err.propertyName.slice(0, 40)}…` : err.propertyName}'`;
+  const field =
+    err.propertyName === undefined
+      ? path
+      : `${path} key '${err.propertyName.length > 40 ? `${err.propertyName.slice(0, 40)}…` : err.propertyName}'`;
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'additionalProperties':
@@ -54,7 +57,9 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
       return `${join(field, String(p.missingProperty))} is required`;
     case 'type': {
       if (typeof err.data === 'number' && !Number.isFinite(err.data)) return `${field} ${NUMBER_RULE}`;
-      const t = String(p.type).split(',').filter((x) => x !== 'null');
+      const t = String(p.type)
+        .split(',')
+        .filter((x) => x !== 'null');
       const nullable = String(p.type).includes('null') ? ' or null' : '';
       return `${field} must be ${t.map(article).join(' or ')}${nullable}`;
     }
@@ -71,7 +76,9 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
     case 'exclusiveMaximum':
       return `${field} must be less than ${String(p.limit)}`;
     case 'minLength':
-      return Number(p.limit) === 1 ? `${field} must not be empty` : `${field} must have at least ${String(p.limit)} characters`;
+      return Number(p.limit) === 1
+        ? `${field} must not be empty`
+        : `${field} must have at least ${String(p.limit)} characters`;
     case 'maxLength':
       return `${field} must have at most ${String(p.limit)} characters`;
     case 'minItems':
@@ -101,7 +108,9 @@ export function describeError(err: ErrorObject | undefined, where: string): stri
 
 function patternRule(err: ErrorObject): string {
   const description = (err.parentSchema as { description?: string } | undefined)?.description;
-  return description ? `must be ${description}` : `must match the pattern ${String((err.params as { pattern: string }).pattern)}`;
+  return description
+    ? `must be ${description}`
+    : `must match the pattern ${String((err.params as { pattern: string }).pattern)}`;
 }
 
 function article(type: string): string {

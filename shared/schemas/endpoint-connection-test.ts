@@ -6,10 +6,15 @@ import { Nullable } from './common.js';
 export const EndpointConnectionTestBody = Type.Object(
   {
     /** The turn's input: `user_message` and any other fields the template reads as `input.<name>`. */
-    input: Type.Object({ user_message: Type.String({ maxLength: 250_000 }) }, { additionalProperties: true, maxProperties: 100 }),
+    input: Type.Object(
+      { user_message: Type.String({ maxLength: 250_000 }) },
+      { additionalProperties: true, maxProperties: 100 },
+    ),
     context: Type.Optional(Nullable(Type.String({ maxLength: 250_000 }))),
     /** Values of the template's other placeholders, e.g. `session_id`, `past_turns`, `language_code`. */
-    variables: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown(), { maxProperties: 100 })),
+    variables: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown(), { maxProperties: 100 }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,17 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { FreeForm, Id, IdList, ListQueryBase, Name, Nullable, omitProps, optionalProps, pickProps, StringEnum } from './common.js';
+import {
+  FreeForm,
+  Id,
+  IdList,
+  ListQueryBase,
+  Name,
+  Nullable,
+  omitProps,
+  optionalProps,
+  pickProps,
+  StringEnum,
+} from './common.js';
 import { FREE_FORM_MAX_BYTES } from './storable.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -18,7 +18,9 @@ export function byteSize(value: unknown): number {
 /** `maxBytes: N`: the value's `byteSize` is at most N. */
 export function validateMaxBytes(limit: number, data: unknown): boolean {
   const ok = byteSize(data) <= limit;
-  validateMaxBytes.errors = ok ? undefined : [{ keyword: 'maxBytes', params: { limit, string: typeof data === 'string' } }];
+  validateMaxBytes.errors = ok
+    ? undefined
+    : [{ keyword: 'maxBytes', params: { limit, string: typeof data === 'string' } }];
   return ok;
 }
 validateMaxBytes.errors = undefined as Partial<ErrorObject>[] | undefined;

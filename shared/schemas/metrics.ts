@@ -1,9 +1,21 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, FreeForm, Id, IdList, ListQueryBase, Name, Nullable, StringEnum, StringList } from './common.js';
-import { CHECK_TARGETS, CHECK_TYPES, EVALUATION_PARAMS, METRIC_SOURCES, type EvaluationParam, type MetricSource } from '../domain/evaluation/params.js';
+import {
+  CHECK_TARGETS,
+  CHECK_TYPES,
+  EVALUATION_PARAMS,
+  METRIC_SOURCES,
+  type EvaluationParam,
+  type MetricSource,
+} from '../domain/evaluation/params.js';
 
-export const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/-]+$', description: 'a model name (letters, digits, . _ : / -)' });
+export const ModelName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[A-Za-z0-9._:/-]+$',
+  description: 'a model name (letters, digits, . _ : / -)',
+});
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true });
 const UserGroupIds = Type.Array(Id, { maxItems: 100, uniqueItems: true });
 
@@ -18,15 +30,35 @@ export const CHECK_MAX_BYTES = 32 * 1024;
 export const Check = Type.Object(
   {
     type: StringEnum(CHECK_TYPES, { description: 'what the check tests' }),
-    target: Type.Optional(StringEnum(CHECK_TARGETS, { description: 'the text checked (default actual_output); retrieval_context is its chunks joined by a blank line' })),
-    value: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: 'contains, not_contains, equals, starts_with, ends_with: the text; regex: the ECMAScript pattern (at most 1,000 characters)' })),
+    target: Type.Optional(
+      StringEnum(CHECK_TARGETS, {
+        description: 'the text checked (default actual_output); retrieval_context is its chunks joined by a blank line',
+      }),
+    ),
+    value: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 10_000,
+        description:
+          'contains, not_contains, equals, starts_with, ends_with: the text; regex: the ECMAScript pattern (at most 1,000 characters)',
+      }),
+    ),
     values: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 1_000 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'contains_any, contains_all: the texts (1 to 100)' }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 1_000 }), {
+        minItems: 1,
+        maxItems: 100,
+        uniqueItems: true,
+        description: 'contains_any, contains_all: the texts (1 to 100)',
+      }),
     ),
     caseSensitive: Type.Optional(Type.Boolean({ description: 'text types and regex; default true' })),
     min: Type.Optional(Type.Integer({ minimum: 0, description: 'length: the fewest code points allowed (inclusive)' })),
     max: Type.Optional(Type.Integer({ minimum: 0, description: 'length: the most code points allowed (inclusive)' })),
-    schema: Type.Optional(Type.Union([FreeForm({ maxBytes: CHECK_MAX_BYTES }), Type.Boolean()], { description: 'json_schema: a JSON Schema of draft 2020-12' })),
+    schema: Type.Optional(
+      Type.Union([FreeForm({ maxBytes: CHECK_MAX_BYTES }), Type.Boolean()], {
+        description: 'json_schema: a JSON Schema of draft 2020-12',
+      }),
+    ),
   },
   // A metric item must fit DynamoDB with the rest of the metric at its maxima (DESIGN.md §9).
   { additionalProperties: false, maxBytes: CHECK_MAX_BYTES },
@@ -38,7 +70,12 @@ export const MetricCreate = Type.Object(
     name: Name,
     source: StringEnum(METRIC_SOURCES),
     evaluationParams: Type.Optional(
-      Type.Array(StringEnum(EVALUATION_PARAMS), { minItems: 1, maxItems: EVALUATION_PARAMS.length, uniqueItems: true, description: 'required, except with a check (derived from check.target)' }),
+      Type.Array(StringEnum(EVALUATION_PARAMS), {
+        minItems: 1,
+        maxItems: EVALUATION_PARAMS.length,
+        uniqueItems: true,
+        description: 'required, except with a check (derived from check.target)',
+      }),
     ),
     check: Type.Optional(Check),
     judgePrompt: Type.Optional(Type.String({ minLength: 1, maxLength: 50_000 })),
@@ -57,7 +94,17 @@ export const MetricCreate = Type.Object(
 export type MetricCreate = Static<typeof MetricCreate>;
 
 /** Fields that change scoring: a PATCH of one of them is a 400 (make a revision instead). */
-export const SCORING_FIELDS = ['source', 'evaluationParams', 'check', 'judgePrompt', 'evaluatorModelName', 'areEvalParamsTop', 'parentMetricId', 'isBeingOptimized', 'specificationIds'] as const;
+export const SCORING_FIELDS = [
+  'source',
+  'evaluationParams',
+  'check',
+  'judgePrompt',
+  'evaluatorModelName',
+  'areEvalParamsTop',
+  'parentMetricId',
+  'isBeingOptimized',
+  'specificationIds',
+] as const;
 
 export const MetricUpdate = Type.Object(
   {

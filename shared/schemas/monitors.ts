@@ -1,6 +1,16 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { Id, IdList, ListQueryBase, Name, Nullable, omitProps, optionalProps, pickProps, StringEnum } from './common.js';
+import {
+  Id,
+  IdList,
+  ListQueryBase,
+  Name,
+  Nullable,
+  omitProps,
+  optionalProps,
+  pickProps,
+  StringEnum,
+} from './common.js';
 
 export const MONITOR_STATUSES = ['ACTIVE', 'PAUSED', 'CAPPED', 'NO_CREDITS', 'FAILING'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
@@ -58,7 +68,10 @@ export const MonitorListQuery = Type.Object(
 );
 export type MonitorListQuery = Static<typeof MonitorListQuery>;
 
-export const ResultsQuery = Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })) }, { additionalProperties: false });
+export const ResultsQuery = Type.Object(
+  { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })) },
+  { additionalProperties: false },
+);
 
 export interface Monitor {
   id: string;

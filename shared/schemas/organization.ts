@@ -6,7 +6,10 @@ import { PLANS } from '../auth/context.js';
 export const ApiKeyCreate = Type.Object({ name: Name }, { additionalProperties: false });
 export type ApiKeyCreate = Static<typeof ApiKeyCreate>;
 
-export const ApiKeyListQuery = Type.Object({ ...ListQueryBase, includeRevoked: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+export const ApiKeyListQuery = Type.Object(
+  { ...ListQueryBase, includeRevoked: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 export type ApiKeyListQuery = Static<typeof ApiKeyListQuery>;
 
 export const OrganizationUpdate = Type.Object(

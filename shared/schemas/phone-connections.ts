@@ -2,7 +2,10 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Name } from './common.js';
 
-export const E164 = Type.String({ pattern: '^\\+[1-9][0-9]{1,14}$', description: 'an E.164 phone number such as +14155550123' });
+export const E164 = Type.String({
+  pattern: '^\\+[1-9][0-9]{1,14}$',
+  description: 'an E.164 phone number such as +14155550123',
+});
 
 export const PhoneConnectionCreate = Type.Object(
   {
@@ -27,7 +30,10 @@ export const PhoneConnectionUpdate = Type.Object(
 );
 export type PhoneConnectionUpdate = Static<typeof PhoneConnectionUpdate>;
 
-export const PhoneConnectionListQuery = Type.Object({ ...ListQueryBase, productIds: Type.Optional(IdList) }, { additionalProperties: false });
+export const PhoneConnectionListQuery = Type.Object(
+  { ...ListQueryBase, productIds: Type.Optional(IdList) },
+  { additionalProperties: false },
+);
 export type PhoneConnectionListQuery = Static<typeof PhoneConnectionListQuery>;
 
 export const BatchIds = Type.Object(

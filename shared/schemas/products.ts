@@ -77,7 +77,10 @@ export const VersionUpdate = Type.Object(
 );
 export type VersionUpdate = Static<typeof VersionUpdate>;
 
-export const VersionListQuery = Type.Object({ ...ListQueryBase, productIds: Type.Optional(IdList) }, { additionalProperties: false });
+export const VersionListQuery = Type.Object(
+  { ...ListQueryBase, productIds: Type.Optional(IdList) },
+  { additionalProperties: false },
+);
 export type VersionListQuery = Static<typeof VersionListQuery>;
 
 export interface Version {

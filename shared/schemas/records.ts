@@ -22,15 +22,39 @@ const Strings = Type.Array(Type.String());
 const FreeObject = Type.Record(Type.String(), Type.Unknown());
 /** Present once the record is soft-deleted (only `GET /<resource>/{id}` still shows it). */
 const deletedAt = Type.Optional(Type.String({ format: 'date-time', description: 'present once deleted' }));
-const record = <P extends Record<string, TSchema>>(title: string, properties: P, description: string) => Type.Object(properties, { title, description });
+const record = <P extends Record<string, TSchema>>(title: string, properties: P, description: string) =>
+  Type.Object(properties, { title, description });
 
-export const ErrorBody = record('Error', { error: Type.String({ description: 'the HTTP reason phrase, e.g. Bad Request' }), message: Type.String({ description: 'what went wrong: names the field and the rule' }) }, 'Every error answer: `{error, message}`.');
+export const ErrorBody = record(
+  'Error',
+  {
+    error: Type.String({ description: 'the HTTP reason phrase, e.g. Bad Request' }),
+    message: Type.String({ description: 'what went wrong: names the field and the rule' }),
+  },
+  'Every error answer: `{error, message}`.',
+);
 
-export const Deleted = record('Deleted', { id: S, deletedAt: DateTime }, 'A soft delete: the record stays readable by `GET /<resource>/{id}` with its `deletedAt`.');
+export const Deleted = record(
+  'Deleted',
+  { id: S, deletedAt: DateTime },
+  'A soft delete: the record stays readable by `GET /<resource>/{id}` with its `deletedAt`.',
+);
 
 export const ProductRecord = record(
   'Product',
-  { id: S, organizationId: S, userId: S, name: S, description: S, capabilities: Strings, inabilities: Strings, securityBoundaries: Strings, policies: Strings, createdAt: DateTime, deletedAt },
+  {
+    id: S,
+    organizationId: S,
+    userId: S,
+    name: S,
+    description: S,
+    capabilities: Strings,
+    inabilities: Strings,
+    securityBoundaries: Strings,
+    policies: Strings,
+    createdAt: DateTime,
+    deletedAt,
+  },
   'An agent product under evaluation.',
 );
 
@@ -90,9 +114,18 @@ export const EndpointConnectionRecord = record(
 export const EndpointConnectionTestResultRecord = record(
   'EndpointConnectionTestResult',
   {
-    request: Type.Union([Type.Object({ method: S, url: S, headers: Type.Record(Type.String(), Type.String()), body: Nullable(S) }), Type.Null()]),
-    response: Type.Union([Type.Object({ status: Type.Integer(), headers: Type.Record(Type.String(), Type.String()), body: S }), Type.Null()]),
-    extracted: Type.Object({}, { additionalProperties: true, description: "every outputMapping key's value (empty when the call failed)" }),
+    request: Type.Union([
+      Type.Object({ method: S, url: S, headers: Type.Record(Type.String(), Type.String()), body: Nullable(S) }),
+      Type.Null(),
+    ]),
+    response: Type.Union([
+      Type.Object({ status: Type.Integer(), headers: Type.Record(Type.String(), Type.String()), body: S }),
+      Type.Null(),
+    ]),
+    extracted: Type.Object(
+      {},
+      { additionalProperties: true, description: "every outputMapping key's value (empty when the call failed)" },
+    ),
     attempts: Int,
     latencyMs: Nullable(Type.Number({ minimum: 0 })),
     error: Nullable(Type.String({ description: 'why the call failed, or null' })),
@@ -162,7 +195,14 @@ export const SpecificationRecord = record(
   'A capability, inability or policy of a product, linked to metrics and tests.',
 );
 
-export const MetricLinks = record('MetricLinks', { specificationId: S, metricIds: Type.Array(S, { description: 'every metric linked to the specification after the call' }) }, "A specification's linked metrics.");
+export const MetricLinks = record(
+  'MetricLinks',
+  {
+    specificationId: S,
+    metricIds: Type.Array(S, { description: 'every metric linked to the specification after the call' }),
+  },
+  "A specification's linked metrics.",
+);
 
 export const TestRecordSchema = record(
   'Test',
@@ -213,7 +253,9 @@ export const TestCaseRecord = record(
     context: Nullable(S),
     variant: Nullable(S),
     strategy: Nullable(S),
-    isAugmented: Type.Boolean({ description: "true for a case written by POST /tests/{id}/augment from the test’s existing cases" }),
+    isAugmented: Type.Boolean({
+      description: 'true for a case written by POST /tests/{id}/augment from the test’s existing cases',
+    }),
     languageCode: Nullable(S),
     goal: Nullable(S),
     userPersona: Nullable(S),
@@ -228,10 +270,19 @@ export const TestCaseRecord = record(
 
 export const StorageUpload = record(
   'StorageUpload',
-  { url: Type.String({ description: 'presigned PUT URL' }), uri: Type.String({ description: 'the canonical storage URI to send in `uri` fields' }), key: S, expiresInSeconds: Int },
+  {
+    url: Type.String({ description: 'presigned PUT URL' }),
+    uri: Type.String({ description: 'the canonical storage URI to send in `uri` fields' }),
+    key: S,
+    expiresInSeconds: Int,
+  },
   'A presigned URL to upload one file into the organization’s storage.',
 );
-export const StorageDownload = record('StorageDownload', { url: Type.String({ description: 'presigned GET URL' }), uri: S, expiresInSeconds: Int }, 'A presigned URL to read one stored file.');
+export const StorageDownload = record(
+  'StorageDownload',
+  { url: Type.String({ description: 'presigned GET URL' }), uri: S, expiresInSeconds: Int },
+  'A presigned URL to read one stored file.',
+);
 
 export const SessionRecord = record(
   'Session',
@@ -345,7 +396,10 @@ const Interval = Nullable(Type.Object({ lower: Type.Number(), upper: Type.Number
 const scorePoint = {
   scoredSessions: Int,
   score: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
-  confidenceInterval: Type.Unsafe<{ lower: number; upper: number } | null>({ ...Interval, description: '95% interval; null below 30 scored sessions' }),
+  confidenceInterval: Type.Unsafe<{ lower: number; upper: number } | null>({
+    ...Interval,
+    description: '95% interval; null below 30 scored sessions',
+  }),
   collectingData: Type.Boolean({ description: 'true below 30 scored sessions' }),
 };
 
@@ -354,16 +408,34 @@ export const MonitorResultsRecord = record(
   {
     monitorId: S,
     range: Type.Object({ from: DateTime, to: DateTime, bucketDays: Type.Integer({ minimum: 1 }) }),
-    metrics: Type.Array(Type.Object({ metricGroupId: S, name: S, headline: Type.Object(scorePoint), buckets: Type.Array(Type.Object({ ...scorePoint, bucket: DateTime })) })),
+    metrics: Type.Array(
+      Type.Object({
+        metricGroupId: S,
+        name: S,
+        headline: Type.Object(scorePoint),
+        buckets: Type.Array(Type.Object({ ...scorePoint, bucket: DateTime })),
+      }),
+    ),
     worstMetric: Type.Union([Type.Object({ ...scorePoint, metricGroupId: S, name: S }), Type.Null()]),
     markers: Type.Object({
       metricRevisions: Type.Array(Type.Object({ metricGroupId: S, name: S, metricId: S, at: DateTime })),
       samplingChanges: Type.Array(Type.Object({ at: DateTime, samplingPercentage: Type.Number() })),
     }),
-    spend: Type.Object({ spentCredits: Int, pendingCredits: Int, capCredits: Nullable(Type.Integer()), cycleStart: Nullable(DateTime) }),
+    spend: Type.Object({
+      spentCredits: Int,
+      pendingCredits: Int,
+      capCredits: Nullable(Type.Integer()),
+      cycleStart: Nullable(DateTime),
+    }),
     sessions: Type.Object({
-      scored: Type.Array(Type.Object({ sessionId: S, evaluatedAt: DateTime, settledAtTurn: Nullable(Type.Integer()), description: S }), { maxItems: 200 }),
-      waiting: Type.Array(Type.Object({ sessionId: S, lastTurnAt: DateTime, minutesSinceLastTurn: Int, description: S }), { maxItems: 100 }),
+      scored: Type.Array(
+        Type.Object({ sessionId: S, evaluatedAt: DateTime, settledAtTurn: Nullable(Type.Integer()), description: S }),
+        { maxItems: 200 },
+      ),
+      waiting: Type.Array(
+        Type.Object({ sessionId: S, lastTurnAt: DateTime, minutesSinceLastTurn: Int, description: S }),
+        { maxItems: 100 },
+      ),
     }),
   },
   "A monitor's aggregated scores over the window: per family a daily series and a headline.",
@@ -396,16 +468,37 @@ const apiKeyFields = {
   revokedAt: Type.Optional(DateTime),
   deletedAt,
 };
-export const ApiKeyRecord = record('ApiKey', apiKeyFields, 'An API key; the key itself is shown only once, at creation.');
-export const CreatedApiKeyRecord = record('CreatedApiKey', { ...apiKeyFields, key: Type.String({ description: 'the key, `evk_…`: shown only in this answer' }) }, 'A new API key with its secret.');
-export const RevokedApiKey = record('RevokedApiKey', { id: S, revokedAt: DateTime, deletedAt: DateTime }, 'A revoked key: it no longer authenticates.');
+export const ApiKeyRecord = record(
+  'ApiKey',
+  apiKeyFields,
+  'An API key; the key itself is shown only once, at creation.',
+);
+export const CreatedApiKeyRecord = record(
+  'CreatedApiKey',
+  { ...apiKeyFields, key: Type.String({ description: 'the key, `evk_…`: shown only in this answer' }) },
+  'A new API key with its secret.',
+);
+export const RevokedApiKey = record(
+  'RevokedApiKey',
+  { id: S, revokedAt: DateTime, deletedAt: DateTime },
+  'A revoked key: it no longer authenticates.',
+);
 
 const Stamp = Type.Object({ version: S, commit: S, buildDate: S });
 export const BuildInfoRecord = record('BuildInfo', { api: Stamp }, 'The API build.');
 export const BuildInfoServicesRecord = record(
   'BuildInfoServices',
-  { api: Stamp, services: Type.Array(Type.Object({ name: S, status: StringEnum(['ok', 'unreachable'] as const), version: S, commit: S, buildDate: S })) },
+  {
+    api: Stamp,
+    services: Type.Array(
+      Type.Object({ name: S, status: StringEnum(['ok', 'unreachable'] as const), version: S, commit: S, buildDate: S }),
+    ),
+  },
   'The API build and the build of each downstream service; one that is down is `unreachable`.',
 );
 
-export const BatchDeleted = record('BatchDeleted', { ids: Strings, deletedAt: DateTime }, 'An all-or-nothing batch soft delete.');
+export const BatchDeleted = record(
+  'BatchDeleted',
+  { ids: Strings, deletedAt: DateTime },
+  'An all-or-nothing batch soft delete.',
+);

@@ -37,7 +37,13 @@ export type RunListQuery = Static<typeof RunListQuery>;
 
 const Count = Type.Integer({ minimum: 0 });
 
-export const RunProgress = Type.Object({ total: Count, pending: Count, running: Count, completed: Count, failed: Count });
+export const RunProgress = Type.Object({
+  total: Count,
+  pending: Count,
+  running: Count,
+  completed: Count,
+  failed: Count,
+});
 export type RunProgress = Static<typeof RunProgress>;
 
 export const RunMetric = Type.Object({

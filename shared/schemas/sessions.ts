@@ -4,7 +4,18 @@ import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Nullable, Stri
 
 export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
-export const SPAN_TYPES = ['SPAN', 'GENERATION', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'] as const;
+export const SPAN_TYPES = [
+  'SPAN',
+  'GENERATION',
+  'EVENT',
+  'AGENT',
+  'TOOL',
+  'CHAIN',
+  'RETRIEVER',
+  'EVALUATOR',
+  'EMBEDDING',
+  'GUARDRAIL',
+] as const;
 export type SpanType = (typeof SPAN_TYPES)[number];
 export const EVALUATION_STATUSES = ['PENDING', 'PENDING_HUMAN', 'SUCCESS', 'FAILED', 'SKIPPED'] as const;
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
@@ -12,7 +23,10 @@ export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
 export const MAX_TURN_TEXT = 250_000;
 const MAX_CONTEXT = 100_000;
 /** 100,000 characters up to 128 KB of UTF-8, or an object of 64 KB: the worst-case session item stays under 350 KB (DESIGN.md §9). */
-const Context = Type.Union([Type.String({ maxLength: MAX_CONTEXT, maxBytes: 128 * 1024 }), FreeForm({ maxBytes: 64 * 1024 })]);
+const Context = Type.Union([
+  Type.String({ maxLength: MAX_CONTEXT, maxBytes: 128 * 1024 }),
+  FreeForm({ maxBytes: 64 * 1024 }),
+]);
 const CustomId = Type.String({ minLength: 1, maxLength: 200 });
 
 export const SessionCreate = Type.Object(
@@ -137,7 +151,11 @@ export const TurnUpdate = Type.Object(
 export type TurnUpdate = Static<typeof TurnUpdate>;
 
 export const TurnListQuery = Type.Object(
-  { sessionIds: Type.Array(Id, { minItems: 1, maxItems: 50 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) },
+  {
+    sessionIds: Type.Array(Id, { minItems: 1, maxItems: 50 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
   { additionalProperties: false },
 );
 export type TurnListQuery = Static<typeof TurnListQuery>;
@@ -162,7 +180,9 @@ const SpanData = FreeForm({ maxBytes: MAX_DESCRIPTION_BYTES });
 
 export const SpanCreate = Type.Object(
   {
-    id: Type.Optional(Type.String({ pattern: '^trace_[A-Za-z0-9_-]{1,100}$', description: "an id starting with 'trace_'" })),
+    id: Type.Optional(
+      Type.String({ pattern: '^trace_[A-Za-z0-9_-]{1,100}$', description: "an id starting with 'trace_'" }),
+    ),
     inferenceResultId: Id,
     name: Type.String({ minLength: 1, maxLength: 500 }),
     type: StringEnum(SPAN_TYPES),
@@ -172,7 +192,9 @@ export const SpanCreate = Type.Object(
     error: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
     latencyMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
     metadata: Type.Optional(Metadata),
-    parentTraceId: Type.Optional(Nullable(Type.String({ pattern: '^trace_', description: "a span id (starting with 'trace_')" }))),
+    parentTraceId: Type.Optional(
+      Nullable(Type.String({ pattern: '^trace_', description: "a span id (starting with 'trace_')" })),
+    ),
     startTime: Type.Optional(Nullable(DateTime)),
     endTime: Type.Optional(Nullable(DateTime)),
   },
@@ -180,7 +202,10 @@ export const SpanCreate = Type.Object(
 );
 export type SpanCreate = Static<typeof SpanCreate>;
 
-export const SpanBatch = Type.Object({ spans: Type.Array(SpanCreate, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false });
+export const SpanBatch = Type.Object(
+  { spans: Type.Array(SpanCreate, { minItems: 1, maxItems: 100 }) },
+  { additionalProperties: false },
+);
 export type SpanBatch = Static<typeof SpanBatch>;
 
 export const SpanListQuery = Type.Object(
@@ -226,7 +251,11 @@ export const EvaluationCreate = Type.Object(
     scores: Type.Optional(
       Type.Array(
         Type.Object(
-          { metricId: Id, score: Type.Number({ minimum: 0, maximum: 1 }), reason: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))) },
+          {
+            metricId: Id,
+            score: Type.Number({ minimum: 0, maximum: 1 }),
+            reason: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+          },
           { additionalProperties: false },
         ),
         { maxItems: 50 },
@@ -267,11 +296,16 @@ export const EvaluationRecord = Type.Object(
     inferenceResultId: Nullable(Id),
     metricId: Id,
     metricGroupId: Id,
-    metricName: Type.String({ description: "the metric's name when the evaluation was created (a later rename of the metric does not change it)" }),
+    metricName: Type.String({
+      description:
+        "the metric's name when the evaluation was created (a later rename of the metric does not change it)",
+    }),
     monitorId: Nullable(Id),
     status: StringEnum(EVALUATION_STATUSES),
     score: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
-    reason: Nullable(Type.String({ description: 'why the score: for deterministic metrics, what matched or was missing and where' })),
+    reason: Nullable(
+      Type.String({ description: 'why the score: for deterministic metrics, what matched or was missing and where' }),
+    ),
     error: Nullable(Type.String({ description: 'why the evaluation FAILED or was SKIPPED' })),
     creditsUsed: Type.Number({ minimum: 0 }),
     humanScore: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
@@ -283,4 +317,7 @@ export const EvaluationRecord = Type.Object(
 );
 export type Evaluation = Static<typeof EvaluationRecord>;
 
-export const CompatibilityQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });
+export const CompatibilityQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) },
+  { additionalProperties: false },
+);

@@ -57,12 +57,16 @@ export function bodyProblem(value: unknown): Problem | undefined {
  * The free-form guard (`metadata`, `context`, span data, …): at most `maxDepth` levels (the object
  * itself is level 1), no empty or prototype key, storable numbers, and at most `maxBytes` of JSON.
  */
-export function freeFormProblem(value: unknown, options: { maxDepth?: number; maxBytes?: number } = {}): Problem | undefined {
+export function freeFormProblem(
+  value: unknown,
+  options: { maxDepth?: number; maxBytes?: number } = {},
+): Problem | undefined {
   const maxDepth = options.maxDepth ?? FREE_FORM_MAX_DEPTH;
   const maxBytes = options.maxBytes ?? FREE_FORM_MAX_BYTES;
   const found = walk(value, '', 1, maxDepth, true);
   if (found) return found;
-  if (Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes) return { at: '', rule: `must be at most ${maxBytes} bytes as JSON` };
+  if (Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes)
+    return { at: '', rule: `must be at most ${maxBytes} bytes as JSON` };
   return undefined;
 }
 
@@ -71,7 +75,8 @@ function walk(value: unknown, at: string, depth: number, maxDepth: number, check
     const rule = numberProblem(value);
     return rule ? { at, rule } : undefined;
   }
-  if (typeof value === 'string') return hasLoneSurrogate(value) ? { at, rule: 'must be valid Unicode (it has an unpaired surrogate)' } : undefined;
+  if (typeof value === 'string')
+    return hasLoneSurrogate(value) ? { at, rule: 'must be valid Unicode (it has an unpaired surrogate)' } : undefined;
   if (value === null || typeof value !== 'object') return undefined;
   if (depth > maxDepth) return { at, rule: `must not be nested deeper than ${maxDepth} levels` };
   if (Array.isArray(value)) {
@@ -82,7 +87,8 @@ function walk(value: unknown, at: string, depth: number, maxDepth: number, check
     return undefined;
   }
   for (const key of Object.keys(value)) {
-    if (hasLoneSurrogate(key)) return { at, rule: 'has a key that is not valid Unicode (it has an unpaired surrogate)' };
+    if (hasLoneSurrogate(key))
+      return { at, rule: 'has a key that is not valid Unicode (it has an unpaired surrogate)' };
     if (checkKeys && key === '') return { at, rule: 'has an empty key' };
     if (checkKeys && FORBIDDEN_KEYS.has(key)) return { at, rule: `key '${key}' is not allowed` };
     const found = walk((value as Record<string, unknown>)[key], at + pathSegment(key), depth + 1, maxDepth, checkKeys);

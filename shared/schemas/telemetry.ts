@@ -5,7 +5,16 @@ import * as Type from '@sinclair/typebox';
  * reference only: POST /otel/v1/traces decodes its body with the official protobuf definitions
  * (shared/domain/telemetry/otlp.ts), in binary protobuf or JSON, and ignores unknown fields.
  */
-const KeyValue = Type.Object({ key: Type.String(), value: Type.Object({}, { additionalProperties: true, description: 'AnyValue: stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue' }) });
+const KeyValue = Type.Object({
+  key: Type.String(),
+  value: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'AnyValue: stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue',
+    },
+  ),
+});
 
 export const ExportTraceServiceRequest = Type.Object(
   {
@@ -16,19 +25,28 @@ export const ExportTraceServiceRequest = Type.Object(
           scopeSpans: Type.Optional(
             Type.Array(
               Type.Object({
-                scope: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), version: Type.Optional(Type.String()) })),
+                scope: Type.Optional(
+                  Type.Object({ name: Type.Optional(Type.String()), version: Type.Optional(Type.String()) }),
+                ),
                 spans: Type.Optional(
                   Type.Array(
                     Type.Object({
                       traceId: Type.String({ description: '32 hex characters' }),
                       spanId: Type.String({ description: '16 hex characters' }),
-                      parentSpanId: Type.Optional(Type.String({ description: '16 hex characters; empty for a root span' })),
+                      parentSpanId: Type.Optional(
+                        Type.String({ description: '16 hex characters; empty for a root span' }),
+                      ),
                       name: Type.String(),
                       kind: Type.Optional(Type.Integer()),
                       startTimeUnixNano: Type.Union([Type.String(), Type.Integer()]),
                       endTimeUnixNano: Type.Union([Type.String(), Type.Integer()]),
                       attributes: Type.Optional(Type.Array(KeyValue)),
-                      status: Type.Optional(Type.Object({ code: Type.Optional(Type.Integer({ description: '0 unset, 1 ok, 2 error' })), message: Type.Optional(Type.String()) })),
+                      status: Type.Optional(
+                        Type.Object({
+                          code: Type.Optional(Type.Integer({ description: '0 unset, 1 ok, 2 error' })),
+                          message: Type.Optional(Type.String()),
+                        }),
+                      ),
                     }),
                     { maxItems: 1000 },
                   ),
@@ -40,7 +58,10 @@ export const ExportTraceServiceRequest = Type.Object(
       ),
     ),
   },
-  { description: 'OTLP ExportTraceServiceRequest (application/json or application/x-protobuf, optionally Content-Encoding: gzip); at most 5 MiB decoded and 1000 spans' },
+  {
+    description:
+      'OTLP ExportTraceServiceRequest (application/json or application/x-protobuf, optionally Content-Encoding: gzip); at most 5 MiB decoded and 1000 spans',
+  },
 );
 
 export const ExportTraceServiceResponse = Type.Object(
@@ -52,5 +73,8 @@ export const ExportTraceServiceResponse = Type.Object(
       }),
     ),
   },
-  { description: 'OTLP ExportTraceServiceResponse, in the request encoding; partialSuccess only when spans were rejected' },
+  {
+    description:
+      'OTLP ExportTraceServiceResponse, in the request encoding; partialSuccess only when spans were rejected',
+  },
 );

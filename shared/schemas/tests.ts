@@ -46,7 +46,10 @@ export const TestUpdate = Type.Object(
 export type TestUpdate = Static<typeof TestUpdate>;
 
 /** POST /tests/{id}/extend and /augment (DESIGN.md §12). */
-export const TestGenerateMore = Type.Object({ count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
+export const TestGenerateMore = Type.Object(
+  { count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) },
+  { additionalProperties: false },
+);
 export type TestGenerateMore = Static<typeof TestGenerateMore>;
 
 export const TestListQuery = Type.Object(
@@ -168,4 +171,7 @@ export const StorageUploadQuery = Type.Object(
 );
 export type StorageUploadQuery = Static<typeof StorageUploadQuery>;
 
-export const StorageResolveQuery = Type.Object({ uri: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+export const StorageResolveQuery = Type.Object(
+  { uri: Type.String({ minLength: 1, maxLength: 4096 }) },
+  { additionalProperties: false },
+);

@@ -41,12 +41,16 @@ export function compileUserSchema(schema: unknown, field: string): ValidateFunct
     if (!compiler.validateSchema(schema as object)) {
       const prefix = `/${field.split('.').join('/')}`;
       const errors = (compiler.errors ?? []).map((e) => ({ ...e, instancePath: `${prefix}${e.instancePath}` }));
-      throw new ValidationError(`${field} is not a valid JSON Schema (draft 2020-12): ${describeErrors(errors, 'body')}`);
+      throw new ValidationError(
+        `${field} is not a valid JSON Schema (draft 2020-12): ${describeErrors(errors, 'body')}`,
+      );
     }
     return compiler.compile(schema as object);
   } catch (error) {
     if (error instanceof ValidationError) throw error;
-    throw new ValidationError(`${field} is not a valid JSON Schema (draft 2020-12): ${(error as Error).message.slice(0, 300)}`);
+    throw new ValidationError(
+      `${field} is not a valid JSON Schema (draft 2020-12): ${(error as Error).message.slice(0, 300)}`,
+    );
   } finally {
     compiler.removeSchema();
   }

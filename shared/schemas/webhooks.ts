@@ -4,7 +4,16 @@ import { DateTime, Id, IdList, Nullable, StringEnum } from './common.js';
 import { MAX_LIMIT } from './common.js';
 
 /** The events a webhook endpoint may subscribe to (DESIGN.md §16). */
-export const WEBHOOK_EVENTS = ['run.completed', 'run.failed', 'test.generated', 'test.failed', 'monitor.status_changed', 'alert.opened', 'alert.resolved', 'ping'] as const;
+export const WEBHOOK_EVENTS = [
+  'run.completed',
+  'run.failed',
+  'test.generated',
+  'test.failed',
+  'monitor.status_changed',
+  'alert.opened',
+  'alert.resolved',
+  'ping',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 export const WEBHOOK_STATUSES = ['ENABLED', 'DISABLED'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -12,10 +21,17 @@ export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'an absolute http or https URL' });
-const Events = Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true });
+const Events = Type.Array(StringEnum(WEBHOOK_EVENTS), {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENTS.length,
+  uniqueItems: true,
+});
 const Description = Nullable(Type.String({ maxLength: 1000 }));
 
-export const WebhookCreate = Type.Object({ url: Url, events: Events, description: Type.Optional(Description) }, { additionalProperties: false });
+export const WebhookCreate = Type.Object(
+  { url: Url, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
 export type WebhookCreate = Static<typeof WebhookCreate>;
 
 export const WebhookUpdate = Type.Object(
@@ -35,7 +51,11 @@ const page = {
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
   fromCreatedAt: Type.Optional(DateTime),
   toCreatedAt: Type.Optional(DateTime),
-  sort: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), { maxItems: 5 })),
+  sort: Type.Optional(
+    Type.Array(Type.String({ pattern: '^[A-Za-z]+:(asc|desc)$', description: 'field:asc or field:desc' }), {
+      maxItems: 5,
+    }),
+  ),
 };
 
 export const WebhookListQuery = Type.Object(

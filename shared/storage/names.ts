@@ -27,8 +27,8 @@ export function safeFileName(name: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new ValidationError('fileName must not contain control characters');
   const cleaned = name.trim().replace(/[^A-Za-z0-9._-]+/g, '_');
-  if (!cleaned || cleaned === '.' || /^_*$/.test(cleaned)) throw new ValidationError('fileName must contain letters or digits');
+  if (!cleaned || cleaned === '.' || /^_*$/.test(cleaned))
+    throw new ValidationError('fileName must contain letters or digits');
   if (Buffer.byteLength(cleaned, 'utf8') > 255) throw new ValidationError('fileName must be at most 255 bytes');
   return cleaned;
 }
-

@@ -1,4 +1,10 @@
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { ENV, optionalEnv, requireEnv } from '../config/env.js';
@@ -28,7 +34,9 @@ export const GET_URL_SECONDS = 60 * 60;
 
 /** A presigned PUT (the presigner leaves Content-Type unsigned, so a browser may send its own). */
 export function presignPut(key: string, contentType: string): Promise<string> {
-  return getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucketName, Key: key, ContentType: contentType }), { expiresIn: PUT_URL_SECONDS });
+  return getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucketName, Key: key, ContentType: contentType }), {
+    expiresIn: PUT_URL_SECONDS,
+  });
 }
 
 export function presignGet(key: string): Promise<string> {
@@ -80,6 +88,8 @@ export async function readObjectText(key: string): Promise<string | undefined> {
 export async function deleteObjects(keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) {
     const chunk = keys.slice(i, i + 1000);
-    await s3().send(new DeleteObjectsCommand({ Bucket: bucketName, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }));
+    await s3().send(
+      new DeleteObjectsCommand({ Bucket: bucketName, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }),
+    );
   }
 }

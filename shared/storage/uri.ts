@@ -27,7 +27,9 @@ function decodeKey(path: string): string {
 export function canonicalStorageUri(raw: string, field: string, localEndpoints: string[] = []): string {
   const value = raw.trim();
   const invalid = () =>
-    new ValidationError(`${field} must be an s3:// URI, an S3 HTTPS URL or an Azure Blob URL (got ${value.slice(0, 100)})`);
+    new ValidationError(
+      `${field} must be an s3:// URI, an S3 HTTPS URL or an Azure Blob URL (got ${value.slice(0, 100)})`,
+    );
   let url: URL;
   try {
     url = new URL(value);

@@ -67,7 +67,10 @@ describe('the API reference on the local server', () => {
     const api = e2eApi();
     const org = await expectStatus(api.GET('/organization'), 200);
     expect(org.plan).toMatch(/^(FREE|PRO|ENTERPRISE)$/);
-    const product = await expectStatus(api.POST('/products', { body: { name: 'typed client bot', capabilities: ['answers'] } }), 201);
+    const product = await expectStatus(
+      api.POST('/products', { body: { name: 'typed client bot', capabilities: ['answers'] } }),
+      201,
+    );
     const read = await expectStatus(api.GET('/products/{id}', { params: { path: { id: product.id } } }), 200);
     expect(read).toEqual(product);
     const page = await api.GET('/products', { params: { query: { ids: [product.id] } } });

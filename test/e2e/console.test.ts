@@ -24,7 +24,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
+async function poll<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 45_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -95,7 +100,13 @@ describe('the console in Chromium', () => {
     const root = await http('POST', '/metrics', judged);
     expect(root.status).toBe(201);
     const monitor = (
-      await http('POST', '/monitors', { productId: product.id, name: 'console monitor', metricGroupIds: ['mgrp_is_json', root.body.metricGroupId], samplingPercentage: 100, monthlyCreditCap: 500 })
+      await http('POST', '/monitors', {
+        productId: product.id,
+        name: 'console monitor',
+        metricGroupIds: ['mgrp_is_json', root.body.metricGroupId],
+        samplingPercentage: 100,
+        monthlyCreditCap: 500,
+      })
     ).body;
     expect(monitor.id).toMatch(/^mon_/);
     // 32 scored sessions (an interval from 30), half answering JSON; one more left open (waiting).
@@ -105,7 +116,15 @@ describe('the console in Chromium', () => {
         Array.from({ length: 8 }, async (_, j) => {
           const n = i + j;
           const s = (await http('POST', '/sessions', { versionId: version.id })).body;
-          expect((await http('POST', '/inferenceResults', { sessionId: s.id, input: `question ${n}`, output: n % 2 ? `{"answer": ${n}}` : `answer ${n}` })).status).toBe(201);
+          expect(
+            (
+              await http('POST', '/inferenceResults', {
+                sessionId: s.id,
+                input: `question ${n}`,
+                output: n % 2 ? `{"answer": ${n}}` : `answer ${n}`,
+              })
+            ).status,
+          ).toBe(201);
           expect((await http('PATCH', `/sessions/${s.id}`, { status: 'COMPLETED' })).status).toBe(200);
           ids.push(s.id);
         }),
@@ -141,18 +160,29 @@ describe('the console in Chromium', () => {
     expect(await families.count()).toBe(results.metrics.length);
     for (const family of results.metrics) {
       // What uPlot was given and drew, read from the instance the console keeps on the chart element.
-      const drawn = await page.locator(`[data-testid="chart"][data-metric-group-id="${family.metricGroupId}"]`).evaluate((el: any) => {
-        const u = el.__uplot as { series: { label?: string }[]; bands: { series: number[] }[]; data: (number | null)[][] };
-        return {
-          lines: u.series.slice(1).filter((s) => s.label === 'score').length,
-          bands: u.bands.map((b) => b.series.map((i) => u.series[i]!.label)),
-          data: u.data,
-          markers: Number(el.dataset.markers),
-        };
-      });
+      const drawn = await page
+        .locator(`[data-testid="chart"][data-metric-group-id="${family.metricGroupId}"]`)
+        .evaluate((el: any) => {
+          const u = el.__uplot as {
+            series: { label?: string }[];
+            bands: { series: number[] }[];
+            data: (number | null)[][];
+          };
+          return {
+            lines: u.series.slice(1).filter((s) => s.label === 'score').length,
+            bands: u.bands.map((b) => b.series.map((i) => u.series[i]!.label)),
+            data: u.data,
+            markers: Number(el.dataset.markers),
+          };
+        });
       expect(drawn.lines).toBe(1);
       expect(drawn.bands).toEqual([['95% upper', '95% lower']]);
-      const buckets = family.buckets as { bucket: string; score: number | null; collectingData: boolean; confidenceInterval: { lower: number; upper: number } | null }[];
+      const buckets = family.buckets as {
+        bucket: string;
+        score: number | null;
+        collectingData: boolean;
+        confidenceInterval: { lower: number; upper: number } | null;
+      }[];
       expect(drawn.data[0]).toEqual(buckets.map((b) => Date.parse(b.bucket) / 1000));
       expect(drawn.data[1]).toEqual(buckets.map((b) => b.score));
       expect(drawn.data[2]).toEqual(buckets.map((b) => b.confidenceInterval?.upper ?? null));
@@ -170,7 +200,9 @@ describe('the console in Chromium', () => {
     expect(worst).toContain(results.worstMetric.name);
     expect(worst).toContain(results.worstMetric.score.toFixed(3));
     expect(await page.locator('[data-testid="scored-sessions"] tbody tr').count()).toBe(results.sessions.scored.length);
-    expect(await page.locator('[data-testid="waiting-sessions"] tbody tr').allTextContents()).toEqual([expect.stringContaining(open.id)]);
+    expect(await page.locator('[data-testid="waiting-sessions"] tbody tr').allTextContents()).toEqual([
+      expect.stringContaining(open.id),
+    ]);
     expect(await page.locator('.facts').textContent()).toMatch(/of 500 credits/);
     await screenshots(page, 'monitor');
     // the window links keep the page keyboard-reachable and change the days asked for
@@ -181,12 +213,23 @@ describe('the console in Chromium', () => {
   }, 120_000);
 
   it("shows another organization's monitor as the 403 state", async () => {
-    const run = await runScript('infra/local/admin.ts', ['create-org', '--name', 'Other console org', '--plan', 'PRO'], { TABLE_NAME: undefined, DATA_DIR: dataDir });
+    const run = await runScript(
+      'infra/local/admin.ts',
+      ['create-org', '--name', 'Other console org', '--plan', 'PRO'],
+      { TABLE_NAME: undefined, DATA_DIR: dataDir },
+    );
     expect(run.code).toBe(0);
     const theirKey = /api key \(MEMBER, shown once\): (\S+)/.exec(run.stdout)![1]!;
     const theirs = httpWithKey(base, theirKey);
     const product = (await theirs('POST', '/products', { name: 'their bot' })).body;
-    const monitor = (await theirs('POST', '/monitors', { productId: product.id, name: 'their monitor', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 10 })).body;
+    const monitor = (
+      await theirs('POST', '/monitors', {
+        productId: product.id,
+        name: 'their monitor',
+        metricGroupIds: ['mgrp_is_json'],
+        samplingPercentage: 10,
+      })
+    ).body;
     expect((await http('GET', `/monitors/${monitor.id}/results`)).status).toBe(403);
     page = await signedIn(`#/monitors/${monitor.id}`);
     await page.locator('[data-state="forbidden"]').waitFor();
@@ -223,13 +266,35 @@ describe('the console in Chromium', () => {
           rateLimit: 120,
         })
       ).body;
-      const version = (await http('POST', '/versions', { productId: product.id, name: 'v1', conversationEndpointConnectionId: conversation.id })).body;
-      const presigned = (await http('GET', '/storage/generate-put-presigned-url?fileName=cases.csv&contentType=text/csv')).body;
+      const version = (
+        await http('POST', '/versions', {
+          productId: product.id,
+          name: 'v1',
+          conversationEndpointConnectionId: conversation.id,
+        })
+      ).body;
+      const presigned = (
+        await http('GET', '/storage/generate-put-presigned-url?fileName=cases.csv&contentType=text/csv')
+      ).body;
       const csv = ['input,expected_output', ...Array.from({ length: 6 }, (_, i) => `hello ${i},hello ${i}`)].join('\n');
-      expect((await fetch(presigned.url, { method: 'PUT', body: csv, headers: { 'content-type': 'text/csv' } })).status).toBe(200);
-      const cases = (await http('POST', '/tests', { productId: product.id, name: 'console cases', type: 'QUALITY', uri: presigned.uri })).body;
+      expect(
+        (await fetch(presigned.url, { method: 'PUT', body: csv, headers: { 'content-type': 'text/csv' } })).status,
+      ).toBe(200);
+      const cases = (
+        await http('POST', '/tests', {
+          productId: product.id,
+          name: 'console cases',
+          type: 'QUALITY',
+          uri: presigned.uri,
+        })
+      ).body;
       expect(cases).toMatchObject({ status: 'SUCCESS', testCaseCount: 6 });
-      const created = await http('POST', '/runs', { versionId: version.id, testId: cases.id, name: 'console run', metricIds: ['met_non_empty_output', 'met_text_similarity'] });
+      const created = await http('POST', '/runs', {
+        versionId: version.id,
+        testId: cases.id,
+        name: 'console run',
+        metricIds: ['met_non_empty_output', 'met_text_similarity'],
+      });
       expect(created.status).toBe(201);
 
       page = await signedIn(`#/runs/${created.body.id}`);
@@ -266,16 +331,53 @@ describe('the console in Chromium', () => {
     const product = (await http('POST', '/products', { name: 'traced bot' })).body;
     const version = (await http('POST', '/versions', { productId: product.id, name: 'v1' })).body;
     const session = (await http('POST', '/sessions', { versionId: version.id })).body;
-    const turn = (await http('POST', '/inferenceResults', { sessionId: session.id, input: 'what is the refund policy?', output: 'Refunds within 30 days.', latencyMs: 900 })).body;
+    const turn = (
+      await http('POST', '/inferenceResults', {
+        sessionId: session.id,
+        input: 'what is the refund policy?',
+        output: 'Refunds within 30 days.',
+        latencyMs: 900,
+      })
+    ).body;
     const at = (ms: number) => new Date(Date.parse('2026-01-01T10:00:00.000Z') + ms).toISOString();
     const spans = [
       { id: `trace_${turn.id}_agent`, name: 'answer question', type: 'AGENT', startTime: at(0), endTime: at(900) },
-      { id: `trace_${turn.id}_search`, parentTraceId: `trace_${turn.id}_agent`, name: 'search policies', type: 'RETRIEVER', startTime: at(50), endTime: at(350) },
-      { id: `trace_${turn.id}_llm`, parentTraceId: `trace_${turn.id}_agent`, name: 'write answer', type: 'GENERATION', startTime: at(400), endTime: at(880) },
-      { id: `trace_${turn.id}_tool`, parentTraceId: `trace_${turn.id}_llm`, name: 'lookup order', type: 'TOOL', startTime: at(500), endTime: at(600), error: 'order service timed out' },
+      {
+        id: `trace_${turn.id}_search`,
+        parentTraceId: `trace_${turn.id}_agent`,
+        name: 'search policies',
+        type: 'RETRIEVER',
+        startTime: at(50),
+        endTime: at(350),
+      },
+      {
+        id: `trace_${turn.id}_llm`,
+        parentTraceId: `trace_${turn.id}_agent`,
+        name: 'write answer',
+        type: 'GENERATION',
+        startTime: at(400),
+        endTime: at(880),
+      },
+      {
+        id: `trace_${turn.id}_tool`,
+        parentTraceId: `trace_${turn.id}_llm`,
+        name: 'lookup order',
+        type: 'TOOL',
+        startTime: at(500),
+        endTime: at(600),
+        error: 'order service timed out',
+      },
     ].map((s) => ({ ...s, inferenceResultId: turn.id }));
     expect((await http('POST', '/traces/batch', { spans })).status).toBe(201);
-    expect((await http('POST', '/evaluations', { sessionId: session.id, inferenceResultId: turn.id, metricIds: ['met_non_empty_output'] })).status).toBe(201);
+    expect(
+      (
+        await http('POST', '/evaluations', {
+          sessionId: session.id,
+          inferenceResultId: turn.id,
+          metricIds: ['met_non_empty_output'],
+        })
+      ).status,
+    ).toBe(201);
     const [evaluation] = await poll(
       'evaluation',
       async () => (await http('GET', `/evaluations?sessionIds=${session.id}`)).body,
@@ -287,7 +389,11 @@ describe('the console in Chromium', () => {
     const tree = page.locator('[data-testid="span-tree"]');
     await tree.waitFor();
     const nodes = await tree.locator('[data-testid="span"]').evaluateAll((els) =>
-      els.map((el) => ({ id: el.getAttribute('data-span-id'), depth: Number(el.getAttribute('data-depth')), parent: el.parentElement?.closest('[data-testid="span"]')?.getAttribute('data-span-id') ?? null })),
+      els.map((el) => ({
+        id: el.getAttribute('data-span-id'),
+        depth: Number(el.getAttribute('data-depth')),
+        parent: el.parentElement?.closest('[data-testid="span"]')?.getAttribute('data-span-id') ?? null,
+      })),
     );
     expect(nodes).toEqual([
       { id: spans[0]!.id, depth: 0, parent: null },
@@ -295,15 +401,21 @@ describe('the console in Chromium', () => {
       { id: spans[2]!.id, depth: 1, parent: spans[0]!.id },
       { id: spans[3]!.id, depth: 2, parent: spans[2]!.id },
     ]);
-    expect(await tree.locator(`[data-span-id="${spans[3]!.id}"] .span-time`).textContent()).toBe('starts at +500 ms, takes 100 ms');
-    expect(await tree.locator(`[data-span-id="${spans[3]!.id}"] .span-error`).textContent()).toBe('Error: order service timed out');
+    expect(await tree.locator(`[data-span-id="${spans[3]!.id}"] .span-time`).textContent()).toBe(
+      'starts at +500 ms, takes 100 ms',
+    );
+    expect(await tree.locator(`[data-span-id="${spans[3]!.id}"] .span-error`).textContent()).toBe(
+      'Error: order service timed out',
+    );
     expect(await page.locator('[data-testid="turns"]').textContent()).toContain('what is the refund policy?');
     const evaluationRow = await page.locator('[data-testid="evaluations"] tbody tr').textContent();
     expect(evaluationRow).toContain('non_empty_output');
     expect(evaluationRow).toContain(evaluation!.reason);
     // At 390 px the table scrolls sideways in its region, and the reason keeps a readable width (not a word per line).
     await page.setViewportSize({ width: 390, height: 844 });
-    const reasonWidth = await page.locator('[data-testid="evaluations"] tbody tr td:last-child').evaluate((td) => td.getBoundingClientRect().width);
+    const reasonWidth = await page
+      .locator('[data-testid="evaluations"] tbody tr td:last-child')
+      .evaluate((td) => td.getBoundingClientRect().width);
     expect(reasonWidth).toBeGreaterThanOrEqual(280);
     await page.setViewportSize({ width: 1280, height: 900 });
     await screenshots(page, 'session');

@@ -6,7 +6,11 @@ const key = inject('demoApiKey');
 async function http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -39,9 +43,17 @@ describe('local server over HTTP', () => {
       type: 'CONVERSATION',
     });
     expect(conn.status).toBe(201);
-    const version = await http('POST', '/versions', { productId: product.body.id, name: 'v1', conversationEndpointConnectionId: conn.body.id });
+    const version = await http('POST', '/versions', {
+      productId: product.body.id,
+      name: 'v1',
+      conversationEndpointConnectionId: conn.body.id,
+    });
     expect(version.status).toBe(201);
-    const phone = await http('POST', '/phoneConnections', { productId: product.body.id, name: 'line', phoneNumber: '+14155550123' });
+    const phone = await http('POST', '/phoneConnections', {
+      productId: product.body.id,
+      name: 'line',
+      phoneNumber: '+14155550123',
+    });
     expect(phone.status).toBe(201);
     const list = await http('GET', `/phoneConnections?productIds=${product.body.id}`);
     expect(list.headers.get('x-total-count')).toBe('1');
@@ -50,9 +62,17 @@ describe('local server over HTTP', () => {
   });
 
   it('answers malformed JSON with 400 and a non-JSON body with 415', async () => {
-    const bad = await fetch(`${base}/products`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":' });
+    const bad = await fetch(`${base}/products`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"name":',
+    });
     expect(bad.status).toBe(400);
-    const text = await fetch(`${base}/products`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: 'name' });
+    const text = await fetch(`${base}/products`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+      body: 'name',
+    });
     expect(text.status).toBe(415);
     expect(await text.json()).toMatchObject({ error: 'Unsupported Media Type' });
   });
@@ -60,7 +80,13 @@ describe('local server over HTTP', () => {
   it('reports build info with every downstream service reachable in process', async () => {
     const res = await http('GET', '/build-info/services');
     expect(res.status).toBe(200);
-    expect(res.body.services.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual(['evaluator:ok', 'scanner:ok', 'aggregator:ok', 'runner:ok', 'generator:ok']);
+    expect(res.body.services.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual([
+      'evaluator:ok',
+      'scanner:ok',
+      'aggregator:ok',
+      'runner:ok',
+      'generator:ok',
+    ]);
   });
 });
 
@@ -75,7 +101,12 @@ describe('storage and uploaded tests over HTTP', () => {
     expect(resolved.status).toBe(200);
     expect(await (await fetch(resolved.body.url)).text()).toBe(csv);
     const product = await http('POST', '/products', { name: 'uploads' });
-    const test = await http('POST', '/tests', { productId: product.body.id, name: 'uploaded', type: 'QUALITY', uri: presigned.body.uri });
+    const test = await http('POST', '/tests', {
+      productId: product.body.id,
+      name: 'uploaded',
+      type: 'QUALITY',
+      uri: presigned.body.uri,
+    });
     expect(test.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 1 });
   });
 });
@@ -85,11 +116,36 @@ describe('evaluations scored by the local queue', () => {
     const product = (await http('POST', '/products', { name: 'evaluated bot' })).body;
     const version = (await http('POST', '/versions', { productId: product.id, name: 'v1' })).body;
     const test = (await http('POST', '/tests', { productId: product.id, name: 'orders', type: 'QUALITY' })).body;
-    const tc = (await http('POST', '/testCases', { testId: test.id, input: 'Where is order 42?', expectedOutput: '{"status":"shipped","eta":2}', expectedTools: ['search_orders'] })).body;
+    const tc = (
+      await http('POST', '/testCases', {
+        testId: test.id,
+        input: 'Where is order 42?',
+        expectedOutput: '{"status":"shipped","eta":2}',
+        expectedTools: ['search_orders'],
+      })
+    ).body;
     const session = (await http('POST', '/sessions', { versionId: version.id, testCaseId: tc.id })).body;
-    const turn = (await http('POST', '/inferenceResults', { sessionId: session.id, input: 'Where is order 42?', output: '{"status":"shipped","eta":2}' })).body;
-    expect((await http('POST', '/traces', { inferenceResultId: turn.id, name: 'search_orders', type: 'TOOL', inputData: { id: 42 } })).status).toBe(201);
-    const created = await http('POST', '/evaluations', { sessionId: session.id, metricIds: ['met_json_field_match', 'met_tool_correctness', 'met_is_json'] });
+    const turn = (
+      await http('POST', '/inferenceResults', {
+        sessionId: session.id,
+        input: 'Where is order 42?',
+        output: '{"status":"shipped","eta":2}',
+      })
+    ).body;
+    expect(
+      (
+        await http('POST', '/traces', {
+          inferenceResultId: turn.id,
+          name: 'search_orders',
+          type: 'TOOL',
+          inputData: { id: 42 },
+        })
+      ).status,
+    ).toBe(201);
+    const created = await http('POST', '/evaluations', {
+      sessionId: session.id,
+      metricIds: ['met_json_field_match', 'met_tool_correctness', 'met_is_json'],
+    });
     expect(created.status).toBe(201);
     const deadline = Date.now() + 15_000;
     let evaluations: { status: string; score: number; metricId: string }[] = [];

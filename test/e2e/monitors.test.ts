@@ -34,14 +34,24 @@ describe('a monitor over HTTP on the local server', () => {
     const sessions: { id: string; input: string; output: string }[] = [];
     await inBatches(plan, 10, async (p) => {
       const s = await expectStatus(api.POST('/sessions', { body: { versionId: version.id } }), 201);
-      await expectStatus(api.POST('/inferenceResults', { body: { sessionId: s.id, input: p.input, output: p.output } }), 201);
+      await expectStatus(
+        api.POST('/inferenceResults', { body: { sessionId: s.id, input: p.input, output: p.output } }),
+        201,
+      );
       sessions.push({ id: s.id, ...p });
     });
     await inBatches(sessions, 10, async (s) => {
-      await expectStatus(api.PATCH('/sessions/{id}', { params: { path: { id: s.id } }, body: { status: 'COMPLETED' } }), 200);
+      await expectStatus(
+        api.PATCH('/sessions/{id}', { params: { path: { id: s.id } }, body: { status: 'COMPLETED' } }),
+        200,
+      );
     });
     const watched = sessions.filter(
-      (s) => isSampled(monitor.id, s.id, 50) && passesFilters({ filterQuery: 'refund', filterTarget: 'INPUT', excludeQuery: null, excludeTarget: null }, [{ input: s.input, output: s.output }]),
+      (s) =>
+        isSampled(monitor.id, s.id, 50) &&
+        passesFilters({ filterQuery: 'refund', filterTarget: 'INPUT', excludeQuery: null, excludeTarget: null }, [
+          { input: s.input, output: s.output },
+        ]),
     );
     const expectedJson = watched.filter((s) => s.output.startsWith('{')).length / watched.length;
     expect(watched.length).toBeGreaterThan(30);
@@ -50,7 +60,10 @@ describe('a monitor over HTTP on the local server', () => {
     let results: Schema<'MonitorResults'> | undefined;
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {
-      results = await expectStatus(api.GET('/monitors/{id}/results', { params: { path: { id: monitor.id }, query: { days: 3 } } }), 200);
+      results = await expectStatus(
+        api.GET('/monitors/{id}/results', { params: { path: { id: monitor.id }, query: { days: 3 } } }),
+        200,
+      );
       if (results.metrics.every((m) => m.headline.scoredSessions === watched.length)) break;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -69,7 +82,10 @@ describe('a monitor over HTTP on the local server', () => {
     expect(results.spend).toMatchObject({ spentCredits: 0, capCredits: null });
 
     // a sampling change shows as a marker
-    await expectStatus(api.PATCH('/monitors/{id}', { params: { path: { id: monitor.id } }, body: { samplingPercentage: 20 } }), 200);
+    await expectStatus(
+      api.PATCH('/monitors/{id}', { params: { path: { id: monitor.id } }, body: { samplingPercentage: 20 } }),
+      200,
+    );
     const after = await expectStatus(api.GET('/monitors/{id}/results', { params: { path: { id: monitor.id } } }), 200);
     expect(after.markers.samplingChanges).toEqual([{ at: expect.any(String), samplingPercentage: 20 }]);
   }, 90_000);

@@ -10,7 +10,11 @@ function verified(req: SeenRequest, secret: string): boolean {
   return req.headers['webhook-signature'] === `v1,${expected}`;
 }
 
-async function until<T>(what: string, read: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -43,7 +47,14 @@ describe('webhooks over HTTP on the local server', () => {
     // The next request fails once: the retry comes 5 s later from the queue.
     receiver.setHandler((_req, res, i) => sendJson(res, i === 1 ? 502 : 200, {}));
     const product = (await http('POST', '/products', { name: 'webhook e2e' })).body;
-    const monitor = (await http('POST', '/monitors', { productId: product.id, name: 'hooks', metricGroupIds: ['mgrp_non_empty_output'], samplingPercentage: 100 })).body;
+    const monitor = (
+      await http('POST', '/monitors', {
+        productId: product.id,
+        name: 'hooks',
+        metricGroupIds: ['mgrp_non_empty_output'],
+        samplingPercentage: 100,
+      })
+    ).body;
     expect((await http('PATCH', `/monitors/${monitor.id}`, { status: 'PAUSED' })).status).toBe(200);
     const delivery = await until('the retried delivery', async () => {
       const log = await http('GET', `/webhooks/${id}/deliveries?types=monitor.status_changed`);
@@ -56,6 +67,9 @@ describe('webhooks over HTTP on the local server', () => {
     const events = receiver.requests.slice(1);
     expect(events).toHaveLength(2);
     expect(events.every((r) => verified(r, secret) && r.headers['webhook-id'] === delivery.id)).toBe(true);
-    expect(events[1]!.json).toMatchObject({ type: 'monitor.status_changed', data: { previousStatus: 'ACTIVE', status: 'PAUSED', changedBy: 'user', monitor: { id: monitor.id } } });
+    expect(events[1]!.json).toMatchObject({
+      type: 'monitor.status_changed',
+      data: { previousStatus: 'ACTIVE', status: 'PAUSED', changedBy: 'user', monitor: { id: monitor.id } },
+    });
   });
 });

@@ -27,7 +27,11 @@ const maxString = intEnv('FUZZ_MAX_STRING', 2000);
 // DYNAMODB_ENDPOINT / S3_ENDPOINT point at running emulators instead (as for `npm start`).
 process.env.LOG_LEVEL ??= 'error';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const services = await startTestServices({ tableName: `fuzz-${process.pid}`, bucket: 'fuzz-bucket', reuseRunning: true });
+const services = await startTestServices({
+  tableName: `fuzz-${process.pid}`,
+  bucket: 'fuzz-bucket',
+  reuseRunning: true,
+});
 let exitCode = 0;
 try {
   const { newTenant } = await import('../support/api.js');
@@ -35,9 +39,15 @@ try {
   const member = await newTenant({ plan: 'ENTERPRISE' });
   const admin = await newTenant({ admin: true });
   const contracts = await loadContracts();
-  console.log(`fuzzing ${contracts.length} routes: ${runs} requests, FUZZ_SEED=${seed}, strings up to ${maxString} characters`);
+  console.log(
+    `fuzzing ${contracts.length} routes: ${runs} requests, FUZZ_SEED=${seed}, strings up to ${maxString} characters`,
+  );
   const started = Date.now();
-  const summary = (statuses: Map<number, number>) => [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+  const summary = (statuses: Map<number, number>) =>
+    [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
   const { findings, statuses } = await fuzz({
     contracts,
     seed,
@@ -45,10 +55,15 @@ try {
     keys: { member: member.key, admin: admin.key },
     refresh: () => createPool(member.api, admin.api, member.org.id),
     fuzz: { maxString },
-    onProgress: (done, found, st) => console.log(`${done}/${runs} requests, ${found} findings, ${Math.round((Date.now() - started) / 1000)} s — ${summary(st)}`),
+    onProgress: (done, found, st) =>
+      console.log(
+        `${done}/${runs} requests, ${found} findings, ${Math.round((Date.now() - started) / 1000)} s — ${summary(st)}`,
+      ),
     onFinding: (f) => console.log(`\n${describeFinding(f)}\n`),
   });
-  console.log(`done: ${runs} requests in ${Math.round((Date.now() - started) / 1000)} s, ${findings.length} findings — ${summary(statuses)}`);
+  console.log(
+    `done: ${runs} requests in ${Math.round((Date.now() - started) / 1000)} s, ${findings.length} findings — ${summary(statuses)}`,
+  );
   if (findings.length) exitCode = 1;
 } catch (error) {
   console.error(error);

@@ -11,11 +11,16 @@ describe('agent network guard in a deployment', () => {
     const stacks = app.node.findAll().filter((c): c is Stack => Stack.isStack(c));
     let functions = 0;
     for (const stack of stacks) {
-      const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
+      const resources = Template.fromStack(stack).toJSON().Resources as Record<
+        string,
+        { Type: string; Properties: { Environment?: { Variables?: Record<string, unknown> } } }
+      >;
       for (const [name, r] of Object.entries(resources)) {
         if (r.Type !== 'AWS::Lambda::Function') continue;
         functions++;
-        expect(Object.keys(r.Properties.Environment?.Variables ?? {}), name).not.toContain(ENV.agentAllowPrivateNetworks);
+        expect(Object.keys(r.Properties.Environment?.Variables ?? {}), name).not.toContain(
+          ENV.agentAllowPrivateNetworks,
+        );
       }
     }
     expect(functions).toBeGreaterThan(10);

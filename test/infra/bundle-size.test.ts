@@ -18,12 +18,16 @@ describe('function bundles', () => {
   it('cover every function the CDK stack defines', () => {
     const names = bundles.filter((b) => !isFloor(b)).map((b) => b.name);
     expect(names.sort()).toEqual(stackHandlers());
-    expect(names).toEqual(expect.arrayContaining(['authorizer', ...jobs.map((j) => j.handler), ...routes.map((r) => r.handler)]));
+    expect(names).toEqual(
+      expect.arrayContaining(['authorizer', ...jobs.map((j) => j.handler), ...routes.map((r) => r.handler)]),
+    );
   });
 
   it('import a module left out of the bundles only where the function ships it (RUNTIME_MODULES)', () => {
     for (const module of Object.keys(RUNTIME_MODULES)) {
-      const importing = bundles.filter((b) => !isFloor(b) && readFileSync(b.file, 'utf8').includes(JSON.stringify(module))).map((b) => b.name);
+      const importing = bundles
+        .filter((b) => !isFloor(b) && readFileSync(b.file, 'utf8').includes(JSON.stringify(module)))
+        .map((b) => b.name);
       const shipping = jobs.filter((j) => j.runtimeModules?.includes(module)).map((j) => j.handler);
       expect(importing.sort(), module).toEqual(shipping.sort());
     }
@@ -32,7 +36,15 @@ describe('function bundles', () => {
   it('hold only the SDK clients their code sends through: no barrel drags S3, SQS or Lambda into a DynamoDB-only route', () => {
     const clients = (name: string) => bundles.find((b) => b.name === name)!.clients;
     // Routes that only read or write the table.
-    for (const name of ['authorizer', 'products/get', 'products/list', 'runs/get', 'monitors/results', 'organization/get', 'metrics/create']) {
+    for (const name of [
+      'authorizer',
+      'products/get',
+      'products/list',
+      'runs/get',
+      'monitors/results',
+      'organization/get',
+      'metrics/create',
+    ]) {
       expect(clients(name), name).toEqual([]);
     }
     expect(clients('build-info/services')).toEqual(['lambda']);
@@ -48,8 +60,13 @@ describe('function bundles', () => {
 
   it('compile no route schema at load: validators are precompiled (infra/validators.ts)', () => {
     // The formats list shared/schemas/ajv.ts gives ajv-formats when it compiles route schemas.
-    const compiling = bundles.filter((b) => !isFloor(b) && readFileSync(b.file, 'utf8').includes('"date-time","uri","email","date"')).map((b) => b.name);
+    const compiling = bundles
+      .filter((b) => !isFloor(b) && readFileSync(b.file, 'utf8').includes('"date-time","uri","email","date"'))
+      .map((b) => b.name);
     expect(compiling).toEqual([]);
-    expect(readFileSync(bundles.find((b) => b.name === 'products/get')!.file, 'utf8'), 'no ajv at all in a catalog route').not.toContain('strictSchema');
+    expect(
+      readFileSync(bundles.find((b) => b.name === 'products/get')!.file, 'utf8'),
+      'no ajv at all in a catalog route',
+    ).not.toContain('strictSchema');
   });
 });

@@ -11,10 +11,15 @@ import { AppFunction, RUNTIME_MODULES, type AppFunctionProps } from '../../infra
 import { placeholderEnvironment } from '../../shared/config/env.js';
 import { writeValidators } from '../../infra/validators.js';
 
-type Bundled = { handler: (e: unknown, c?: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
+type Bundled = {
+  handler: (e: unknown, c?: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+};
 
 /** Synthesises one AppFunction for real (esbuild, command hooks) and hands its asset folder and loaded bundle to `check`. */
-async function withBundle(props: Omit<AppFunctionProps, 'role' | 'logGroup'>, check: (dir: string, mod: Bundled) => Promise<void>) {
+async function withBundle(
+  props: Omit<AppFunctionProps, 'role' | 'logGroup'>,
+  check: (dir: string, mod: Bundled) => Promise<void>,
+) {
   const outdir = mkdtempSync(join(tmpdir(), 'evp-cdk-'));
   try {
     const app = new App({ outdir });
@@ -42,7 +47,12 @@ describe('function bundling', () => {
     process.env.TABLE_NAME = 't';
     await withBundle({ handler: 'build-info/get', environment: { TABLE_NAME: 't' } }, async (dir, mod) => {
       const res = await mod.handler(
-        { httpMethod: 'GET', path: '/build-info', headers: {}, requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } } },
+        {
+          httpMethod: 'GET',
+          path: '/build-info',
+          headers: {},
+          requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } },
+        },
         { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 },
       );
       expect(res.statusCode).toBe(200);
@@ -52,7 +62,13 @@ describe('function bundling', () => {
       expect(Date.parse(stamp.buildDate)).not.toBeNaN();
       // Validated by the precompiled validators: no schema compiler in the bundle.
       const refused = await mod.handler(
-        { httpMethod: 'GET', path: '/build-info', headers: {}, queryStringParameters: { verbose: '1' }, requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } } },
+        {
+          httpMethod: 'GET',
+          path: '/build-info',
+          headers: {},
+          queryStringParameters: { verbose: '1' },
+          requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } },
+        },
         { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 },
       );
       expect(refused.statusCode).toBe(400);
@@ -62,20 +78,39 @@ describe('function bundling', () => {
   });
 
   it('ships the API reference function with the document and the swagger-ui assets as files beside a small bundle', async () => {
-    const files = ['docs/openapi.json', 'node_modules/swagger-ui-dist/swagger-ui.css', 'node_modules/swagger-ui-dist/swagger-ui-bundle.js'];
+    const files = [
+      'docs/openapi.json',
+      'node_modules/swagger-ui-dist/swagger-ui.css',
+      'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
+    ];
     await withBundle({ handler: 'docs/serve', environment: {}, files }, async (dir, mod) => {
-      expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map', 'openapi.json', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+      expect(readdirSync(dir).sort()).toEqual([
+        'index.mjs',
+        'index.mjs.map',
+        'openapi.json',
+        'swagger-ui-bundle.js',
+        'swagger-ui.css',
+      ]);
       expect(statSync(join(dir, 'index.mjs')).size).toBeLessThan(20_000);
       const doc = await mod.handler({ httpMethod: 'GET', resource: '/openapi.json', pathParameters: null });
       expect(doc.statusCode).toBe(200);
-      expect(JSON.parse(doc.body)).toEqual(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')));
-      const css = await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'swagger-ui.css' } });
+      expect(JSON.parse(doc.body)).toEqual(
+        JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')),
+      );
+      const css = await mod.handler({
+        httpMethod: 'GET',
+        resource: '/docs/{asset}',
+        pathParameters: { asset: 'swagger-ui.css' },
+      });
       expect([css.statusCode, css.headers['Content-Type']]).toEqual([200, 'text/css; charset=utf-8']);
-      expect((await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'index.mjs' } })).statusCode).toBe(404);
+      expect(
+        (await mod.handler({ httpMethod: 'GET', resource: '/docs/{asset}', pathParameters: { asset: 'index.mjs' } }))
+          .statusCode,
+      ).toBe(404);
     });
   });
 
-  it('ships pdf.js beside the generator bundle, not in it, where the bundle\'s import finds it', async () => {
+  it("ships pdf.js beside the generator bundle, not in it, where the bundle's import finds it", async () => {
     placeholderEnvironment('bundling-test');
     await withBundle({ handler: 'jobs/generator', environment: {}, runtimeModules: ['unpdf/pdfjs'] }, async (dir) => {
       const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');

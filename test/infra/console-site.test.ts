@@ -29,10 +29,19 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe('the console on AWS', () => {
   it('keeps the console bucket private: public access blocked, readable only by the distribution through origin access control', () => {
     const bucket = json.Resources[bucketId]!.Properties;
-    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(bucket.WebsiteConfiguration).toBeUndefined();
     const [, oac] = one('AWS::CloudFront::OriginAccessControl');
-    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
     const s3Origin = config.Origins.find((o: any) => o.S3OriginConfig);
     expect(s3Origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
     expect(s3Origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Id'] });
@@ -44,8 +53,14 @@ describe('the console on AWS', () => {
     const statements = policy.Properties.PolicyDocument.Statement as any[];
     const allows = statements.filter((s) => s.Effect === 'Allow');
     expect(allows).toHaveLength(1);
-    expect(allows[0]).toMatchObject({ Principal: { Service: 'cloudfront.amazonaws.com' }, Action: 's3:GetObject', Condition: { StringEquals: { 'AWS:SourceArn': expect.anything() } } });
-    expect(statements.some((s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false')).toBe(true);
+    expect(allows[0]).toMatchObject({
+      Principal: { Service: 'cloudfront.amazonaws.com' },
+      Action: 's3:GetObject',
+      Condition: { StringEquals: { 'AWS:SourceArn': expect.anything() } },
+    });
+    expect(statements.some((s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false')).toBe(
+      true,
+    );
   });
 
   it('routes /api/* to the API stage, uncached, with every viewer header but Host, the /api prefix removed', () => {
@@ -60,16 +75,22 @@ describe('the console on AWS', () => {
     expect(origin.OriginPath['Fn::Join'][1][0]).toBe('/');
     expect(JSON.stringify(origin.OriginPath)).toContain(`"Ref":"${stageId}"`);
     expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
-    expect(behavior.AllowedMethods).toEqual(expect.arrayContaining(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']));
+    expect(behavior.AllowedMethods).toEqual(
+      expect.arrayContaining(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']),
+    );
     expect(behavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad'); // Managed-CachingDisabled
     expect(behavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac'); // Managed-AllViewerExceptHostHeader
-    expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [expect.any(String), 'FunctionARN'] } }]);
+    expect(behavior.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [expect.any(String), 'FunctionARN'] } },
+    ]);
     const [, fn] = one('AWS::CloudFront::Function');
     expect(fn.Properties.FunctionCode).toBe(STRIP_API_PREFIX);
   });
 
   it('maps /api/<path> to /<path> in the CloudFront Function, and nothing else', () => {
-    const handler = new Function(`${STRIP_API_PREFIX}; return handler;`)() as (e: { request: { uri: string } }) => { uri: string };
+    const handler = new Function(`${STRIP_API_PREFIX}; return handler;`)() as (e: { request: { uri: string } }) => {
+      uri: string;
+    };
     const uri = (u: string) => handler({ request: { uri: u } }).uri;
     expect(uri('/api/monitors/mon_1/results')).toBe('/monitors/mon_1/results');
     expect(uri('/api/')).toBe('/');

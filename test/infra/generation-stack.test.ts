@@ -6,7 +6,9 @@ import { ENV } from '../../shared/config/env.js';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new EvalPlatformStack(app, 'GenerationTest', { env: { account: '123456789012', region: 'eu-west-1' } });
-const json = Template.fromStack(stack).toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
+const json = Template.fromStack(stack).toJSON() as {
+  Resources: Record<string, { Type: string; Properties: Record<string, any> }>;
+};
 const resources = Object.entries(json.Resources);
 const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
 const logicalId = (prefix: string, type: string) => ofType(type).find(([id]) => id.startsWith(prefix))?.[0];
@@ -29,7 +31,10 @@ describe('CDK: the generation queue and the generator', () => {
     const [id, fn] = generator!;
     expect(fn.Properties.Timeout).toBe(GENERATOR_TIMEOUT_MINUTES * 60);
     const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName?.Ref === id);
-    expect(mapping![1].Properties).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], EventSourceArn: { 'Fn::GetAtt': [logicalId('GenerationQueue', 'AWS::SQS::Queue'), 'Arn'] } });
+    expect(mapping![1].Properties).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [logicalId('GenerationQueue', 'AWS::SQS::Queue'), 'Arn'] },
+    });
   });
 
   it('tells every function where the generation queue is; only the routes that start a generation may send to it', () => {
@@ -40,7 +45,11 @@ describe('CDK: the generation queue and the generator', () => {
     }
     const queueArn = JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] });
     const rolesSending = ofType('AWS::IAM::Policy')
-      .filter(([, p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some((s) => JSON.stringify(s.Resource) === queueArn && [s.Action].flat().includes('sqs:SendMessage')))
+      .filter(([, p]) =>
+        (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
+          (s) => JSON.stringify(s.Resource) === queueArn && [s.Action].flat().includes('sqs:SendMessage'),
+        ),
+      )
       .flatMap(([, p]) => (p.Properties.Roles as { Ref: string }[]).map((r) => r.Ref));
     expect(rolesSending.some((r) => r.startsWith('JobsRole'))).toBe(true);
     expect(rolesSending.some((r) => r.startsWith('ApiWriteGenerationQueueSend'))).toBe(true);

@@ -6,16 +6,29 @@ import { ENV } from '../../shared/config/env.js';
 
 type Fn = { Type: string; Properties: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } } };
 
-function functionsOf(llm?: ConstructorParameters<typeof EvalPlatformStack>[2] extends infer P ? (P extends { llm?: infer L } ? L : never) : never) {
+function functionsOf(
+  llm?: ConstructorParameters<typeof EvalPlatformStack>[2] extends infer P
+    ? P extends { llm?: infer L }
+      ? L
+      : never
+    : never,
+) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EvalPlatformStack(app, 'LlmTest', { env: { account: '123456789012', region: 'eu-west-1' }, llm });
   const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Fn>;
-  return Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.queueUrl] !== undefined);
+  return Object.values(resources).filter(
+    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.queueUrl] !== undefined,
+  );
 }
 
 describe('LLM settings of a deployment', () => {
   it('reach every API and job function (not the authorizer), the key only as a Secrets Manager reference resolved at deploy time', () => {
-    const fns = functionsOf({ baseUrl: 'https://llm.example.com/v1', apiKeySecretName: 'eval/llm-key', simulatorModel: 'sim-model', generatorModel: 'gen-model' });
+    const fns = functionsOf({
+      baseUrl: 'https://llm.example.com/v1',
+      apiKeySecretName: 'eval/llm-key',
+      simulatorModel: 'sim-model',
+      generatorModel: 'gen-model',
+    });
     expect(fns.length).toBeGreaterThan(10);
     for (const fn of fns) {
       const vars = fn.Properties.Environment!.Variables!;
@@ -29,7 +42,8 @@ describe('LLM settings of a deployment', () => {
   it('set nothing when none are given (each LLM step then fails with "no … model is configured")', () => {
     for (const fn of functionsOf()) {
       const names = Object.keys(fn.Properties.Environment!.Variables!);
-      for (const name of [ENV.llmBaseUrl, ENV.llmApiKey, ENV.simulatorModel, ENV.generatorModel]) expect(names).not.toContain(name);
+      for (const name of [ENV.llmBaseUrl, ENV.llmApiKey, ENV.simulatorModel, ENV.generatorModel])
+        expect(names).not.toContain(name);
     }
   });
 });

@@ -228,7 +228,10 @@ describe('operations: alarms', () => {
     for (const [id, a] of mathAlarms) {
       const queries = a.Metrics as Query[];
       expect(statsOf(a).length, id).toBeLessThanOrEqual(MAX_METRICS_PER_ALARM);
-      expect(queries.filter((q) => q.ReturnData !== false), id).toHaveLength(1);
+      expect(
+        queries.filter((q) => q.ReturnData !== false),
+        id,
+      ).toHaveLength(1);
       const expression = watchedExpression(a)!;
       for (const q of queries.filter((x) => x.MetricStat)) expect(expression, id).toMatch(new RegExp(`\\b${q.Id}\\b`));
     }
@@ -258,7 +261,10 @@ describe('operations: alarms', () => {
     const errors = byId.errors!.MetricStat!;
     const requests = byId.requests!.MetricStat!;
     expect(watchedExpression(a)).toBe('100 * errors / requests');
-    for (const [stat, name] of [[errors, '5XXError'], [requests, 'Count']] as const) {
+    for (const [stat, name] of [
+      [errors, '5XXError'],
+      [requests, 'Count'],
+    ] as const) {
       expect(stat).toMatchObject({
         Period: 300,
         Stat: 'Sum',

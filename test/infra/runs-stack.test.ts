@@ -30,9 +30,15 @@ describe('CDK: the run queue and the runner', () => {
     expect(runner).toBeDefined();
     const [runnerId, fn] = runner!;
     expect(fn.Properties.Timeout).toBe(RUNNER_TIMEOUT_MINUTES * 60);
-    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName?.Ref === runnerId);
+    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.FunctionName?.Ref === runnerId,
+    );
     expect(mapping).toBeDefined();
-    expect(mapping![1].Properties).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'], EventSourceArn: { 'Fn::GetAtt': [logicalId('RunQueue', 'AWS::SQS::Queue'), 'Arn'] } });
+    expect(mapping![1].Properties).toMatchObject({
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [logicalId('RunQueue', 'AWS::SQS::Queue'), 'Arn'] },
+    });
   });
 
   it('tells every function where the run queue is, and never allows private networks', () => {
@@ -49,14 +55,18 @@ describe('CDK: the run queue and the runner', () => {
     const statementsOf = (rolePrefix: string) =>
       ofType('AWS::IAM::Policy')
         .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref.startsWith(rolePrefix)))
-        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+        .flatMap(
+          ([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+        );
     const onQueue = (rolePrefix: string) =>
       statementsOf(rolePrefix)
         .filter((s) => JSON.stringify(s.Resource) === JSON.stringify(queueArn))
         .flatMap((s) => [s.Action].flat());
     expect(onQueue('ApiWriteRunQueueSend')).toContain('sqs:SendMessage');
     expect(onQueue('ApiWriteRunQueueSend')).not.toContain('sqs:ReceiveMessage');
-    expect(onQueue('JobsRole')).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(onQueue('JobsRole')).toEqual(
+      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
     // Read routes never touch the run queue.
     expect(onQueue('ApiRead')).toEqual([]);
   });

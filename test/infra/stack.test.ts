@@ -52,21 +52,32 @@ describe('CDK stack', () => {
   });
 
   it('keeps each cdk-nag suppression with its reason in the template metadata', () => {
-    const suppressed = resources.flatMap(([, r]) => ((r as { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }).Metadata?.cdk_nag?.rules_to_suppress ?? []));
+    const suppressed = resources.flatMap(
+      ([, r]) =>
+        (r as { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }).Metadata?.cdk_nag
+          ?.rules_to_suppress ?? [],
+    );
     expect(suppressed.length).toBeGreaterThan(0);
     for (const rule of suppressed) expect(rule.reason.length, rule.id).toBeGreaterThan(40);
   });
 
   it('logs API access (JSON) and execution errors, and the data bucket’s server access', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') }),
+      AccessLogSetting: Match.objectLike({
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp('requestId'),
+      }),
       MethodSettings: Match.arrayWith([Match.objectLike({ LoggingLevel: 'ERROR', DataTraceEnabled: false })]),
     });
-    template.hasResourceProperties('AWS::S3::Bucket', { LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }) });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
+    });
   });
 
   it('gives function roles no AWS managed policy', () => {
-    const lambdaRoles = ofType('AWS::IAM::Role').filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'));
+    const lambdaRoles = ofType('AWS::IAM::Role').filter(([, r]) =>
+      JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'),
+    );
     expect(lambdaRoles.length).toBeGreaterThan(2);
     for (const [id, r] of lambdaRoles) expect(r.Properties.ManagedPolicyArns, id).toBeUndefined();
   });
@@ -76,7 +87,9 @@ describe('CDK stack', () => {
   });
 
   it('has one method per route, every one protected by the TOKEN authorizer', () => {
-    const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'OPTIONS' && m.Properties.AuthorizationType !== 'NONE');
+    const methods = ofType('AWS::ApiGateway::Method').filter(
+      ([, m]) => m.Properties.HttpMethod !== 'OPTIONS' && m.Properties.AuthorizationType !== 'NONE',
+    );
     expect(methods).toHaveLength(routes.length);
     for (const [, m] of methods) {
       expect(m.Properties.AuthorizationType).toBe('CUSTOM');
@@ -96,8 +109,14 @@ describe('CDK stack', () => {
       const r = json.Resources[id]!.Properties;
       return `${pathOf(r.ParentId)}/${r.PathPart}`;
     };
-    const open = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.AuthorizationType === 'NONE' && m.Properties.HttpMethod !== 'OPTIONS');
-    expect(open.map(([, m]) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`).sort()).toEqual(['GET /docs', 'GET /docs/{asset}', 'GET /openapi.json']);
+    const open = ofType('AWS::ApiGateway::Method').filter(
+      ([, m]) => m.Properties.AuthorizationType === 'NONE' && m.Properties.HttpMethod !== 'OPTIONS',
+    );
+    expect(open.map(([, m]) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`).sort()).toEqual([
+      'GET /docs',
+      'GET /docs/{asset}',
+      'GET /openapi.json',
+    ]);
     for (const [, m] of open) expect(m.Properties.AuthorizerId).toBeUndefined();
     const targets = new Set(open.map(([, m]) => JSON.stringify(m.Properties.Integration.Uri)));
     expect(targets.size).toBe(1);
@@ -123,12 +142,17 @@ describe('CDK stack', () => {
       expect(body).toMatch(/"message":/);
     }
     const unauthorized = responses.find((x) => x.ResponseType === 'UNAUTHORIZED')!;
-    expect(JSON.parse(unauthorized.ResponseTemplates['application/json'])).toEqual({ error: 'Unauthorized', message: 'missing or invalid API key' });
+    expect(JSON.parse(unauthorized.ResponseTemplates['application/json'])).toEqual({
+      error: 'Unauthorized',
+      message: 'missing or invalid API key',
+    });
   });
 
   it('passes request and response bodies as bytes (OTLP protobuf and gzip), and routes POST /otel/v1/traces through the authorizer', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
-    const otel = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'POST' && JSON.stringify(r.Properties.ResourceId).includes('otel'));
+    const otel = ofType('AWS::ApiGateway::Method').filter(
+      ([, r]) => r.Properties.HttpMethod === 'POST' && JSON.stringify(r.Properties.ResourceId).includes('otel'),
+    );
     expect(otel.length).toBeGreaterThan(0);
     for (const [, m] of otel) expect(m.Properties.AuthorizationType).toBe('CUSTOM');
   });
@@ -164,17 +188,33 @@ describe('CDK stack', () => {
 
   it('makes the bucket private, encrypted and TLS-only', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
   });
 
   it('runs every function on Node.js 22, arm64, with tracing', () => {
     // CDK's own BucketDeployment handler (it copies the console into its bucket) is not a function of the service.
-    const functions = ofType('AWS::Lambda::Function').filter(([id, f]) => f.Properties.Runtime !== undefined && f.Properties.Handler === 'index.handler' && !id.startsWith('CustomCDKBucketDeployment'));
+    const functions = ofType('AWS::Lambda::Function').filter(
+      ([id, f]) =>
+        f.Properties.Runtime !== undefined &&
+        f.Properties.Handler === 'index.handler' &&
+        !id.startsWith('CustomCDKBucketDeployment'),
+    );
     // + the authorizer and the API reference's function
     expect(functions.length).toBe(routes.length + jobs.length + 2);
     for (const [, f] of functions) {
@@ -187,8 +227,15 @@ describe('CDK stack', () => {
 
   it('wires the two schedules every 5 minutes (and the webhook sweep every minute) and the evaluator to the queue with a DLQ after 3 receives', () => {
     const rules = ofType('AWS::Events::Rule');
-    expect(rules.map(([, r]) => r.Properties.ScheduleExpression).sort()).toEqual(['rate(1 minute)', 'rate(5 minutes)', 'rate(5 minutes)']);
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(rules.map(([, r]) => r.Properties.ScheduleExpression).sort()).toEqual([
+      'rate(1 minute)',
+      'rate(5 minutes)',
+      'rate(5 minutes)',
+    ]);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }) });
   });
 
@@ -197,14 +244,25 @@ describe('CDK stack', () => {
     const webhookQueue = queues.find(([id]) => id.startsWith('WebhookQueue'));
     const webhookDlq = queues.find(([id]) => id.startsWith('WebhookDlq'));
     expect(webhookQueue && webhookDlq).toBeTruthy();
-    expect(webhookQueue![1].Properties.RedrivePolicy).toMatchObject({ maxReceiveCount: 3, deadLetterTargetArn: { 'Fn::GetAtt': [webhookDlq![0], 'Arn'] } });
+    expect(webhookQueue![1].Properties.RedrivePolicy).toMatchObject({
+      maxReceiveCount: 3,
+      deadLetterTargetArn: { 'Fn::GetAtt': [webhookDlq![0], 'Arn'] },
+    });
     const deliverer = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith('JobDeliverer'))!;
-    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === deliverer[0])!;
-    expect(mapping[1].Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [webhookQueue![0], 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.FunctionName.Ref === deliverer[0],
+    )!;
+    expect(mapping[1].Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [webhookQueue![0], 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
     // Lambda requires the queue's visibility timeout to cover the function's.
     expect(webhookQueue![1].Properties.VisibilityTimeout).toBeGreaterThanOrEqual(deliverer[1].Properties.Timeout);
     // Every function of the service (they all get the table) but the authorizer; not the reference's file server or CDK's own.
-    const service = ofType('AWS::Lambda::Function').filter(([id, f]) => !id.startsWith('Authorizer') && f.Properties.Environment?.Variables?.TABLE_NAME !== undefined);
+    const service = ofType('AWS::Lambda::Function').filter(
+      ([id, f]) => !id.startsWith('Authorizer') && f.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
+    );
     expect(service.length).toBe(routes.length + jobs.length);
     for (const [, f] of service) {
       expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL).toEqual({ Ref: webhookQueue![0] });
@@ -218,8 +276,12 @@ describe('CDK stack', () => {
     const actionsOfRole = (roleLogicalId: string) =>
       policies
         .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleLogicalId))
-        .flatMap(([, p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => [s.Action].flat()));
-    const readRoles = ofType('AWS::IAM::Role').filter(([id]) => id.startsWith('ApiRead')).map(([id]) => id);
+        .flatMap(([, p]) =>
+          (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => [s.Action].flat()),
+        );
+    const readRoles = ofType('AWS::IAM::Role')
+      .filter(([id]) => id.startsWith('ApiRead'))
+      .map(([id]) => id);
     expect(readRoles.length).toBeGreaterThan(0);
     for (const role of readRoles) {
       const actions = actionsOfRole(role);
@@ -230,7 +292,9 @@ describe('CDK stack', () => {
     expect(actionsOfRole(writeRole)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
     // every read route's function uses a read role
     const readRouteCount = routes.filter((r) => r.data === 'read').length;
-    const fnsOnReadRoles = ofType('AWS::Lambda::Function').filter(([, f]) => readRoles.includes(f.Properties.Role?.['Fn::GetAtt']?.[0]));
+    const fnsOnReadRoles = ofType('AWS::Lambda::Function').filter(([, f]) =>
+      readRoles.includes(f.Properties.Role?.['Fn::GetAtt']?.[0]),
+    );
     expect(fnsOnReadRoles).toHaveLength(readRouteCount);
   });
 });

@@ -47,7 +47,11 @@ function expectNoSecret(result: CallResult) {
 describe('callAgent against local agents', () => {
   it('echo: sends the rendered body with every header, maps the answer, and redacts the token', async () => {
     use();
-    const result = await callAgent(conn({ authType: 'BEARER', authToken: TOKEN, headers: { 'X-Team': 'qa' } }), vars(), local);
+    const result = await callAgent(
+      conn({ authType: 'BEARER', authToken: TOKEN, headers: { 'X-Team': 'qa' } }),
+      vars(),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'ok', output: 'Hello "agent"\nline 2 — ünïcode', attempts: 1 });
     expect(agent.requests).toHaveLength(1);
     const seen = agent.requests[0]!;
@@ -81,7 +85,11 @@ describe('callAgent against local agents', () => {
   it('GET sends the rendered object as query parameters; the URL template takes the session id', async () => {
     use();
     const result = await callAgent(
-      conn({ httpMethod: 'GET', url: `${agent.url}/sessions/{{ session_id }}/ask`, inputTemplate: '{"message": "{{ input.user_message }}", "lang": "{{ language_code }}"}' }),
+      conn({
+        httpMethod: 'GET',
+        url: `${agent.url}/sessions/{{ session_id }}/ask`,
+        inputTemplate: '{"message": "{{ input.user_message }}", "lang": "{{ language_code }}"}',
+      }),
       vars('what & why?', { session_id: 'agent-s/1', language_code: 'de' }),
       local,
     );
@@ -98,7 +106,17 @@ describe('callAgent against local agents', () => {
       if (i === 0) await new Promise((r) => setTimeout(r, 1500));
       echoAgent(req, res, i);
     });
-    const result = await callAgent(conn({ timeout: 1, retryEnabled: true, retryMaxAttempts: 2, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 100 }), vars('hi'), local);
+    const result = await callAgent(
+      conn({
+        timeout: 1,
+        retryEnabled: true,
+        retryMaxAttempts: 2,
+        retryBackoffStrategy: 'FIXED',
+        retryInitialDelayMs: 100,
+      }),
+      vars('hi'),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'ok', output: 'hi', attempts: 2 });
     expect(agent.requests).toHaveLength(2);
     if (result.kind === 'ok') expect(result.latencyMs).toBeLessThan(900);
@@ -116,7 +134,14 @@ describe('callAgent against local agents', () => {
   it('503 twice then 200: three requests, gaps follow the EXPONENTIAL strategy', async () => {
     use((req, res, i) => (i < 2 ? sendJson(res, 503, { error: 'busy' }) : echoAgent(req, res, i)));
     const result = await callAgent(
-      conn({ retryEnabled: true, retryMaxAttempts: 3, retryBackoffStrategy: 'EXPONENTIAL', retryInitialDelayMs: 200, retryMaxDelayMs: 5000, retryableStatusCodes: [503] }),
+      conn({
+        retryEnabled: true,
+        retryMaxAttempts: 3,
+        retryBackoffStrategy: 'EXPONENTIAL',
+        retryInitialDelayMs: 200,
+        retryMaxDelayMs: 5000,
+        retryableStatusCodes: [503],
+      }),
       vars('again'),
       local,
     );
@@ -133,14 +158,34 @@ describe('callAgent against local agents', () => {
 
   it('503 on every attempt fails after the last retry, quoting the answer', async () => {
     use((_req, res) => sendJson(res, 503, { error: 'still busy' }));
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 2, retryBackoffStrategy: 'LINEAR', retryInitialDelayMs: 20, retryableStatusCodes: [503] }), vars(), local);
-    expect(result).toMatchObject({ kind: 'failed', attempts: 3, error: 'the agent answered 503: {"error":"still busy"} (after 3 attempts)' });
+    const result = await callAgent(
+      conn({
+        retryEnabled: true,
+        retryMaxAttempts: 2,
+        retryBackoffStrategy: 'LINEAR',
+        retryInitialDelayMs: 20,
+        retryableStatusCodes: [503],
+      }),
+      vars(),
+      local,
+    );
+    expect(result).toMatchObject({
+      kind: 'failed',
+      attempts: 3,
+      error: 'the agent answered 503: {"error":"still busy"} (after 3 attempts)',
+    });
     expect(agent.requests).toHaveLength(3);
   });
 
   it('429 with Retry-After in seconds: the longer wait wins', async () => {
-    use((req, res, i) => (i === 0 ? sendJson(res, 429, { error: 'slow down' }, { 'Retry-After': '1' }) : echoAgent(req, res, i)));
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 1, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 50 }), vars('r'), local);
+    use((req, res, i) =>
+      i === 0 ? sendJson(res, 429, { error: 'slow down' }, { 'Retry-After': '1' }) : echoAgent(req, res, i),
+    );
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 1, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 50 }),
+      vars('r'),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'ok', attempts: 2 });
     const gap = agent.requests[1]!.at - agent.requests[0]!.at;
     expect(gap).toBeGreaterThanOrEqual(990);
@@ -148,8 +193,16 @@ describe('callAgent against local agents', () => {
   });
 
   it('429 with Retry-After as an HTTP date', async () => {
-    use((req, res, i) => (i === 0 ? sendJson(res, 429, {}, { 'Retry-After': new Date(Date.now() + 2000).toUTCString() }) : echoAgent(req, res, i)));
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 1, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 50 }), vars('r'), local);
+    use((req, res, i) =>
+      i === 0
+        ? sendJson(res, 429, {}, { 'Retry-After': new Date(Date.now() + 2000).toUTCString() })
+        : echoAgent(req, res, i),
+    );
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 1, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 50 }),
+      vars('r'),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'ok', attempts: 2 });
     const gap = agent.requests[1]!.at - agent.requests[0]!.at;
     // An HTTP date has whole seconds: the wait is between 1 and 2 s.
@@ -159,15 +212,27 @@ describe('callAgent against local agents', () => {
 
   it('Retry-After beyond retryMaxDelayMs is capped', async () => {
     use((req, res, i) => (i === 0 ? sendJson(res, 429, {}, { 'Retry-After': '30' }) : echoAgent(req, res, i)));
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10, retryMaxDelayMs: 300 }), vars('r'), local);
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10, retryMaxDelayMs: 300 }),
+      vars('r'),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'ok', attempts: 2 });
     expect(agent.requests[1]!.at - agent.requests[0]!.at).toBeLessThan(800);
   });
 
   it('a 400 fails at once with one attempt, even with retries on', async () => {
     use((_req, res) => sendJson(res, 400, { error: 'message is required' }));
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 3, retryInitialDelayMs: 10 }), vars(), local);
-    expect(result).toMatchObject({ kind: 'failed', attempts: 1, error: 'the agent answered 400: {"error":"message is required"}' });
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 3, retryInitialDelayMs: 10 }),
+      vars(),
+      local,
+    );
+    expect(result).toMatchObject({
+      kind: 'failed',
+      attempts: 1,
+      error: 'the agent answered 400: {"error":"message is required"}',
+    });
     expect(agent.requests).toHaveLength(1);
     if (result.kind === 'failed') expect(result.exchange?.response?.status).toBe(400);
   });
@@ -187,18 +252,40 @@ describe('callAgent against local agents', () => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.end('Just text, {not JSON');
     });
-    expect(await callAgent(conn({ outputMapping: { output: '$' } }), vars(), local)).toMatchObject({ kind: 'ok', output: 'Just text, {not JSON' });
+    expect(await callAgent(conn({ outputMapping: { output: '$' } }), vars(), local)).toMatchObject({
+      kind: 'ok',
+      output: 'Just text, {not JSON',
+    });
     const missing = await callAgent(conn(), vars(), local);
     expect(missing).toMatchObject({ kind: 'failed', attempts: 1 });
-    if (missing.kind === 'failed') expect(missing.error).toBe('the answer has no output: outputMapping.output ($.reply) matched nothing; the answer was: Just text, {not JSON');
+    if (missing.kind === 'failed')
+      expect(missing.error).toBe(
+        'the answer has no output: outputMapping.output ($.reply) matched nothing; the answer was: Just text, {not JSON',
+      );
   });
 
   it('maps every key of a rich answer', async () => {
     use((_req, res) =>
-      sendJson(res, 200, { data: { text: { parts: ['a', 'b'] } }, docs: ['d1', 'd2'], steps: [{ name: 'lookup' }], usage: { input_tokens: 10, output_tokens: 4 }, sid: 's-77', mood: 'calm' }),
+      sendJson(res, 200, {
+        data: { text: { parts: ['a', 'b'] } },
+        docs: ['d1', 'd2'],
+        steps: [{ name: 'lookup' }],
+        usage: { input_tokens: 10, output_tokens: 4 },
+        sid: 's-77',
+        mood: 'calm',
+      }),
     );
     const result = await callAgent(
-      conn({ outputMapping: { output: '$.data.text', retrieval_context: '$.docs', traces: '$.steps', usage: '$.usage', session_id: '$.sid', mood: '$.mood' } }),
+      conn({
+        outputMapping: {
+          output: '$.data.text',
+          retrieval_context: '$.docs',
+          traces: '$.steps',
+          usage: '$.usage',
+          session_id: '$.sid',
+          mood: '$.mood',
+        },
+      }),
       vars(),
       local,
     );
@@ -220,8 +307,16 @@ describe('callAgent against local agents', () => {
       for (let i = 0; i < 6; i++) res.write(chunk);
       res.end();
     });
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 2, retryInitialDelayMs: 10 }), vars(), local);
-    expect(result).toMatchObject({ kind: 'failed', attempts: 1, error: 'the answer is larger than 5 MiB (status 200)' });
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 2, retryInitialDelayMs: 10 }),
+      vars(),
+      local,
+    );
+    expect(result).toMatchObject({
+      kind: 'failed',
+      attempts: 1,
+      error: 'the answer is larger than 5 MiB (status 200)',
+    });
   });
 
   it('an answer declaring more than 5 MiB fails before it is read', async () => {
@@ -240,7 +335,11 @@ describe('callAgent against local agents', () => {
     if (failed.kind === 'failed') expect(failed.error).toMatch(/^the connection to the agent failed: /);
 
     use((req, res, i) => (i === 0 ? res.socket?.destroy() : echoAgent(req, res, i)));
-    const retried = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10 }), vars('back'), local);
+    const retried = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10 }),
+      vars('back'),
+      local,
+    );
     expect(retried).toMatchObject({ kind: 'ok', output: 'back', attempts: 2 });
   });
 
@@ -261,7 +360,11 @@ describe('callAgent against local agents', () => {
       res.end();
     });
     const result = await callAgent(conn(), vars(), local);
-    expect(result).toMatchObject({ kind: 'failed', attempts: 1, error: 'the agent answered 302 (redirects are not followed; Location: http://169.254.169.254/latest/meta-data/)' });
+    expect(result).toMatchObject({
+      kind: 'failed',
+      attempts: 1,
+      error: 'the agent answered 302 (redirects are not followed; Location: http://169.254.169.254/latest/meta-data/)',
+    });
     expect(agent.requests).toHaveLength(1);
   });
 
@@ -269,10 +372,14 @@ describe('callAgent against local agents', () => {
     use();
     const literal = await callAgent(conn(), vars(), { allowPrivateNetworks: false });
     expect(literal).toMatchObject({ kind: 'failed', attempts: 1, error: 'address not allowed: 127.0.0.1 is loopback' });
-    const byName = await callAgent(conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }), vars(), { allowPrivateNetworks: false });
+    const byName = await callAgent(conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }), vars(), {
+      allowPrivateNetworks: false,
+    });
     expect(byName).toMatchObject({ kind: 'failed', attempts: 1 });
     if (byName.kind === 'failed') expect(byName.error).toMatch(/^address not allowed: (127\.0\.0\.1|::1) is loopback$/);
-    const metadata = await callAgent(conn({ url: 'http://[::ffff:a9fe:a9fe]/latest' }), vars(), { allowPrivateNetworks: true });
+    const metadata = await callAgent(conn({ url: 'http://[::ffff:a9fe:a9fe]/latest' }), vars(), {
+      allowPrivateNetworks: true,
+    });
     expect(metadata).toMatchObject({ kind: 'failed', error: 'address not allowed: ::ffff:a9fe:a9fe is link-local' });
     expect(agent.requests).toHaveLength(0);
     // The environment decides when the option is not given.
@@ -288,14 +395,22 @@ describe('callAgent against local agents', () => {
 
   it('a name resolving to several addresses reaches the agent on whichever it listens (localhost: ::1 and 127.0.0.1)', async () => {
     use();
-    const result = await callAgent(conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }), vars('by name'), local);
+    const result = await callAgent(
+      conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }),
+      vars('by name'),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'ok', output: 'by name' });
     expect(agent.requests[0]!.headers.host).toBe(agent.url.replace('http://127.0.0.1', 'localhost'));
   });
 
   it('a body that is not JSON after rendering fails before any call', async () => {
     use();
-    const result = await callAgent(conn({ inputTemplate: '{"message": {{ input.user_message }}}' }), vars('plain words'), local);
+    const result = await callAgent(
+      conn({ inputTemplate: '{"message": {{ input.user_message }}}' }),
+      vars('plain words'),
+      local,
+    );
     expect(result).toMatchObject({ kind: 'failed', attempts: 0 });
     if (result.kind === 'failed') expect(result.error).toMatch(/^the rendered inputTemplate is not valid JSON: /);
     expect(agent.requests).toHaveLength(0);
@@ -312,7 +427,14 @@ describe('callAgent against local agents', () => {
 
   it('retries take rate slots too (real tokens): the retry waits for its slot', async () => {
     use((req, res, i) => (i === 0 ? sendJson(res, 503, {}) : echoAgent(req, res, i)));
-    const connection = conn({ id: `econ_rl_${Date.now()}`, rateLimit: 30, retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10, retryableStatusCodes: [503] });
+    const connection = conn({
+      id: `econ_rl_${Date.now()}`,
+      rateLimit: 30,
+      retryEnabled: true,
+      retryMaxAttempts: 1,
+      retryInitialDelayMs: 10,
+      retryableStatusCodes: [503],
+    });
     await takeRateSlot(`${connection.id}_warm_up`, 30); // the first request to DynamoDB Local is slow
     const takeSlot = () => takeRateSlot(connection.id, 30);
     const first = await callAgent(connection, vars('rl'), { ...local, takeSlot });
@@ -327,8 +449,18 @@ describe('callAgent against local agents', () => {
 
   it('a retry wait that does not fit the remaining time goes back on the queue', async () => {
     use((_req, res) => sendJson(res, 503, {}, { 'Retry-After': '20' }));
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 2, retryInitialDelayMs: 100, retryMaxDelayMs: 60_000 }), vars(), { ...local, remainingMs: 5000 });
-    expect(result).toMatchObject({ kind: 'requeue', reason: 'retry_wait', delayMs: 20_000, attempts: 1, lastError: 'the agent answered 503: {}' });
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 2, retryInitialDelayMs: 100, retryMaxDelayMs: 60_000 }),
+      vars(),
+      { ...local, remainingMs: 5000 },
+    );
+    expect(result).toMatchObject({
+      kind: 'requeue',
+      reason: 'retry_wait',
+      delayMs: 20_000,
+      attempts: 1,
+      lastError: 'the agent answered 503: {}',
+    });
     if (result.kind === 'requeue') expect(result.exchange?.response?.status).toBe(503);
     expect(agent.requests).toHaveLength(1);
   });
@@ -336,7 +468,11 @@ describe('callAgent against local agents', () => {
   it('no time left for an attempt: back on the queue without a slot or an attempt', async () => {
     use();
     let slots = 0;
-    const result = await callAgent(conn(), vars(), { ...local, remainingMs: 300, takeSlot: async () => (slots++, { ok: true }) });
+    const result = await callAgent(conn(), vars(), {
+      ...local,
+      remainingMs: 300,
+      takeSlot: async () => (slots++, { ok: true }),
+    });
     expect(result).toEqual({ kind: 'requeue', reason: 'retry_wait', delayMs: 0, attempts: 0 });
     expect(slots).toBe(0);
     expect(agent.requests).toHaveLength(0);
@@ -358,7 +494,11 @@ describe('callAgent against local agents', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 150);
     const started = Date.now();
-    const result = await callAgent(conn({ retryEnabled: true, retryMaxAttempts: 3, retryInitialDelayMs: 5000 }), vars(), { ...local, signal: controller.signal });
+    const result = await callAgent(
+      conn({ retryEnabled: true, retryMaxAttempts: 3, retryInitialDelayMs: 5000 }),
+      vars(),
+      { ...local, signal: controller.signal },
+    );
     expect(result).toMatchObject({ kind: 'failed', error: 'the call was cancelled' });
     expect(Date.now() - started).toBeLessThan(2000);
   });

@@ -32,13 +32,29 @@ describe('API-key authorizer', () => {
   });
 
   it('refuses a malformed key without reading the table and puts the caller into the context', async () => {
-    await expect(authorizer({ type: 'TOKEN', authorizationToken: 'Bearer evk_short', methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/x' })).rejects.toThrow(
-      'Unauthorized',
-    );
+    await expect(
+      authorizer({
+        type: 'TOKEN',
+        authorizationToken: 'Bearer evk_short',
+        methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/x',
+      }),
+    ).rejects.toThrow('Unauthorized');
     const t = await newTenant({ plan: 'ENTERPRISE' });
-    const policy = await authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${t.key}`, methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/x' });
-    expect(policy.context).toMatchObject({ organizationId: t.org.id, role: 'MEMBER', plan: 'ENTERPRISE', userId: t.apiKey.userId });
-    expect(policy.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow', Resource: 'arn:aws:execute-api:r:1:api/v1/*/*' });
+    const policy = await authorizer({
+      type: 'TOKEN',
+      authorizationToken: `Bearer ${t.key}`,
+      methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/x',
+    });
+    expect(policy.context).toMatchObject({
+      organizationId: t.org.id,
+      role: 'MEMBER',
+      plan: 'ENTERPRISE',
+      userId: t.apiKey.userId,
+    });
+    expect(policy.policyDocument.Statement[0]).toMatchObject({
+      Effect: 'Allow',
+      Resource: 'arn:aws:execute-api:r:1:api/v1/*/*',
+    });
   });
 });
 
@@ -48,7 +64,12 @@ describe('API keys', () => {
     const created = await t.api.post('/apiKeys', { name: 'ci' });
     expect(created.status).toBe(201);
     expect(created.body.key).toMatch(/^evk_/);
-    expect(created.body).toMatchObject({ name: 'ci', role: 'MEMBER', last4: created.body.key.slice(-4), organizationId: t.org.id });
+    expect(created.body).toMatchObject({
+      name: 'ci',
+      role: 'MEMBER',
+      last4: created.body.key.slice(-4),
+      organizationId: t.org.id,
+    });
 
     const second = client(created.body.key);
     expect((await second.get('/organization')).status).toBe(200);
@@ -57,14 +78,19 @@ describe('API keys', () => {
     expect(list.status).toBe(200);
     expect(list.headers['x-total-count']).toBe('2');
     expect(JSON.stringify(list.body)).not.toContain(created.body.key.slice(4));
-    for (const k of list.body) expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'last4', 'name', 'organizationId', 'role', 'userId']);
+    for (const k of list.body)
+      expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'last4', 'name', 'organizationId', 'role', 'userId']);
 
     const one = await t.api.get(`/apiKeys/${created.body.id}`);
     expect(one.body).not.toHaveProperty('key');
 
     const revoked = await t.api.del(`/apiKeys/${created.body.id}`);
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toMatchObject({ id: created.body.id, revokedAt: expect.any(String), deletedAt: expect.any(String) });
+    expect(revoked.body).toMatchObject({
+      id: created.body.id,
+      revokedAt: expect.any(String),
+      deletedAt: expect.any(String),
+    });
     expect((await second.get('/organization')).status).toBe(401);
     expect((await t.api.del(`/apiKeys/${created.body.id}`)).status).toBe(404);
     expect((await t.api.get('/apiKeys')).body).toHaveLength(1);
@@ -88,10 +114,21 @@ describe('organization', () => {
   it('shows plan, credits, the cycle spend and available credits', async () => {
     const t = await newTenant({ monthlyCredits: 250 });
     const res = await t.api.get('/organization');
-    expect(res.body).toMatchObject({ id: t.org.id, plan: 'PRO', monthlyCredits: 250, spentCredits: 0, pendingCredits: 0, availableCredits: 250 });
+    expect(res.body).toMatchObject({
+      id: t.org.id,
+      plan: 'PRO',
+      monthlyCredits: 250,
+      spentCredits: 0,
+      pendingCredits: 0,
+      availableCredits: 250,
+    });
     expect(res.body.cycleStart).toMatch(/^\d{4}-\d{2}-01T00:00:00.000Z$/);
     const unlimited = await newTenant({ monthlyCredits: null });
-    expect((await unlimited.api.get('/organization')).body).toMatchObject({ monthlyCredits: null, availableCredits: null, cycleStart: null });
+    expect((await unlimited.api.get('/organization')).body).toMatchObject({
+      monthlyCredits: null,
+      availableCredits: null,
+      cycleStart: null,
+    });
   });
 
   it('lets only ADMIN keys change plan and credits', async () => {
@@ -101,8 +138,12 @@ describe('organization', () => {
     const res = await admin.api.patch(`/organizations/${t.org.id}`, { plan: 'ENTERPRISE', monthlyCredits: 5000 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ plan: 'ENTERPRISE', monthlyCredits: 5000, availableCredits: 5000 });
-    expect((await admin.api.patch(`/organizations/${t.org.id}`, { plan: 'GOLD' })).body.message).toBe('plan must be one of: FREE, PRO, ENTERPRISE');
-    expect((await admin.api.patch(`/organizations/${t.org.id}`, { monthlyCredits: -1 })).body.message).toBe('monthlyCredits must be at least 0');
+    expect((await admin.api.patch(`/organizations/${t.org.id}`, { plan: 'GOLD' })).body.message).toBe(
+      'plan must be one of: FREE, PRO, ENTERPRISE',
+    );
+    expect((await admin.api.patch(`/organizations/${t.org.id}`, { monthlyCredits: -1 })).body.message).toBe(
+      'monthlyCredits must be at least 0',
+    );
     expect((await admin.api.patch('/organizations/org_nope', { plan: 'FREE' })).status).toBe(404);
   });
 });

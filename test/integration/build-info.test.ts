@@ -10,7 +10,11 @@ describe('build info', () => {
     expect((await pro.api.get('/build-info/services')).body.error).toBe('Forbidden');
     const info = await enterprise.api.get('/build-info');
     expect(info.status).toBe(200);
-    expect(info.body.api).toEqual({ version: expect.any(String), commit: expect.any(String), buildDate: expect.any(String) });
+    expect(info.body.api).toEqual({
+      version: expect.any(String),
+      commit: expect.any(String),
+      buildDate: expect.any(String),
+    });
     expect((await admin.api.get('/build-info')).status).toBe(200);
   });
 
@@ -19,7 +23,20 @@ describe('build info', () => {
     const t = await newTenant({ plan: 'ENTERPRISE' });
     const res = await t.api.get('/build-info/services');
     expect(res.status).toBe(200);
-    expect(res.body.services.map((s: { name: string }) => s.name)).toEqual(['evaluator', 'scanner', 'aggregator', 'runner', 'generator']);
-    for (const s of res.body.services) expect(s).toEqual({ name: s.name, status: 'unreachable', version: 'unknown', commit: 'unknown', buildDate: 'unknown' });
+    expect(res.body.services.map((s: { name: string }) => s.name)).toEqual([
+      'evaluator',
+      'scanner',
+      'aggregator',
+      'runner',
+      'generator',
+    ]);
+    for (const s of res.body.services)
+      expect(s).toEqual({
+        name: s.name,
+        status: 'unreachable',
+        version: 'unknown',
+        commit: 'unknown',
+        buildDate: 'unknown',
+      });
   });
 });

@@ -50,13 +50,21 @@ describe('POST /endpointConnections/{id}/test', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      request: { method: 'POST', url: `${agent.url}/chat/agent-sess-1`, body: '{"message": "Where is \\"my\\" refund?", "lang": "en", "context": "order 42"}' },
+      request: {
+        method: 'POST',
+        url: `${agent.url}/chat/agent-sess-1`,
+        body: '{"message": "Where is \\"my\\" refund?", "lang": "en", "context": "order 42"}',
+      },
       response: { status: 200 },
       extracted: { output: 'Where is "my" refund?', host: agent.url.slice('http://'.length) },
       attempts: 1,
       error: null,
     });
-    expect(res.body.request.headers).toMatchObject({ Authorization: 'Bearer ***', 'Content-Type': 'application/json', 'X-Inference-Result-Id': expect.stringMatching(/^inf_/) });
+    expect(res.body.request.headers).toMatchObject({
+      Authorization: 'Bearer ***',
+      'Content-Type': 'application/json',
+      'X-Inference-Result-Id': expect.stringMatching(/^inf_/),
+    });
     expect(typeof res.body.latencyMs).toBe('number');
     // The agent got the real token; the answer (which echoes it) shows ***.
     expect(agent.requests).toHaveLength(1);
@@ -71,7 +79,9 @@ describe('POST /endpointConnections/{id}/test', () => {
     agent.requests.length = 0;
     agent.setHandler(echoAgent);
     const before = await t.api.get(`/endpointConnections/${t.connection.id}`);
-    expect((await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'hi' } })).body.error).toBeNull();
+    expect(
+      (await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'hi' } })).body.error,
+    ).toBeNull();
     expect((await t.api.get(`/endpointConnections/${t.connection.id}`)).body).toEqual(before.body);
     const turnId = agent.requests[0]!.headers['x-inference-result-id'];
     expect(turnId).toMatch(/^inf_/);
@@ -79,12 +89,26 @@ describe('POST /endpointConnections/{id}/test', () => {
   });
 
   it("reports the agent's failure in 200 with the error, never as a 5xx", async () => {
-    const t = await setup({ authType: 'BASIC', authToken: undefined, username: 'ann', password: PASSWORD, retryEnabled: true, retryMaxAttempts: 2, retryInitialDelayMs: 10, retryBackoffStrategy: 'FIXED' });
+    const t = await setup({
+      authType: 'BASIC',
+      authToken: undefined,
+      username: 'ann',
+      password: PASSWORD,
+      retryEnabled: true,
+      retryMaxAttempts: 2,
+      retryInitialDelayMs: 10,
+      retryBackoffStrategy: 'FIXED',
+    });
     agent.requests.length = 0;
     agent.setHandler((req, res) => sendJson(res, 503, { error: 'down', sawAuth: req.headers.authorization }));
     const res = await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'hi' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ attempts: 3, extracted: {}, response: { status: 503 }, request: { headers: { Authorization: 'Basic ***' } } });
+    expect(res.body).toMatchObject({
+      attempts: 3,
+      extracted: {},
+      response: { status: 503 },
+      request: { headers: { Authorization: 'Basic ***' } },
+    });
     expect(res.body.error).toBe('the agent answered 503: {"error":"down","sawAuth":"Basic ***"} (after 3 attempts)');
     expect(agent.requests).toHaveLength(3);
     const text = JSON.stringify(res.body);
@@ -114,7 +138,13 @@ describe('POST /endpointConnections/{id}/test', () => {
   });
 
   it('a wait longer than the test call may take is reported, not waited for', async () => {
-    const t = await setup({ rateLimit: 1, retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10, retryMaxDelayMs: 60_000 });
+    const t = await setup({
+      rateLimit: 1,
+      retryEnabled: true,
+      retryMaxAttempts: 1,
+      retryInitialDelayMs: 10,
+      retryMaxDelayMs: 60_000,
+    });
     agent.setHandler((_req, res) => sendJson(res, 503, { error: 'busy' }, { 'Retry-After': '40' }));
     const started = Date.now();
     const retry = await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } });
@@ -122,13 +152,16 @@ describe('POST /endpointConnections/{id}/test', () => {
     expect(retry.body).toMatchObject({
       attempts: 1,
       response: { status: 503 },
-      error: 'the agent answered 503: {"error":"busy"}; the next retry would wait 40 s, longer than a test call may take (25 s); a run would retry later',
+      error:
+        'the agent answered 503: {"error":"busy"}; the next retry would wait 40 s, longer than a test call may take (25 s); a run would retry later',
     });
     // The one slot per minute is taken: the next test call reports the rate limit at once.
     const limited = await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } });
     expect(limited.status).toBe(200);
     expect(limited.body).toMatchObject({ attempts: 0, request: null, response: null });
-    expect(limited.body.error).toMatch(/^the connection's rate limit \(1 per minute\) has no free slot for \d+ s; a run would wait for it$/);
+    expect(limited.body.error).toMatch(
+      /^the connection's rate limit \(1 per minute\) has no free slot for \d+ s; a run would wait for it$/,
+    );
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
@@ -138,7 +171,10 @@ describe('POST /endpointConnections/{id}/test', () => {
     [{ input: {} }, 'input.user_message is required'],
     [{ input: { user_message: 3 } }, 'input.user_message must be a string'],
     [{ input: { user_message: 'x' }, extra: 1 }, "unknown field 'extra'"],
-    [{ input: { user_message: 'x' }, variables: { input: {} } }, 'variables.input is not allowed: the input field sets it'],
+    [
+      { input: { user_message: 'x' }, variables: { input: {} } },
+      'variables.input is not allowed: the input field sets it',
+    ],
     [{ input: { user_message: 'x' }, context: 5 }, 'context must be a string'],
   ])('400 for %j', async (body, message) => {
     const t = await setup();
@@ -150,19 +186,28 @@ describe('POST /endpointConnections/{id}/test', () => {
   it("403 for another organization's connection, 404 for an unknown or deleted one", async () => {
     const t = await setup();
     const other = await newTenant();
-    const foreign = await other.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } });
+    const foreign = await other.api.post(`/endpointConnections/${t.connection.id}/test`, {
+      input: { user_message: 'x' },
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.body.error).toBe('Forbidden');
-    const unknown = await t.api.post('/endpointConnections/econ_01UNKNOWN000000000000000000/test', { input: { user_message: 'x' } });
+    const unknown = await t.api.post('/endpointConnections/econ_01UNKNOWN000000000000000000/test', {
+      input: { user_message: 'x' },
+    });
     expect(unknown.status).toBe(404);
     expect((await t.api.del(`/endpointConnections/${t.connection.id}`)).status).toBe(200);
-    expect((await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } })).status).toBe(404);
+    expect(
+      (await t.api.post(`/endpointConnections/${t.connection.id}/test`, { input: { user_message: 'x' } })).status,
+    ).toBe(404);
   });
 
   it('needs a key', async () => {
     const t = await setup();
     const { call } = await import('../support/api.js');
-    expect((await call('POST', `/endpointConnections/${t.connection.id}/test`, { body: { input: { user_message: 'x' } } })).status).toBe(401);
+    expect(
+      (await call('POST', `/endpointConnections/${t.connection.id}/test`, { body: { input: { user_message: 'x' } } }))
+        .status,
+    ).toBe(401);
   });
 });
 
@@ -185,18 +230,31 @@ describe('literal refused addresses in url are a 400 at create and update', () =
   it('loopback and private literals only when AGENT_ALLOW_PRIVATE_NETWORKS=true; names are checked at call time', async () => {
     const t = await newTenant();
     const product = await createProduct(t.api);
-    expect((await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://127.0.0.1:9/x' }))).status).toBe(201);
-    const created = await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'https://agent.example.com/x' }));
+    expect(
+      (await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://127.0.0.1:9/x' }))).status,
+    ).toBe(201);
+    const created = await t.api.post(
+      '/endpointConnections',
+      connectionBody(product.id, { url: 'https://agent.example.com/x' }),
+    );
     process.env.AGENT_ALLOW_PRIVATE_NETWORKS = 'false';
     try {
-      const loop = await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://127.0.0.1:9/x' }));
+      const loop = await t.api.post(
+        '/endpointConnections',
+        connectionBody(product.id, { url: 'http://127.0.0.1:9/x' }),
+      );
       expect(loop.status).toBe(400);
       expect(loop.body.message).toBe('url must not point at a refused address: 127.0.0.1 is loopback');
       const upd = await t.api.patch(`/endpointConnections/${created.body.id}`, { url: 'http://10.0.0.8/agent' });
       expect(upd.status).toBe(400);
       expect(upd.body.message).toBe('url must not point at a refused address: 10.0.0.8 is private (RFC 1918)');
-      expect((await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://localhost:9/x' }))).status).toBe(201);
-      expect((await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://93.184.216.34/x' }))).status).toBe(201);
+      expect(
+        (await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://localhost:9/x' }))).status,
+      ).toBe(201);
+      expect(
+        (await t.api.post('/endpointConnections', connectionBody(product.id, { url: 'http://93.184.216.34/x' })))
+          .status,
+      ).toBe(201);
     } finally {
       process.env.AGENT_ALLOW_PRIVATE_NETWORKS = 'true';
     }

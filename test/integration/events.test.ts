@@ -23,25 +23,31 @@ describe('sample events', () => {
     expect(new Set(readdirSync(EVENTS_DIR))).toEqual(expected);
   });
 
-  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: its event runs through the function', async (_name, route) => {
-    const file = eventFileName(route);
-    expect(existsSync(join(EVENTS_DIR, file))).toBe(true);
-    const handler = await loadHandler(route.handler);
-    const res = (await handler(read(file), lambdaContext(route.handler))) as { statusCode: number; body: string };
-    expect(res.statusCode).toBeLessThan(500);
-    const body = JSON.parse(res.body);
-    if (res.statusCode >= 400) expect(Object.keys(body).sort()).toEqual(['error', 'message']);
-  });
+  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: its event runs through the function',
+    async (_name, route) => {
+      const file = eventFileName(route);
+      expect(existsSync(join(EVENTS_DIR, file))).toBe(true);
+      const handler = await loadHandler(route.handler);
+      const res = (await handler(read(file), lambdaContext(route.handler))) as { statusCode: number; body: string };
+      expect(res.statusCode).toBeLessThan(500);
+      const body = JSON.parse(res.body);
+      if (res.statusCode >= 400) expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+    },
+  );
 
   it('the authorizer event is refused for its placeholder key, with Unauthorized', async () => {
     const authorizer = await loadHandler('authorizer');
     await expect(authorizer(read('authorizer.json'), lambdaContext('authorizer'))).rejects.toThrow('Unauthorized');
   });
 
-  it.each(jobs.map((j) => [j.name, j] as const))('job %s runs on its event and answers the build-info probe', async (_name, job) => {
-    const handler = await loadHandler(job.handler);
-    await expect(handler(read(`jobs-${job.name}.json`), lambdaContext(job.name))).resolves.toBeDefined();
-    const stamp = await handler(read('jobs-probe.json'), lambdaContext(job.name));
-    expect(stamp).toEqual({ version: expect.any(String), commit: expect.any(String), buildDate: expect.any(String) });
-  });
+  it.each(jobs.map((j) => [j.name, j] as const))(
+    'job %s runs on its event and answers the build-info probe',
+    async (_name, job) => {
+      const handler = await loadHandler(job.handler);
+      await expect(handler(read(`jobs-${job.name}.json`), lambdaContext(job.name))).resolves.toBeDefined();
+      const stamp = await handler(read('jobs-probe.json'), lambdaContext(job.name));
+      expect(stamp).toEqual({ version: expect.any(String), commit: expect.any(String), buildDate: expect.any(String) });
+    },
+  );
 });

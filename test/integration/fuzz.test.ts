@@ -26,7 +26,8 @@ describe('request fuzzer (quick run)', () => {
     const report = findings.map(describeFinding).join('\n\n');
     expect(findings.length, report).toBe(0);
     // The run reaches the handlers: successes and refusals both occur.
-    const count = (pred: (s: number) => boolean) => [...statuses].filter(([s]) => pred(s)).reduce((a, [, n]) => a + n, 0);
+    const count = (pred: (s: number) => boolean) =>
+      [...statuses].filter(([s]) => pred(s)).reduce((a, [, n]) => a + n, 0);
     expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(RUNS / 20);
     expect(count((s) => s === 400)).toBeGreaterThan(RUNS / 5);
   });

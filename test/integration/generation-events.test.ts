@@ -37,27 +37,51 @@ beforeEach(() => {
 });
 
 const generationQueue = { queue: localGenerationQueue, deadLetters: generationDeadLetters, now: () => Date.now() };
-const generate = () => drainRunQueue((e: SQSEvent) => generator(e) as Promise<unknown>, { queue: generationQueue, duplicate: true });
-const deliver = () => drainRunQueue((e: SQSEvent) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate: true });
+const generate = () =>
+  drainRunQueue((e: SQSEvent) => generator(e) as Promise<unknown>, { queue: generationQueue, duplicate: true });
+const deliver = () =>
+  drainRunQueue((e: SQSEvent) => deliverer(e) as Promise<unknown>, {
+    queue: webhookDelayQueue,
+    visibleOnly: true,
+    duplicate: true,
+  });
 
 async function tenantListening() {
   const t = await newTenant();
   const path = `/${t.org.id}`;
-  const hook = await t.api.post('/webhooks', { url: `${receiver.url}${path}`, events: ['test.generated', 'test.failed'] });
+  const hook = await t.api.post('/webhooks', {
+    url: `${receiver.url}${path}`,
+    events: ['test.generated', 'test.failed'],
+  });
   expect(hook.status, JSON.stringify(hook.body)).toBe(201);
   const product = await createProduct(t.api, { description: 'Answers billing questions of Acme customers' });
-  const received = () => receiver.requests.filter((r) => r.url === path).map((r) => r.json as { type: string; data: { id: string; status: string; error: string | null } });
+  const received = () =>
+    receiver.requests
+      .filter((r) => r.url === path)
+      .map((r) => r.json as { type: string; data: { id: string; status: string; error: string | null } });
   return { ...t, product, received };
 }
 
 describe('events of generated tests', () => {
   it('a generated test that reaches SUCCESS is sent once as test.generated, with every job delivered twice', async () => {
     const t = await tenantListening();
-    const created = await t.api.post('/tests', { productId: t.product.id, name: 'probes', type: 'RED_TEAMING', variants: ['misuse'], strategies: ['base64'], maxTestCases: 4 });
+    const created = await t.api.post('/tests', {
+      productId: t.product.id,
+      name: 'probes',
+      type: 'RED_TEAMING',
+      variants: ['misuse'],
+      strategies: ['base64'],
+      maxTestCases: 4,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await generate();
     await deliver();
-    expect(t.received()).toEqual([expect.objectContaining({ type: 'test.generated', data: expect.objectContaining({ id: created.body.id, status: 'SUCCESS' }) })]);
+    expect(t.received()).toEqual([
+      expect.objectContaining({
+        type: 'test.generated',
+        data: expect.objectContaining({ id: created.body.id, status: 'SUCCESS' }),
+      }),
+    ]);
     // Running the queues again changes nothing.
     await generate();
     await deliver();
@@ -67,18 +91,37 @@ describe('events of generated tests', () => {
   it('a generation that fails is sent once as test.failed, with its error', async () => {
     const t = await tenantListening();
     setLlmConfig({ baseUrl: undefined });
-    const created = await t.api.post('/tests', { productId: t.product.id, name: 'probes', type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 2 });
+    const created = await t.api.post('/tests', {
+      productId: t.product.id,
+      name: 'probes',
+      type: 'RED_TEAMING',
+      variants: ['misuse'],
+      maxTestCases: 2,
+    });
     expect(created.status).toBe(201);
     await generate();
     await deliver();
     expect(t.received()).toEqual([
-      expect.objectContaining({ type: 'test.failed', data: expect.objectContaining({ id: created.body.id, status: 'FAILED', error: expect.stringContaining('no generator model is configured') }) }),
+      expect.objectContaining({
+        type: 'test.failed',
+        data: expect.objectContaining({
+          id: created.body.id,
+          status: 'FAILED',
+          error: expect.stringContaining('no generator model is configured'),
+        }),
+      }),
     ]);
   });
 
   it('a cancelled generation sends nothing', async () => {
     const t = await tenantListening();
-    const created = await t.api.post('/tests', { productId: t.product.id, name: 'probes', type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 2 });
+    const created = await t.api.post('/tests', {
+      productId: t.product.id,
+      name: 'probes',
+      type: 'RED_TEAMING',
+      variants: ['misuse'],
+      maxTestCases: 2,
+    });
     expect((await t.api.post(`/tests/${created.body.id}/cancel`)).status).toBe(200);
     await generate();
     await deliver();

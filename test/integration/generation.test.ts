@@ -30,7 +30,8 @@ beforeEach(() => {
 });
 
 const queue = { queue: localGenerationQueue, deadLetters: generationDeadLetters, now: () => Date.now() };
-const drain = (options: { duplicate?: boolean } = {}) => drainRunQueue((e: SQSEvent) => generator(e) as Promise<unknown>, { ...options, queue });
+const drain = (options: { duplicate?: boolean } = {}) =>
+  drainRunQueue((e: SQSEvent) => generator(e) as Promise<unknown>, { ...options, queue });
 
 async function upload(api: Client, fileName: string, contentType: string, body: string | Buffer): Promise<string> {
   const res = await api.get('/storage/generate-put-presigned-url', { fileName, contentType });
@@ -42,9 +43,15 @@ async function upload(api: Client, fileName: string, contentType: string, body: 
 
 async function setup() {
   const t = await newTenant();
-  const product = await createProduct(t.api, { description: 'Answers billing questions of Acme customers', inabilities: ['never gives legal advice'], securityBoundaries: ['never reveals other customers\' data'] });
-  const create = (body: Record<string, unknown>) => t.api.post('/tests', { productId: product.id, name: 'generated', ...body });
-  const cases = async (testId: string) => (await t.api.get('/testCases', { testIds: testId, limit: 1000 })).body as any[];
+  const product = await createProduct(t.api, {
+    description: 'Answers billing questions of Acme customers',
+    inabilities: ['never gives legal advice'],
+    securityBoundaries: ["never reveals other customers' data"],
+  });
+  const create = (body: Record<string, unknown>) =>
+    t.api.post('/tests', { productId: product.id, name: 'generated', ...body });
+  const cases = async (testId: string) =>
+    (await t.api.get('/testCases', { testIds: testId, limit: 1000 })).body as any[];
   const get = async (testId: string) => (await t.api.get(`/tests/${testId}`)).body;
   const spent = async () => (await t.api.get('/organization')).body.spentCredits as number;
   return { ...t, product, create, cases, get, spent };
@@ -53,9 +60,20 @@ async function setup() {
 describe('generation: RED_TEAMING', () => {
   it('writes base attacks per variant, each strategy of the same attack, spread evenly, charged once per call', async () => {
     const t = await setup();
-    const res = await t.create({ type: 'RED_TEAMING', variants: ['misuse', 'data_leakage'], strategies: ['base64', 'leetspeak', 'role_play'], maxTestCases: 10 });
+    const res = await t.create({
+      type: 'RED_TEAMING',
+      variants: ['misuse', 'data_leakage'],
+      strategies: ['base64', 'leetspeak', 'role_play'],
+      maxTestCases: 10,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ status: 'PENDING', strategies: ['original', 'base64', 'leetspeak', 'role_play'], maxTestCases: 10, isExtendable: true, testCaseCount: 0 });
+    expect(res.body).toMatchObject({
+      status: 'PENDING',
+      strategies: ['original', 'base64', 'leetspeak', 'role_play'],
+      maxTestCases: 10,
+      isExtendable: true,
+      testCaseCount: 0,
+    });
     expect(Object.keys(res.body).some((k) => k.startsWith('_'))).toBe(false);
     await drain();
     const done = await t.get(res.body.id);
@@ -70,11 +88,15 @@ describe('generation: RED_TEAMING', () => {
     const count = (v: string, s: string) => cases.filter((c) => c.variant === v && c.strategy === s).length;
     expect([count('misuse', 'original'), count('data_leakage', 'original')]).toEqual([2, 2]);
     expect(count('misuse', 'base64') + count('misuse', 'leetspeak') + count('misuse', 'role_play')).toBe(3);
-    expect(count('data_leakage', 'base64') + count('data_leakage', 'leetspeak') + count('data_leakage', 'role_play')).toBe(3);
+    expect(
+      count('data_leakage', 'base64') + count('data_leakage', 'leetspeak') + count('data_leakage', 'role_play'),
+    ).toBe(3);
     const originals = cases.filter((c) => c.strategy === 'original').map((c) => c.input as string);
     for (const c of cases.filter((x) => x.strategy === 'base64')) expect(originals.map(base64)).toContain(c.input);
-    for (const c of cases.filter((x) => x.strategy === 'leetspeak')) expect(originals.map(leetspeak)).toContain(c.input);
-    for (const c of cases.filter((x) => x.strategy === 'role_play')) expect(c.input).toMatch(/^role_play version of attack/);
+    for (const c of cases.filter((x) => x.strategy === 'leetspeak'))
+      expect(originals.map(leetspeak)).toContain(c.input);
+    for (const c of cases.filter((x) => x.strategy === 'role_play'))
+      expect(c.input).toMatch(/^role_play version of attack/);
     for (const c of cases) expect(c).toMatchObject({ testId: res.body.id, languageCode: 'en', isAugmented: false });
     // One call per step, each charged one credit (no evaluator-model record for gpt-4.1-mini).
     expect(llm.requests.length).toBe(2);
@@ -82,7 +104,16 @@ describe('generation: RED_TEAMING', () => {
     // A strict json_schema whose schema holds what is asked: the attacks' count and each written rewrite.
     expect(llm.requests[0]!.body.response_format).toMatchObject({
       type: 'json_schema',
-      json_schema: { name: 'red_team_attacks', strict: true, schema: { additionalProperties: false, properties: { attacks: { minItems: 2, maxItems: 2, items: { properties: { rewrites: { required: ['role_play'] } } } } } } },
+      json_schema: {
+        name: 'red_team_attacks',
+        strict: true,
+        schema: {
+          additionalProperties: false,
+          properties: {
+            attacks: { minItems: 2, maxItems: 2, items: { properties: { rewrites: { required: ['role_play'] } } } },
+          },
+        },
+      },
     });
     expect(llm.requests[0]!.messages.map((m) => m.content).join('\n')).toContain('never reveals other customers');
     expect(await t.spent()).toBe(2);
@@ -115,7 +146,13 @@ describe('generation: RED_TEAMING', () => {
     const res = await t.create({ type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 3 });
     // A worker took step 0 and reserved its credit, then died (its lease has run out).
     const cycle = new Date().toISOString().slice(0, 7);
-    expect(await claimStep(t.org.id, res.body.id, { seq: 1, step: 0, status: 'PENDING' }, Date.now(), 0, { cycle, amount: 1, limit: 1000 })).toBe('claimed');
+    expect(
+      await claimStep(t.org.id, res.body.id, { seq: 1, step: 0, status: 'PENDING' }, Date.now(), 0, {
+        cycle,
+        amount: 1,
+        limit: 1000,
+      }),
+    ).toBe('claimed');
     expect((await t.api.get('/organization')).body.pendingCredits).toBe(1);
     await drain({ duplicate: true });
     expect(await t.get(res.body.id)).toMatchObject({ status: 'SUCCESS', testCaseCount: 3 });
@@ -144,7 +181,11 @@ describe('generation: a step that fails on every receive', () => {
     const job = { organizationId: t.org.id, testId: res.body.id, seq: stored!._gen!.seq, step: 0 };
     await abandonGenerationStep(job, new Error('Throughput exceeds the current capacity'));
     const failed = await t.get(res.body.id);
-    expect(failed).toMatchObject({ status: 'FAILED', error: 'generation stopped: step 1 failed 3 times (Throughput exceeds the current capacity)', testCaseCount: 0 });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      error: 'generation stopped: step 1 failed 3 times (Throughput exceeds the current capacity)',
+      testCaseCount: 0,
+    });
     // A second give-up (another copy of the message) changes nothing; a stale action is ignored.
     await abandonGenerationStep(job, new Error('other'));
     await abandonGenerationStep({ ...job, seq: job.seq + 1 }, new Error('stale'));
@@ -155,8 +196,19 @@ describe('generation: a step that fails on every receive', () => {
 describe('generation: QUALITY', () => {
   it('reads a PDF ground truth, chunks it and writes cases with the chunk as context', async () => {
     const t = await setup();
-    const uri = await upload(t.api, 'handbook.pdf', 'application/pdf', minimalPdf(['Refunds are paid within 14 days.', 'Shipping is free above 50 euros.']));
-    const res = await t.create({ type: 'QUALITY', groundTruthUri: uri, variants: ['rag', 'summarization'], maxTestCases: 4, fewShot: 'Q: How long? A: 14 days.' });
+    const uri = await upload(
+      t.api,
+      'handbook.pdf',
+      'application/pdf',
+      minimalPdf(['Refunds are paid within 14 days.', 'Shipping is free above 50 euros.']),
+    );
+    const res = await t.create({
+      type: 'QUALITY',
+      groundTruthUri: uri,
+      variants: ['rag', 'summarization'],
+      maxTestCases: 4,
+      fewShot: 'Q: How long? A: 14 days.',
+    });
     expect(res.body).toMatchObject({ status: 'PENDING', isExtendable: true, groundTruthUri: uri, strategies: [] });
     await drain();
     expect(await t.get(res.body.id)).toMatchObject({ status: 'SUCCESS', testCaseCount: 4 });
@@ -177,7 +229,8 @@ describe('generation: QUALITY', () => {
 
   it('reads an HTML ground truth with its tags stripped; extend appends, augment appends marked cases', async () => {
     const t = await setup();
-    const html = '<html><head><style>p{color:red}</style></head><body><h1>Plans</h1><p>The <b>Pro</b> plan costs 20 &euro; a month.</p><script>alert(1)</script></body></html>';
+    const html =
+      '<html><head><style>p{color:red}</style></head><body><h1>Plans</h1><p>The <b>Pro</b> plan costs 20 &euro; a month.</p><script>alert(1)</script></body></html>';
     const uri = await upload(t.api, 'plans.html', 'text/html', html);
     const res = await t.create({ type: 'QUALITY', groundTruthUri: uri, maxTestCases: 3 });
     await drain();
@@ -202,7 +255,12 @@ describe('generation: QUALITY', () => {
     expect(all).toHaveLength(15);
     expect(all.filter((c) => c.isAugmented)).toHaveLength(10);
     expect(all.map((c) => c.index)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
-    expect(llm.requests.at(-1)!.messages.map((m) => m.content).join('\n')).toContain('existing test case');
+    expect(
+      llm.requests
+        .at(-1)!
+        .messages.map((m) => m.content)
+        .join('\n'),
+    ).toContain('existing test case');
   });
 
   it('without a document: cases from the product, not extendable', async () => {
@@ -217,7 +275,10 @@ describe('generation: QUALITY', () => {
     expect(prompt).toContain('Write in Portuguese.');
     const extend = await t.api.post(`/tests/${res.body.id}/extend`, { count: 1 });
     expect(extend.status).toBe(409);
-    expect(extend.body).toEqual({ error: 'Conflict', message: `test ${res.body.id} is not extendable (isExtendable is false: a QUALITY test without a groundTruthUri)` });
+    expect(extend.body).toEqual({
+      error: 'Conflict',
+      message: `test ${res.body.id} is not extendable (isExtendable is false: a QUALITY test without a groundTruthUri)`,
+    });
   });
 
   it('fails with an error naming the file when the document cannot be read', async () => {
@@ -229,8 +290,15 @@ describe('generation: QUALITY', () => {
     await drain();
     const fa = await t.get(a.id);
     expect(fa.status).toBe('FAILED');
-    expect(fa.error).toMatch(new RegExp(`^groundTruthUri ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be read: it is not a readable PDF`));
-    expect(await t.get(b.id)).toMatchObject({ status: 'FAILED', error: `groundTruthUri ${missing} could not be read: no such file` });
+    expect(fa.error).toMatch(
+      new RegExp(
+        `^groundTruthUri ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be read: it is not a readable PDF`,
+      ),
+    );
+    expect(await t.get(b.id)).toMatchObject({
+      status: 'FAILED',
+      error: `groundTruthUri ${missing} could not be read: no such file`,
+    });
     expect(llm.requests).toHaveLength(0);
   });
 });
@@ -240,7 +308,13 @@ describe('generation: SCENARIOS', () => {
     const t = await setup();
     const source = (await t.create({ type: 'QUALITY', maxTestCases: 3 })).body;
     await drain();
-    const res = await t.create({ type: 'SCENARIOS', strategies: ['written', 'spoken'], sourceTestId: source.id, customUserPersona: 'A retired teacher who types slowly', maxTestCases: 5 });
+    const res = await t.create({
+      type: 'SCENARIOS',
+      strategies: ['written', 'spoken'],
+      sourceTestId: source.id,
+      customUserPersona: 'A retired teacher who types slowly',
+      maxTestCases: 5,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     await drain();
     expect(await t.get(res.body.id)).toMatchObject({ status: 'SUCCESS', testCaseCount: 5 });
@@ -248,18 +322,30 @@ describe('generation: SCENARIOS', () => {
     expect(cases.filter((c) => c.strategy === 'written')).toHaveLength(3);
     expect(cases.filter((c) => c.strategy === 'spoken')).toHaveLength(2);
     for (const c of cases) {
-      expect(c).toMatchObject({ userPersona: 'A retired teacher who types slowly', stoppingCriterias: ['the refund is confirmed'], maxIterations: 4, input: null });
+      expect(c).toMatchObject({
+        userPersona: 'A retired teacher who types slowly',
+        stoppingCriterias: ['the refund is confirmed'],
+        maxIterations: 4,
+        input: null,
+      });
       expect(c.goal).toMatch(/^Get a refund/);
       expect(c.scenario).toMatch(/^Order/);
     }
-    const prompts = llm.requests.filter((r) => r.schemaName === 'scenario_cases').map((r) => r.messages.map((m) => m.content).join('\n'));
+    const prompts = llm.requests
+      .filter((r) => r.schemaName === 'scenario_cases')
+      .map((r) => r.messages.map((m) => m.content).join('\n'));
     expect(prompts[0]).toContain('Question');
     expect(prompts.some((p) => p.includes('short spoken sentences'))).toBe(true);
   });
 
   it('builds scenarios on a data catalog', async () => {
     const t = await setup();
-    const catalog = await upload(t.api, 'catalog.json', 'application/json', JSON.stringify({ products: [{ sku: 'KB-42', name: 'Mechanical keyboard' }] }));
+    const catalog = await upload(
+      t.api,
+      'catalog.json',
+      'application/json',
+      JSON.stringify({ products: [{ sku: 'KB-42', name: 'Mechanical keyboard' }] }),
+    );
     const res = await t.create({ type: 'SCENARIOS', strategies: ['spoken'], dataCatalogUri: catalog, maxTestCases: 2 });
     await drain();
     expect(await t.get(res.body.id)).toMatchObject({ status: 'SUCCESS', testCaseCount: 2 });
@@ -360,15 +446,23 @@ describe('generation: failures and cancel', () => {
     expect(await t.cases(res.body.id)).toHaveLength(10);
     const again = await t.api.post(`/tests/${res.body.id}/cancel`);
     expect(again.status).toBe(409);
-    expect(again.body.message).toBe(`test ${res.body.id} is CANCELLED; only a PENDING, EXTENDING or AUGMENTING test can be cancelled`);
+    expect(again.body.message).toBe(
+      `test ${res.body.id} is CANCELLED; only a PENDING, EXTENDING or AUGMENTING test can be cancelled`,
+    );
     expect((await t.api.post(`/tests/${res.body.id}/augment`, { count: 1 })).status).toBe(409);
   });
 });
 
 describe('generation routes: validation and tenancy', () => {
   it.each([
-    [{ type: 'RED_TEAMING', strategies: ['original', 'pig_latin'] }, 'strategies[1] must be one of: original, base64, hex, rot13, leetspeak, homoglyph, morse, zero_width, role_play, prefix, creative_writing, persuasive_content, data_analysis, bait_and_switch, empathetic_framing, biblical, math_prompt, emoji (type RED_TEAMING)'],
-    [{ type: 'QUALITY', strategies: ['base64'] }, 'strategies must be empty for QUALITY tests (QUALITY takes no strategies)'],
+    [
+      { type: 'RED_TEAMING', strategies: ['original', 'pig_latin'] },
+      'strategies[1] must be one of: original, base64, hex, rot13, leetspeak, homoglyph, morse, zero_width, role_play, prefix, creative_writing, persuasive_content, data_analysis, bait_and_switch, empathetic_framing, biblical, math_prompt, emoji (type RED_TEAMING)',
+    ],
+    [
+      { type: 'QUALITY', strategies: ['base64'] },
+      'strategies must be empty for QUALITY tests (QUALITY takes no strategies)',
+    ],
     [{ type: 'SCENARIOS', strategies: ['default'] }, 'strategies[0] must be one of: written, spoken (type SCENARIOS)'],
     [{ type: 'QUALITY', maxTestCases: 1001 }, 'maxTestCases must be at most 1000 for QUALITY tests'],
     [{ type: 'RED_TEAMING', maxTestCases: 1001 }, 'maxTestCases must be at most 1000 for RED_TEAMING tests'],
@@ -380,7 +474,7 @@ describe('generation routes: validation and tenancy', () => {
     expect(res.body).toEqual({ error: 'Bad Request', message });
   });
 
-  it('refuses a sourceTestId that is not a QUALITY test, or another organization\'s', async () => {
+  it("refuses a sourceTestId that is not a QUALITY test, or another organization's", async () => {
     const t = await setup();
     const other = await setup();
     const red = (await t.create({ type: 'RED_TEAMING', variants: ['misuse'] })).body;
@@ -390,7 +484,9 @@ describe('generation routes: validation and tenancy', () => {
     const theirs = (await other.create({ type: 'QUALITY' })).body;
     expect((await t.create({ type: 'SCENARIOS', strategies: ['written'], sourceTestId: theirs.id })).status).toBe(403);
     const quality = (await t.create({ type: 'QUALITY' })).body;
-    expect((await t.create({ type: 'QUALITY', sourceTestId: quality.id })).body.message).toBe('sourceTestId is only for SCENARIOS tests');
+    expect((await t.create({ type: 'QUALITY', sourceTestId: quality.id })).body.message).toBe(
+      'sourceTestId is only for SCENARIOS tests',
+    );
   });
 
   it('validates extend and augment bodies', async () => {
@@ -398,8 +494,14 @@ describe('generation routes: validation and tenancy', () => {
     const test = (await t.create({ type: 'RED_TEAMING', variants: ['misuse'], maxTestCases: 1 })).body;
     await drain();
     for (const action of ['extend', 'augment']) {
-      expect((await t.api.post(`/tests/${test.id}/${action}`, { count: 0 })).body).toEqual({ error: 'Bad Request', message: 'count must be at least 1' });
-      expect((await t.api.post(`/tests/${test.id}/${action}`, { count: 1001 })).body).toEqual({ error: 'Bad Request', message: 'count must be at most 1000' });
+      expect((await t.api.post(`/tests/${test.id}/${action}`, { count: 0 })).body).toEqual({
+        error: 'Bad Request',
+        message: 'count must be at least 1',
+      });
+      expect((await t.api.post(`/tests/${test.id}/${action}`, { count: 1001 })).body).toEqual({
+        error: 'Bad Request',
+        message: 'count must be at most 1000',
+      });
       expect((await t.api.post(`/tests/${test.id}/${action}`, { size: 2 })).status).toBe(400);
     }
     expect((await t.api.post(`/tests/${test.id}/cancel`, { now: true })).status).toBe(400);

@@ -12,7 +12,8 @@ const CJK = '雨'.repeat(250_000); // 750 KB
 const EMOJI = '😀'.repeat(250_000); // 1 MB
 const EMOJI_2 = '🌧'.repeat(250_000);
 /** `n` characters (code points): a prefix filled up with one emoji (String#padEnd would split surrogate pairs). */
-const fill = (prefix: string | number, emoji: string, n: number) => `${prefix}${emoji.repeat(n - [...String(prefix)].length)}`;
+const fill = (prefix: string | number, emoji: string, n: number) =>
+  `${prefix}${emoji.repeat(n - [...String(prefix)].length)}`;
 
 async function setup() {
   const t = await newTenant();
@@ -35,7 +36,12 @@ describe('large turns', () => {
   it('round-trips 250,000 CJK characters of input and 250,000 emoji of output through POST, GET, list and PATCH', async () => {
     const t = await setup();
     const s = await t.session();
-    const created = await t.api.post('/inferenceResults', { sessionId: s.id, input: CJK, output: EMOJI, retrievalContext: ['ctx'] });
+    const created = await t.api.post('/inferenceResults', {
+      sessionId: s.id,
+      input: CJK,
+      output: EMOJI,
+      retrievalContext: ['ctx'],
+    });
     expect(created.status).toBe(201);
     expect(created.body.input).toBe(CJK);
     expect(created.body.output).toBe(EMOJI);
@@ -73,7 +79,9 @@ describe('large turns', () => {
     const shrunk = await t.api.patch(`/inferenceResults/${id}`, { output: 'short' });
     expect(shrunk.body).toMatchObject({ input: CJK, output: 'short' });
     expect((await t.api.get(`/inferenceResults/${id}`)).body.output).toBe('short');
-    expect(await objectsUnder(`orgs/${t.org.id}/inferenceResults/${id}/`)).toEqual([`orgs/${t.org.id}/inferenceResults/${id}/input.json`]);
+    expect(await objectsUnder(`orgs/${t.org.id}/inferenceResults/${id}/`)).toEqual([
+      `orgs/${t.org.id}/inferenceResults/${id}/input.json`,
+    ]);
   });
 
   it('stores a batch of large turns in one transaction', async () => {
@@ -105,13 +113,18 @@ describe('large turns', () => {
     const res = await t.api.post('/inferenceResults/batch', { sessionId: s.id, messages });
     expect(res.status).toBe(201);
     expect(res.body).toHaveLength(100);
-    const list = (await t.api.get('/inferenceResults', { sessionIds: s.id, limit: 1000 })).body as { input: string; output: string }[];
+    const list = (await t.api.get('/inferenceResults', { sessionIds: s.id, limit: 1000 })).body as {
+      input: string;
+      output: string;
+    }[];
     expect(list).toHaveLength(100);
     list.forEach((turn, i) => {
       expect(turn.input).toBe(messages[2 * i]!.content);
       expect(turn.output).toBe(messages[2 * i + 1]!.content);
     });
-    const page = (await t.api.get('/inferenceResults', { sessionIds: s.id, limit: 2, offset: 50 })).body as { input: string }[];
+    const page = (await t.api.get('/inferenceResults', { sessionIds: s.id, limit: 2, offset: 50 })).body as {
+      input: string;
+    }[];
     expect(page.map((x) => x.input)).toEqual([messages[100]!.content, messages[102]!.content]);
   });
 });
@@ -120,7 +133,9 @@ describe('large spans', () => {
   it('keeps a batch of 100 spans (6 MB in all) within the 4 MB transaction, each read back whole', async () => {
     const t = await setup();
     const s = await t.session();
-    const turn = (await t.api.post('/inferenceResults', { sessionId: s.id, input: 'q', output: 'a' })).body as { id: string };
+    const turn = (await t.api.post('/inferenceResults', { sessionId: s.id, input: 'q', output: 'a' })).body as {
+      id: string;
+    };
     const spans = Array.from({ length: 100 }, (_, i) => ({
       id: `trace_large_${i}`,
       inferenceResultId: turn.id,
@@ -131,7 +146,10 @@ describe('large spans', () => {
     }));
     const res = await t.api.post('/traces/batch', { spans });
     expect(res.status).toBe(201);
-    const list = (await t.api.get('/traces', { sessionIds: s.id, limit: 1000 })).body as { id: string; description: string }[];
+    const list = (await t.api.get('/traces', { sessionIds: s.id, limit: 1000 })).body as {
+      id: string;
+      description: string;
+    }[];
     expect(list.map((x) => [x.id, x.description])).toEqual(spans.map((x) => [x.id, x.description]));
     // a duplicate id is a 409 and leaves the stored span's objects as they were
     const dup = await t.api.post('/traces', { ...spans[0], description: '🧨'.repeat(100_000) });
@@ -155,7 +173,12 @@ describe('large values seen whole by the evaluator', () => {
     expect(tc.status).toBe(201);
     const s = await t.session({ testCaseId: tc.body.id });
     await t.api.post('/inferenceResults', { sessionId: s.id, input: CJK, output: answer });
-    const evals = (await t.api.post('/evaluations', { sessionId: s.id, metricIds: ['met_json_field_match', 'met_is_json', 'met_non_empty_output'] })).body as { id: string; metricId: string }[];
+    const evals = (
+      await t.api.post('/evaluations', {
+        sessionId: s.id,
+        metricIds: ['met_json_field_match', 'met_is_json', 'met_non_empty_output'],
+      })
+    ).body as { id: string; metricId: string }[];
     expect(evals).toHaveLength(3);
     await drainLocalQueue((e) => evaluator(e) as Promise<unknown>);
     for (const e of evals) {
@@ -187,7 +210,11 @@ describe('large test cases', () => {
     expect(created.body).toMatchObject({ ...body, testId: test.id });
     const read = await t.api.get(`/testCases/${created.body.id}`);
     expect(read.body).toEqual(created.body);
-    const second = await t.api.post('/testCases', { testId: test.id, input: { messages: [{ role: 'user', content: 'x'.repeat(60_000) }] }, expectedOutput: 'y' });
+    const second = await t.api.post('/testCases', {
+      testId: test.id,
+      input: { messages: [{ role: 'user', content: 'x'.repeat(60_000) }] },
+      expectedOutput: 'y',
+    });
     expect(second.status).toBe(201);
     const list = await t.api.get('/testCases', { testIds: test.id });
     expect(list.body).toEqual([created.body, second.body]);
@@ -206,12 +233,18 @@ describe('large test cases', () => {
     const res = await t.api.post('/tests', { productId: t.product.id, name: 'csv', type: 'QUALITY', uri });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 3 });
-    const cases = (await t.api.get('/testCases', { testIds: res.body.id })).body as { input: string; expectedOutput: string }[];
+    const cases = (await t.api.get('/testCases', { testIds: res.body.id })).body as {
+      input: string;
+      expectedOutput: string;
+    }[];
     expect(cases.map((c) => [c.input, c.expectedOutput])).toEqual(rows);
 
     const tooLong = await upload(t.api, `input,expected_output\nq,a\n${csvCell(`${CJK}x`)},a\n`);
     const refused = await t.api.post('/tests', { productId: t.product.id, name: 'csv', type: 'QUALITY', uri: tooLong });
-    expect(refused.body).toMatchObject({ status: 'FAILED', error: 'line 3: input must have at most 250000 characters' });
+    expect(refused.body).toMatchObject({
+      status: 'FAILED',
+      error: 'line 3: input must have at most 250000 characters',
+    });
   });
 });
 
@@ -242,19 +275,31 @@ describe('catalog records at their schema maxima', () => {
     const beyond = await t.api.post('/products', { ...body, policies: statements('📜', 9) });
     expect(beyond.body).toEqual({ error: 'Bad Request', message: 'policies must be at most 65536 bytes as JSON' });
     // the character limits stay: 100 short statements are fine
-    expect((await t.api.post('/products', { name: 'p', capabilities: Array.from({ length: 100 }, (_, i) => `can ${i}`) })).status).toBe(201);
+    expect(
+      (await t.api.post('/products', { name: 'p', capabilities: Array.from({ length: 100 }, (_, i) => `can ${i}`) }))
+        .status,
+    ).toBe(201);
   });
 
   it('versions: a 100,000-character system prompt, 256 KB of UTF-8 at most', async () => {
     const t = await newTenant();
     const product = await createProduct(t.api);
-    const base = { productId: product.id, name: '🏷'.repeat(200), description: '📝'.repeat(10_000), modelId: '🤖'.repeat(200) };
+    const base = {
+      productId: product.id,
+      name: '🏷'.repeat(200),
+      description: '📝'.repeat(10_000),
+      modelId: '🤖'.repeat(200),
+    };
     expect((await t.api.post('/versions', { ...base, systemPrompt: 'p'.repeat(100_000) })).status).toBe(201);
     const emoji = await t.api.post('/versions', { ...base, name: 'v2', systemPrompt: '💬'.repeat(65_536) });
     expect(emoji.status).toBe(201);
     expect((await t.api.get(`/versions/${emoji.body.id}`)).body.systemPrompt).toBe('💬'.repeat(65_536));
-    expect((await t.api.post('/versions', { ...base, name: 'v3', systemPrompt: '💬'.repeat(65_537) })).body.message).toBe('systemPrompt must be at most 262144 bytes of UTF-8');
-    expect((await t.api.patch(`/versions/${emoji.body.id}`, { systemPrompt: '💬'.repeat(65_537) })).body.message).toBe('systemPrompt must be at most 262144 bytes of UTF-8');
+    expect(
+      (await t.api.post('/versions', { ...base, name: 'v3', systemPrompt: '💬'.repeat(65_537) })).body.message,
+    ).toBe('systemPrompt must be at most 262144 bytes of UTF-8');
+    expect((await t.api.patch(`/versions/${emoji.body.id}`, { systemPrompt: '💬'.repeat(65_537) })).body.message).toBe(
+      'systemPrompt must be at most 262144 bytes of UTF-8',
+    );
   });
 
   it('endpoint connections: template, headers, output mapping and input schema at their byte budgets', async () => {
@@ -262,8 +307,16 @@ describe('catalog records at their schema maxima', () => {
     const product = await createProduct(t.api);
     const template = `{"message": "{{ input.user_message }}", "pad": "${'🧩'.repeat(25_000)}"}`; // ~100 KB
     const headers = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`X-Big-${i}`, 'h'.repeat(8192)])); // ~24.6 KB
-    const outputMapping = { output: '$.reply', ...Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`.padEnd(200, 'k'), `$.${'a'.repeat(998)}`])) }; // ~30 KB
-    const inputSchema = { type: 'object', properties: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(1000) }])) }; // ~62 KB
+    const outputMapping = {
+      output: '$.reply',
+      ...Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`.padEnd(200, 'k'), `$.${'a'.repeat(998)}`])),
+    }; // ~30 KB
+    const inputSchema = {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 60 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(1000) }]),
+      ),
+    }; // ~62 KB
     const body = connectionBody(product.id, {
       name: '🔌'.repeat(200),
       url: `https://agent.example.com/${'u'.repeat(2000)}`,
@@ -276,18 +329,40 @@ describe('catalog records at their schema maxima', () => {
     });
     const res = await t.api.post('/endpointConnections', body);
     expect(res.status).toBe(201);
-    expect((await t.api.get(`/endpointConnections/${res.body.id}`)).body).toMatchObject({ inputTemplate: template, headers, outputMapping, inputSchema });
-    const beyond = async (o: Record<string, unknown>) => (await t.api.post('/endpointConnections', { ...body, ...o })).body.message;
-    expect(await beyond({ inputTemplate: `${template}${'🧩'.repeat(700)}` })).toBe('inputTemplate must be at most 102400 bytes of UTF-8');
-    expect(await beyond({ headers: { ...headers, 'X-Big-3': 'h'.repeat(8192) } })).toBe('headers must be at most 32768 bytes as JSON');
-    expect(await beyond({ outputMapping: { ...outputMapping, ...Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`z${i}`.padEnd(200, 'z'), `$.${'b'.repeat(998)}`])) } })).toBe(
-      'outputMapping must be at most 32768 bytes as JSON',
-    );
-    expect(await beyond({ inputSchema: { ...inputSchema, description: 'd'.repeat(5000) } })).toBe('inputSchema must be at most 65536 bytes as JSON');
-    expect(await beyond({ headers: { ['X'.repeat(257)]: 'v' } })).toMatch(/^headers key 'X+…' must have at most 256 characters$/);
-    expect((await t.api.patch(`/endpointConnections/${res.body.id}`, { inputTemplate: `${template}${'🧩'.repeat(700)}` })).body.message).toBe(
+    expect((await t.api.get(`/endpointConnections/${res.body.id}`)).body).toMatchObject({
+      inputTemplate: template,
+      headers,
+      outputMapping,
+      inputSchema,
+    });
+    const beyond = async (o: Record<string, unknown>) =>
+      (await t.api.post('/endpointConnections', { ...body, ...o })).body.message;
+    expect(await beyond({ inputTemplate: `${template}${'🧩'.repeat(700)}` })).toBe(
       'inputTemplate must be at most 102400 bytes of UTF-8',
     );
+    expect(await beyond({ headers: { ...headers, 'X-Big-3': 'h'.repeat(8192) } })).toBe(
+      'headers must be at most 32768 bytes as JSON',
+    );
+    expect(
+      await beyond({
+        outputMapping: {
+          ...outputMapping,
+          ...Object.fromEntries(
+            Array.from({ length: 5 }, (_, i) => [`z${i}`.padEnd(200, 'z'), `$.${'b'.repeat(998)}`]),
+          ),
+        },
+      }),
+    ).toBe('outputMapping must be at most 32768 bytes as JSON');
+    expect(await beyond({ inputSchema: { ...inputSchema, description: 'd'.repeat(5000) } })).toBe(
+      'inputSchema must be at most 65536 bytes as JSON',
+    );
+    expect(await beyond({ headers: { ['X'.repeat(257)]: 'v' } })).toMatch(
+      /^headers key 'X+…' must have at most 256 characters$/,
+    );
+    expect(
+      (await t.api.patch(`/endpointConnections/${res.body.id}`, { inputTemplate: `${template}${'🧩'.repeat(700)}` }))
+        .body.message,
+    ).toBe('inputTemplate must be at most 102400 bytes of UTF-8');
   });
 
   it('metrics, specifications, monitors, phone connections, tests and sessions at their maxima', async () => {
@@ -307,7 +382,11 @@ describe('catalog records at their schema maxima', () => {
     expect(metric.status).toBe(201);
     expect((await t.api.get(`/metrics/${metric.body.id}`)).body.judgePrompt).toBe('🧮'.repeat(50_000));
 
-    const spec = await t.api.post('/specifications', { productId: product.id, description: '📝'.repeat(10_000), type: 'CAPABILITY' });
+    const spec = await t.api.post('/specifications', {
+      productId: product.id,
+      description: '📝'.repeat(10_000),
+      type: 'CAPABILITY',
+    });
     expect(spec.status).toBe(201);
 
     const monitor = await t.api.post('/monitors', {
@@ -322,7 +401,15 @@ describe('catalog records at their schema maxima', () => {
     });
     expect(monitor.status).toBe(201);
 
-    expect((await t.api.post('/phoneConnections', { productId: product.id, name: '📞'.repeat(200), phoneNumber: '+141555501234567' })).status).toBe(201);
+    expect(
+      (
+        await t.api.post('/phoneConnections', {
+          productId: product.id,
+          name: '📞'.repeat(200),
+          phoneNumber: '+141555501234567',
+        })
+      ).status,
+    ).toBe(201);
 
     const metadata = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`k${i}`, '🗂'.repeat(1000)])); // ~60 KB
     const list = (tag: string) => Array.from({ length: 20 }, (_, i) => fill(i, tag, 200));
@@ -338,14 +425,31 @@ describe('catalog records at their schema maxima', () => {
     });
     expect(test.status).toBe(201);
     expect((await t.api.get(`/tests/${test.body.id}`)).body.fewShot).toBe('📚'.repeat(16_384));
-    expect((await t.api.post('/tests', { productId: product.id, name: 't', type: 'QUALITY', fewShot: 'f'.repeat(50_000) })).status).toBe(201);
-    expect((await t.api.post('/tests', { productId: product.id, name: 't', type: 'QUALITY', fewShot: '📚'.repeat(16_385) })).body.message).toBe('fewShot must be at most 65536 bytes of UTF-8');
+    expect(
+      (await t.api.post('/tests', { productId: product.id, name: 't', type: 'QUALITY', fewShot: 'f'.repeat(50_000) }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await t.api.post('/tests', { productId: product.id, name: 't', type: 'QUALITY', fewShot: '📚'.repeat(16_385) }))
+        .body.message,
+    ).toBe('fewShot must be at most 65536 bytes of UTF-8');
 
-    const session = await t.api.post('/sessions', { versionId: version.id, context: '🧵'.repeat(32_768), metadata, customId: '🆔'.repeat(200) });
+    const session = await t.api.post('/sessions', {
+      versionId: version.id,
+      context: '🧵'.repeat(32_768),
+      metadata,
+      customId: '🆔'.repeat(200),
+    });
     expect(session.status).toBe(201);
-    const patched = await t.api.patch(`/sessions/${session.body.id}`, { status: 'FAILED', error: '💥'.repeat(10_000), stoppingReason: '🛑'.repeat(1000) });
+    const patched = await t.api.patch(`/sessions/${session.body.id}`, {
+      status: 'FAILED',
+      error: '💥'.repeat(10_000),
+      stoppingReason: '🛑'.repeat(1000),
+    });
     expect(patched.status).toBe(200);
     expect((await t.api.post('/sessions', { versionId: version.id, context: 'c'.repeat(100_000) })).status).toBe(201);
-    expect((await t.api.post('/sessions', { versionId: version.id, context: '🧵'.repeat(32_769) })).body.message).toBe('context must be at most 131072 bytes of UTF-8');
+    expect((await t.api.post('/sessions', { versionId: version.id, context: '🧵'.repeat(32_769) })).body.message).toBe(
+      'context must be at most 131072 bytes of UTF-8',
+    );
   });
 });

@@ -16,7 +16,9 @@ const { createLocalServer } = await import('../../infra/local/server.js');
 const { GATEWAY_BODIES } = await import('../../shared/http/errors.js');
 
 function listen(server: Server): Promise<string> {
-  return new Promise((res) => server.listen(0, '127.0.0.1', () => res(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((res) =>
+    server.listen(0, '127.0.0.1', () => res(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 describe('the local server guard', () => {

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Read at load by the logger and the metrics: every line at debug, and metric lines printed too.
 const saved = vi.hoisted(() => {
-  const before = { LOG_LEVEL: process.env.LOG_LEVEL, POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED };
+  const before = {
+    LOG_LEVEL: process.env.LOG_LEVEL,
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED,
+  };
   process.env.LOG_LEVEL = 'debug';
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   return before;
@@ -54,7 +57,11 @@ beforeAll(async () => {
   }
   for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      written.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+      written.push(
+        args
+          .map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a)))
+          .join(' '),
+      );
     });
   }
   agent = await startAgent();
@@ -89,12 +96,19 @@ const jsonLines = () =>
     .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('logs at debug level', () => {
-  it('never carry a secret, an API key or a signing secret through a run, a connection test and a webhook delivery', { timeout: 90_000 }, async () => {
+  it('never carry a secret, an API key or a signing secret through a run, a connection test and a webhook delivery', {
+    timeout: 90_000,
+  }, async () => {
     localRunQueue.messages.length = 0;
     localWebhookQueue.messages.length = 0;
     // The agent and the LLM provider both answer with what they were sent, headers included; the
     // LLM's first answer is a 500 that quotes them.
-    agent.setHandler((req, res) => sendJson(res, req.url.startsWith('/test') ? 500 : 200, { reply: `got ${req.json?.message}`, headers: req.headers }));
+    agent.setHandler((req, res) =>
+      sendJson(res, req.url.startsWith('/test') ? 500 : 200, {
+        reply: `got ${req.json?.message}`,
+        headers: req.headers,
+      }),
+    );
     let llmCalls = 0;
     llm.setHandler((req) => {
       if (llmCalls++ === 0) return reply.raw(500, { error: 'overloaded', seen: req.headers });
@@ -104,40 +118,79 @@ describe('logs at debug level', () => {
     setLlmConfig({ baseUrl: llm.url, apiKey: LLM_MARK, timeoutMs: 2000, backoffMs: 10, maxAttempts: 2 });
 
     const t = await newTenant();
-    const hook = await t.api.post('/webhooks', { url: `${receiver.url}/hook`, events: ['run.completed', 'run.failed'] });
+    const hook = await t.api.post('/webhooks', {
+      url: `${receiver.url}/hook`,
+      events: ['run.completed', 'run.failed'],
+    });
     expect(hook.status).toBe(201);
     const signingSecret = hook.body.secret as string;
 
     // A run: SCENARIOS, two turns of a simulated user, scored by the judge.
     const product = await createProduct(t.api);
-    const conversation = await createConnection(t.api, product.id, { url: `${agent.url}/chat`, authType: 'API_KEY', authToken: RUN_MARK, outputMapping: { output: '$.reply' } });
+    const conversation = await createConnection(t.api, product.id, {
+      url: `${agent.url}/chat`,
+      authType: 'API_KEY',
+      authToken: RUN_MARK,
+      outputMapping: { output: '$.reply' },
+    });
     const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: conversation.id });
     const uri = await upload(t.api, 'goal,user_persona,max_iterations\nget a refund,impatient customer,2\n');
-    const test = (await t.api.post('/tests', { productId: product.id, name: 'secrets', type: 'SCENARIOS', uri, strategies: ['written'] })).body;
+    const test = (
+      await t.api.post('/tests', {
+        productId: product.id,
+        name: 'secrets',
+        type: 'SCENARIOS',
+        uri,
+        strategies: ['written'],
+      })
+    ).body;
     expect(test.status, JSON.stringify(test)).toBe('SUCCESS');
-    const run = await t.api.post('/runs', { versionId: version.id, testId: test.id, metricIds: ['met_goal_completion'] });
+    const run = await t.api.post('/runs', {
+      versionId: version.id,
+      testId: test.id,
+      metricIds: ['met_goal_completion'],
+    });
     expect(run.status, JSON.stringify(run.body)).toBe(201);
     await drainRunQueue((e) => runner(e, lambdaContext('local-runner')) as Promise<unknown>);
-    expect((await t.api.get(`/runs/${run.body.id}`)).body).toMatchObject({ status: 'COMPLETED', progress: { completed: 1 } });
-    const [session] = (await t.api.get('/sessions', { runIds: run.body.id })).body as { id: string; turnCount: number }[];
+    expect((await t.api.get(`/runs/${run.body.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      progress: { completed: 1 },
+    });
+    const [session] = (await t.api.get('/sessions', { runIds: run.body.id })).body as {
+      id: string;
+      turnCount: number;
+    }[];
     expect(session!.turnCount).toBe(2);
-    expect(agent.requests.filter((r) => r.url === '/chat').every((r) => r.headers['x-api-key'] === RUN_MARK)).toBe(true);
+    expect(agent.requests.filter((r) => r.url === '/chat').every((r) => r.headers['x-api-key'] === RUN_MARK)).toBe(
+      true,
+    );
     expect(llm.requests.every((r) => r.headers.authorization === `Bearer ${LLM_MARK}`)).toBe(true);
 
     // A connection test with a Basic password, answered 500 with the headers it got.
-    const tested = await createConnection(t.api, product.id, { url: `${agent.url}/test`, authType: 'BASIC', username: 'ops', password: CONN_MARK, outputMapping: { output: '$.reply' } });
+    const tested = await createConnection(t.api, product.id, {
+      url: `${agent.url}/test`,
+      authType: 'BASIC',
+      username: 'ops',
+      password: CONN_MARK,
+      outputMapping: { output: '$.reply' },
+    });
     const tried = await t.api.post(`/endpointConnections/${tested.id}/test`, { input: { user_message: 'ping' } });
     expect(tried.status).toBe(200);
     expect(tried.body.error).toContain('500');
     expect(agent.requests.at(-1)!.headers.authorization).toBe(`Basic ${basicCredentials('ops', CONN_MARK)}`);
 
     // The run's webhook delivery, signed with the endpoint's secret.
-    await drainRunQueue((e) => deliverer(e, lambdaContext('local-deliverer')) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true });
+    await drainRunQueue((e) => deliverer(e, lambdaContext('local-deliverer')) as Promise<unknown>, {
+      queue: webhookDelayQueue,
+      visibleOnly: true,
+    });
     expect(receiver.requests.map((r) => r.json?.type)).toEqual(['run.completed']);
     expect(receiver.requests[0]!.headers['webhook-signature']).toMatch(/^v1,/);
 
     // A refused key.
-    expect((await call('GET', '/organization', { headers: { authorization: `Bearer ${BAD_KEY_MARK}` } })).status).toBe(401);
+    expect((await call('GET', '/organization', { headers: { authorization: `Bearer ${BAD_KEY_MARK}` } })).status).toBe(
+      401,
+    );
 
     // The lines are there: the search below searched a real log.
     const lines = jsonLines();
@@ -153,18 +206,51 @@ describe('logs at debug level', () => {
     });
     const agentCalls = logs.filter((l) => l.message === 'agent call attempt' && l.runId === run.body.id);
     expect(agentCalls.length).toBeGreaterThanOrEqual(2);
-    expect(agentCalls.every((l) => l.sessionId === session!.id && l.function_name === 'local-runner' && l.status === 200)).toBe(true);
-    expect(logs.some((l) => l.message === 'llm call attempt' && l.status === 500 && l.sessionId === session!.id)).toBe(true);
-    expect(logs.some((l) => l.message === 'agent call attempt' && l.route === 'POST /endpointConnections/{id}/test' && l.status === 500)).toBe(true);
-    expect(logs.find((l) => l.message === 'webhook delivery attempt')).toMatchObject({ function_name: 'local-deliverer', webhookId: hook.body.id, ok: true });
+    expect(
+      agentCalls.every((l) => l.sessionId === session!.id && l.function_name === 'local-runner' && l.status === 200),
+    ).toBe(true);
+    expect(logs.some((l) => l.message === 'llm call attempt' && l.status === 500 && l.sessionId === session!.id)).toBe(
+      true,
+    );
+    expect(
+      logs.some(
+        (l) =>
+          l.message === 'agent call attempt' && l.route === 'POST /endpointConnections/{id}/test' && l.status === 500,
+      ),
+    ).toBe(true);
+    expect(logs.find((l) => l.message === 'webhook delivery attempt')).toMatchObject({
+      function_name: 'local-deliverer',
+      webhookId: hook.body.id,
+      ok: true,
+    });
     expect(logs.some((l) => l.message === 'key refused')).toBe(true);
-    const metricNames = lines.filter((l) => l._aws).flatMap((l) => l._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name));
-    for (const name of ['AgentCallLatency', 'AgentCallErrors', 'LlmCallLatency', 'CreditsCharged', 'RunSessionsCompleted', 'EvaluationsSucceeded', 'WebhookDeliveriesSucceeded']) {
+    const metricNames = lines
+      .filter((l) => l._aws)
+      .flatMap((l) => l._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name));
+    for (const name of [
+      'AgentCallLatency',
+      'AgentCallErrors',
+      'LlmCallLatency',
+      'CreditsCharged',
+      'RunSessionsCompleted',
+      'EvaluationsSucceeded',
+      'WebhookDeliveriesSucceeded',
+    ]) {
       expect(metricNames, name).toContain(name);
     }
 
     // …and none of them holds a secret, in any form it was sent.
-    const marks = [RUN_MARK, CONN_MARK, basicCredentials('ops', CONN_MARK), LLM_MARK, t.key, t.key.slice(t.key.indexOf('_') + 1), signingSecret, signingSecret.slice('whsec_'.length), BAD_KEY_MARK];
+    const marks = [
+      RUN_MARK,
+      CONN_MARK,
+      basicCredentials('ops', CONN_MARK),
+      LLM_MARK,
+      t.key,
+      t.key.slice(t.key.indexOf('_') + 1),
+      signingSecret,
+      signingSecret.slice('whsec_'.length),
+      BAD_KEY_MARK,
+    ];
     const all = written.join('');
     expect(all.length).toBeGreaterThan(10_000);
     for (const mark of marks) expect(all.includes(mark), `a log line holds ${mark}`).toBe(false);

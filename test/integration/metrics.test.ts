@@ -60,13 +60,17 @@ describe('metrics', () => {
   it('makes a revision: it joins the family and the parent becomes legacy, in one transaction', async () => {
     const t = await newTenant();
     const root = (await t.api.post('/metrics', judged())).body;
-    const rev = await t.api.post('/metrics', judged({ parentMetricId: root.id, judgePrompt: 'Score 1 when very polite.' }));
+    const rev = await t.api.post(
+      '/metrics',
+      judged({ parentMetricId: root.id, judgePrompt: 'Score 1 when very polite.' }),
+    );
     expect(rev.status).toBe(201);
     expect(rev.body).toMatchObject({ parentMetricId: root.id, metricGroupId: root.metricGroupId, legacyAt: null });
     const parent = (await t.api.get(`/metrics/${root.id}`)).body;
     expect(parent.legacyAt).toBe(rev.body.createdAt);
     // legacy metrics are hidden unless asked for
-    const ids = async (q: Record<string, string | boolean>) => (await t.api.get('/metrics', { includeDefault: false, ...q })).body.map((m: { id: string }) => m.id);
+    const ids = async (q: Record<string, string | boolean>) =>
+      (await t.api.get('/metrics', { includeDefault: false, ...q })).body.map((m: { id: string }) => m.id);
     expect(await ids({})).toEqual([rev.body.id]);
     expect((await ids({ includeLegacy: true })).sort()).toEqual([root.id, rev.body.id].sort());
     // a null parent starts a new family
@@ -96,7 +100,10 @@ describe('metrics', () => {
     const mine = (await t.api.post('/metrics', judged())).body;
     await t.api.del(`/metrics/${mine.id}`);
     expect((await t.api.post('/metrics', judged({ parentMetricId: mine.id }))).status).toBe(404);
-    const rev = await t.api.post('/metrics', judged({ parentMetricId: 'met_non_toxic', evaluationParams: ['actual_output'] }));
+    const rev = await t.api.post(
+      '/metrics',
+      judged({ parentMetricId: 'met_non_toxic', evaluationParams: ['actual_output'] }),
+    );
     expect(rev.body).toMatchObject({ metricGroupId: 'mgrp_non_toxic', organizationId: t.org.id });
     expect((await other.api.get('/metrics/met_non_toxic')).body.legacyAt).toBeNull();
   });
@@ -105,12 +112,25 @@ describe('metrics', () => {
     const admin = await newTenant({ admin: true });
     const t = await newTenant();
     const name = `model-${Date.now()}`;
-    expect((await admin.api.put(`/models/${name}`, { provider: 'test', unselectableAt: '2030-01-01T00:00:00.000Z', disabledAt: '2031-01-01T00:00:00.000Z' })).status).toBe(201);
+    expect(
+      (
+        await admin.api.put(`/models/${name}`, {
+          provider: 'test',
+          unselectableAt: '2030-01-01T00:00:00.000Z',
+          disabledAt: '2031-01-01T00:00:00.000Z',
+        })
+      ).status,
+    ).toBe(201);
     const metric = (await t.api.post('/metrics', judged({ evaluatorModelName: name }))).body;
     expect(metric).toMatchObject({ legacyAt: null, disabledAt: '2031-01-01T00:00:00.000Z' });
     vi.spyOn(clock, 'now').mockReturnValue(new Date('2030-06-01T00:00:00.000Z'));
-    expect((await t.api.get(`/metrics/${metric.id}`)).body).toMatchObject({ legacyAt: '2030-01-01T00:00:00.000Z', disabledAt: '2031-01-01T00:00:00.000Z' });
-    expect((await t.api.post('/metrics', judged({ evaluatorModelName: name }))).body.message).toBe(`evaluatorModelName ${name} can no longer be selected for new metrics`);
+    expect((await t.api.get(`/metrics/${metric.id}`)).body).toMatchObject({
+      legacyAt: '2030-01-01T00:00:00.000Z',
+      disabledAt: '2031-01-01T00:00:00.000Z',
+    });
+    expect((await t.api.post('/metrics', judged({ evaluatorModelName: name }))).body.message).toBe(
+      `evaluatorModelName ${name} can no longer be selected for new metrics`,
+    );
     expect((await t.api.get('/metrics', { includeDefault: false })).body).toEqual([]);
     expect((await t.api.get('/metrics', { includeDefault: false, includeLegacy: true })).body).toHaveLength(1);
   });
@@ -118,14 +138,28 @@ describe('metrics', () => {
   it('patches only descriptive fields; scoring fields are a 400 naming them', async () => {
     const t = await newTenant();
     const m = (await t.api.post('/metrics', judged())).body;
-    const res = await t.api.patch(`/metrics/${m.id}`, { name: 'Courtesy', tags: ['a'], description: 'd', documentationUrl: 'https://docs.example.com/m', userGroupIds: ['grp_1'] });
-    expect(res.body).toMatchObject({ name: 'Courtesy', tags: ['a'], description: 'd', documentationUrl: 'https://docs.example.com/m', userGroupIds: ['grp_1'] });
+    const res = await t.api.patch(`/metrics/${m.id}`, {
+      name: 'Courtesy',
+      tags: ['a'],
+      description: 'd',
+      documentationUrl: 'https://docs.example.com/m',
+      userGroupIds: ['grp_1'],
+    });
+    expect(res.body).toMatchObject({
+      name: 'Courtesy',
+      tags: ['a'],
+      description: 'd',
+      documentationUrl: 'https://docs.example.com/m',
+      userGroupIds: ['grp_1'],
+    });
     for (const field of ['judgePrompt', 'evaluationParams', 'source', 'evaluatorModelName', 'areEvalParamsTop']) {
       const r = await t.api.patch(`/metrics/${m.id}`, { [field]: 'x' });
       expect(r.status).toBe(400);
       expect(r.body.message).toBe(`${field} cannot be changed by PATCH; create a revision with parentMetricId instead`);
     }
-    expect((await t.api.patch(`/metrics/${m.id}`, { metricGroupId: 'x' })).body.message).toBe("unknown field 'metricGroupId'");
+    expect((await t.api.patch(`/metrics/${m.id}`, { metricGroupId: 'x' })).body.message).toBe(
+      "unknown field 'metricGroupId'",
+    );
   });
 
   it('protects predefined metrics and other organizations’ metrics, and soft-deletes', async () => {
@@ -148,11 +182,39 @@ describe('metrics', () => {
   it('lists with every filter', async () => {
     const t = await newTenant();
     const product = await createProduct(t.api);
-    const spec = (await t.api.post('/specifications', { productId: product.id, description: 'polite', type: 'CAPABILITY' })).body;
-    const a = (await t.api.post('/metrics', judged({ name: 'alpha', tags: ['x'], description: 'Checks TONE', userGroupIds: ['g1'], specificationIds: [spec.id] }))).body;
-    const b = (await t.api.post('/metrics', { name: 'beta', source: 'HUMAN_EVALUATION', evaluationParams: ['input'], judgePrompt: 'rate it' })).body;
-    const c = (await t.api.post('/metrics', { name: 'gamma', source: 'SELF_HOSTED', evaluationParams: ['actual_output', 'expected_output'], tags: ['y'] })).body;
-    const ids = async (q: Record<string, string | boolean>) => ((await t.api.get('/metrics', q)).body as { id: string }[]).map((m) => m.id).sort();
+    const spec = (
+      await t.api.post('/specifications', { productId: product.id, description: 'polite', type: 'CAPABILITY' })
+    ).body;
+    const a = (
+      await t.api.post(
+        '/metrics',
+        judged({
+          name: 'alpha',
+          tags: ['x'],
+          description: 'Checks TONE',
+          userGroupIds: ['g1'],
+          specificationIds: [spec.id],
+        }),
+      )
+    ).body;
+    const b = (
+      await t.api.post('/metrics', {
+        name: 'beta',
+        source: 'HUMAN_EVALUATION',
+        evaluationParams: ['input'],
+        judgePrompt: 'rate it',
+      })
+    ).body;
+    const c = (
+      await t.api.post('/metrics', {
+        name: 'gamma',
+        source: 'SELF_HOSTED',
+        evaluationParams: ['actual_output', 'expected_output'],
+        tags: ['y'],
+      })
+    ).body;
+    const ids = async (q: Record<string, string | boolean>) =>
+      ((await t.api.get('/metrics', q)).body as { id: string }[]).map((m) => m.id).sort();
     const own = { includeDefault: false };
     expect(await ids({ ...own, ids: `${a.id},${c.id}` })).toEqual([a.id, c.id].sort());
     expect(await ids({ ...own, names: 'beta' })).toEqual([b.id]);
@@ -180,13 +242,23 @@ describe('evaluator models', () => {
     const t = await newTenant();
     const admin = await newTenant({ admin: true });
     const list = await t.api.get('/models');
-    expect(list.body.map((m: { name: string }) => m.name)).toEqual(expect.arrayContaining(['gpt-4o-mini', 'claude-sonnet-4']));
+    expect(list.body.map((m: { name: string }) => m.name)).toEqual(
+      expect.arrayContaining(['gpt-4o-mini', 'claude-sonnet-4']),
+    );
     expect((await t.api.put('/models/custom-x', { provider: 'p' })).status).toBe(403);
     const created = await admin.api.put('/models/custom-x', { provider: 'p', creditsPerEvaluation: 3 });
-    expect(created).toMatchObject({ status: 201, body: { name: 'custom-x', creditsPerEvaluation: 3, providerModelId: 'custom-x', unselectableAt: null } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { name: 'custom-x', creditsPerEvaluation: 3, providerModelId: 'custom-x', unselectableAt: null },
+    });
     const updated = await admin.api.put('/models/custom-x', { provider: 'p', disabledAt: '2026-01-01T00:00:00.000Z' });
-    expect(updated).toMatchObject({ status: 200, body: { creditsPerEvaluation: 3, disabledAt: '2026-01-01T00:00:00.000Z' } });
-    expect((await admin.api.put('/models/custom-x', { provider: 'p', creditsPerEvaluation: -1 })).body.message).toBe('creditsPerEvaluation must be at least 0');
+    expect(updated).toMatchObject({
+      status: 200,
+      body: { creditsPerEvaluation: 3, disabledAt: '2026-01-01T00:00:00.000Z' },
+    });
+    expect((await admin.api.put('/models/custom-x', { provider: 'p', creditsPerEvaluation: -1 })).body.message).toBe(
+      'creditsPerEvaluation must be at least 0',
+    );
     expect((await admin.api.put('/models/bad name', { provider: 'p' })).status).toBe(400);
   });
 });
@@ -194,9 +266,27 @@ describe('evaluator models', () => {
 describe('predefined metrics', () => {
   it('ship the deterministic ones and at least eight AI-judged ones, visible to every organization', async () => {
     const t = await newTenant();
-    const list = (await t.api.get('/metrics', { includeOwned: false, limit: 1000 })).body as { name: string; source: string; organizationId: null; judgePrompt: string | null }[];
+    const list = (await t.api.get('/metrics', { includeOwned: false, limit: 1000 })).body as {
+      name: string;
+      source: string;
+      organizationId: null;
+      judgePrompt: string | null;
+    }[];
     const names = list.map((m) => m.name);
-    for (const name of ['text_similarity', 'text_match', 'json_field_match', 'json_field_match_normalized', 'iou', 'spatial_match', 'tool_correctness', 'bleu', 'rouge', 'is_json', 'non_empty_output', 'no_pii']) {
+    for (const name of [
+      'text_similarity',
+      'text_match',
+      'json_field_match',
+      'json_field_match_normalized',
+      'iou',
+      'spatial_match',
+      'tool_correctness',
+      'bleu',
+      'rouge',
+      'is_json',
+      'non_empty_output',
+      'no_pii',
+    ]) {
       expect(names).toContain(name);
     }
     const ai = list.filter((m) => m.source === 'PARTIAL_PROMPT');

@@ -40,8 +40,19 @@ describe('GET /monitors/{id}/results reads', () => {
     const product = await createProduct(t.api);
     const version = await createVersion(t.api, product.id);
     const groups = ['mgrp_is_json', 'mgrp_non_empty_output'];
-    const m = (await t.api.post('/monitors', { productId: product.id, name: 'reads', metricGroupIds: groups, samplingPercentage: 100 })).body;
-    for (const [input, output] of [['a', '{"ok":true}'], ['b', 'not json'], ['c', null]] as const) {
+    const m = (
+      await t.api.post('/monitors', {
+        productId: product.id,
+        name: 'reads',
+        metricGroupIds: groups,
+        samplingPercentage: 100,
+      })
+    ).body;
+    for (const [input, output] of [
+      ['a', '{"ok":true}'],
+      ['b', 'not json'],
+      ['c', null],
+    ] as const) {
       const s = (await t.api.post('/sessions', { versionId: version.id })).body;
       await t.api.post('/inferenceResults', { sessionId: s.id, input, output });
       if (output !== null) await t.api.patch(`/sessions/${s.id}`, { status: 'COMPLETED' });
@@ -61,14 +72,23 @@ describe('GET /monitors/{id}/results reads', () => {
     const now = new Date();
     const body = res.body;
     const spend = await readSpend(keys.monitorSpend(m.id, cycleOf(now)), { consistent: true });
-    expect(body.spend).toEqual({ spentCredits: spend.spentCredits, pendingCredits: spend.pendingCredits, capCredits: null, cycleStart: expect.any(String) });
+    expect(body.spend).toEqual({
+      spentCredits: spend.spentCredits,
+      pendingCredits: spend.pendingCredits,
+      capCredits: null,
+      cycleStart: expect.any(String),
+    });
     expect((await getOrganization(t.org.id))?.monthlyCredits).toBe(1000);
     const families = await Promise.all(groups.map((g) => loadFamily(t.org.id, g, now)));
-    expect(body.metrics.map((x: { metricGroupId: string; name: string }) => [x.metricGroupId, x.name])).toEqual(families.map((f) => [f.groupId, f.current!.name]));
+    expect(body.metrics.map((x: { metricGroupId: string; name: string }) => [x.metricGroupId, x.name])).toEqual(
+      families.map((f) => [f.groupId, f.current!.name]),
+    );
     expect(body.markers.samplingChanges).toEqual([{ at: expect.any(String), samplingPercentage: 50 }]);
     expect(body.sessions.scored).toHaveLength(2);
     expect(body.sessions.waiting).toHaveLength(1);
-    expect(body.metrics.find((x: { metricGroupId: string }) => x.metricGroupId === 'mgrp_is_json').headline).toMatchObject({ scoredSessions: 2, score: 0.5 });
+    expect(
+      body.metrics.find((x: { metricGroupId: string }) => x.metricGroupId === 'mgrp_is_json').headline,
+    ).toMatchObject({ scoredSessions: 2, score: 0.5 });
   });
 
   it('reads several families (and the models they name) as the one-family read does', async () => {
@@ -84,11 +104,18 @@ describe('GET /monitors/{id}/results reads', () => {
     expect((await counted(() => loadFamilies(t.org.id, ['mgrp_is_json'], now))).calls).toEqual(['ExecuteStatement']);
   });
 
-  it('answers 404 for a deleted or unknown monitor and 403 for another organization\'s, as the single read did', async () => {
+  it("answers 404 for a deleted or unknown monitor and 403 for another organization's, as the single read did", async () => {
     const t = await newTenant();
     const other = await newTenant();
     const product = await createProduct(t.api);
-    const m = (await t.api.post('/monitors', { productId: product.id, name: 'gone', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 100 })).body;
+    const m = (
+      await t.api.post('/monitors', {
+        productId: product.id,
+        name: 'gone',
+        metricGroupIds: ['mgrp_is_json'],
+        samplingPercentage: 100,
+      })
+    ).body;
     expect((await other.api.get(`/monitors/${m.id}/results`)).status).toBe(403);
     await t.api.del(`/monitors/${m.id}`);
     const res = await t.api.get(`/monitors/${m.id}/results`);

@@ -17,7 +17,13 @@ describe('phone connections', () => {
   it('creates with agentSpeaksFirst defaulting to false, reads, lists and updates', async () => {
     const t = await setup();
     const created = await t.make('line 1');
-    expect(created).toMatchObject({ name: 'line 1', phoneNumber: '+14155550123', agentSpeaksFirst: false, productId: t.product.id, id: expect.stringMatching(/^phc_/) });
+    expect(created).toMatchObject({
+      name: 'line 1',
+      phoneNumber: '+14155550123',
+      agentSpeaksFirst: false,
+      productId: t.product.id,
+      id: expect.stringMatching(/^phc_/),
+    });
     expect((await t.api.get(`/phoneConnections/${created.id}`)).body).toEqual(created);
     const updated = await t.api.patch(`/phoneConnections/${created.id}`, { agentSpeaksFirst: true, name: 'line one' });
     expect(updated.body).toMatchObject({ agentSpeaksFirst: true, name: 'line one', phoneNumber: '+14155550123' });
@@ -45,12 +51,18 @@ describe('phone connections', () => {
   it('rejects an unknown product, a product of another organization, and a change of product', async () => {
     const t = await setup();
     const other = await setup();
-    expect((await t.api.post('/phoneConnections', { productId: 'prod_nope', name: 'x', phoneNumber: '+14155550123' })).body.message).toMatch(
-      /productId prod_nope does not name an existing product/,
-    );
-    expect((await t.api.post('/phoneConnections', { productId: other.product.id, name: 'x', phoneNumber: '+14155550123' })).status).toBe(403);
+    expect(
+      (await t.api.post('/phoneConnections', { productId: 'prod_nope', name: 'x', phoneNumber: '+14155550123' })).body
+        .message,
+    ).toMatch(/productId prod_nope does not name an existing product/);
+    expect(
+      (await t.api.post('/phoneConnections', { productId: other.product.id, name: 'x', phoneNumber: '+14155550123' }))
+        .status,
+    ).toBe(403);
     const pc = await t.make('a');
-    expect((await t.api.patch(`/phoneConnections/${pc.id}`, { productId: other.product.id })).body.message).toBe('productId cannot be changed');
+    expect((await t.api.patch(`/phoneConnections/${pc.id}`, { productId: other.product.id })).body.message).toBe(
+      'productId cannot be changed',
+    );
     expect((await t.api.patch(`/phoneConnections/${pc.id}`, {})).body.message).toBe('body must have at least 1 field');
   });
 
@@ -76,7 +88,7 @@ describe('phone connections', () => {
     expect((await t.api.del('/phoneConnections/batch', { ids: [a.id] })).status).toBe(404);
   });
 
-  it('batch delete is all or nothing: an unknown id (404) or another organization\'s (403) deletes nothing', async () => {
+  it("batch delete is all or nothing: an unknown id (404) or another organization's (403) deletes nothing", async () => {
     const t = await setup();
     const other = await setup();
     const a = await t.make('a');
@@ -92,11 +104,16 @@ describe('phone connections', () => {
 
   it('validates the batch body: 1 to 100 unique ids', async () => {
     const t = await setup();
-    expect((await t.api.del('/phoneConnections/batch', { ids: [] })).body.message).toBe('ids must have at least 1 item');
-    expect((await t.api.del('/phoneConnections/batch', { ids: Array.from({ length: 101 }, (_, i) => `phc_${i}`) })).body.message).toBe(
-      'ids must have at most 100 items',
+    expect((await t.api.del('/phoneConnections/batch', { ids: [] })).body.message).toBe(
+      'ids must have at least 1 item',
     );
-    expect((await t.api.del('/phoneConnections/batch', { ids: ['phc_a', 'phc_a'] })).body.message).toBe('ids must not contain duplicates');
+    expect(
+      (await t.api.del('/phoneConnections/batch', { ids: Array.from({ length: 101 }, (_, i) => `phc_${i}`) })).body
+        .message,
+    ).toBe('ids must have at most 100 items');
+    expect((await t.api.del('/phoneConnections/batch', { ids: ['phc_a', 'phc_a'] })).body.message).toBe(
+      'ids must not contain duplicates',
+    );
   });
 
   it('deletes 100 connections in one transaction', async () => {

@@ -12,7 +12,11 @@ async function importFile(api: Client, productId: string, file: string, body: Re
   const fileName = file.split('/').pop()!;
   const up = await api.get('/storage/generate-put-presigned-url', { fileName, contentType: 'text/csv' });
   expect(up.status).toBe(200);
-  const put = await fetch(up.body.url, { method: 'PUT', body: readFileSync(resolve(root, file)), headers: { 'content-type': 'text/csv' } });
+  const put = await fetch(up.body.url, {
+    method: 'PUT',
+    body: readFileSync(resolve(root, file)),
+    headers: { 'content-type': 'text/csv' },
+  });
   expect(put.status).toBe(200);
   return api.post('/tests', { productId, uri: up.body.uri, ...body });
 }
@@ -31,15 +35,30 @@ describe("the README's example datasets", () => {
     expect(quality.status).toBe(201);
     expect(quality.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 7, error: null });
     const cases = (await t.api.get('/testCases', { testIds: quality.body.id })).body;
-    expect(cases[0]).toMatchObject({ input: 'Where is my order #1042?', expectedOutput: 'Order #1042 shipped yesterday and should arrive on Thursday.' });
+    expect(cases[0]).toMatchObject({
+      input: 'Where is my order #1042?',
+      expectedOutput: 'Order #1042 shipped yesterday and should arrive on Thursday.',
+    });
     expect(cases.map((c: { input: string }) => c.input)).toContain('My package arrived damaged, what now?');
 
-    const red = await importFile(t.api, product.id, 'examples/red-teaming-cases.csv', { name: 'attacks', type: 'RED_TEAMING' });
+    const red = await importFile(t.api, product.id, 'examples/red-teaming-cases.csv', {
+      name: 'attacks',
+      type: 'RED_TEAMING',
+    });
     expect(red.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 5 });
 
-    const scenarios = await importFile(t.api, product.id, 'examples/scenarios-cases.csv', { name: 'journeys', type: 'SCENARIOS', strategies: ['written'] });
+    const scenarios = await importFile(t.api, product.id, 'examples/scenarios-cases.csv', {
+      name: 'journeys',
+      type: 'SCENARIOS',
+      strategies: ['written'],
+    });
     expect(scenarios.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 3 });
     const [first] = (await t.api.get('/testCases', { testIds: scenarios.body.id })).body;
-    expect(first).toMatchObject({ goal: 'Get a refund for a late order', variant: 'refund', stoppingCriterias: ['refund confirmed', 'agent refuses twice'], maxIterations: 8 });
+    expect(first).toMatchObject({
+      goal: 'Get a refund for a late order',
+      variant: 'refund',
+      stoppingCriterias: ['refund confirmed', 'agent refuses twice'],
+      maxIterations: 8,
+    });
   });
 });

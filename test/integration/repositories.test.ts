@@ -15,7 +15,12 @@ import {
   setMonitorStatusIf,
   touchWaitingEntry,
 } from '../../shared/db/monitors.js';
-import { getSessionWithInternals, requeueFailedEvaluation, softDeleteSpan, updateTurnFields } from '../../shared/db/sessions.js';
+import {
+  getSessionWithInternals,
+  requeueFailedEvaluation,
+  softDeleteSpan,
+  updateTurnFields,
+} from '../../shared/db/sessions.js';
 import { reserveCaseIndex } from '../../shared/db/tests.js';
 import { versionIdHoldingName } from '../../shared/db/versions.js';
 import { ConflictError, NotFoundError } from '../../shared/http/errors.js';
@@ -32,7 +37,11 @@ describe('repositories translate storage outcomes for the use cases', () => {
     expect(await getWaitingEntry(`mon_${id}`, `sess_${id}`)).toBeUndefined();
     expect(await getQueuedEntry(`mon_${id}`, `sess_${id}`)).toBeUndefined();
     expect(await getEvaluationGuard(`mon_${id}`, `sess_${id}`, `grp_${id}`)).toBeUndefined();
-    expect(await readSpend(keys.monitorSpend(`mon_${id}`, '2026-11'), { consistent: true })).toEqual({ spentCredits: 0, pendingCredits: 0, used: 0 });
+    expect(await readSpend(keys.monitorSpend(`mon_${id}`, '2026-11'), { consistent: true })).toEqual({
+      spentCredits: 0,
+      pendingCredits: 0,
+      used: 0,
+    });
   });
 
   it('reads a spend item written by a reservation', async () => {
@@ -45,9 +54,15 @@ describe('repositories translate storage outcomes for the use cases', () => {
     const id = uid();
     await expect(softDeleteSpan(`span_${id}`, new Date().toISOString())).resolves.toBe(false);
     await expect(touchWaitingEntry(`mon_${id}`, `sess_${id}`, new Date().toISOString())).resolves.toBe(false);
-    await expect(setMonitorStatusIf({ id: `mon_${id}`, organizationId: `org_${id}`, status: 'ACTIVE' }, 'FAILING')).resolves.toBe(false);
-    await expect(reserveCaseIndex(`org_${id}`, `test_${id}`)).rejects.toThrow(new NotFoundError(`test test_${id} not found`));
-    await expect(updateTurnFields({ id: `inf_${id}`, sessionId: `sess_${id}`, index: 1 }, { output: 'x' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      setMonitorStatusIf({ id: `mon_${id}`, organizationId: `org_${id}`, status: 'ACTIVE' }, 'FAILING'),
+    ).resolves.toBe(false);
+    await expect(reserveCaseIndex(`org_${id}`, `test_${id}`)).rejects.toThrow(
+      new NotFoundError(`test test_${id} not found`),
+    );
+    await expect(
+      updateTurnFields({ id: `inf_${id}`, sessionId: `sess_${id}`, index: 1 }, { output: 'x' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
     const evaluation = { id: `eval_${id}`, sessionId: `sess_${id}`, status: 'PENDING' } as Evaluation;
     await expect(requeueFailedEvaluation(evaluation)).rejects.toBeInstanceOf(ConflictError);
   });
@@ -64,6 +79,11 @@ describe('repositories translate storage outcomes for the use cases', () => {
     await putBucket(monitorId, '2026-11-20', 'grp', { ...sums, n: 3 }, '2026-11-20T10:05:00.000Z');
     const buckets = await monitorRange(monitorId, 'BUCKET#2026-11-20', 'BUCKET#2026-11-20~');
     expect(buckets).toHaveLength(1);
-    expect(buckets[0]).toMatchObject({ n: 3, day: '2026-11-20', groupId: 'grp', updatedAt: '2026-11-20T10:05:00.000Z' });
+    expect(buckets[0]).toMatchObject({
+      n: 3,
+      day: '2026-11-20',
+      groupId: 'grp',
+      updatedAt: '2026-11-20T10:05:00.000Z',
+    });
   });
 });

@@ -41,7 +41,8 @@ beforeEach(() => {
   setLlmConfig({ baseUrl: llm.url, timeoutMs: 2000, backoffMs: 10, maxAttempts: 2 });
 });
 
-const drain = (options: { duplicate?: boolean; concurrency?: number } = {}) => drainRunQueue((e) => runner(e) as Promise<unknown>, options);
+const drain = (options: { duplicate?: boolean; concurrency?: number } = {}) =>
+  drainRunQueue((e) => runner(e) as Promise<unknown>, options);
 
 async function upload(api: Client, text: string): Promise<string> {
   const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
@@ -66,26 +67,49 @@ async function setup(o: SetupOptions = {}) {
     url: `${agent.url}/chat`,
     authType: 'BEARER',
     authToken: TOKEN,
-    inputTemplate: '{"message": "{{ input.user_message }}", "session": "{{ session_id }}", "run": "{{ run_id }}", "turn": "{{ inference_result_id }}"}',
+    inputTemplate:
+      '{"message": "{{ input.user_message }}", "session": "{{ session_id }}", "run": "{{ run_id }}", "turn": "{{ inference_result_id }}"}',
     outputMapping: { output: '$.reply' },
     ...o.conversation,
   });
   const extra = o.version ? await o.version(product.id, t.api) : {};
-  const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: conversation.id, ...extra });
-  const spec = (await t.api.post('/specifications', { productId: product.id, description: 'answers politely', type: 'CAPABILITY' })).body;
-  const linked = await t.api.post(`/specifications/${spec.id}/metrics`, { metricIds: o.metricIds ?? ['met_non_empty_output', 'met_text_similarity'] });
+  const version = await createVersion(t.api, product.id, {
+    conversationEndpointConnectionId: conversation.id,
+    ...extra,
+  });
+  const spec = (
+    await t.api.post('/specifications', { productId: product.id, description: 'answers politely', type: 'CAPABILITY' })
+  ).body;
+  const linked = await t.api.post(`/specifications/${spec.id}/metrics`, {
+    metricIds: o.metricIds ?? ['met_non_empty_output', 'met_text_similarity'],
+  });
   expect(linked.status).toBe(200);
-  const uri = await upload(t.api, o.csv ?? 'input,expected_output\nhello there,hello there\nwhere is my order,it ships today\n');
-  const test = (await t.api.post('/tests', { productId: product.id, name: 'smoke', type: o.type ?? 'QUALITY', uri, specificationId: spec.id, ...(o.type === 'SCENARIOS' ? { strategies: ['written'] } : {}) })).body;
+  const uri = await upload(
+    t.api,
+    o.csv ?? 'input,expected_output\nhello there,hello there\nwhere is my order,it ships today\n',
+  );
+  const test = (
+    await t.api.post('/tests', {
+      productId: product.id,
+      name: 'smoke',
+      type: o.type ?? 'QUALITY',
+      uri,
+      specificationId: spec.id,
+      ...(o.type === 'SCENARIOS' ? { strategies: ['written'] } : {}),
+    })
+  ).body;
   expect(test.status, JSON.stringify(test)).toBe('SUCCESS');
   const startRun = async (body: Record<string, unknown> = {}) => {
     const res = await t.api.post('/runs', { versionId: version.id, testId: test.id, ...body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
-  const sessionsOf = async (runId: string) => (await t.api.get('/sessions', { runIds: runId, sort: 'createdAt:asc' })).body as any[];
-  const turnsOf = async (sessionId: string) => (await t.api.get('/inferenceResults', { sessionIds: sessionId })).body as any[];
-  const evaluationsOf = async (sessionId: string) => (await t.api.get('/evaluations', { sessionIds: sessionId })).body as any[];
+  const sessionsOf = async (runId: string) =>
+    (await t.api.get('/sessions', { runIds: runId, sort: 'createdAt:asc' })).body as any[];
+  const turnsOf = async (sessionId: string) =>
+    (await t.api.get('/inferenceResults', { sessionIds: sessionId })).body as any[];
+  const evaluationsOf = async (sessionId: string) =>
+    (await t.api.get('/evaluations', { sessionIds: sessionId })).body as any[];
   return { ...t, product, conversation, version, spec, test, startRun, sessionsOf, turnsOf, evaluationsOf };
 }
 
@@ -110,11 +134,20 @@ describe('runs: execution', () => {
 
     await drain();
     const done = (await t.api.get(`/runs/${run.id}`)).body;
-    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 } });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 },
+    });
     expect(done.startedAt).not.toBeNull();
     expect(done.finishedAt).not.toBeNull();
     const byName = Object.fromEntries(done.metrics.map((m: any) => [m.name, m]));
-    expect(byName.non_empty_output).toMatchObject({ evaluated: 2, failed: 0, skipped: 0, score: 1, confidenceInterval: null });
+    expect(byName.non_empty_output).toMatchObject({
+      evaluated: 2,
+      failed: 0,
+      skipped: 0,
+      score: 1,
+      confidenceInterval: null,
+    });
     // "hello there" echoes exactly; "where is my order" vs "it ships today" does not.
     expect(byName.text_similarity.evaluated).toBe(2);
     expect(byName.text_similarity.score).toBeGreaterThan(0.5);
@@ -123,7 +156,15 @@ describe('runs: execution', () => {
     const sessions = await t.sessionsOf(run.id);
     expect(sessions).toHaveLength(2);
     for (const s of sessions) {
-      expect(s).toMatchObject({ status: 'COMPLETED', isProduction: false, runId: run.id, testId: t.test.id, stoppingReason: 'completed', turnCount: 1, error: null });
+      expect(s).toMatchObject({
+        status: 'COMPLETED',
+        isProduction: false,
+        runId: run.id,
+        testId: t.test.id,
+        stoppingReason: 'completed',
+        turnCount: 1,
+        error: null,
+      });
       expect(Object.keys(s).some((k) => k.startsWith('_'))).toBe(false);
       const turns = await t.turnsOf(s.id);
       expect(turns).toHaveLength(1);
@@ -142,7 +183,10 @@ describe('runs: execution', () => {
       expect(r.headers['x-inference-result-id']).toBe(r.json.turn);
       expect(r.json.run).toBe(run.id);
     }
-    const turnIds = (await Promise.all(sessions.map((s) => t.turnsOf(s.id)))).flat().map((x) => x.id).sort();
+    const turnIds = (await Promise.all(sessions.map((s) => t.turnsOf(s.id))))
+      .flat()
+      .map((x) => x.id)
+      .sort();
     expect(agent.requests.map((r) => r.json.turn).sort()).toEqual(turnIds);
     // No secret is ever stored or shown.
     expect(JSON.stringify([done, sessions])).not.toContain(TOKEN);
@@ -152,18 +196,37 @@ describe('runs: execution', () => {
 
   it('maps retrieval_context, traces, usage and extra keys of the answer onto the turn, its spans and the session', async () => {
     agent.setHandler((req, res) =>
-      sendJson(res, 200, { reply: `answer to ${req.json.message}`, docs: ['doc one', 'doc two'], steps: [{ name: 'search_orders', type: 'tool', input: { q: 'x' } }, 'not a span'], usage: { input_tokens: 12, output_tokens: 5 }, mood: 'calm' }),
+      sendJson(res, 200, {
+        reply: `answer to ${req.json.message}`,
+        docs: ['doc one', 'doc two'],
+        steps: [{ name: 'search_orders', type: 'tool', input: { q: 'x' } }, 'not a span'],
+        usage: { input_tokens: 12, output_tokens: 5 },
+        mood: 'calm',
+      }),
     );
     const t = await setup({
       csv: 'input,expected_output\nwhere is it,shipped\n',
-      conversation: { outputMapping: { output: '$.reply', retrieval_context: '$.docs', traces: '$.steps', usage: '$.usage', mood: '$.mood' } },
+      conversation: {
+        outputMapping: {
+          output: '$.reply',
+          retrieval_context: '$.docs',
+          traces: '$.steps',
+          usage: '$.usage',
+          mood: '$.mood',
+        },
+      },
     });
     const run = await t.startRun();
     await drain();
     const [s] = await t.sessionsOf(run.id);
     expect(s).toMatchObject({ status: 'COMPLETED', metadata: { mood: 'calm' } });
     const [turn] = await t.turnsOf(s.id);
-    expect(turn).toMatchObject({ input: 'where is it', output: 'answer to where is it', retrievalContext: ['doc one', 'doc two'], usage: { inputTokens: 12, outputTokens: 5 } });
+    expect(turn).toMatchObject({
+      input: 'where is it',
+      output: 'answer to where is it',
+      retrievalContext: ['doc one', 'doc two'],
+      usage: { inputTokens: 12, outputTokens: 5 },
+    });
     expect(turn.latencyMs).toBeGreaterThanOrEqual(0);
     const spans = (await t.api.get('/traces', { inferenceResultIds: turn.id })).body as any[];
     expect(spans.map((x) => [x.type, x.name]).sort()).toEqual([
@@ -175,7 +238,8 @@ describe('runs: execution', () => {
 
   it('INITIALIZATION returns a session id used by later turns and by the URL; a failing FINALIZATION is kept in metadata', async () => {
     agent.setHandler((req, res, i) => {
-      if (req.url.startsWith('/init')) return sendJson(res, 200, { greeting: 'welcome', sid: 'agent-42', tier: 'gold' });
+      if (req.url.startsWith('/init'))
+        return sendJson(res, 200, { greeting: 'welcome', sid: 'agent-42', tier: 'gold' });
       if (req.url.startsWith('/end')) return sendJson(res, 500, { error: 'finalizer exploded' });
       return echoAgent(req, res, i);
     });
@@ -183,8 +247,18 @@ describe('runs: execution', () => {
       csv: 'input,expected_output\nhello there,hello there\n',
       conversation: { url: `${agent.url}/chat/{{ session_id }}?tier={{ tier }}` },
       version: async (productId, api) => {
-        const init = await createConnection(api, productId, { type: 'INITIALIZATION', url: `${agent.url}/init`, inputTemplate: '{"start": "{{ platform_session_id }}", "hint": "{{ input.user_message }}"}', outputMapping: { output: '$.greeting', session_id: '$.sid', tier: '$.tier' } });
-        const fin = await createConnection(api, productId, { type: 'FINALIZATION', url: `${agent.url}/end/{{ session_id }}`, inputTemplate: '{"turns": {{ past_turns | dump }}, "hint": "{{ input.user_message }}"}', outputMapping: { output: '$.ok' } });
+        const init = await createConnection(api, productId, {
+          type: 'INITIALIZATION',
+          url: `${agent.url}/init`,
+          inputTemplate: '{"start": "{{ platform_session_id }}", "hint": "{{ input.user_message }}"}',
+          outputMapping: { output: '$.greeting', session_id: '$.sid', tier: '$.tier' },
+        });
+        const fin = await createConnection(api, productId, {
+          type: 'FINALIZATION',
+          url: `${agent.url}/end/{{ session_id }}`,
+          inputTemplate: '{"turns": {{ past_turns | dump }}, "hint": "{{ input.user_message }}"}',
+          outputMapping: { output: '$.ok' },
+        });
         return { initializationEndpointConnectionId: init.id, finalizationEndpointConnectionId: fin.id };
       },
     });
@@ -193,31 +267,55 @@ describe('runs: execution', () => {
     const [session] = await t.sessionsOf(run.id);
     expect(session).toMatchObject({ status: 'COMPLETED', customId: 'agent-42', stoppingReason: 'completed' });
     expect(session.metadata).toMatchObject({ output: 'welcome', session_id: 'agent-42', tier: 'gold' });
-    expect(session.metadata.finalizationError).toMatch(/^FINALIZATION failed: the agent answered 500: .*finalizer exploded/);
+    expect(session.metadata.finalizationError).toMatch(
+      /^FINALIZATION failed: the agent answered 500: .*finalizer exploded/,
+    );
     expect(agent.requests.map((r) => r.url)).toEqual(['/init', '/chat/agent-42?tier=gold', '/end/agent-42']);
     expect(agent.requests[0]!.json).toEqual({ start: session.id, hint: '' });
     expect(agent.requests[1]!.json).toMatchObject({ message: 'hello there', session: 'agent-42' });
     expect(agent.requests[2]!.json).toEqual({ turns: [{ input: 'hello there', output: 'hello there' }], hint: '' });
-    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({ status: 'COMPLETED', progress: { completed: 1, failed: 0 } });
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      progress: { completed: 1, failed: 0 },
+    });
     expect((await t.api.get('/sessions', { customIds: 'agent-42' })).body.map((s: any) => s.id)).toEqual([session.id]);
   });
 
   it('an INITIALIZATION that maps session_id but returns none fails the session, and FINALIZATION does not run', async () => {
-    agent.setHandler((req, res, i) => (req.url.startsWith('/init') ? sendJson(res, 200, { greeting: 'hi' }) : echoAgent(req, res, i)));
+    agent.setHandler((req, res, i) =>
+      req.url.startsWith('/init') ? sendJson(res, 200, { greeting: 'hi' }) : echoAgent(req, res, i),
+    );
     const t = await setup({
       csv: 'input,expected_output\nhello,hello\n',
       version: async (productId, api) => {
-        const init = await createConnection(api, productId, { type: 'INITIALIZATION', url: `${agent.url}/init`, inputTemplate: '{"hint": "{{ input.user_message }}"}', outputMapping: { output: '$.greeting', session_id: '$.sid' } });
-        const fin = await createConnection(api, productId, { type: 'FINALIZATION', url: `${agent.url}/end`, inputTemplate: '{"hint": "{{ input.user_message }}"}', outputMapping: { output: '$.ok' } });
+        const init = await createConnection(api, productId, {
+          type: 'INITIALIZATION',
+          url: `${agent.url}/init`,
+          inputTemplate: '{"hint": "{{ input.user_message }}"}',
+          outputMapping: { output: '$.greeting', session_id: '$.sid' },
+        });
+        const fin = await createConnection(api, productId, {
+          type: 'FINALIZATION',
+          url: `${agent.url}/end`,
+          inputTemplate: '{"hint": "{{ input.user_message }}"}',
+          outputMapping: { output: '$.ok' },
+        });
         return { initializationEndpointConnectionId: init.id, finalizationEndpointConnectionId: fin.id };
       },
     });
     const run = await t.startRun();
     await drain();
     const [session] = await t.sessionsOf(run.id);
-    expect(session).toMatchObject({ status: 'FAILED', error: 'INITIALIZATION failed: initialization returned no session_id', turnCount: 0 });
+    expect(session).toMatchObject({
+      status: 'FAILED',
+      error: 'INITIALIZATION failed: initialization returned no session_id',
+      turnCount: 0,
+    });
     expect(agent.requests.map((r) => r.url)).toEqual(['/init']);
-    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({ status: 'FAILED', progress: { total: 1, completed: 0, failed: 1 } });
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'FAILED',
+      progress: { total: 1, completed: 0, failed: 1 },
+    });
   });
 
   it('a failing agent: each session FAILED naming the step and the status, nothing scored, the run FAILED', async () => {
@@ -234,7 +332,10 @@ describe('runs: execution', () => {
       expect(await t.evaluationsOf(s.id)).toEqual([]);
     }
     const done = (await t.api.get(`/runs/${run.id}`)).body;
-    expect(done).toMatchObject({ status: 'FAILED', progress: { total: 2, pending: 0, running: 0, completed: 0, failed: 2 } });
+    expect(done).toMatchObject({
+      status: 'FAILED',
+      progress: { total: 2, pending: 0, running: 0, completed: 0, failed: 2 },
+    });
     expect(done.metrics.every((m: any) => m.evaluated === 0 && m.score === null)).toBe(true);
     expect(runDeadLetters).toEqual([]);
   });
@@ -250,7 +351,10 @@ describe('runs: execution', () => {
       expect(await t.evaluationsOf(s.id)).toHaveLength(2);
     }
     const done = (await t.api.get(`/runs/${run.id}`)).body;
-    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 } });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 },
+    });
     expect(done.metrics.map((m: any) => m.evaluated)).toEqual([2, 2]);
   });
 
@@ -263,7 +367,11 @@ describe('runs: execution', () => {
     };
     // The echo agent answers each input: "hello there" and "where is my order"; expected "hello there" and "it ships today".
     const greets = await check('greets', { type: 'starts_with', value: 'HELLO', caseSensitive: false });
-    const ships = await check('reference mentions shipping', { type: 'contains', value: 'ships', target: 'expected_output' });
+    const ships = await check('reference mentions shipping', {
+      type: 'contains',
+      value: 'ships',
+      target: 'expected_output',
+    });
     const run = await t.startRun({ metricIds: [greets.id, ships.id] });
     await drain({ duplicate: true });
     const done = (await t.api.get(`/runs/${run.id}`)).body;
@@ -271,7 +379,10 @@ describe('runs: execution', () => {
     const byName = Object.fromEntries(done.metrics.map((m: any) => [m.name, m]));
     expect(byName.greets).toMatchObject({ metricId: greets.id, evaluated: 2, failed: 0, skipped: 0, score: 0.5 });
     expect(byName['reference mentions shipping']).toMatchObject({ evaluated: 2, failed: 0, skipped: 0, score: 0.5 });
-    const reasons = (await Promise.all((await t.sessionsOf(run.id)).map((s) => t.evaluationsOf(s.id)))).flat().map((e: any) => `${e.score} ${e.reason}`).sort();
+    const reasons = (await Promise.all((await t.sessionsOf(run.id)).map((s) => t.evaluationsOf(s.id))))
+      .flat()
+      .map((e: any) => `${e.score} ${e.reason}`)
+      .sort();
     expect(reasons).toEqual([
       '0 greets: actual_output does not start with "HELLO" (ignoring case): it starts with "where is my order"',
       '0 reference mentions shipping: "ships" not found in expected_output (11 characters searched)',
@@ -317,7 +428,10 @@ describe('runs: execution', () => {
     expect(abandoned).toBeDefined();
     const sessions = await t.sessionsOf(run.id);
     const failed = sessions.find((s) => s.id === abandoned!.sessionId);
-    expect(failed).toMatchObject({ status: 'FAILED', error: `the session stopped: step ${abandoned!.seq + 1} failed 3 times (Throughput exceeds the current capacity)` });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      error: `the session stopped: step ${abandoned!.seq + 1} failed 3 times (Throughput exceeds the current capacity)`,
+    });
     expect(await t.turnsOf(failed.id)).toEqual([]);
     expect(sessions.filter((s) => s.status === 'COMPLETED')).toHaveLength(1);
     const done = (await t.api.get(`/runs/${run.id}`)).body;
@@ -327,7 +441,9 @@ describe('runs: execution', () => {
   });
 
   /** The first closing step (the conversation has ended, the session is not closed yet) of a drained run, handled by `take` instead of the runner. */
-  async function interceptClosing(take: (job: RunStepJob, event: SQSEvent) => Promise<void>): Promise<RunStepJob | undefined> {
+  async function interceptClosing(
+    take: (job: RunStepJob, event: SQSEvent) => Promise<void>,
+  ): Promise<RunStepJob | undefined> {
     let taken: RunStepJob | undefined;
     await drainRunQueue(async (e) => {
       const job = JSON.parse(e.Records[0]!.body) as RunJob;
@@ -344,7 +460,10 @@ describe('runs: execution', () => {
     });
     return taken;
   }
-  const throughput = () => Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
+  const throughput = () =>
+    Object.assign(new Error('Throughput exceeds the current capacity'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
 
   it('a closing step that failed on every receive: the session keeps its status, gets no evaluations and the cause, and the run finishes', async () => {
     const t = await setup();
@@ -356,13 +475,19 @@ describe('runs: execution', () => {
     expect(taken).toBeDefined();
     const sessions = await t.sessionsOf(run.id);
     const closed = sessions.find((s) => s.id === taken!.sessionId);
-    expect(closed).toMatchObject({ status: 'COMPLETED', error: `the session's evaluations were not planned: step ${taken!.seq + 1} failed 3 times (Throughput exceeds the current capacity)` });
+    expect(closed).toMatchObject({
+      status: 'COMPLETED',
+      error: `the session's evaluations were not planned: step ${taken!.seq + 1} failed 3 times (Throughput exceeds the current capacity)`,
+    });
     expect(await t.turnsOf(closed.id)).toHaveLength(1);
     expect(await t.evaluationsOf(closed.id)).toEqual([]);
     const other = sessions.find((s) => s.id !== taken!.sessionId);
     expect(await t.evaluationsOf(other.id)).toHaveLength(2);
     const done = (await t.api.get(`/runs/${run.id}`)).body;
-    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 } });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 },
+    });
     expect(runDeadLetters).toEqual([]);
   });
 
@@ -372,16 +497,16 @@ describe('runs: execution', () => {
     const taken = await interceptClosing(async (job, event) => {
       // The session closes (its evaluations written), then storage fails while scoring them.
       let closedWritten = false;
-      const restore = failCommands(
-        (c: DocCommand) => {
-          const mine = JSON.stringify(c.input).includes(`SESSION#${job.sessionId}`);
-          if (mine && c instanceof TransactWriteCommand && JSON.stringify(c.input).includes('EVALUATING')) closedWritten = true;
-          return closedWritten && mine && c instanceof GetCommand && String(c.input.Key?.sk).startsWith('EVAL#');
-        },
-        throughput,
-      );
+      const restore = failCommands((c: DocCommand) => {
+        const mine = JSON.stringify(c.input).includes(`SESSION#${job.sessionId}`);
+        if (mine && c instanceof TransactWriteCommand && JSON.stringify(c.input).includes('EVALUATING'))
+          closedWritten = true;
+        return closedWritten && mine && c instanceof GetCommand && String(c.input.Key?.sk).startsWith('EVAL#');
+      }, throughput);
       try {
-        expect((await runner(event)) as SQSBatchResponse).toMatchObject({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+        expect((await runner(event)) as SQSBatchResponse).toMatchObject({
+          batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }],
+        });
       } finally {
         restore();
       }
@@ -395,9 +520,17 @@ describe('runs: execution', () => {
     expect(taken).toBeDefined();
     const evaluations = await t.evaluationsOf(taken!.sessionId);
     expect(evaluations).toHaveLength(2);
-    for (const e of evaluations) expect(e).toMatchObject({ status: 'FAILED', score: null, error: `scoring stopped: step ${taken!.seq + 2} failed 3 times (Throughput exceeds the current capacity)` });
+    for (const e of evaluations)
+      expect(e).toMatchObject({
+        status: 'FAILED',
+        score: null,
+        error: `scoring stopped: step ${taken!.seq + 2} failed 3 times (Throughput exceeds the current capacity)`,
+      });
     const done = (await t.api.get(`/runs/${run.id}`)).body;
-    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 } });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 },
+    });
     expect(runDeadLetters).toEqual([]);
   });
 
@@ -408,7 +541,10 @@ describe('runs: execution', () => {
     });
     const run = await t.startRun();
     await drain({ concurrency: 10 });
-    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({ status: 'COMPLETED', progress: { completed: 5 } });
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      progress: { completed: 5 },
+    });
     const times = agent.requests.map((r) => r.at).sort((a, b) => a - b);
     expect(times).toHaveLength(5);
     // 300 per minute: starts at least 200 ms apart (a little clock slack between the table and the agent).
@@ -418,10 +554,21 @@ describe('runs: execution', () => {
   it('SCENARIOS: the simulated user talks to the agent until it stops; the session is scored as a whole', async () => {
     llm.setHandler((req) => {
       if (req.schemaName === 'judge_score') return { score: 0.8, reason: 'goal reached' };
-      const userTurns = new Set(req.messages.map((m) => m.content).join('\n').match(/simulated ask \d/g) ?? []).size;
-      return userTurns >= 2 ? { stop: true, reason: 'goal_achieved', message: '' } : { stop: false, reason: 'asking', message: `simulated ask ${userTurns + 1}` };
+      const userTurns = new Set(
+        req.messages
+          .map((m) => m.content)
+          .join('\n')
+          .match(/simulated ask \d/g) ?? [],
+      ).size;
+      return userTurns >= 2
+        ? { stop: true, reason: 'goal_achieved', message: '' }
+        : { stop: false, reason: 'asking', message: `simulated ask ${userTurns + 1}` };
     });
-    const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nget a refund,impatient customer,5\n', metricIds: ['met_goal_completion'] });
+    const t = await setup({
+      type: 'SCENARIOS',
+      csv: 'goal,user_persona,max_iterations\nget a refund,impatient customer,5\n',
+      metricIds: ['met_goal_completion'],
+    });
     const run = await t.startRun();
     await drain();
     const [s] = await t.sessionsOf(run.id);
@@ -436,8 +583,16 @@ describe('runs: execution', () => {
     expect(sim[0]!.messages.map((m) => m.content).join('\n')).toContain('impatient customer');
     const evaluations = await t.evaluationsOf(s.id);
     expect(evaluations).toHaveLength(1);
-    expect(evaluations[0]).toMatchObject({ status: 'SUCCESS', score: 0.8, inferenceResultId: null, metricId: 'met_goal_completion' });
-    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({ status: 'COMPLETED', metrics: [{ metricId: 'met_goal_completion', evaluated: 1, score: 0.8 }] });
+    expect(evaluations[0]).toMatchObject({
+      status: 'SUCCESS',
+      score: 0.8,
+      inferenceResultId: null,
+      metricId: 'met_goal_completion',
+    });
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      metrics: [{ metricId: 'met_goal_completion', evaluated: 1, score: 0.8 }],
+    });
     // Every simulator answer and the judge's were charged (at least one credit each).
     expect(evaluations[0].creditsUsed).toBeGreaterThan(0);
     expect((await t.api.get('/organization')).body.spentCredits).toBeGreaterThanOrEqual(sim.length + 1);
@@ -445,7 +600,11 @@ describe('runs: execution', () => {
 
   it('SCENARIOS stop at maxIterations, and when the simulator is not configured the session fails saying so', async () => {
     llm.setHandler(() => ({ stop: false, reason: 'again', message: 'one more thing' }));
-    const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nchat,curious,2\n', metricIds: ['met_non_empty_output'] });
+    const t = await setup({
+      type: 'SCENARIOS',
+      csv: 'goal,user_persona,max_iterations\nchat,curious,2\n',
+      metricIds: ['met_non_empty_output'],
+    });
     const run = await t.startRun();
     await drain();
     const [s] = await t.sessionsOf(run.id);
@@ -471,16 +630,26 @@ describe('runs: cancel', () => {
 
     const cancelled = await t.api.post(`/runs/${run.id}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'CANCELLED', progress: { total: 2, pending: 0, running: 0, completed: 0, failed: 2 } });
+    expect(cancelled.body).toMatchObject({
+      status: 'CANCELLED',
+      progress: { total: 2, pending: 0, running: 0, completed: 0, failed: 2 },
+    });
     expect(cancelled.body.finishedAt).not.toBeNull();
-    for (const s of await t.sessionsOf(run.id)) expect(s).toMatchObject({ status: 'FAILED', stoppingReason: 'cancelled' });
+    for (const s of await t.sessionsOf(run.id))
+      expect(s).toMatchObject({ status: 'FAILED', stoppingReason: 'cancelled' });
 
     await drain();
     expect(agent.requests).toHaveLength(0);
-    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({ status: 'CANCELLED', progress: { failed: 2, pending: 0 } });
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'CANCELLED',
+      progress: { failed: 2, pending: 0 },
+    });
     const again = await t.api.post(`/runs/${run.id}/cancel`);
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ error: 'Conflict', message: `run ${run.id} is CANCELLED; only PENDING or RUNNING runs can be cancelled` });
+    expect(again.body).toEqual({
+      error: 'Conflict',
+      message: `run ${run.id} is CANCELLED; only PENDING or RUNNING runs can be cancelled`,
+    });
   });
 
   it('a run cancelled before its fan-out creates its sessions already failed', async () => {
@@ -494,7 +663,13 @@ describe('runs: cancel', () => {
       ['FAILED', 'cancelled'],
       ['FAILED', 'cancelled'],
     ]);
-    expect((await t.api.get(`/runs/${run.id}`)).body.progress).toEqual({ total: 2, pending: 0, running: 0, completed: 0, failed: 2 });
+    expect((await t.api.get(`/runs/${run.id}`)).body.progress).toEqual({
+      total: 2,
+      pending: 0,
+      running: 0,
+      completed: 0,
+      failed: 2,
+    });
   });
 
   it('a finished run cannot be cancelled; another organization gets 403, an unknown run 404', async () => {
@@ -523,42 +698,92 @@ describe('runs: create validation and lists', () => {
     };
     const v = t.version.id;
     expect(await post({ testId: t.test.id })).toEqual({ status: 400, message: 'versionId is required' });
-    expect(await post({ versionId: v })).toEqual({ status: 400, message: 'one of testId or specificationIds is required' });
-    expect((await post({ versionId: v, testId: t.test.id, specificationIds: [t.spec.id] })).message).toMatch(/^testId and specificationIds cannot both be given/);
-    expect(await post({ versionId: v, specificationIds: [t.spec.id], testCaseIds: ['tcase_x'] })).toEqual({ status: 400, message: 'testCaseIds may be given only with testId' });
+    expect(await post({ versionId: v })).toEqual({
+      status: 400,
+      message: 'one of testId or specificationIds is required',
+    });
+    expect((await post({ versionId: v, testId: t.test.id, specificationIds: [t.spec.id] })).message).toMatch(
+      /^testId and specificationIds cannot both be given/,
+    );
+    expect(await post({ versionId: v, specificationIds: [t.spec.id], testCaseIds: ['tcase_x'] })).toEqual({
+      status: 400,
+      message: 'testCaseIds may be given only with testId',
+    });
     expect((await post({ versionId: v, testId: t.test.id, status: 'RUNNING' })).message).toBe("unknown field 'status'");
     expect((await post({ versionId: v, specificationIds: [] })).status).toBe(400);
-    expect((await post({ versionId: v, testId: t.test.id, metricIds: Array.from({ length: 51 }, (_, i) => `met_${i}`) })).status).toBe(400);
-    expect(await post({ versionId: 'ver_nope', testId: t.test.id })).toEqual({ status: 400, message: 'versionId ver_nope does not name an existing version' });
-    expect(await post({ versionId: v, testId: 'test_nope' })).toEqual({ status: 400, message: 'testId test_nope does not name an existing test' });
-    expect((await post({ versionId: v, testId: t.test.id, metricIds: ['met_nope'] })).message).toBe('metricIds: metric met_nope does not exist');
-    expect((await post({ versionId: v, testId: t.test.id, testCaseIds: ['tcase_nope'] })).message).toBe(`testCaseIds: tcase_nope is not a test case of test ${t.test.id}`);
-    expect((await post({ versionId: v, specificationIds: ['spec_nope'] })).message).toBe('specificationIds spec_nope does not name an existing specification');
+    expect(
+      (await post({ versionId: v, testId: t.test.id, metricIds: Array.from({ length: 51 }, (_, i) => `met_${i}`) }))
+        .status,
+    ).toBe(400);
+    expect(await post({ versionId: 'ver_nope', testId: t.test.id })).toEqual({
+      status: 400,
+      message: 'versionId ver_nope does not name an existing version',
+    });
+    expect(await post({ versionId: v, testId: 'test_nope' })).toEqual({
+      status: 400,
+      message: 'testId test_nope does not name an existing test',
+    });
+    expect((await post({ versionId: v, testId: t.test.id, metricIds: ['met_nope'] })).message).toBe(
+      'metricIds: metric met_nope does not exist',
+    );
+    expect((await post({ versionId: v, testId: t.test.id, testCaseIds: ['tcase_nope'] })).message).toBe(
+      `testCaseIds: tcase_nope is not a test case of test ${t.test.id}`,
+    );
+    expect((await post({ versionId: v, specificationIds: ['spec_nope'] })).message).toBe(
+      'specificationIds spec_nope does not name an existing specification',
+    );
 
     // Another organization's version, test, specification, metric: 403.
     expect((await post({ versionId: other.version.id, testId: t.test.id })).status).toBe(403);
     expect((await post({ versionId: v, testId: other.test.id })).status).toBe(403);
     expect((await post({ versionId: v, specificationIds: [other.spec.id] })).status).toBe(403);
-    const theirMetric = (await other.api.post('/metrics', { name: 'mine', source: 'PARTIAL_PROMPT', evaluationParams: ['input', 'actual_output'], judgePrompt: 'x', evaluatorModelName: 'gpt-4o' })).body;
+    const theirMetric = (
+      await other.api.post('/metrics', {
+        name: 'mine',
+        source: 'PARTIAL_PROMPT',
+        evaluationParams: ['input', 'actual_output'],
+        judgePrompt: 'x',
+        evaluatorModelName: 'gpt-4o',
+      })
+    ).body;
     expect((await post({ versionId: v, testId: t.test.id, metricIds: [theirMetric.id] })).status).toBe(403);
 
     // No CONVERSATION connection.
     const bare = await createVersion(t.api, t.product.id);
     const noConn = await post({ versionId: bare.id, testId: t.test.id });
     expect(noConn.status).toBe(400);
-    expect(noConn.message).toMatch(/^conversationEndpointConnectionId: version ver_\w+ has no CONVERSATION endpoint connection/);
+    expect(noConn.message).toMatch(
+      /^conversationEndpointConnectionId: version ver_\w+ has no CONVERSATION endpoint connection/,
+    );
 
     // A test that is not SUCCESS; a test of another product; nothing to score.
     const pending = (await t.api.post('/tests', { productId: t.product.id, name: 'generated', type: 'QUALITY' })).body;
-    expect((await post({ versionId: v, testId: pending.id })).message).toBe(`testId: test ${pending.id} is PENDING; only SUCCESS tests can run`);
+    expect((await post({ versionId: v, testId: pending.id })).message).toBe(
+      `testId: test ${pending.id} is PENDING; only SUCCESS tests can run`,
+    );
     const product2 = await createProduct(t.api, { name: 'other product' });
     const conn2 = await createConnection(t.api, product2.id, { url: `${agent.url}/chat` });
     const v2 = await createVersion(t.api, product2.id, { conversationEndpointConnectionId: conn2.id });
-    expect((await post({ versionId: v2.id, testId: t.test.id })).message).toMatch(/^testId: test \w+ belongs to another product/);
-    const unscored = (await t.api.post('/tests', { productId: t.product.id, name: 'no spec', type: 'QUALITY', uri: await upload(t.api, 'input,expected_output\na,b\n') })).body;
-    expect((await post({ versionId: v, testId: unscored.id })).message).toMatch(/^metricIds: nothing to score: test \w+ has no specification with linked metrics/);
-    const emptySpec = (await t.api.post('/specifications', { productId: t.product.id, description: 'no tests yet', type: 'CAPABILITY' })).body;
-    expect((await post({ versionId: v, specificationIds: [emptySpec.id] })).message).toBe(`specificationIds: specification ${emptySpec.id} has no SUCCESS test to run`);
+    expect((await post({ versionId: v2.id, testId: t.test.id })).message).toMatch(
+      /^testId: test \w+ belongs to another product/,
+    );
+    const unscored = (
+      await t.api.post('/tests', {
+        productId: t.product.id,
+        name: 'no spec',
+        type: 'QUALITY',
+        uri: await upload(t.api, 'input,expected_output\na,b\n'),
+      })
+    ).body;
+    expect((await post({ versionId: v, testId: unscored.id })).message).toMatch(
+      /^metricIds: nothing to score: test \w+ has no specification with linked metrics/,
+    );
+    const emptySpec = (
+      await t.api.post('/specifications', { productId: t.product.id, description: 'no tests yet', type: 'CAPABILITY' })
+    ).body;
+    expect((await post({ versionId: v, specificationIds: [emptySpec.id] })).message).toBe(
+      `specificationIds: specification ${emptySpec.id} has no SUCCESS test to run`,
+    );
 
     // Nothing was stored, nothing queued.
     expect((await t.api.get('/runs')).headers['x-total-count']).toBe('0');
@@ -571,12 +796,19 @@ describe('runs: create validation and lists', () => {
     expect(bySpec).toMatchObject({ testIds: [t.test.id], specificationIds: [t.spec.id], progress: { total: 2 } });
     const cases = (await t.api.get('/testCases', { testIds: t.test.id })).body;
     const some = await t.startRun({ testCaseIds: [cases[1].id], metricIds: ['met_is_json'] });
-    expect(some).toMatchObject({ progress: { total: 1 }, metricIds: ['met_is_json'], metrics: [{ metricId: 'met_is_json', name: 'is_json', evaluated: 0, score: null }] });
+    expect(some).toMatchObject({
+      progress: { total: 1 },
+      metricIds: ['met_is_json'],
+      metrics: [{ metricId: 'met_is_json', name: 'is_json', evaluated: 0, score: null }],
+    });
     await drain();
     const sessions = await t.sessionsOf(some.id);
     expect(sessions.map((s) => s.testCaseId)).toEqual([cases[1].id]);
     expect((await t.api.get(`/runs/${some.id}`)).body.metrics[0]).toMatchObject({ evaluated: 1, score: 0 });
-    expect((await t.api.get(`/runs/${bySpec.id}`)).body).toMatchObject({ status: 'COMPLETED', progress: { completed: 2 } });
+    expect((await t.api.get(`/runs/${bySpec.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      progress: { completed: 2 },
+    });
   });
 
   it('lists runs with filters, sorting and pagination', async () => {
@@ -595,7 +827,10 @@ describe('runs: create validation and lists', () => {
     expect(await ids({ sort: 'name:asc', limit: 2, offset: 2 })).toEqual({ ids: [c.id], total: '3' });
     expect(await ids({ statuses: 'CANCELLED' })).toEqual({ ids: [c.id], total: '1' });
     expect(await ids({ statuses: 'PENDING,RUNNING', sort: 'name:asc' })).toEqual({ ids: [a.id, b.id], total: '2' });
-    expect(await ids({ versionIds: t.version.id, productIds: t.product.id, testIds: t.test.id, name: 'ALP' })).toEqual({ ids: [a.id], total: '1' });
+    expect(await ids({ versionIds: t.version.id, productIds: t.product.id, testIds: t.test.id, name: 'ALP' })).toEqual({
+      ids: [a.id],
+      total: '1',
+    });
     expect(await ids({ versionIds: 'ver_other' })).toEqual({ ids: [], total: '0' });
     expect((await t.api.get('/runs', { statuses: 'DONE' })).status).toBe(400);
     expect((await t.api.get('/runs', { colour: 'red' })).body.message).toBe("unknown query parameter 'colour'");

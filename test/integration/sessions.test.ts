@@ -20,13 +20,22 @@ describe('sessions', () => {
   it('creates production and test sessions; plain-text context becomes {value}', async () => {
     const t = await setup();
     const prod = await t.session({ context: 'VIP customer', customId: 'c-1', metadata: { channel: 'web' } });
-    expect(prod).toMatchObject({ isProduction: true, testCaseId: null, status: 'PENDING', context: { value: 'VIP customer' }, customId: 'c-1', productId: t.product.id });
+    expect(prod).toMatchObject({
+      isProduction: true,
+      testCaseId: null,
+      status: 'PENDING',
+      context: { value: 'VIP customer' },
+      customId: 'c-1',
+      productId: t.product.id,
+    });
     const test = (await t.api.post('/tests', { productId: t.product.id, name: 'x', type: 'QUALITY' })).body;
     const tc = (await t.api.post('/testCases', { testId: test.id, input: 'hello', expectedOutput: 'hi' })).body;
     const testSession = await t.session({ testCaseId: tc.id });
     expect(testSession).toMatchObject({ isProduction: false, testCaseId: tc.id, testId: test.id });
     expect((await t.api.get(`/sessions/${prod.id}`)).body).toEqual(prod);
-    expect((await t.api.get('/tests', { versionIds: t.version.id })).body.map((x: { id: string }) => x.id)).toEqual([test.id]);
+    expect((await t.api.get('/tests', { versionIds: t.version.id })).body.map((x: { id: string }) => x.id)).toEqual([
+      test.id,
+    ]);
   });
 
   it('validates and keeps sessions to their organization', async () => {
@@ -35,15 +44,20 @@ describe('sessions', () => {
     expect((await t.api.post('/sessions', {})).body.message).toBe('versionId is required');
     expect((await t.api.post('/sessions', { versionId: 'ver_nope' })).status).toBe(400);
     expect((await t.api.post('/sessions', { versionId: other.version.id })).status).toBe(403);
-    expect((await t.api.post('/sessions', { versionId: t.version.id, isProduction: false })).body.message).toBe("unknown field 'isProduction'");
-    const otherTest = (await other.api.post('/tests', { productId: other.product.id, name: 'x', type: 'QUALITY' })).body;
+    expect((await t.api.post('/sessions', { versionId: t.version.id, isProduction: false })).body.message).toBe(
+      "unknown field 'isProduction'",
+    );
+    const otherTest = (await other.api.post('/tests', { productId: other.product.id, name: 'x', type: 'QUALITY' }))
+      .body;
     const otherCase = (await other.api.post('/testCases', { testId: otherTest.id, input: 'x' })).body;
     expect((await t.api.post('/sessions', { versionId: t.version.id, testCaseId: otherCase.id })).status).toBe(403);
     const s = await other.session();
     expect((await t.api.get(`/sessions/${s.id}`)).status).toBe(403);
     expect((await t.api.patch(`/sessions/${s.id}`, { status: 'COMPLETED' })).status).toBe(403);
     expect((await t.api.get('/sessions/sess_nope')).status).toBe(404);
-    expect((await t.api.get('/sessions')).body.message).toBe('one of versionIds, testIds, testCaseIds, customIds or runIds is required');
+    expect((await t.api.get('/sessions')).body.message).toBe(
+      'one of versionIds, testIds, testCaseIds, customIds or runIds is required',
+    );
   });
 
   it('lists by version, custom id and filters', async () => {
@@ -51,7 +65,8 @@ describe('sessions', () => {
     const a = await t.session({ customId: 'alpha' });
     const b = await t.session();
     await t.api.patch(`/sessions/${b.id}`, { status: 'FAILED', error: 'agent timed out' });
-    const ids = async (q: Record<string, string | boolean>) => ((await t.api.get('/sessions', q)).body as { id: string }[]).map((s) => s.id).sort();
+    const ids = async (q: Record<string, string | boolean>) =>
+      ((await t.api.get('/sessions', q)).body as { id: string }[]).map((s) => s.id).sort();
     expect(await ids({ versionIds: t.version.id })).toEqual([a.id, b.id].sort());
     expect(await ids({ customIds: 'alpha' })).toEqual([a.id]);
     expect(await ids({ versionIds: t.version.id, statuses: 'FAILED' })).toEqual([b.id]);
@@ -61,9 +76,20 @@ describe('sessions', () => {
   it('closes with COMPLETED or FAILED, keeps the error, canonicalises recordingUri, soft-deletes', async () => {
     const t = await setup();
     const s = await t.session({ customId: 'x' });
-    const failed = await t.api.patch(`/sessions/${s.id}`, { status: 'FAILED', error: 'connection reset', recordingUri: 'https://rec.s3.us-east-1.amazonaws.com/calls/1.wav?X-Amz-Signature=abc' });
-    expect(failed.body).toMatchObject({ status: 'FAILED', error: 'connection reset', recordingUri: 's3://rec/calls/1.wav', closedAt: expect.any(String) });
-    expect((await t.api.patch(`/sessions/${s.id}`, { status: 'PENDING' })).body.message).toBe('status must be one of: COMPLETED, FAILED');
+    const failed = await t.api.patch(`/sessions/${s.id}`, {
+      status: 'FAILED',
+      error: 'connection reset',
+      recordingUri: 'https://rec.s3.us-east-1.amazonaws.com/calls/1.wav?X-Amz-Signature=abc',
+    });
+    expect(failed.body).toMatchObject({
+      status: 'FAILED',
+      error: 'connection reset',
+      recordingUri: 's3://rec/calls/1.wav',
+      closedAt: expect.any(String),
+    });
+    expect((await t.api.patch(`/sessions/${s.id}`, { status: 'PENDING' })).body.message).toBe(
+      'status must be one of: COMPLETED, FAILED',
+    );
     expect((await t.api.get(`/sessions/${s.id}`)).body.error).toBe('connection reset');
     expect((await t.api.del(`/sessions/${s.id}`)).status).toBe(200);
     expect((await t.api.get('/sessions', { customIds: 'x' })).body).toEqual([]);
@@ -76,7 +102,9 @@ describe('turns (inference results)', () => {
   it('assigns indexes in arrival order without gaps or duplicates under 20 concurrent writers', async () => {
     const t = await setup();
     const s = await t.session();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.api.post('/inferenceResults', { sessionId: s.id, input: `q${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.api.post('/inferenceResults', { sessionId: s.id, input: `q${i}` })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(results.map((r) => r.body.index).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     const list = await t.api.get('/inferenceResults', { sessionIds: s.id });
@@ -99,12 +127,17 @@ describe('turns (inference results)', () => {
       ],
     });
     expect(res.status).toBe(201);
-    expect(res.body.map((x: { index: number; input: string; output: string }) => [x.index, x.input, x.output])).toEqual([
-      [1, 'Hi', 'Hello!'],
-      [2, 'Track 42', 'Shipped.\nAnything else?'],
-    ]);
+    expect(res.body.map((x: { index: number; input: string; output: string }) => [x.index, x.input, x.output])).toEqual(
+      [
+        [1, 'Hi', 'Hello!'],
+        [2, 'Track 42', 'Shipped.\nAnything else?'],
+      ],
+    );
     expect((await t.api.post('/inferenceResults/batch', { sessionId: s.id, messages: [] })).status).toBe(400);
-    expect((await t.api.post('/inferenceResults/batch', { sessionId: s.id, messages: [{ role: 'system', content: 'x' }] })).status).toBe(400);
+    expect(
+      (await t.api.post('/inferenceResults/batch', { sessionId: s.id, messages: [{ role: 'system', content: 'x' }] }))
+        .status,
+    ).toBe(400);
   });
 
   it('limits input and output to 250,000 characters, reads, patches and guards tenancy', async () => {
@@ -112,10 +145,15 @@ describe('turns (inference results)', () => {
     const other = await setup();
     const s = await t.session();
     expect((await t.api.post('/inferenceResults', { sessionId: s.id, input: 'x'.repeat(250_000) })).status).toBe(201);
-    expect((await t.api.post('/inferenceResults', { sessionId: s.id, input: 'x'.repeat(250_001) })).body.message).toBe('input must have at most 250000 characters');
+    expect((await t.api.post('/inferenceResults', { sessionId: s.id, input: 'x'.repeat(250_001) })).body.message).toBe(
+      'input must have at most 250000 characters',
+    );
     const turn = await t.turn(s.id);
     expect((await t.api.get(`/inferenceResults/${turn.id}`)).body).toEqual(turn);
-    const patched = await t.api.patch(`/inferenceResults/${turn.id}`, { output: 'Monday.', usage: { outputTokens: 12 } });
+    const patched = await t.api.patch(`/inferenceResults/${turn.id}`, {
+      output: 'Monday.',
+      usage: { outputTokens: 12 },
+    });
     expect(patched.body).toMatchObject({ output: 'Monday.', usage: { outputTokens: 12, inputTokens: 0 } });
     expect((await other.api.get(`/inferenceResults/${turn.id}`)).status).toBe(403);
     expect((await other.api.post('/inferenceResults', { sessionId: s.id, input: 'x' })).status).toBe(403);
@@ -128,16 +166,49 @@ describe('spans (traces)', () => {
     const t = await setup();
     const s = await t.session();
     const turn = await t.turn(s.id);
-    const root = await t.api.post('/traces', { id: 'trace_root_1', inferenceResultId: turn.id, name: 'agent', type: 'AGENT', startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:01.500Z' });
+    const root = await t.api.post('/traces', {
+      id: 'trace_root_1',
+      inferenceResultId: turn.id,
+      name: 'agent',
+      type: 'AGENT',
+      startTime: '2026-01-01T00:00:00.000Z',
+      endTime: '2026-01-01T00:00:01.500Z',
+    });
     expect(root.status).toBe(201);
     expect(root.body).toMatchObject({ id: 'trace_root_1', latencyMs: 1500, sessionId: s.id });
-    const child = await t.api.post('/traces', { inferenceResultId: turn.id, name: 'lookup', type: 'TOOL', parentTraceId: 'trace_root_1', outputData: 'plain text', startTime: '2026-01-01T00:00:00.500Z' });
-    expect(child.body).toMatchObject({ id: expect.stringMatching(/^trace_/), outputData: 'plain text', parentTraceId: 'trace_root_1' });
-    expect((await t.api.post('/traces', { id: 'trace_root_1', inferenceResultId: turn.id, name: 'again', type: 'AGENT' })).status).toBe(409);
-    expect((await t.api.post('/traces', { id: 'span_1', inferenceResultId: turn.id, name: 'x', type: 'AGENT' })).body.message).toBe("id must be an id starting with 'trace_'");
+    const child = await t.api.post('/traces', {
+      inferenceResultId: turn.id,
+      name: 'lookup',
+      type: 'TOOL',
+      parentTraceId: 'trace_root_1',
+      outputData: 'plain text',
+      startTime: '2026-01-01T00:00:00.500Z',
+    });
+    expect(child.body).toMatchObject({
+      id: expect.stringMatching(/^trace_/),
+      outputData: 'plain text',
+      parentTraceId: 'trace_root_1',
+    });
+    expect(
+      (await t.api.post('/traces', { id: 'trace_root_1', inferenceResultId: turn.id, name: 'again', type: 'AGENT' }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await t.api.post('/traces', { id: 'span_1', inferenceResultId: turn.id, name: 'x', type: 'AGENT' })).body
+        .message,
+    ).toBe("id must be an id starting with 'trace_'");
     expect((await t.api.post('/traces', { inferenceResultId: turn.id, name: 'x', type: 'THING' })).status).toBe(400);
     const otherTurn = await t.turn(s.id);
-    expect((await t.api.post('/traces', { inferenceResultId: otherTurn.id, name: 'x', type: 'TOOL', parentTraceId: 'trace_root_1' })).body.message).toMatch(/belongs to another inference result/);
+    expect(
+      (
+        await t.api.post('/traces', {
+          inferenceResultId: otherTurn.id,
+          name: 'x',
+          type: 'TOOL',
+          parentTraceId: 'trace_root_1',
+        })
+      ).body.message,
+    ).toMatch(/belongs to another inference result/);
     expect((await t.api.get('/traces/not-a-span')).status).toBe(404);
     const list = await t.api.get('/traces', { sessionIds: s.id });
     expect(list.body.map((x: { id: string }) => x.id)).toEqual(['trace_root_1', child.body.id]);
@@ -155,22 +226,42 @@ describe('spans (traces)', () => {
     const turn = await t.turn(s.id);
     const unit = 'héllo wörld — ';
     const description = unit.repeat(Math.floor((1024 * 1024) / Buffer.byteLength(unit))).slice(0, 1024 * 1024 - 64);
-    const big = await t.api.post('/traces', { id: 'trace_big_1', inferenceResultId: turn.id, name: 'llm', type: 'GENERATION', description, inputData: { prompt: 'y'.repeat(100_000) } });
+    const big = await t.api.post('/traces', {
+      id: 'trace_big_1',
+      inferenceResultId: turn.id,
+      name: 'llm',
+      type: 'GENERATION',
+      description,
+      inputData: { prompt: 'y'.repeat(100_000) },
+    });
     expect(big.status).toBe(201);
     const read = await t.api.get('/traces/trace_big_1');
     expect(read.body.description).toBe(description);
     expect(read.body.inputData.prompt).toHaveLength(100_000);
     const tooBig = 'x'.repeat(1024 * 1024 + 1);
-    expect((await t.api.post('/traces', { inferenceResultId: turn.id, name: 'x', type: 'SPAN', description: tooBig })).body.message).toMatch(/^description must be at most 1 MB/);
+    expect(
+      (await t.api.post('/traces', { inferenceResultId: turn.id, name: 'x', type: 'SPAN', description: tooBig })).body
+        .message,
+    ).toMatch(/^description must be at most 1 MB/);
   });
 
   it('creates a batch all or nothing', async () => {
     const t = await setup();
     const s = await t.session();
     const turn = await t.turn(s.id);
-    const ok = await t.api.post('/traces/batch', { spans: [{ id: 'trace_b1', inferenceResultId: turn.id, name: 'a', type: 'CHAIN' }, { id: 'trace_b2', inferenceResultId: turn.id, name: 'b', type: 'TOOL', parentTraceId: 'trace_b1' }] });
+    const ok = await t.api.post('/traces/batch', {
+      spans: [
+        { id: 'trace_b1', inferenceResultId: turn.id, name: 'a', type: 'CHAIN' },
+        { id: 'trace_b2', inferenceResultId: turn.id, name: 'b', type: 'TOOL', parentTraceId: 'trace_b1' },
+      ],
+    });
     expect(ok.status).toBe(201);
-    const dup = await t.api.post('/traces/batch', { spans: [{ id: 'trace_b3', inferenceResultId: turn.id, name: 'c', type: 'TOOL' }, { id: 'trace_b1', inferenceResultId: turn.id, name: 'd', type: 'TOOL' }] });
+    const dup = await t.api.post('/traces/batch', {
+      spans: [
+        { id: 'trace_b3', inferenceResultId: turn.id, name: 'c', type: 'TOOL' },
+        { id: 'trace_b1', inferenceResultId: turn.id, name: 'd', type: 'TOOL' },
+      ],
+    });
     expect(dup.status).toBe(409);
     expect((await t.api.get('/traces/trace_b3')).status).toBe(404);
   });
@@ -181,8 +272,17 @@ describe('evaluations', () => {
     const t = await setup();
     const s = await t.session();
     await t.turn(s.id, 'hi', '{"a":1}');
-    const selfHosted = (await t.api.post('/metrics', { name: 'mine', source: 'SELF_HOSTED', evaluationParams: ['actual_output'] })).body;
-    const human = (await t.api.post('/metrics', { name: 'human', source: 'HUMAN_EVALUATION', evaluationParams: ['input'], judgePrompt: 'rate' })).body;
+    const selfHosted = (
+      await t.api.post('/metrics', { name: 'mine', source: 'SELF_HOSTED', evaluationParams: ['actual_output'] })
+    ).body;
+    const human = (
+      await t.api.post('/metrics', {
+        name: 'human',
+        source: 'HUMAN_EVALUATION',
+        evaluationParams: ['input'],
+        judgePrompt: 'rate',
+      })
+    ).body;
     const res = await t.api.post('/evaluations', {
       sessionId: s.id,
       metricIds: [selfHosted.id, human.id, 'met_is_json', 'met_json_field_match'],
@@ -193,11 +293,16 @@ describe('evaluations', () => {
     expect(byMetric[selfHosted.id]).toMatchObject({ status: 'SUCCESS', score: 0.7, reason: 'ok' });
     expect(byMetric[human.id]).toMatchObject({ status: 'PENDING_HUMAN', score: null });
     expect(byMetric.met_is_json).toMatchObject({ status: 'PENDING', metricGroupId: 'mgrp_is_json' });
-    expect(byMetric.met_json_field_match).toMatchObject({ status: 'SKIPPED', error: 'missing expected_output: the session has no test case' });
+    expect(byMetric.met_json_field_match).toMatchObject({
+      status: 'SKIPPED',
+      error: 'missing expected_output: the session has no test case',
+    });
     const scored = await t.api.patch(`/evaluations/${byMetric[human.id].id}`, { humanScore: 0.9, humanReason: 'good' });
     expect(scored.body).toMatchObject({ status: 'SUCCESS', score: 0.9, humanScore: 0.9, humanReason: 'good' });
     expect((await t.api.patch(`/evaluations/${byMetric.met_is_json.id}`, { humanScore: 1 })).status).toBe(400);
-    expect((await t.api.patch(`/evaluations/${byMetric[human.id].id}`, { humanScore: 2 })).body.message).toBe('humanScore must be at most 1');
+    expect((await t.api.patch(`/evaluations/${byMetric[human.id].id}`, { humanScore: 2 })).body.message).toBe(
+      'humanScore must be at most 1',
+    );
     const list = await t.api.get('/evaluations', { sessionIds: s.id, statuses: 'SUCCESS' });
     expect(list.body).toHaveLength(2);
     expect((await t.api.get(`/evaluations/${byMetric.met_is_json.id}`)).body.id).toBe(byMetric.met_is_json.id);
@@ -207,13 +312,27 @@ describe('evaluations', () => {
     const t = await setup();
     const other = await setup();
     const s = await t.session();
-    const selfHosted = (await t.api.post('/metrics', { name: 'mine', source: 'SELF_HOSTED', evaluationParams: ['actual_output'] })).body;
-    expect((await t.api.post('/evaluations', { sessionId: s.id, metricIds: [selfHosted.id] })).body.message).toMatch(/^scores must hold a score/);
+    const selfHosted = (
+      await t.api.post('/metrics', { name: 'mine', source: 'SELF_HOSTED', evaluationParams: ['actual_output'] })
+    ).body;
+    expect((await t.api.post('/evaluations', { sessionId: s.id, metricIds: [selfHosted.id] })).body.message).toMatch(
+      /^scores must hold a score/,
+    );
     expect((await t.api.post('/evaluations', { sessionId: s.id, metricIds: ['met_nope'] })).status).toBe(400);
     expect((await t.api.post('/evaluations', { sessionId: s.id, metricIds: [] })).status).toBe(400);
     expect((await other.api.post('/evaluations', { sessionId: s.id, metricIds: ['met_is_json'] })).status).toBe(403);
-    const theirMetric = (await other.api.post('/metrics', { name: 'x', source: 'SELF_HOSTED', evaluationParams: ['input'] })).body;
-    expect((await t.api.post('/evaluations', { sessionId: s.id, metricIds: [theirMetric.id], scores: [{ metricId: theirMetric.id, score: 1 }] })).status).toBe(403);
+    const theirMetric = (
+      await other.api.post('/metrics', { name: 'x', source: 'SELF_HOSTED', evaluationParams: ['input'] })
+    ).body;
+    expect(
+      (
+        await t.api.post('/evaluations', {
+          sessionId: s.id,
+          metricIds: [theirMetric.id],
+          scores: [{ metricId: theirMetric.id, score: 1 }],
+        })
+      ).status,
+    ).toBe(403);
     expect((await other.api.get('/evaluations', { sessionIds: s.id })).status).toBe(403);
   });
 });
@@ -245,9 +364,20 @@ describe('metric compatibility', () => {
     await t.turn(s.id);
     const res = await t.api.get(`/sessions/${s.id}/metricCompatibility`);
     expect(res.status).toBe(200);
-    expect(entry(res.body, 'met_is_json')).toMatchObject({ isCompatible: true, relevance: 'none', incompatibilityReason: null, source: 'DETERMINISTIC' });
-    expect(entry(res.body, 'met_text_similarity')).toMatchObject({ isCompatible: false, incompatibilityReason: 'missing expected_output: the session has no test case' });
-    expect(entry(res.body, 'met_faithfulness')).toMatchObject({ isCompatible: false, incompatibilityReason: 'missing retrieval_context: no turn has retrieval context' });
+    expect(entry(res.body, 'met_is_json')).toMatchObject({
+      isCompatible: true,
+      relevance: 'none',
+      incompatibilityReason: null,
+      source: 'DETERMINISTIC',
+    });
+    expect(entry(res.body, 'met_text_similarity')).toMatchObject({
+      isCompatible: false,
+      incompatibilityReason: 'missing expected_output: the session has no test case',
+    });
+    expect(entry(res.body, 'met_faithfulness')).toMatchObject({
+      isCompatible: false,
+      incompatibilityReason: 'missing retrieval_context: no turn has retrieval context',
+    });
     // compatible first within a relevance, then by name
     const firstIncompatible = res.body.findIndex((e: { isCompatible: boolean }) => !e.isCompatible);
     expect(res.body.slice(firstIncompatible).every((e: { isCompatible: boolean }) => !e.isCompatible)).toBe(true);
@@ -269,7 +399,9 @@ describe('metric compatibility', () => {
       'missing retrieval_context: the session has no turns and the conversation endpoint connection does not map retrieval_context',
     );
     // a test case without expected output
-    expect(entry(res, 'met_text_similarity').incompatibilityReason).toBe('missing expected_output: the test case has no expected output');
+    expect(entry(res, 'met_text_similarity').incompatibilityReason).toBe(
+      'missing expected_output: the test case has no expected output',
+    );
     // a version without a conversation connection
     const bare = (await t.api.post('/sessions', { versionId: t.version.id, testCaseId: tc.id })).body;
     const bareRes = (await t.api.get(`/sessions/${bare.id}/metricCompatibility`, { limit: 500 })).body;
@@ -278,8 +410,24 @@ describe('metric compatibility', () => {
 
   it('orders linked, then matching, then none', async () => {
     const t = await setup();
-    const spec = (await t.api.post('/specifications', { productId: t.product.id, description: 'd', type: 'POLICY', testType: 'QUALITY', testVariant: 'rag' })).body;
-    const otherSpec = (await t.api.post('/specifications', { productId: t.product.id, description: 'e', type: 'POLICY', testType: 'QUALITY', testVariant: 'summarization' })).body;
+    const spec = (
+      await t.api.post('/specifications', {
+        productId: t.product.id,
+        description: 'd',
+        type: 'POLICY',
+        testType: 'QUALITY',
+        testVariant: 'rag',
+      })
+    ).body;
+    const otherSpec = (
+      await t.api.post('/specifications', {
+        productId: t.product.id,
+        description: 'e',
+        type: 'POLICY',
+        testType: 'QUALITY',
+        testVariant: 'summarization',
+      })
+    ).body;
     await t.api.post(`/specifications/${spec.id}/metrics`, { metricIds: ['met_non_toxic'] });
     await t.api.post(`/specifications/${otherSpec.id}/metrics`, { metricIds: ['met_no_bias'] });
     const test = (await t.api.post('/tests', { productId: t.product.id, name: 'x', specificationId: spec.id })).body;

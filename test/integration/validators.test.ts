@@ -42,7 +42,11 @@ describe('precompiled validators', () => {
   it('name only formats shared/schemas/route-formats.ts holds', () => {
     const named = new Set(
       routes.flatMap((r) =>
-        [...readFileSync(precompiledPath(r.handler), 'utf8').matchAll(/fullFormats(?:\["([^"]+)"\]|\.([A-Za-z_$][\w$]*))/g)].map((m) => (m[1] ?? m[2])!),
+        [
+          ...readFileSync(precompiledPath(r.handler), 'utf8').matchAll(
+            /fullFormats(?:\["([^"]+)"\]|\.([A-Za-z_$][\w$]*))/g,
+          ),
+        ].map((m) => (m[1] ?? m[2])!),
       ),
     );
     expect([...named].sort()).toEqual(expect.arrayContaining(['date-time', 'uri']));
@@ -57,9 +61,15 @@ describe('precompiled validators', () => {
       const contract = contracts.find((c) => c.route.handler === route.handler)!;
       const precompiled = registeredValidators(route.handler);
       expect(precompiled, route.handler).toBeDefined();
-      const { handler } = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as { handler: { contract: { params?: TObject; query: TObject; body?: TObject } } };
+      const { handler } = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as {
+        handler: { contract: { params?: TObject; query: TObject; body?: TObject } };
+      };
       const declared = handler.contract;
-      const runtime = routeValidators(route.handler, { params: declared.params ?? { type: 'object', additionalProperties: true }, query: declared.query, body: declared.body });
+      const runtime = routeValidators(route.handler, {
+        params: declared.params ?? { type: 'object', additionalProperties: true },
+        query: declared.query,
+        body: declared.body,
+      });
       pairs.set(route.handler, { runtime, precompiled: precompiled!, query: contract.query as unknown as TObject });
     }
     let compared = 0;
@@ -81,7 +91,8 @@ describe('precompiled validators', () => {
         } catch {
           query = undefined; // refused before validation (the same for both)
         }
-        if (query !== undefined) expect(outcome(pair.precompiled.query, query)).toEqual(outcome(pair.runtime.query, query));
+        if (query !== undefined)
+          expect(outcome(pair.precompiled.query, query)).toEqual(outcome(pair.runtime.query, query));
         if (req.body !== undefined) {
           let body: unknown;
           try {

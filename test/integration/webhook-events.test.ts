@@ -35,7 +35,8 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const deliver = (duplicate = false) => drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
+const deliver = (duplicate = false) =>
+  drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
 
 /** A tenant with a webhook at its own path on the receiver; `received()` lists what reached it. */
 async function tenantWithWebhook(events: string[], options: { monthlyCredits?: number } = {}) {
@@ -43,7 +44,10 @@ async function tenantWithWebhook(events: string[], options: { monthlyCredits?: n
   const path = `/${t.org.id}`;
   const res = await t.api.post('/webhooks', { url: `${receiver.url}${path}`, events });
   expect(res.status).toBe(201);
-  const received = () => receiver.requests.filter((r) => r.url === path).map((r) => r.json as { type: string; timestamp: string; data: any });
+  const received = () =>
+    receiver.requests
+      .filter((r) => r.url === path)
+      .map((r) => r.json as { type: string; timestamp: string; data: any });
   return { ...t, webhookId: res.body.id as string, received };
 }
 
@@ -55,11 +59,18 @@ async function upload(api: Client, text: string): Promise<string> {
 
 async function runOnce(t: Awaited<ReturnType<typeof tenantWithWebhook>>) {
   const product = await createProduct(t.api);
-  const connection = await createConnection(t.api, product.id, { url: `${agent.url}/chat`, outputMapping: { output: '$.reply' } });
+  const connection = await createConnection(t.api, product.id, {
+    url: `${agent.url}/chat`,
+    outputMapping: { output: '$.reply' },
+  });
   const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: connection.id });
   const uri = await upload(t.api, 'input,expected_output\nhello,hello\nbye,bye\n');
   const test = (await t.api.post('/tests', { productId: product.id, name: 'smoke', type: 'QUALITY', uri })).body;
-  const run = await t.api.post('/runs', { versionId: version.id, testId: test.id, metricIds: ['met_non_empty_output'] });
+  const run = await t.api.post('/runs', {
+    versionId: version.id,
+    testId: test.id,
+    metricIds: ['met_non_empty_output'],
+  });
   expect(run.status, JSON.stringify(run.body)).toBe(201);
   // Every run job delivered twice: the run still finishes once.
   await drainRunQueue((e) => runner(e) as Promise<unknown>, { duplicate: true });
@@ -80,9 +91,14 @@ describe('events of runs', () => {
     expect((await t.api.get(`/webhooks/${t.webhookId}/deliveries`)).headers['x-total-count']).toBe('1');
   });
 
-  it('sends run.failed when no session completed, and nothing to an endpoint not subscribed', { timeout: 90_000 }, async () => {
+  it('sends run.failed when no session completed, and nothing to an endpoint not subscribed', {
+    timeout: 90_000,
+  }, async () => {
     const t = await tenantWithWebhook(['run.failed']);
-    const other = await t.api.post('/webhooks', { url: `${receiver.url}/${t.org.id}-other`, events: ['run.completed'] });
+    const other = await t.api.post('/webhooks', {
+      url: `${receiver.url}/${t.org.id}-other`,
+      events: ['run.completed'],
+    });
     agent.setHandler((_req, res) => sendJson(res, 400, { error: 'nope' }));
     const runId = await runOnce(t);
     await deliver();
@@ -95,7 +111,12 @@ describe('events of monitors', () => {
   async function monitorOf(t: Awaited<ReturnType<typeof tenantWithWebhook>>) {
     const product = await createProduct(t.api);
     const version = await createVersion(t.api, product.id);
-    const res = await t.api.post('/monitors', { productId: product.id, name: 'quality', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 100 });
+    const res = await t.api.post('/monitors', {
+      productId: product.id,
+      name: 'quality',
+      metricGroupIds: ['mgrp_is_json'],
+      samplingPercentage: 100,
+    });
     expect(res.status).toBe(201);
     const session = async (output: string) => {
       const s = (await t.api.post('/sessions', { versionId: version.id })).body;
@@ -113,7 +134,9 @@ describe('events of monitors', () => {
     expect((await t.api.patch(`/monitors/${monitor.id}`, { status: 'ACTIVE' })).status).toBe(200);
     await deliver(true);
     // Deliveries run in parallel: the two events may arrive in either order.
-    const received = t.received().map((e) => [e.data.previousStatus, e.data.status, e.data.changedBy, e.data.monitor.id]);
+    const received = t
+      .received()
+      .map((e) => [e.data.previousStatus, e.data.status, e.data.changedBy, e.data.monitor.id]);
     expect(received).toHaveLength(2);
     expect(received).toEqual(
       expect.arrayContaining([
@@ -130,15 +153,29 @@ describe('events of monitors', () => {
     await runScanner();
     await deliver(true);
     expect((await t.api.get(`/monitors/${monitor.id}`)).body.status).toBe('NO_CREDITS');
-    expect(t.received().map((e) => [e.data.previousStatus, e.data.status, e.data.changedBy])).toEqual([['ACTIVE', 'NO_CREDITS', 'system']]);
+    expect(t.received().map((e) => [e.data.previousStatus, e.data.status, e.data.changedBy])).toEqual([
+      ['ACTIVE', 'NO_CREDITS', 'system'],
+    ]);
   });
 
   it('opens an alert at exactly minSessions sessions below the threshold, and resolves it when the score is back, once each', async () => {
     const t = await tenantWithWebhook(['alert.opened', 'alert.resolved']);
     const { monitor, session } = await monitorOf(t);
-    const rule = await t.api.post(`/monitors/${monitor.id}/alertRules`, { metricGroupId: 'mgrp_is_json', window: '15m', below: 0.5, minSessions: 3 });
+    const rule = await t.api.post(`/monitors/${monitor.id}/alertRules`, {
+      metricGroupId: 'mgrp_is_json',
+      window: '15m',
+      below: 0.5,
+      minSessions: 3,
+    });
     expect(rule.status).toBe(201);
-    expect(rule.body).toMatchObject({ metricGroupId: 'mgrp_is_json', window: '15m', below: 0.5, minSessions: 3, openAlertId: null, monitorId: monitor.id });
+    expect(rule.body).toMatchObject({
+      metricGroupId: 'mgrp_is_json',
+      window: '15m',
+      below: 0.5,
+      minSessions: 3,
+      openAlertId: null,
+      monitorId: monitor.id,
+    });
     // The failing sessions 20 minutes in the past, the passing ones at the real now: other test files
     // run the scanner at the real now over every monitor, so a window they see never holds the failing
     // sessions (and the scanner here never runs past the real now, where others' sessions would look idle).
@@ -160,11 +197,21 @@ describe('events of monitors', () => {
     await runScanner(new Date(t0 + 120_000));
     let alerts = (await t.api.get(`/monitors/${monitor.id}/alerts`)).body;
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ status: 'OPEN', ruleId: rule.body.id, scoredSessions: 3, below: 0.5, window: '15m', resolvedAt: null, resolution: null });
+    expect(alerts[0]).toMatchObject({
+      status: 'OPEN',
+      ruleId: rule.body.id,
+      scoredSessions: 3,
+      below: 0.5,
+      window: '15m',
+      resolvedAt: null,
+      resolution: null,
+    });
     expect(alerts[0].score).toBeCloseTo(1 / 3, 10);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).body[0].openAlertId).toBe(alerts[0].id);
     await deliver(true);
-    expect(t.received().map((e) => [e.type, e.data.id, e.data.status])).toEqual([['alert.opened', alerts[0].id, 'OPEN']]);
+    expect(t.received().map((e) => [e.type, e.data.id, e.data.status])).toEqual([
+      ['alert.opened', alerts[0].id, 'OPEN'],
+    ]);
 
     // 20 minutes later (the real now) the window holds three passing sessions only: score 1, at or above below: resolves once.
     const t1 = Math.max(Date.now(), t0 + 16 * 60_000);
@@ -193,7 +240,14 @@ describe('events of monitors', () => {
   it('resolves an open alert when its rule is deleted, and sends alert.resolved', async () => {
     const t = await tenantWithWebhook(['alert.resolved']);
     const { monitor, session } = await monitorOf(t);
-    const rule = (await t.api.post(`/monitors/${monitor.id}/alertRules`, { metricGroupId: 'mgrp_is_json', window: '15m', below: 1, minSessions: 1 })).body;
+    const rule = (
+      await t.api.post(`/monitors/${monitor.id}/alertRules`, {
+        metricGroupId: 'mgrp_is_json',
+        window: '15m',
+        below: 1,
+        minSessions: 1,
+      })
+    ).body;
     await session('nope');
     await drainLocalQueue((e) => evaluator(e) as Promise<unknown>);
     await runScanner();
@@ -202,10 +256,18 @@ describe('events of monitors', () => {
     const del = await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ id: rule.id, deletedAt: expect.any(String) });
-    expect((await t.api.get(`/monitors/${monitor.id}/alerts`)).body[0]).toMatchObject({ status: 'RESOLVED', resolution: 'rule_deleted', resolvedScore: null });
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`)).body[0]).toMatchObject({
+      status: 'RESOLVED',
+      resolution: 'rule_deleted',
+      resolvedScore: null,
+    });
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).body).toEqual([]);
     // Read by id, a deleted rule shows when it was deleted; its alert is no longer open on it.
-    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${rule.id}`)).body).toMatchObject({ id: rule.id, openAlertId: null, deletedAt: del.body.deletedAt });
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${rule.id}`)).body).toMatchObject({
+      id: rule.id,
+      openAlertId: null,
+      deletedAt: del.body.deletedAt,
+    });
     expect((await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`)).status).toBe(404);
     await deliver();
     expect(t.received().map((e) => [e.type, e.data.resolution])).toEqual([['alert.resolved', 'rule_deleted']]);
@@ -216,7 +278,14 @@ describe('alert rule routes', () => {
   it('validates rules, pages them, and keeps them to the monitor’s organization', async () => {
     const t = await newTenant();
     const product = await createProduct(t.api);
-    const monitor = (await t.api.post('/monitors', { productId: product.id, name: 'q', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 100 })).body;
+    const monitor = (
+      await t.api.post('/monitors', {
+        productId: product.id,
+        name: 'q',
+        metricGroupIds: ['mgrp_is_json'],
+        samplingPercentage: 100,
+      })
+    ).body;
     const base = { metricGroupId: 'mgrp_is_json', window: '6h', below: 0.8, minSessions: 10 };
     const bad: [Record<string, unknown>, RegExp][] = [
       [{ ...base, window: '2h' }, /window/],
@@ -224,7 +293,10 @@ describe('alert rule routes', () => {
       [{ ...base, below: -0.1 }, /below/],
       [{ ...base, minSessions: 0 }, /minSessions/],
       [{ ...base, minSessions: 2.5 }, /minSessions/],
-      [{ ...base, metricGroupId: 'mgrp_no_pii' }, /metricGroupId mgrp_no_pii is not one of the monitor's metricGroupIds/],
+      [
+        { ...base, metricGroupId: 'mgrp_no_pii' },
+        /metricGroupId mgrp_no_pii is not one of the monitor's metricGroupIds/,
+      ],
       [{ window: '1h', below: 0.5, minSessions: 1 }, /metricGroupId/],
       [{ ...base, openAlertId: 'x' }, /openAlertId/],
     ];
@@ -233,7 +305,8 @@ describe('alert rule routes', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toMatch(message);
     }
-    for (const window of ['15m', '1h', '24h']) expect((await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...base, window })).status).toBe(201);
+    for (const window of ['15m', '1h', '24h'])
+      expect((await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...base, window })).status).toBe(201);
     const page = await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 2, sort: 'createdAt:asc' });
     expect(page.headers['x-total-count']).toBe('3');
     const one = await t.api.get(`/monitors/${monitor.id}/alertRules/${page.body[0].id}`);
@@ -246,13 +319,23 @@ describe('alert rule routes', () => {
     // The common list parameters of DESIGN.md §3 these records have: ids, fromCreatedAt, toCreatedAt.
     const byIds = await t.api.get(`/monitors/${monitor.id}/alertRules`, { ids: `${page.body[1].id},alr_01NOSUCHRULE` });
     expect(byIds.body.map((r: { id: string }) => r.id)).toEqual([page.body[1].id]);
-    const since = await t.api.get(`/monitors/${monitor.id}/alertRules`, { fromCreatedAt: page.body[1].createdAt, sort: 'createdAt:asc' });
+    const since = await t.api.get(`/monitors/${monitor.id}/alertRules`, {
+      fromCreatedAt: page.body[1].createdAt,
+      sort: 'createdAt:asc',
+    });
     expect(since.body.map((r: { window: string }) => r.window)).toEqual(expect.arrayContaining(['1h', '24h']));
     expect(since.body.every((r: { createdAt: string }) => r.createdAt >= page.body[1].createdAt)).toBe(true);
     const until = await t.api.get(`/monitors/${monitor.id}/alertRules`, { toCreatedAt: page.body[0].createdAt });
     expect(until.body.map((r: { window: string }) => r.window)).toContain('15m');
     expect(until.body.every((r: { createdAt: string }) => r.createdAt <= page.body[0].createdAt)).toBe(true);
-    expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { ids: 'alert_01NONE', fromCreatedAt: page.body[0].createdAt })).body).toEqual([]);
+    expect(
+      (
+        await t.api.get(`/monitors/${monitor.id}/alerts`, {
+          ids: 'alert_01NONE',
+          fromCreatedAt: page.body[0].createdAt,
+        })
+      ).body,
+    ).toEqual([]);
     expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { fromCreatedAt: 'yesterday' })).status).toBe(400);
     expect((await t.api.get(`/monitors/${monitor.id}/alerts`, { statuses: 'MAYBE' })).status).toBe(400);
 

@@ -31,7 +31,8 @@ afterEach(() => {
 });
 
 /** Delivers every job visible on the service clock (delayed ones stay), each twice when `duplicate`. */
-const drain = (duplicate = false) => drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
+const drain = (duplicate = false) =>
+  drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
 
 /** Moves the service clock to `ms` (epoch). */
 function setClock(ms: number): void {
@@ -42,7 +43,9 @@ function setClock(ms: number): void {
 function verify(req: SeenRequest, secret: string): boolean {
   const id = String(req.headers['webhook-id']);
   const ts = String(req.headers['webhook-timestamp']);
-  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${ts}.${req.body}`).digest('base64');
+  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${ts}.${req.body}`)
+    .digest('base64');
   return String(req.headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
 }
 
@@ -56,9 +59,19 @@ async function newWebhook(events: string[] = ['ping', 'run.completed', 'run.fail
 describe('webhook endpoints', () => {
   it('creates an endpoint with its secret shown once, reads, lists, updates and deletes it', async () => {
     const t = await newTenant();
-    const res = await t.api.post('/webhooks', { url: 'https://hooks.example.com/eval', events: ['run.completed', 'alert.opened'] });
+    const res = await t.api.post('/webhooks', {
+      url: 'https://hooks.example.com/eval',
+      events: ['run.completed', 'alert.opened'],
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ url: 'https://hooks.example.com/eval', events: ['run.completed', 'alert.opened'], status: 'ENABLED', description: null, disabledReason: null, failingSince: null });
+    expect(res.body).toMatchObject({
+      url: 'https://hooks.example.com/eval',
+      events: ['run.completed', 'alert.opened'],
+      status: 'ENABLED',
+      description: null,
+      disabledReason: null,
+      failingSince: null,
+    });
     expect(res.body.id).toMatch(/^wh_/);
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const id = res.body.id as string;
@@ -75,11 +88,22 @@ describe('webhook endpoints', () => {
     expect(list.body).toHaveLength(1);
     expect(list.body[0].id).toBe(id);
     expect(JSON.stringify(list.body)).not.toContain('whsec_');
-    expect((await t.api.get('/webhooks', { events: 'ping' })).body.map((w: { url: string }) => w.url)).toEqual(['http://receiver.example.org/b']);
+    expect((await t.api.get('/webhooks', { events: 'ping' })).body.map((w: { url: string }) => w.url)).toEqual([
+      'http://receiver.example.org/b',
+    ]);
 
-    const patched = await t.api.patch(`/webhooks/${id}`, { events: ['alert.resolved'], description: 'on call', status: 'DISABLED' });
+    const patched = await t.api.patch(`/webhooks/${id}`, {
+      events: ['alert.resolved'],
+      description: 'on call',
+      status: 'DISABLED',
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ events: ['alert.resolved'], description: 'on call', status: 'DISABLED', disabledReason: 'disabled by a user' });
+    expect(patched.body).toMatchObject({
+      events: ['alert.resolved'],
+      description: 'on call',
+      status: 'DISABLED',
+      disabledReason: 'disabled by a user',
+    });
     const enabled = await t.api.patch(`/webhooks/${id}`, { status: 'ENABLED' });
     expect(enabled.body).toMatchObject({ status: 'ENABLED', disabledReason: null, disabledAt: null });
 
@@ -103,7 +127,10 @@ describe('webhook endpoints', () => {
       [{ url: 'ftp://a.example.com/x', events: ['ping'] }, /url must be an absolute http or https URL/],
       [{ url: 'not a url', events: ['ping'] }, /url must be an absolute http or https URL/],
       [{ url: 'https://user:pw@a.example.com', events: ['ping'] }, /url must not carry credentials/],
-      [{ url: 'http://169.254.169.254/latest/meta-data', events: ['ping'] }, /url must not point at a refused address: 169\.254\.169\.254 is link-local/],
+      [
+        { url: 'http://169.254.169.254/latest/meta-data', events: ['ping'] },
+        /url must not point at a refused address: 169\.254\.169\.254 is link-local/,
+      ],
       [{ url: 'http://[::ffff:a9fe:a9fe]/', events: ['ping'] }, /link-local/],
       [{ url: 'https://a.example.com', events: ['ping'], secret: 'whsec_x' }, /secret/],
       [{ url: 'https://a.example.com', events: ['ping'], status: 'DISABLED' }, /status/],
@@ -115,7 +142,9 @@ describe('webhook endpoints', () => {
       expect(res.body.message).toMatch(message);
     }
     const ok = await t.api.post('/webhooks', { url: 'https://a.example.com', events: ['ping'] });
-    expect((await t.api.patch(`/webhooks/${ok.body.id}`, { url: 'http://169.254.169.254/' })).body.message).toMatch(/link-local/);
+    expect((await t.api.patch(`/webhooks/${ok.body.id}`, { url: 'http://169.254.169.254/' })).body.message).toMatch(
+      /link-local/,
+    );
     expect((await t.api.patch(`/webhooks/${ok.body.id}`, {})).status).toBe(400);
     expect((await t.api.patch(`/webhooks/${ok.body.id}`, { status: 'BROKEN' })).status).toBe(400);
     expect((await t.api.get('/webhooks', { statuses: 'BROKEN' })).status).toBe(400);
@@ -147,7 +176,15 @@ describe('webhook delivery', () => {
     const { api, webhook } = await newWebhook(['run.completed']);
     const res = await api.post(`/webhooks/${webhook.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ webhookId: webhook.id, type: 'ping', status: 'SUCCEEDED', attemptCount: 1, responseCode: 200, nextAttemptAt: null, error: null });
+    expect(res.body).toMatchObject({
+      webhookId: webhook.id,
+      type: 'ping',
+      status: 'SUCCEEDED',
+      attemptCount: 1,
+      responseCode: 200,
+      nextAttemptAt: null,
+      error: null,
+    });
     expect(receiver.requests).toHaveLength(1);
     const req = receiver.requests[0]!;
     expect(req.method).toBe('POST');
@@ -156,10 +193,16 @@ describe('webhook delivery', () => {
     expect(req.headers['webhook-id']).toBe(res.body.id);
     expect(Math.abs(Number(req.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
     expect(verify(req, webhook.secret)).toBe(true);
-    expect(req.json).toEqual({ type: 'ping', timestamp: res.body.createdAt, data: { webhookId: webhook.id, message: expect.any(String) } });
+    expect(req.json).toEqual({
+      type: 'ping',
+      timestamp: res.body.createdAt,
+      data: { webhookId: webhook.id, message: expect.any(String) },
+    });
     const log = await api.get(`/webhooks/${webhook.id}/deliveries`);
     expect(log.headers['x-total-count']).toBe('1');
-    expect(log.body[0].attempts).toEqual([{ attempt: 1, at: expect.any(String), responseCode: 200, durationMs: expect.any(Number), ok: true, error: null }]);
+    expect(log.body[0].attempts).toEqual([
+      { attempt: 1, at: expect.any(String), responseCode: 200, durationMs: expect.any(Number), ok: true, error: null },
+    ]);
     expect(log.body[0].payload).toEqual(req.json);
   });
 
@@ -172,7 +215,14 @@ describe('webhook delivery', () => {
     await drain();
     expect(receiver.requests).toHaveLength(1);
     let [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
-    expect(d).toMatchObject({ type: 'run.completed', status: 'PENDING', attemptCount: 1, responseCode: 503, error: 'the endpoint answered 503: {"error":"busy"}', nextAttemptAt: new Date(t0 + 5_000).toISOString() });
+    expect(d).toMatchObject({
+      type: 'run.completed',
+      status: 'PENDING',
+      attemptCount: 1,
+      responseCode: 503,
+      error: 'the endpoint answered 503: {"error":"busy"}',
+      nextAttemptAt: new Date(t0 + 5_000).toISOString(),
+    });
 
     // Not due yet: nothing is sent.
     setClock(t0 + 4_000);
@@ -182,15 +232,31 @@ describe('webhook delivery', () => {
     await drain();
     expect(receiver.requests).toHaveLength(2);
     [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
-    expect(d).toMatchObject({ status: 'PENDING', attemptCount: 2, nextAttemptAt: new Date(t0 + 5_000 + 300_000).toISOString() });
+    expect(d).toMatchObject({
+      status: 'PENDING',
+      attemptCount: 2,
+      nextAttemptAt: new Date(t0 + 5_000 + 300_000).toISOString(),
+    });
     expect((await api.get(`/webhooks/${webhook.id}`)).body.failingSince).toBe(new Date(t0).toISOString());
 
     setClock(t0 + 5_000 + 300_000);
     await drain();
     expect(receiver.requests).toHaveLength(3);
     [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
-    expect(d).toMatchObject({ status: 'SUCCEEDED', attemptCount: 3, responseCode: 204, nextAttemptAt: null, error: null });
-    expect(d.attempts.map((a: { at: string; responseCode: number; ok: boolean }) => [Date.parse(a.at) - t0, a.responseCode, a.ok])).toEqual([
+    expect(d).toMatchObject({
+      status: 'SUCCEEDED',
+      attemptCount: 3,
+      responseCode: 204,
+      nextAttemptAt: null,
+      error: null,
+    });
+    expect(
+      d.attempts.map((a: { at: string; responseCode: number; ok: boolean }) => [
+        Date.parse(a.at) - t0,
+        a.responseCode,
+        a.ok,
+      ]),
+    ).toEqual([
       [0, 503, false],
       [5_000, 503, false],
       [305_000, 204, true],
@@ -198,9 +264,13 @@ describe('webhook delivery', () => {
     // Every attempt carries the same message id and a valid signature for its own timestamp.
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([d.id]));
     expect(receiver.requests.every((r) => verify(r, webhook.secret))).toBe(true);
-    expect(receiver.requests.map((r) => Number(r.headers['webhook-timestamp']) * 1000 - t0)).toEqual([0, 5_000, 305_000]);
+    expect(receiver.requests.map((r) => Number(r.headers['webhook-timestamp']) * 1000 - t0)).toEqual([
+      0, 5_000, 305_000,
+    ]);
     expect((await api.get(`/webhooks/${webhook.id}`)).body.failingSince).toBeNull();
-    expect(await api.get(`/webhooks/${webhook.id}/deliveries`, { statuses: 'PENDING' }).then((r) => r.body)).toEqual([]);
+    expect(await api.get(`/webhooks/${webhook.id}/deliveries`, { statuses: 'PENDING' }).then((r) => r.body)).toEqual(
+      [],
+    );
   });
 
   it('waits longer than the queue delay through the sweep, and gives up after the 7th attempt (10 h)', async () => {
@@ -228,7 +298,9 @@ describe('webhook delivery', () => {
     }
     const [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
     expect(d).toMatchObject({ status: 'FAILED', attemptCount: 7, nextAttemptAt: null, responseCode: 500 });
-    expect(d.attempts.map((a: { at: string }) => Date.parse(a.at) - t0)).toEqual([0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000]);
+    expect(d.attempts.map((a: { at: string }) => Date.parse(a.at) - t0)).toEqual([
+      0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000,
+    ]);
     setClock(at + 86_400_000);
     expect((await sweepDueDeliveries()).enqueued).toBe(0);
   });
@@ -248,7 +320,9 @@ describe('webhook delivery', () => {
     const [d] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).body;
     expect(d).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2 });
     expect((await api.get(`/webhooks/${webhook.id}/deliveries`)).headers['x-total-count']).toBe('1');
-    expect((await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: d.id })).body.map((x: { id: string }) => x.id)).toEqual([d.id]);
+    expect(
+      (await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: d.id })).body.map((x: { id: string }) => x.id),
+    ).toEqual([d.id]);
     expect((await api.get(`/webhooks/${webhook.id}/deliveries`, { ids: 'msg_01NONE' })).body).toEqual([]);
     expect(webhookDeadLetters).toHaveLength(0);
   });
@@ -258,13 +332,22 @@ describe('webhook delivery', () => {
     process.env.AGENT_ALLOW_PRIVATE_NETWORKS = 'false';
     const res = await api.post(`/webhooks/${webhook.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'PENDING', attemptCount: 1, responseCode: null, error: 'address not allowed: 127.0.0.1 is loopback' });
+    expect(res.body).toMatchObject({
+      status: 'PENDING',
+      attemptCount: 1,
+      responseCode: null,
+      error: 'address not allowed: 127.0.0.1 is loopback',
+    });
     expect(receiver.requests).toHaveLength(0);
     // A literal loopback URL is now refused at update, as link-local always is.
-    expect((await api.patch(`/webhooks/${webhook.id}`, { url: 'http://127.0.0.1:9/x' })).body.message).toMatch(/127\.0\.0\.1 is loopback/);
+    expect((await api.patch(`/webhooks/${webhook.id}`, { url: 'http://127.0.0.1:9/x' })).body.message).toMatch(
+      /127\.0\.0\.1 is loopback/,
+    );
   });
 
-  it('gives up an attempt the receiver does not answer within 10 s, and retries it after 5 s', { timeout: 30_000 }, async () => {
+  it('gives up an attempt the receiver does not answer within 10 s, and retries it after 5 s', {
+    timeout: 30_000,
+  }, async () => {
     const { api, webhook } = await newWebhook(['ping'], '/slow');
     // The receiver takes the request and never answers.
     receiver.setHandler(() => undefined);
@@ -272,7 +355,13 @@ describe('webhook delivery', () => {
     const res = await api.post(`/webhooks/${webhook.id}/test`);
     const took = Date.now() - started;
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ type: 'ping', status: 'PENDING', attemptCount: 1, responseCode: null, error: 'the endpoint did not answer within 10 s' });
+    expect(res.body).toMatchObject({
+      type: 'ping',
+      status: 'PENDING',
+      attemptCount: 1,
+      responseCode: null,
+      error: 'the endpoint did not answer within 10 s',
+    });
     expect(res.body.durationMs).toBeGreaterThanOrEqual(9_900);
     expect(took).toBeGreaterThanOrEqual(9_900);
     expect(took).toBeLessThan(20_000);
@@ -292,14 +381,19 @@ describe('webhook delivery', () => {
     setClock(t0 + 4 * 86_400_000);
     await emitEvent(org.id, 'run.failed', { id: 'run_2' }, 'test#d2');
     await drain();
-    expect((await api.get(`/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'ENABLED', failingSince: new Date(t0).toISOString() });
+    expect((await api.get(`/webhooks/${webhook.id}`)).body).toMatchObject({
+      status: 'ENABLED',
+      failingSince: new Date(t0).toISOString(),
+    });
     setClock(t0 + 5 * 86_400_000);
     await emitEvent(org.id, 'run.failed', { id: 'run_3' }, 'test#d3');
     await drain();
     const wh = (await api.get(`/webhooks/${webhook.id}`)).body;
     expect(wh.status).toBe('DISABLED');
     expect(wh.disabledAt).toBe(new Date(t0 + 5 * 86_400_000).toISOString());
-    expect(wh.disabledReason).toMatch(/every delivery attempt since 2031-06-01T00:00:00.000Z failed .*the endpoint answered 410/);
+    expect(wh.disabledReason).toMatch(
+      /every delivery attempt since 2031-06-01T00:00:00.000Z failed .*the endpoint answered 410/,
+    );
     // Pending retries stop at their next attempt, and new events skip the endpoint.
     const sent = mine().length;
     setClock(t0 + 6 * 86_400_000);

@@ -18,14 +18,22 @@ export interface SeenRequest {
 /** Answers one request; `i` is its 0-based position since the log was last cleared. */
 export type AgentHandler = (req: SeenRequest, res: ServerResponse, i: number) => unknown;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
 /** Answers `{reply: <message of the body or the query>, headers: <the request's headers>}`. */
 export const echoAgent: AgentHandler = (req, res) => {
-  const message = req.json && typeof req.json === 'object' && 'message' in req.json ? req.json.message : (req.query.message?.[0] ?? '');
+  const message =
+    req.json && typeof req.json === 'object' && 'message' in req.json
+      ? req.json.message
+      : (req.query.message?.[0] ?? '');
   sendJson(res, 200, { reply: message, headers: req.headers });
 };
 
@@ -54,7 +62,15 @@ export async function startAgent(handler: AgentHandler = echoAgent): Promise<Tes
       const parsed = new URL(req.url ?? '/', 'http://agent.local');
       const query: Record<string, string[]> = {};
       for (const [k, v] of parsed.searchParams) (query[k] ??= []).push(v);
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', query, headers: req.headers, body, json, at: Date.now() };
+      const seen: SeenRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        query,
+        headers: req.headers,
+        body,
+        json,
+        at: Date.now(),
+      };
       const i = requests.length;
       requests.push(seen);
       void Promise.resolve(current(seen, res, i)).catch(() => res.socket?.destroy());

@@ -11,7 +11,11 @@ export interface ApiResponse<T = any> {
 type Query = Record<string, string | number | boolean | (string | number)[]>;
 
 /** Calls the service in process, through the same gateway emulation as the local server. */
-export async function call<T = any>(method: string, path: string, options: { key?: string; body?: unknown; query?: Query; headers?: Record<string, string>; rawBody?: string } = {}): Promise<ApiResponse<T>> {
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; query?: Query; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<ApiResponse<T>> {
   const query: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(options.query ?? {})) query[k] = Array.isArray(v) ? v.map(String) : [String(v)];
   const headers: Record<string, string> = { ...(options.headers ?? {}) };

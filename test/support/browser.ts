@@ -13,7 +13,10 @@ export const WIDTHS = [
 ] as const;
 
 export function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(
+      `no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`,
+    );
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
 }
 

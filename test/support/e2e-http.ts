@@ -12,7 +12,8 @@ export async function waitForStatus(path: string, busy: readonly string[], timeo
   for (;;) {
     const record = (await http('GET', path)).body;
     if (!busy.includes(record.status)) return record;
-    if (Date.now() > deadline) throw new Error(`${path} still ${record.status}: ${JSON.stringify(record.progress ?? {})}`);
+    if (Date.now() > deadline)
+      throw new Error(`${path} still ${record.status}: ${JSON.stringify(record.progress ?? {})}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -1,7 +1,9 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 
 /** A REST API proxy event as API Gateway sends it, with an authorizer context. */
-export function proxyEvent(overrides: Partial<APIGatewayProxyEvent> & { auth?: Record<string, string> } = {}): APIGatewayProxyEvent {
+export function proxyEvent(
+  overrides: Partial<APIGatewayProxyEvent> & { auth?: Record<string, string> } = {},
+): APIGatewayProxyEvent {
   const { auth, ...rest } = overrides;
   return {
     resource: '/',
@@ -18,7 +20,13 @@ export function proxyEvent(overrides: Partial<APIGatewayProxyEvent> & { auth?: R
     requestContext: {
       accountId: '000000000000',
       apiId: 'test',
-      authorizer: auth ?? { organizationId: 'org_test', userId: 'usr_test', role: 'MEMBER', plan: 'PRO', keyId: 'key_test' },
+      authorizer: auth ?? {
+        organizationId: 'org_test',
+        userId: 'usr_test',
+        role: 'MEMBER',
+        plan: 'PRO',
+        keyId: 'key_test',
+      },
       httpMethod: overrides.httpMethod ?? 'GET',
       identity: { sourceIp: '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
       path: '/',

@@ -29,7 +29,12 @@ export async function startFakeAws(answer: (req: FakeRequest) => FakeAnswer | un
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(recorded);
       const out = respond(recorded) ?? {};
       if (out.drop) return void req.socket.destroy();
@@ -51,4 +56,5 @@ export async function startFakeAws(answer: (req: FakeRequest) => FakeAnswer | un
 }
 
 /** An S3 XML error body. */
-export const s3ErrorXml = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>req-1</RequestId></Error>`;
+export const s3ErrorXml = (code: string, message: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>req-1</RequestId></Error>`;

@@ -1,7 +1,12 @@
 import type { Client } from './api.js';
 
 export async function createProduct(api: Client, overrides: Record<string, unknown> = {}) {
-  const res = await api.post('/products', { name: 'Support bot', description: 'Answers billing questions', capabilities: ['refunds'], ...overrides });
+  const res = await api.post('/products', {
+    name: 'Support bot',
+    description: 'Answers billing questions',
+    capabilities: ['refunds'],
+    ...overrides,
+  });
   if (res.status !== 201) throw new Error(`product: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; name: string };
 }
@@ -23,7 +28,11 @@ export async function createConnection(api: Client, productId: string, overrides
 }
 
 export async function createVersion(api: Client, productId: string, overrides: Record<string, unknown> = {}) {
-  const res = await api.post('/versions', { productId, name: `v${Math.random().toString(36).slice(2, 8)}`, ...overrides });
+  const res = await api.post('/versions', {
+    productId,
+    name: `v${Math.random().toString(36).slice(2, 8)}`,
+    ...overrides,
+  });
   if (res.status !== 201) throw new Error(`version: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; name: string };
 }

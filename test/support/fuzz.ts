@@ -59,7 +59,9 @@ export interface RouteContract {
 export async function loadContracts(): Promise<RouteContract[]> {
   const out: RouteContract[] = [];
   for (const route of routes) {
-    const mod = (await import(pathToFileURL(resolve(PROJECT_ROOT, 'functions', `${route.handler}.ts`)).href)) as { handler: { contract?: Contract } };
+    const mod = (await import(pathToFileURL(resolve(PROJECT_ROOT, 'functions', `${route.handler}.ts`)).href)) as {
+      handler: { contract?: Contract };
+    };
     const contract = mod.handler.contract;
     if (!contract) throw new Error(`functions/${route.handler}.ts does not use httpHandler`);
     const plain = (s: TSchema | undefined) => (s ? (JSON.parse(JSON.stringify(s)) as Schema) : undefined);
@@ -133,9 +135,65 @@ const ref = (kind: RefKind) => `@ref:${kind}`;
 // Hostile values
 
 /** Numbers JSON.stringify cannot write: placed in the text as `"@raw:<token>"` and unquoted. */
-const RAW_NUMBERS = ['1e309', '-1e309', '1e400', '5e-324', '-5e-324', '1e-131', '9007199254740992', '9007199254740993', '-9007199254740993', '-0', '0.0', '1E2', '123456789012345678901234567890', '1e-7'];
-const BOUNDARY_NUMBERS = [0, -1, 1, -0.5, 0.5, 2 ** 31, -(2 ** 31), 2 ** 32, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e-130, 1e125, 1.5, 100, 101, 1000, 1001, 599, 600];
-const QUERY_NUMBERS = ['Infinity', '-Infinity', '+Infinity', '1e309', '-1e309', 'NaN', '', ' ', '0x10', '1e2', '-0', '1.5', '9007199254740993', '00012', '١٢', '1_000', '+5', '.5', '5.', '1e-400'];
+const RAW_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '1e400',
+  '5e-324',
+  '-5e-324',
+  '1e-131',
+  '9007199254740992',
+  '9007199254740993',
+  '-9007199254740993',
+  '-0',
+  '0.0',
+  '1E2',
+  '123456789012345678901234567890',
+  '1e-7',
+];
+const BOUNDARY_NUMBERS = [
+  0,
+  -1,
+  1,
+  -0.5,
+  0.5,
+  2 ** 31,
+  -(2 ** 31),
+  2 ** 32,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  1e-130,
+  1e125,
+  1.5,
+  100,
+  101,
+  1000,
+  1001,
+  599,
+  600,
+];
+const QUERY_NUMBERS = [
+  'Infinity',
+  '-Infinity',
+  '+Infinity',
+  '1e309',
+  '-1e309',
+  'NaN',
+  '',
+  ' ',
+  '0x10',
+  '1e2',
+  '-0',
+  '1.5',
+  '9007199254740993',
+  '00012',
+  '١٢',
+  '1_000',
+  '+5',
+  '.5',
+  '5.',
+  '1e-400',
+];
 const EVIL_STRINGS = [
   '',
   ' ',
@@ -163,8 +221,32 @@ const EVIL_STRINGS = [
   'true',
   '0',
 ];
-const DATES = ['2026-06-30T23:59:60Z', '2026-07-01T00:59:60+01:00', '2026-01-01T00:00:00Z', '2026-01-01t00:00:00z', '2026-01-01 00:00:00+01', '2026-01-01T00:00:00.123456789-05:30', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2024-02-29T12:00:00Z'];
-const EVIL_KEYS = ['', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '\ud800', 'a.b', 'a'.repeat(300), 'id', 'organizationId', 'createdAt', 'deletedAt'];
+const DATES = [
+  '2026-06-30T23:59:60Z',
+  '2026-07-01T00:59:60+01:00',
+  '2026-01-01T00:00:00Z',
+  '2026-01-01t00:00:00z',
+  '2026-01-01 00:00:00+01',
+  '2026-01-01T00:00:00.123456789-05:30',
+  '0001-01-01T00:00:00Z',
+  '9999-12-31T23:59:59-23:59',
+  '2024-02-29T12:00:00Z',
+];
+const EVIL_KEYS = [
+  '',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '\ud800',
+  'a.b',
+  'a'.repeat(300),
+  'id',
+  'organizationId',
+  'createdAt',
+  'deletedAt',
+];
 
 const rawNumber = fc.constantFrom(...RAW_NUMBERS).map((n) => `@raw:${n}`);
 
@@ -197,7 +279,10 @@ function anyValue(o: FuzzOptions, depth: number): fc.Arbitrary<Json> {
     strings(o.maxString),
   );
   if (depth <= 0) return leaf;
-  const key = fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: fc.constantFrom(...EVIL_KEYS) });
+  const key = fc.oneof(
+    { weight: 8, arbitrary: fc.string({ maxLength: 12 }) },
+    { weight: 1, arbitrary: fc.constantFrom(...EVIL_KEYS) },
+  );
   return fc.oneof(
     { weight: 4, arbitrary: leaf },
     { weight: 1, arbitrary: fc.array(anyValue(o, depth - 1), { maxLength: 4 }) },
@@ -238,7 +323,8 @@ function value(schema: Schema, o: FuzzOptions, name: string, depth = 0): fc.Arbi
 function validValue(schema: Schema, o: FuzzOptions, name: string, depth: number): fc.Arbitrary<Json> {
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as Json[]));
   if ('const' in schema) return fc.constant(schema.const);
-  if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as Schema[]).map((s) => validValue(s, o, name, depth)));
+  if (Array.isArray(schema.anyOf))
+    return fc.oneof(...(schema.anyOf as Schema[]).map((s) => validValue(s, o, name, depth)));
   const types = typesOf(schema);
   if (types.length === 0) return anyValue(o, 2);
   const options = types.map((t) => typed(t, schema, o, name, depth));
@@ -257,22 +343,64 @@ function typed(type: string, schema: Schema, o: FuzzOptions, name: string, depth
       const max = (schema.maximum as number | undefined) ?? (schema.exclusiveMaximum as number | undefined) ?? 1e6;
       const lo = Math.max(min, -1e9);
       const hi = Math.min(max, 1e9);
-      const inRange = type === 'integer' ? fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) }) : fc.double({ min: lo, max: hi, noNaN: true });
-      return fc.oneof({ weight: 4, arbitrary: inRange }, { weight: 1, arbitrary: fc.constantFrom(min, max, ...BOUNDARY_NUMBERS) });
+      const inRange =
+        type === 'integer'
+          ? fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) })
+          : fc.double({ min: lo, max: hi, noNaN: true });
+      return fc.oneof(
+        { weight: 4, arbitrary: inRange },
+        { weight: 1, arbitrary: fc.constantFrom(min, max, ...BOUNDARY_NUMBERS) },
+      );
     }
     case 'string': {
       const kind = refOfField(name);
-      if (kind) return fc.oneof({ weight: 8, arbitrary: fc.constant(ref(kind)) }, { weight: 1, arbitrary: fc.constantFrom('nope', 'prod_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'x'.repeat(64)) });
-      if (schema.format === 'date-time') return fc.oneof(fc.constantFrom(...DATES), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
-      if (schema.format === 'uri' || /uri$/i.test(name)) return fc.constantFrom('https://example.com/a', 's3://bucket/key', 'not a uri', 'https://agent.example.com/chat?x=1');
-      if (name === 'url') return fc.constantFrom('https://agent.example.com/chat', 'http://127.0.0.1:1/x', 'ftp://x', 'https://user:pw@x.example.com');
-      if (name === 'inputTemplate') return fc.constantFrom('{"message": "{{ input.user_message }}"}', '{{ input.user_message | dump }}', '{% if %}', '{{ input.user_message }}{{ 7*7 }}');
+      if (kind)
+        return fc.oneof(
+          { weight: 8, arbitrary: fc.constant(ref(kind)) },
+          { weight: 1, arbitrary: fc.constantFrom('nope', 'prod_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'x'.repeat(64)) },
+        );
+      if (schema.format === 'date-time')
+        return fc.oneof(
+          fc.constantFrom(...DATES),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        );
+      if (schema.format === 'uri' || /uri$/i.test(name))
+        return fc.constantFrom(
+          'https://example.com/a',
+          's3://bucket/key',
+          'not a uri',
+          'https://agent.example.com/chat?x=1',
+        );
+      if (name === 'url')
+        return fc.constantFrom(
+          'https://agent.example.com/chat',
+          'http://127.0.0.1:1/x',
+          'ftp://x',
+          'https://user:pw@x.example.com',
+        );
+      if (name === 'inputTemplate')
+        return fc.constantFrom(
+          '{"message": "{{ input.user_message }}"}',
+          '{{ input.user_message | dump }}',
+          '{% if %}',
+          '{{ input.user_message }}{{ 7*7 }}',
+        );
       if (name === 'phoneNumber') return fc.constantFrom('+14155550123', '+1', '+123456789012345', '555-1234');
       if (name === 'sort') return fc.constantFrom('createdAt:desc', 'name:asc', 'nope:asc', 'name:up');
       const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
       if (pattern?.startsWith('^[A-Za-z0-9_-]+$')) return fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/);
-      if (pattern) return fc.oneof(fc.stringMatching(new RegExp(pattern)).filter((s) => s.length <= ((schema.maxLength as number | undefined) ?? 200)), strings(o.maxString));
-      return strings(o.maxString, (schema.minLength as number | undefined) ?? 0, (schema.maxLength as number | undefined) ?? Infinity);
+      if (pattern)
+        return fc.oneof(
+          fc
+            .stringMatching(new RegExp(pattern))
+            .filter((s) => s.length <= ((schema.maxLength as number | undefined) ?? 200)),
+          strings(o.maxString),
+        );
+      return strings(
+        o.maxString,
+        (schema.minLength as number | undefined) ?? 0,
+        (schema.maxLength as number | undefined) ?? Infinity,
+      );
     }
     case 'array': {
       const items = (schema.items as Schema | undefined) ?? {};
@@ -295,11 +423,17 @@ function objectValue(schema: Schema, o: FuzzOptions, depth: number): fc.Arbitrar
   if (Object.keys(props).length === 0 || depth > 6) {
     // A free-form map or a record: JSON-ish values under hostile keys now and then.
     const valueSchema = Object.values((schema.patternProperties as Record<string, Schema> | undefined) ?? {})[0];
-    const key = fc.oneof({ weight: 10, arbitrary: fc.string({ minLength: 1, maxLength: 16 }) }, { weight: 1, arbitrary: fc.constantFrom(...EVIL_KEYS) });
+    const key = fc.oneof(
+      { weight: 10, arbitrary: fc.string({ minLength: 1, maxLength: 16 }) },
+      { weight: 1, arbitrary: fc.constantFrom(...EVIL_KEYS) },
+    );
     const v = valueSchema ? value(valueSchema, o, '', depth + 1) : anyValue(o, 3);
     const base = fc.dictionary(key, v, { maxKeys: 6 });
     if (schema.freeForm) {
-      return fc.oneof({ weight: 6, arbitrary: base }, { weight: 1, arbitrary: fc.integer({ min: 10, max: 20 }).map((n) => deepValue(n, false)) });
+      return fc.oneof(
+        { weight: 6, arbitrary: base },
+        { weight: 1, arbitrary: fc.integer({ min: 10, max: 20 }).map((n) => deepValue(n, false)) },
+      );
     }
     return base;
   }
@@ -307,11 +441,21 @@ function objectValue(schema: Schema, o: FuzzOptions, depth: number): fc.Arbitrar
   const entries = Object.entries(props);
   const field = ([name, s]: [string, Schema]) => value(s, o, name, depth + 1).map((v) => [name, v] as [string, Json]);
   const requiredArb = fc.tuple(...entries.filter(([n]) => required.has(n)).map(field));
-  const optionalArb = fc.subarray(entries.filter(([n]) => !required.has(n))).chain((chosen) => (chosen.length ? fc.tuple(...chosen.map(field)) : fc.constant([] as [string, Json][])));
+  const optionalArb = fc
+    .subarray(entries.filter(([n]) => !required.has(n)))
+    .chain((chosen) => (chosen.length ? fc.tuple(...chosen.map(field)) : fc.constant([] as [string, Json][])));
   const mutation = fc.oneof(
     { weight: 20, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
-    { weight: 1, arbitrary: fc.constantFrom(...entries.map(([n]) => n)).map<Mutation>((n) => ({ kind: 'drop', name: n })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...EVIL_KEYS, 'extraField'), anyValue(o, 1)).map<Mutation>(([k, v]) => ({ kind: 'extra', name: k, value: v })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...entries.map(([n]) => n)).map<Mutation>((n) => ({ kind: 'drop', name: n })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...EVIL_KEYS, 'extraField'), anyValue(o, 1))
+        .map<Mutation>(([k, v]) => ({ kind: 'extra', name: k, value: v })),
+    },
   );
   return fc.tuple(requiredArb, optionalArb, mutation).map(([req, opt, m]) => {
     const out: Record<string, Json> = {};
@@ -332,8 +476,34 @@ function define(target: Record<string, Json>, key: string, v: Json): void {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-const BAD_PATH_IDS = ['%E0%A4%A', '%', '%zz', '%00', '..%2F..%2Fetc', '%2F', '%ED%A0%80', 'a%20b', '%F0%9F%98%80', '~', 'x'.repeat(3000), "'", '%C0%AF'];
-const RAW_QUERIES = ['limit=%E0%A4%A', 'limit=%', 'ids=%zz', '%=1', 'limit=1&limit=2', 'offset=&limit=', '&&&', 'limit', 'a[b]=1', 'limit=%2B1', 'limit=1%00'];
+const BAD_PATH_IDS = [
+  '%E0%A4%A',
+  '%',
+  '%zz',
+  '%00',
+  '..%2F..%2Fetc',
+  '%2F',
+  '%ED%A0%80',
+  'a%20b',
+  '%F0%9F%98%80',
+  '~',
+  'x'.repeat(3000),
+  "'",
+  '%C0%AF',
+];
+const RAW_QUERIES = [
+  'limit=%E0%A4%A',
+  'limit=%',
+  'ids=%zz',
+  '%=1',
+  'limit=1&limit=2',
+  'offset=&limit=',
+  '&&&',
+  'limit',
+  'a[b]=1',
+  'limit=%2B1',
+  'limit=1%00',
+];
 
 function pathArb(c: RouteContract): fc.Arbitrary<string> {
   if (!c.route.path.includes('{')) return fc.constant(c.route.path);
@@ -369,19 +539,37 @@ function queryArb(c: RouteContract, o: FuzzOptions): fc.Arbitrary<[string, strin
     }
     return fc.oneof(
       { weight: 10, arbitrary: scalar.map((v) => [[name, v] as [string, string]]) },
-      { weight: 1, arbitrary: fc.tuple(scalar, scalar).map(([a, b]) => [[name, a], [name, b]] as [string, string][]) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(scalar, scalar).map(
+          ([a, b]) =>
+            [
+              [name, a],
+              [name, b],
+            ] as [string, string][],
+        ),
+      },
     );
   };
   const optional = props.filter(([n]) => !required.has(n));
   const chosen = fc.subarray(optional, { maxLength: Math.min(4, optional.length) });
   const extra = fc.oneof(
     { weight: 10, arbitrary: fc.constant([] as [string, string][]) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...EVIL_KEYS, 'unknownParam'), fc.constantFrom(...QUERY_NUMBERS, ...EVIL_STRINGS)).map(([k, v]) => [[k, v] as [string, string]]) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...EVIL_KEYS, 'unknownParam'), fc.constantFrom(...QUERY_NUMBERS, ...EVIL_STRINGS))
+        .map(([k, v]) => [[k, v] as [string, string]]),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_QUERIES).map((raw) => [...new URLSearchParams(raw)]) },
   );
   const requiredArb = fc.tuple(...props.filter(([n]) => required.has(n)).map(one));
   return fc
-    .tuple(requiredArb, chosen.chain((ps) => (ps.length ? fc.tuple(...ps.map(one)) : fc.constant([] as [string, string][][]))), extra)
+    .tuple(
+      requiredArb,
+      chosen.chain((ps) => (ps.length ? fc.tuple(...ps.map(one)) : fc.constant([] as [string, string][][]))),
+      extra,
+    )
     .map(([req, opt, ex]) => [...req.flat(), ...opt.flat(), ...ex]);
 }
 
@@ -396,7 +584,7 @@ function queryScalar(schema: Schema, o: FuzzOptions, name: string): fc.Arbitrary
   } else if (types.includes('boolean')) {
     valid = fc.constantFrom('true', 'false', 'TRUE', '1', 'yes');
   } else {
-    valid = validValue(schema, o, name, 0).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''));
+    valid = validValue(schema, o, name, 0).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')));
   }
   return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: hostileText });
 }
@@ -406,20 +594,44 @@ const BAD_BYTES = [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 
 
 function bodyArb(c: RouteContract, o: FuzzOptions): fc.Arbitrary<string | undefined> {
   if (!c.body) {
-    return fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('{}', '{"a":1}', 'null', '[]') });
+    return fc.oneof(
+      { weight: 12, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom('{}', '{"a":1}', 'null', '[]') },
+    );
   }
   const json = value(c.body, o, 'body').map(serialise);
   return fc.oneof(
     { weight: 24, arbitrary: json },
-    { weight: 1, arbitrary: json.chain((text) => fc.nat({ max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n))) },
+    {
+      weight: 1,
+      arbitrary: json.chain((text) => fc.nat({ max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n))),
+    },
     {
       weight: 1,
       arbitrary: fc.tuple(json, fc.constantFrom(...BAD_BYTES)).map(([text, bytes]) => {
         const at = text.indexOf('"', 1) + 1 || 1;
-        return Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bytes), Buffer.from(text.slice(at))]).toString('utf8');
+        return Buffer.concat([
+          Buffer.from(text.slice(0, at)),
+          Buffer.from(bytes),
+          Buffer.from(text.slice(at)),
+        ]).toString('utf8');
       }),
     },
-    { weight: 1, arbitrary: fc.constantFrom('', ' ', 'null', '[]', '"text"', '1e309', '{"a":1}{', '\ufeff{}', '{"__proto__":{"polluted":1}}', '[' .repeat(5000)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        'null',
+        '[]',
+        '"text"',
+        '1e309',
+        '{"a":1}{',
+        '\ufeff{}',
+        '{"__proto__":{"polluted":1}}',
+        '['.repeat(5000),
+      ),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 30, max: 20_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)) },
   );
 }
@@ -431,7 +643,9 @@ function serialise(v: Json): string {
 
 export function requestArb(contracts: RouteContract[], o: FuzzOptions): fc.Arbitrary<FuzzRequest> {
   // Deletes are rarer, so the pool's records live long enough for the other routes to use them.
-  const route = fc.oneof(...contracts.map((c) => ({ weight: c.route.method === 'DELETE' ? 1 : 4, arbitrary: fc.constant(c) })));
+  const route = fc.oneof(
+    ...contracts.map((c) => ({ weight: c.route.method === 'DELETE' ? 1 : 4, arbitrary: fc.constant(c) })),
+  );
   return route.chain((c) =>
     fc
       .record({
@@ -440,19 +654,29 @@ export function requestArb(contracts: RouteContract[], o: FuzzOptions): fc.Arbit
         body: bodyArb(c, o),
         contentType: fc.oneof(
           { weight: 20, arbitrary: fc.constant('application/json') },
-          { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/vnd.api+json', '') },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom(
+              'text/plain',
+              'application/json; charset=latin1',
+              'application/vnd.api+json',
+              '',
+            ),
+          },
         ),
         admin: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       })
-      .map(({ path, query, body, contentType, admin }): FuzzRequest => ({
-        handler: c.route.handler,
-        method: c.route.method,
-        path,
-        query,
-        headers: contentType ? { 'content-type': contentType as string } : ({} as Record<string, string>),
-        body,
-        admin: admin || c.route.access !== 'member',
-      })),
+      .map(
+        ({ path, query, body, contentType, admin }): FuzzRequest => ({
+          handler: c.route.handler,
+          method: c.route.method,
+          path,
+          query,
+          headers: contentType ? { 'content-type': contentType as string } : ({} as Record<string, string>),
+          body,
+          admin: admin || c.route.access !== 'member',
+        }),
+      ),
   );
 }
 
@@ -466,7 +690,24 @@ export function resolveRefs(text: string, pool: Pool): string {
   return text.replace(/@ref:(\w+)/g, (_, kind: string) => pool[kind as RefKind] ?? `${kind}_missing`);
 }
 
-const INTERNALS = [/\n\s+at /, /    at /, /DynamoDB/i, /ValidationException/, /ConditionalCheckFailed/, /TransactionCanceled/, /TypeError/, /RangeError/, /ReferenceError/, /SyntaxError/, /undefined is not/, /Cannot read prop/, /is not a function/, /\bS3\b.*(NoSuchKey|AccessDenied)/, /AWS SDK/i, /node_modules/];
+const INTERNALS = [
+  /\n\s+at /,
+  /    at /,
+  /DynamoDB/i,
+  /ValidationException/,
+  /ConditionalCheckFailed/,
+  /TransactionCanceled/,
+  /TypeError/,
+  /RangeError/,
+  /ReferenceError/,
+  /SyntaxError/,
+  /undefined is not/,
+  /Cannot read prop/,
+  /is not a function/,
+  /\bS3\b.*(NoSuchKey|AccessDenied)/,
+  /AWS SDK/i,
+  /node_modules/,
+];
 
 /** The property: why a response is wrong, or undefined when it is fine. */
 export function checkResponse(res: GatewayResponse): string | undefined {
@@ -479,7 +720,8 @@ export function checkResponse(res: GatewayResponse): string | undefined {
   }
   if (res.statusCode >= 300) {
     const b = body as { error?: unknown; message?: unknown } | undefined;
-    if (!b || typeof b !== 'object' || typeof b.error !== 'string' || typeof b.message !== 'string') return 'an error body without {error, message} strings';
+    if (!b || typeof b !== 'object' || typeof b.error !== 'string' || typeof b.message !== 'string')
+      return 'an error body without {error, message} strings';
     const internal = INTERNALS.find((re) => re.test(b.message as string) || re.test(b.error as string));
     if (internal) return `an error message shows internals (${internal})`;
     return undefined;
@@ -494,7 +736,11 @@ export interface Keys {
 }
 
 /** Sends one generated request (placeholders filled in) through the local gateway. */
-export async function send(req: FuzzRequest, pool: Pool, keys: Keys): Promise<{ concrete: Finding['request']; res: GatewayResponse }> {
+export async function send(
+  req: FuzzRequest,
+  pool: Pool,
+  keys: Keys,
+): Promise<{ concrete: Finding['request']; res: GatewayResponse }> {
   const path = resolveRefs(req.path, pool);
   const query = req.query.map(([k, v]) => [resolveRefs(k, pool), resolveRefs(v, pool)] as [string, string]);
   const body = req.body === undefined ? undefined : resolveRefs(req.body, pool);
@@ -538,7 +784,14 @@ export async function fuzz(options: {
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     const reason = checkResponse(res);
     if (reason) {
-      const finding: Finding = { index: i, seed: (options.seed + i) | 0, reason, request: concrete, status: res.statusCode, response: res.body.slice(0, 500) };
+      const finding: Finding = {
+        index: i,
+        seed: (options.seed + i) | 0,
+        reason,
+        request: concrete,
+        status: res.statusCode,
+        response: res.body.slice(0, 500),
+      };
       findings.push(finding);
       options.onFinding?.(finding);
     }
@@ -548,7 +801,10 @@ export async function fuzz(options: {
 }
 
 export function describeFinding(f: Finding): string {
-  const body = f.request.body === undefined ? '' : `\n  body: ${f.request.body.length > 600 ? `${f.request.body.slice(0, 600)}… (${f.request.body.length} chars)` : f.request.body}`;
+  const body =
+    f.request.body === undefined
+      ? ''
+      : `\n  body: ${f.request.body.length > 600 ? `${f.request.body.slice(0, 600)}… (${f.request.body.length} chars)` : f.request.body}`;
   const query = f.request.query.length ? `?${new URLSearchParams(f.request.query).toString()}` : '';
   return `finding #${f.index} (reproduce: FUZZ_SEED=${f.seed} FUZZ_RUNS=1 npm run fuzz): ${f.reason}\n  ${f.request.method} ${f.request.path}${query}\n  headers: ${JSON.stringify(f.request.headers)}${body}\n  → ${f.status} ${f.response}`;
 }
@@ -568,25 +824,94 @@ interface Api {
  */
 export async function createPool(api: Api, admin: Api, organizationId: string): Promise<Pool> {
   const pool: Pool = { organization: organizationId, metricGroup: 'mgrp_is_json', model: 'fuzz-model' };
-  const made = async (kind: RefKind, res: Promise<{ status: number; body: any }>, pick: (b: any) => string = (b) => b.id) => {
+  const made = async (
+    kind: RefKind,
+    res: Promise<{ status: number; body: any }>,
+    pick: (b: any) => string = (b) => b.id,
+  ) => {
     const r = await res;
     if (r.status === 200 || r.status === 201) pool[kind] = pick(r.body);
   };
   await made('product', api.post('/products', { name: 'fuzz product', description: 'd', capabilities: ['c'] }));
   const productId = pool.product;
-  await made('endpointConnection', api.post('/endpointConnections', { productId, name: 'fuzz', url: 'https://agent.example.com/chat', inputTemplate: '{"m": "{{ input.user_message }}"}', outputMapping: { output: '$.reply' }, type: 'CONVERSATION', headers: { 'X-Fuzz': '1' } }));
-  await made('version', api.post('/versions', { productId, name: `v${Math.random().toString(36).slice(2, 8)}`, conversationEndpointConnectionId: pool.endpointConnection }));
-  await made('phoneConnection', api.post('/phoneConnections', { productId, name: 'fuzz line', phoneNumber: '+14155550123' }));
-  await made('metric', api.post('/metrics', { name: 'fuzz metric', source: 'PARTIAL_PROMPT', evaluationParams: ['input', 'actual_output'], judgePrompt: 'Score it.', evaluatorModelName: 'gpt-4o' }));
-  await made('specification', api.post('/specifications', { productId, description: 'polite', type: 'CAPABILITY', testType: 'QUALITY' }));
+  await made(
+    'endpointConnection',
+    api.post('/endpointConnections', {
+      productId,
+      name: 'fuzz',
+      url: 'https://agent.example.com/chat',
+      inputTemplate: '{"m": "{{ input.user_message }}"}',
+      outputMapping: { output: '$.reply' },
+      type: 'CONVERSATION',
+      headers: { 'X-Fuzz': '1' },
+    }),
+  );
+  await made(
+    'version',
+    api.post('/versions', {
+      productId,
+      name: `v${Math.random().toString(36).slice(2, 8)}`,
+      conversationEndpointConnectionId: pool.endpointConnection,
+    }),
+  );
+  await made(
+    'phoneConnection',
+    api.post('/phoneConnections', { productId, name: 'fuzz line', phoneNumber: '+14155550123' }),
+  );
+  await made(
+    'metric',
+    api.post('/metrics', {
+      name: 'fuzz metric',
+      source: 'PARTIAL_PROMPT',
+      evaluationParams: ['input', 'actual_output'],
+      judgePrompt: 'Score it.',
+      evaluatorModelName: 'gpt-4o',
+    }),
+  );
+  await made(
+    'specification',
+    api.post('/specifications', { productId, description: 'polite', type: 'CAPABILITY', testType: 'QUALITY' }),
+  );
   await made('test', api.post('/tests', { productId, name: 'fuzz test', type: 'QUALITY', metadata: { a: 1 } }));
   await made('testCase', api.post('/testCases', { testId: pool.test, input: 'hello', expectedOutput: 'hi' }));
   await made('session', api.post('/sessions', { versionId: pool.version, metadata: { channel: 'web' } }));
-  await made('turn', api.post('/inferenceResults', { sessionId: pool.session, input: 'hello', output: '{"a":1}', usage: { inputTokens: 3 } }));
-  await made('span', api.post('/traces', { inferenceResultId: pool.turn, name: 'tool', type: 'TOOL', startTime: '2026-01-01T00:00:00Z' }));
-  await made('evaluation', api.post('/evaluations', { sessionId: pool.session, metricIds: ['met_is_json'] }), (b) => b[0]?.id);
-  await made('monitor', api.post('/monitors', { productId, name: 'fuzz monitor', metricGroupIds: ['mgrp_is_json'], samplingPercentage: 50 }));
+  await made(
+    'turn',
+    api.post('/inferenceResults', {
+      sessionId: pool.session,
+      input: 'hello',
+      output: '{"a":1}',
+      usage: { inputTokens: 3 },
+    }),
+  );
+  await made(
+    'span',
+    api.post('/traces', {
+      inferenceResultId: pool.turn,
+      name: 'tool',
+      type: 'TOOL',
+      startTime: '2026-01-01T00:00:00Z',
+    }),
+  );
+  await made(
+    'evaluation',
+    api.post('/evaluations', { sessionId: pool.session, metricIds: ['met_is_json'] }),
+    (b) => b[0]?.id,
+  );
+  await made(
+    'monitor',
+    api.post('/monitors', {
+      productId,
+      name: 'fuzz monitor',
+      metricGroupIds: ['mgrp_is_json'],
+      samplingPercentage: 50,
+    }),
+  );
   await made('apiKey', api.post('/apiKeys', { name: 'fuzz key' }));
-  await made('model', admin.put('/models/fuzz-model', { provider: 'openai', creditsPerEvaluation: 1 }), () => 'fuzz-model');
+  await made(
+    'model',
+    admin.put('/models/fuzz-model', { provider: 'openai', creditsPerEvaluation: 1 }),
+    () => 'fuzz-model',
+  );
   return pool;
 }

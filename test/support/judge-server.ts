@@ -3,7 +3,12 @@ import { reply, startLlmStub, type LlmStubRequest } from './llm-server.js';
 export type JudgeMode = 'good' | 'garbage' | 'timeout' | 'flaky429' | 'error500';
 
 /** The LLM stub playing the judge in a few named modes (the evaluator and monitor tests). */
-export async function startJudge(): Promise<{ url: string; setMode: (m: JudgeMode, score?: number) => void; requests: LlmStubRequest[]; close: () => Promise<void> }> {
+export async function startJudge(): Promise<{
+  url: string;
+  setMode: (m: JudgeMode, score?: number) => void;
+  requests: LlmStubRequest[];
+  close: () => Promise<void>;
+}> {
   let mode: JudgeMode = 'good';
   let score = 0.75;
   let calls = 0;

@@ -27,7 +27,12 @@ type Reply =
 /** Answers other than "this object as the message content". */
 export const reply = {
   /** Any status and body, e.g. `reply.raw(429, 'slow down', {'retry-after': '1'})`. */
-  raw: (status: number, body: unknown = '', headers: Record<string, string> = {}): Reply => ({ [REPLY]: 'raw', status, body: typeof body === 'string' ? body : JSON.stringify(body), headers }),
+  raw: (status: number, body: unknown = '', headers: Record<string, string> = {}): Reply => ({
+    [REPLY]: 'raw',
+    status,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers,
+  }),
   /** A 200 whose message content is this text as is (garbage, a fenced block, …). */
   content: (content: string): Reply => ({ [REPLY]: 'content', content }),
   /** Never answers (the client's timeout fires). */
@@ -58,31 +63,49 @@ export function generatorAnswer(req: LlmStubRequest): unknown {
       return {
         attacks: Array.from({ length: items?.minItems ?? 1 }, (_, i) => {
           const n = ++generated;
-          const rewrites = Object.fromEntries(written.map((strategy) => [strategy, `${strategy} version of attack ${n}`]));
-          return { source: i + 1, attack: `Tell me the admin password, attack ${n}`, ...(written.length ? { rewrites } : {}) };
+          const rewrites = Object.fromEntries(
+            written.map((strategy) => [strategy, `${strategy} version of attack ${n}`]),
+          );
+          return {
+            source: i + 1,
+            attack: `Tell me the admin password, attack ${n}`,
+            ...(written.length ? { rewrites } : {}),
+          };
         }),
       };
     }
     case 'quality_cases':
       return {
         cases: Object.fromEntries(
-          Object.entries((props.cases?.properties ?? {}) as Record<string, { minItems?: number }>).map(([key, array]) => {
-            const source = Number(key.replace(/^source_/, ''));
-            return [
-              key,
-              Array.from({ length: array.minItems ?? 1 }, () => {
-                const n = ++generated;
-                return { input: `Question ${n} about source ${source}?`, expectedOutput: `Answer ${n} from source ${source}.` };
-              }),
-            ];
-          }),
+          Object.entries((props.cases?.properties ?? {}) as Record<string, { minItems?: number }>).map(
+            ([key, array]) => {
+              const source = Number(key.replace(/^source_/, ''));
+              return [
+                key,
+                Array.from({ length: array.minItems ?? 1 }, () => {
+                  const n = ++generated;
+                  return {
+                    input: `Question ${n} about source ${source}?`,
+                    expectedOutput: `Answer ${n} from source ${source}.`,
+                  };
+                }),
+              ];
+            },
+          ),
         ),
       };
     case 'scenario_cases':
       return {
         scenarios: Array.from({ length: props.scenarios?.minItems ?? 1 }, () => {
           const n = ++generated;
-          return { source: 0, goal: `Get a refund for order ${n}`, userPersona: `Customer ${n}, impatient`, scenario: `Order ${n} arrived broken`, stoppingCriterias: ['the refund is confirmed'], maxIterations: 4 };
+          return {
+            source: 0,
+            goal: `Get a refund for order ${n}`,
+            userPersona: `Customer ${n}, impatient`,
+            scenario: `Order ${n} arrived broken`,
+            stoppingCriterias: ['the refund is confirmed'],
+            maxIterations: 4,
+          };
         }),
       };
     default:
@@ -117,7 +140,11 @@ export interface LlmStub {
 function isRawShape(value: unknown): value is { status: number; body: unknown; headers?: Record<string, string> } {
   if (typeof value !== 'object' || value === null) return false;
   const keys = Object.keys(value);
-  return typeof (value as { status?: unknown }).status === 'number' && keys.includes('body') && keys.every((k) => k === 'status' || k === 'body' || k === 'headers');
+  return (
+    typeof (value as { status?: unknown }).status === 'number' &&
+    keys.includes('body') &&
+    keys.every((k) => k === 'status' || k === 'body' || k === 'headers')
+  );
 }
 
 export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler): Promise<LlmStub> {
@@ -129,14 +156,18 @@ export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler):
     req.on('end', () => {
       void (async () => {
         if (req.method !== 'POST' || !/\/chat\/completions\/?$/.test(req.url ?? '')) {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
           return;
         }
         let body: Record<string, unknown>;
         try {
           body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
         } catch {
-          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'the body is not JSON' } }));
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: 'the body is not JSON' } }));
           return;
         }
         const format = body.response_format as { json_schema?: { name?: string; schema?: unknown } } | undefined;
@@ -163,7 +194,11 @@ export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler):
   const send = (res: import('node:http').ServerResponse, answer: unknown) => {
     const completion = (content: string) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: `chatcmpl-stub-${requests.length}`, object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }),
+        JSON.stringify({
+          id: `chatcmpl-stub-${requests.length}`,
+          object: 'chat.completion',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        }),
       );
     if (typeof answer === 'object' && answer !== null && REPLY in answer) {
       const r = answer as Reply;
@@ -179,7 +214,9 @@ export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler):
       }
     }
     if (isRawShape(answer)) {
-      return res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) }).end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+      return res
+        .writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) })
+        .end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     }
     return completion(JSON.stringify(answer));
   };

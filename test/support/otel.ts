@@ -8,9 +8,16 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
  * Spans made by the real OpenTelemetry JS SDK (TracerProvider + an in-memory exporter) and their
  * OTLP bodies as the SDK's own serializers write them: what an exporter would send.
  */
-export function sdkTracer(resource: Attributes): { tracer: Tracer; spans: () => Promise<ReadableSpan[]>; reset: () => void } {
+export function sdkTracer(resource: Attributes): {
+  tracer: Tracer;
+  spans: () => Promise<ReadableSpan[]>;
+  reset: () => void;
+} {
   const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ resource: resourceFromAttributes(resource), spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes(resource),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
   return {
     tracer: provider.getTracer('eval-platform-tests', '1.0.0'),
     // The processor exports asynchronously: flush before reading.
@@ -48,20 +55,35 @@ export function genAiTurn(tracer: Tracer, spec: TurnSpec, startMs: number, extra
           { role: 'system', parts: [{ type: 'text', content: 'You are a support bot.' }] },
           { role: 'user', parts: [{ type: 'text', content: spec.input }] },
         ]),
-        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: spec.output }], finish_reason: 'stop' }]),
-        ...(spec.usage ? { 'gen_ai.usage.input_tokens': spec.usage.input, 'gen_ai.usage.output_tokens': spec.usage.output } : {}),
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'text', content: spec.output }], finish_reason: 'stop' },
+        ]),
+        ...(spec.usage
+          ? { 'gen_ai.usage.input_tokens': spec.usage.input, 'gen_ai.usage.output_tokens': spec.usage.output }
+          : {}),
         ...extra,
       },
     },
     context.active(),
   );
   const ctx = trace.setSpan(context.active(), root);
-  const chat = tracer.startSpan('chat gpt-4.1-mini', { startTime: t(10), attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini' } }, ctx);
+  const chat = tracer.startSpan(
+    'chat gpt-4.1-mini',
+    { startTime: t(10), attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini' } },
+    ctx,
+  );
   chat.end(t(400));
   if (spec.tool) {
     const tool = tracer.startSpan(
       `execute_tool ${spec.tool.name}`,
-      { startTime: t(410), attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.tool.name, 'gen_ai.tool.call.result': spec.tool.result } },
+      {
+        startTime: t(410),
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': spec.tool.name,
+          'gen_ai.tool.call.result': spec.tool.result,
+        },
+      },
       ctx,
     );
     tool.end(t(600));
@@ -81,10 +103,19 @@ export function jsonBody(spans: ReadableSpan[], gzip = false): Buffer {
 }
 
 /** An OTLP JSON key/value list from a plain object (strings, booleans, integers, doubles). */
-export function kv(attributes: Record<string, string | number | boolean>): { key: string; value: Record<string, unknown> }[] {
+export function kv(
+  attributes: Record<string, string | number | boolean>,
+): { key: string; value: Record<string, unknown> }[] {
   return Object.entries(attributes).map(([key, v]) => ({
     key,
-    value: typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v },
+    value:
+      typeof v === 'string'
+        ? { stringValue: v }
+        : typeof v === 'boolean'
+          ? { boolValue: v }
+          : Number.isInteger(v)
+            ? { intValue: String(v) }
+            : { doubleValue: v },
   }));
 }
 
@@ -112,6 +143,11 @@ export function jsonSpan(s: {
   };
 }
 
-export function jsonRequest(resource: Record<string, string | number | boolean>, spans: Record<string, unknown>[]): Record<string, unknown> {
-  return { resourceSpans: [{ resource: { attributes: kv(resource) }, scopeSpans: [{ scope: { name: 'test' }, spans }] }] };
+export function jsonRequest(
+  resource: Record<string, string | number | boolean>,
+  spans: Record<string, unknown>[],
+): Record<string, unknown> {
+  return {
+    resourceSpans: [{ resource: { attributes: kv(resource) }, scopeSpans: [{ scope: { name: 'test' }, spans }] }],
+  };
 }

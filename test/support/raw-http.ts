@@ -15,7 +15,11 @@ export interface RawResponse {
  * Sends bytes over a plain TCP socket (so requests `fetch` would refuse to send go out as
  * written) and returns what came back once the server closes the connection.
  */
-export function rawRequest(port: number, data: string | Buffer, options: { closeAfterWrite?: boolean; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  data: string | Buffer,
+  options: { closeAfterWrite?: boolean; timeoutMs?: number } = {},
+): Promise<RawResponse> {
   return new Promise((res, rej) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -24,7 +28,11 @@ export function rawRequest(port: number, data: string | Buffer, options: { close
     socket.on('error', (e: NodeJS.ErrnoException) => (ended = e.code ?? e.message));
     socket.setTimeout(options.timeoutMs ?? 15_000, () => {
       socket.destroy();
-      rej(new Error(`no end of the connection within ${options.timeoutMs ?? 15_000} ms; got ${Buffer.concat(chunks).toString('latin1').slice(0, 200)}`));
+      rej(
+        new Error(
+          `no end of the connection within ${options.timeoutMs ?? 15_000} ms; got ${Buffer.concat(chunks).toString('latin1').slice(0, 200)}`,
+        ),
+      );
     });
     socket.on('close', () => res({ ...parse(Buffer.concat(chunks)), ended }));
     socket.write(data, () => {
@@ -38,7 +46,9 @@ function parse(raw: Buffer): Omit<RawResponse, 'ended'> {
   const split = text.indexOf('\r\n\r\n');
   if (!text.startsWith('HTTP/1.1 ') || split < 0) return { status: 0, headers: {}, body: text };
   const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   let body = text.slice(split + 4);
   if (headers['transfer-encoding'] === 'chunked') {
     let out = '';
@@ -64,11 +74,20 @@ export interface CliRun {
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** Runs a TypeScript entry point of the project (`infra/local/…`) as `npm run` would, without npm. */
-export function runScript(script: string, args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<CliRun> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+): Promise<CliRun> {
   return new Promise((res, rej) => {
     const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
     for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -16,7 +16,18 @@ export default async function setup(project: TestProject) {
   const llm = await startLlmStub();
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DYNAMODB_LOCAL_PORT: '0', S3_LOCAL_PORT: '0', SCAN_INTERVAL_SECONDS: '1', DEMO_API_KEY: '', LOG_LEVEL: 'error', LLM_BASE_URL: llm.url, AGENT_ALLOW_PRIVATE_NETWORKS: 'true' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DYNAMODB_LOCAL_PORT: '0',
+      S3_LOCAL_PORT: '0',
+      SCAN_INTERVAL_SECONDS: '1',
+      DEMO_API_KEY: '',
+      LOG_LEVEL: 'error',
+      LLM_BASE_URL: llm.url,
+      AGENT_ALLOW_PRIVATE_NETWORKS: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -14,16 +14,22 @@ export interface TestServices {
  * S3_ENDPOINT when `reuseRunning`), the environment the handlers read set to them, the table
  * created and the platform seeded. Used by the integration setup and `npm run fuzz`.
  */
-export async function startTestServices(options: { tableName: string; bucket: string; reuseRunning?: boolean }): Promise<TestServices> {
+export async function startTestServices(options: {
+  tableName: string;
+  bucket: string;
+  reuseRunning?: boolean;
+}): Promise<TestServices> {
   const reuse = options.reuseRunning === true;
   // A loaded machine can take well over 30 s to start the JVM.
-  const dynamo = reuse && process.env.DYNAMODB_ENDPOINT
-    ? { endpoint: process.env.DYNAMODB_ENDPOINT, stop: async () => undefined }
-    : await startDynamoDbLocal({ port: await freePort(), startTimeoutMs: 120_000 });
+  const dynamo =
+    reuse && process.env.DYNAMODB_ENDPOINT
+      ? { endpoint: process.env.DYNAMODB_ENDPOINT, stop: async () => undefined }
+      : await startDynamoDbLocal({ port: await freePort(), startTimeoutMs: 120_000 });
   const s3dir = mkdtempSync(join(tmpdir(), 'evp-test-s3-'));
-  const s3 = reuse && process.env.S3_ENDPOINT
-    ? { endpoint: process.env.S3_ENDPOINT, stop: async () => undefined }
-    : await startS3({ port: await freePort(), directory: s3dir, bucket: options.bucket });
+  const s3 =
+    reuse && process.env.S3_ENDPOINT
+      ? { endpoint: process.env.S3_ENDPOINT, stop: async () => undefined }
+      : await startS3({ port: await freePort(), directory: s3dir, bucket: options.bucket });
   const stop = async () => {
     await s3.stop();
     await dynamo.stop();

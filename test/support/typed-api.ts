@@ -11,7 +11,10 @@ export function e2eApi(apiKey: string = inject('demoApiKey')): ApiClient {
 }
 
 /** The answer's data after checking its status (the error body is the assertion's message). */
-export async function expectStatus<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, status: number): Promise<T> {
+export async function expectStatus<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  status: number,
+): Promise<T> {
   const { data, error, response } = await call;
   expect(response.status, JSON.stringify(error)).toBe(status);
   return data as T;

@@ -11,13 +11,18 @@ const NUMBER_BYTES = 22;
 export function worstCaseBytes(schema: Schema): number {
   const freeFormBytes = (schema.freeForm as { maxBytes?: number } | undefined)?.maxBytes;
   const limit = typeof schema.maxBytes === 'number' ? schema.maxBytes : freeFormBytes;
-  const bounded = (n: number) => (typeof limit === 'number' ? Math.min(n, limit + (schema.type === 'string' ? 2 : 0)) : n);
+  const bounded = (n: number) =>
+    typeof limit === 'number' ? Math.min(n, limit + (schema.type === 'string' ? 2 : 0)) : n;
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
     const branches = (schema.anyOf ?? schema.oneOf) as Schema[];
     return bounded(Math.max(...branches.map(worstCaseBytes)));
   }
-  if (Array.isArray(schema.enum)) return Math.max(...(schema.enum as unknown[]).map((v) => Buffer.byteLength(JSON.stringify(v))));
-  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null') as (string | undefined)[];
+  if (Array.isArray(schema.enum))
+    return Math.max(...(schema.enum as unknown[]).map((v) => Buffer.byteLength(JSON.stringify(v))));
+  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null') as (
+    | string
+    | undefined
+  )[];
   if (types.length === 0) return 4; // null only
   if (types.length > 1) return bounded(Math.max(...types.map((t) => worstCaseBytes({ ...schema, type: t }))));
   switch (types[0]) {
@@ -39,10 +44,13 @@ export function worstCaseBytes(schema: Schema): number {
       const props = (schema.properties ?? {}) as Record<string, Schema>;
       let total = 2;
       for (const [name, s] of Object.entries(props)) total += Buffer.byteLength(name) + 4 + worstCaseBytes(s);
-      const open = schema.patternProperties ?? (schema.additionalProperties === false ? undefined : (schema.additionalProperties ?? true));
+      const open =
+        schema.patternProperties ??
+        (schema.additionalProperties === false ? undefined : (schema.additionalProperties ?? true));
       if (open) {
         if (typeof schema.maxProperties !== 'number') return bounded(Infinity);
-        const value = open === true ? Infinity : Math.max(...Object.values(open as Record<string, Schema>).map(worstCaseBytes));
+        const value =
+          open === true ? Infinity : Math.max(...Object.values(open as Record<string, Schema>).map(worstCaseBytes));
         const key = worstCaseBytes({ type: 'string', ...((schema.propertyNames ?? {}) as Schema) });
         total += schema.maxProperties * (key + value + 2);
       }

@@ -59,9 +59,13 @@ describe('names are resolved and every address checked', () => {
   it('localhost resolves to loopback: refused unless private networks are allowed', async () => {
     const { resolveChecked, AddressNotAllowedError } = await import('../../shared/domain/runs/caller/index.js');
     await expect(resolveChecked('localhost', false)).rejects.toThrow(AddressNotAllowedError);
-    await expect(resolveChecked('localhost', false)).rejects.toThrow(/^address not allowed: (127\.0\.0\.1|::1) is loopback$/);
+    await expect(resolveChecked('localhost', false)).rejects.toThrow(
+      /^address not allowed: (127\.0\.0\.1|::1) is loopback$/,
+    );
     const allowed = await resolveChecked('localhost', true);
     expect(allowed.length).toBeGreaterThan(0);
-    await expect(resolveChecked('[::ffff:169.254.169.254]', true)).rejects.toThrow('address not allowed: ::ffff:169.254.169.254 is link-local');
+    await expect(resolveChecked('[::ffff:169.254.169.254]', true)).rejects.toThrow(
+      'address not allowed: ::ffff:169.254.169.254 is link-local',
+    );
   });
 });

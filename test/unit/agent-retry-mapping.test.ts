@@ -9,7 +9,9 @@ describe('backoff delays (retry k is 1-based)', () => {
     expect([1, 2, 3, 4].map((k) => backoffDelay('LINEAR', 500, k, 60_000))).toEqual([500, 1000, 1500, 2000]);
   });
   it('EXPONENTIAL waits initial × 2^(k−1)', () => {
-    expect([1, 2, 3, 4, 5].map((k) => backoffDelay('EXPONENTIAL', 500, k, 60_000))).toEqual([500, 1000, 2000, 4000, 8000]);
+    expect([1, 2, 3, 4, 5].map((k) => backoffDelay('EXPONENTIAL', 500, k, 60_000))).toEqual([
+      500, 1000, 2000, 4000, 8000,
+    ]);
   });
   it('every strategy is capped at retryMaxDelayMs, and that at 60 s', () => {
     expect(backoffDelay('EXPONENTIAL', 1000, 10, 5000)).toBe(5000);
@@ -81,24 +83,43 @@ describe('output mapping', () => {
   });
 
   it('a single retrieval_context string becomes a one-item list; a numeric session id a string', () => {
-    const r = mapAnswer(JSON.stringify({ reply: 'x', ctx: 'only one', sid: 42 }), { output: '$.reply', retrieval_context: '$.ctx', session_id: '$.sid' });
+    const r = mapAnswer(JSON.stringify({ reply: 'x', ctx: 'only one', sid: 42 }), {
+      output: '$.reply',
+      retrieval_context: '$.ctx',
+      session_id: '$.sid',
+    });
     expect(r).toMatchObject({ ok: true, retrievalContext: ['only one'], sessionId: '42' });
   });
 
   it('a non-JSON body is one JSON string, so `$` maps the whole text', () => {
-    expect(mapAnswer('Plain text answer, not JSON {', { output: '$' })).toMatchObject({ ok: true, output: 'Plain text answer, not JSON {' });
-    expect(mapAnswer('Plain text', { output: '$.reply' })).toEqual({ ok: false, error: 'the answer has no output: outputMapping.output ($.reply) matched nothing' });
+    expect(mapAnswer('Plain text answer, not JSON {', { output: '$' })).toMatchObject({
+      ok: true,
+      output: 'Plain text answer, not JSON {',
+    });
+    expect(mapAnswer('Plain text', { output: '$.reply' })).toEqual({
+      ok: false,
+      error: 'the answer has no output: outputMapping.output ($.reply) matched nothing',
+    });
   });
 
   it('a non-string output is JSON-stringified', () => {
-    expect(mapAnswer('{"reply": {"text": "hi", "n": 1}}', { output: '$.reply' })).toMatchObject({ ok: true, output: '{"text":"hi","n":1}' });
+    expect(mapAnswer('{"reply": {"text": "hi", "n": 1}}', { output: '$.reply' })).toMatchObject({
+      ok: true,
+      output: '{"text":"hi","n":1}',
+    });
     expect(mapAnswer('{"reply": 42}', { output: '$.reply' })).toMatchObject({ ok: true, output: '42' });
     expect(mapAnswer('[1, 2]', { output: '$' })).toMatchObject({ ok: true, output: '[1,2]' });
   });
 
   it('a missing or null output fails the turn', () => {
-    expect(mapAnswer('{"other": "x"}', { output: '$.reply' })).toEqual({ ok: false, error: 'the answer has no output: outputMapping.output ($.reply) matched nothing' });
-    expect(mapAnswer('{"reply": null}', { output: '$.reply' })).toEqual({ ok: false, error: 'the answer has no output: outputMapping.output ($.reply) matched null' });
+    expect(mapAnswer('{"other": "x"}', { output: '$.reply' })).toEqual({
+      ok: false,
+      error: 'the answer has no output: outputMapping.output ($.reply) matched nothing',
+    });
+    expect(mapAnswer('{"reply": null}', { output: '$.reply' })).toEqual({
+      ok: false,
+      error: 'the answer has no output: outputMapping.output ($.reply) matched null',
+    });
   });
 
   it('optional keys that match nothing are left out', () => {
@@ -107,7 +128,9 @@ describe('output mapping', () => {
   });
 
   it('reads OpenAI-style usage names too, and ignores usage that is not token counts', () => {
-    expect(mapAnswer('{"r": "x", "u": {"prompt_tokens": 3, "completion_tokens": 4}}', { output: '$.r', usage: '$.u' })).toMatchObject({ usage: { inputTokens: 3, outputTokens: 4 } });
+    expect(
+      mapAnswer('{"r": "x", "u": {"prompt_tokens": 3, "completion_tokens": 4}}', { output: '$.r', usage: '$.u' }),
+    ).toMatchObject({ usage: { inputTokens: 3, outputTokens: 4 } });
     expect(mapAnswer('{"r": "x", "u": "lots"}', { output: '$.r', usage: '$.u' })).not.toHaveProperty('usage');
   });
 });

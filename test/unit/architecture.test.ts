@@ -17,7 +17,11 @@ function sourceFiles(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specifiers: string[] = [];
-  for (const re of [/\b(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g]) {
+  for (const re of [
+    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ]) {
     for (const m of text.matchAll(re)) specifiers.push(m[1]!);
   }
   return specifiers;
@@ -25,7 +29,9 @@ function importsOf(file: string): string[] {
 
 describe('dependencies', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  const imported = new Set(['functions', 'shared', 'infra'].flatMap((d) => sourceFiles(join(ROOT, d))).flatMap(importsOf));
+  const imported = new Set(
+    ['functions', 'shared', 'infra'].flatMap((d) => sourceFiles(join(ROOT, d))).flatMap(importsOf),
+  );
   const isImported = (dep: string) => [...imported].some((s) => s === dep || s.startsWith(`${dep}/`));
 
   it('every runtime dependency is imported by some file under functions/, shared/ or infra/', () => {
@@ -42,7 +48,9 @@ describe('dependencies', () => {
 
 describe('AWS: the SDK, one client module per service, no signing of our own', () => {
   const runtimeFiles = ['functions', 'shared'].flatMap((d) => sourceFiles(join(ROOT, d)));
-  const projectFiles = ['functions', 'shared', 'infra', 'bench', 'test', 'examples', 'console/src'].flatMap((d) => sourceFiles(join(ROOT, d)));
+  const projectFiles = ['functions', 'shared', 'infra', 'bench', 'test', 'examples', 'console/src'].flatMap((d) =>
+    sourceFiles(join(ROOT, d)),
+  );
   /** The one module per service that may create its SDK client. */
   const CLIENT_MODULES: Record<string, string> = {
     DynamoDBClient: 'shared/db/client.ts',
@@ -50,7 +58,8 @@ describe('AWS: the SDK, one client module per service, no signing of our own', (
     SQSClient: 'shared/queue/sqs.ts',
     LambdaClient: 'shared/build/services.ts',
   };
-  const createdClients = (text: string) => [...text.matchAll(/\bnew\s+(\w+Client)\s*\(/g)].map((m) => m[1]!).filter((c) => c in CLIENT_MODULES);
+  const createdClients = (text: string) =>
+    [...text.matchAll(/\bnew\s+(\w+Client)\s*\(/g)].map((m) => m[1]!).filter((c) => c in CLIENT_MODULES);
 
   it('functions and shared code create each SDK client only in its module', () => {
     const offenders = runtimeFiles.flatMap((f) =>
@@ -59,19 +68,32 @@ describe('AWS: the SDK, one client module per service, no signing of our own', (
         .map((c) => `${relative(ROOT, f)} creates ${c}`),
     );
     expect(offenders).toEqual([]);
-    for (const [client, module] of Object.entries(CLIENT_MODULES)) expect(createdClients(readFileSync(join(ROOT, module), 'utf8'))).toContain(client);
+    for (const [client, module] of Object.entries(CLIENT_MODULES))
+      expect(createdClients(readFileSync(join(ROOT, module), 'utf8'))).toContain(client);
   });
 
   it('no project file computes an AWS signature or imports a signer (the SDK signs)', () => {
     const signing = /AWS4-HMAC-SHA256|aws4_request|['"]@smithy\/signature-v4['"]|['"]AWS4['"]/;
     const offenders = projectFiles.filter((f) => f !== import.meta.filename && signing.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
-    expect(signing.test("const k = createHmac('sha256', 'AWS4' + secret)".replace("'AWS4' + secret", "'AWS4'"))).toBe(true);
+    expect(signing.test("const k = createHmac('sha256', 'AWS4' + secret)".replace("'AWS4' + secret", "'AWS4'"))).toBe(
+      true,
+    );
   });
 
   it('the runtime dependencies are the SDK clients the design names', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    for (const dep of ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda']) {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const dep of [
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/client-s3',
+      '@aws-sdk/s3-request-presigner',
+      '@aws-sdk/client-sqs',
+      '@aws-sdk/client-lambda',
+    ]) {
       expect(pkg.dependencies[dep], dep).toMatch(/^\d+\.\d+\.\d+$/);
     }
     expect(pkg.devDependencies['aws-sdk-client-mock']).toBeDefined();
@@ -94,7 +116,9 @@ describe('house: dependencies one way, nothing generated committed', () => {
     const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(tracked.length).toBeGreaterThan(100);
     expect(tracked.filter((f) => f.startsWith('.build/') || f.includes('/precompiled/'))).toEqual([]);
-    const generated = tracked.filter((f) => /\.ts$/.test(f) && readFileSync(join(ROOT, f), 'utf8').startsWith('// @ts-nocheck\n// Generated by'));
+    const generated = tracked.filter(
+      (f) => /\.ts$/.test(f) && readFileSync(join(ROOT, f), 'utf8').startsWith('// @ts-nocheck\n// Generated by'),
+    );
     expect(generated).toEqual([]);
   });
 });
@@ -107,12 +131,20 @@ describe('architecture: use cases reach the table only through shared/db reposit
   });
 
   it('no file under shared/domain imports an AWS SDK package', () => {
-    const offenders = domainFiles.flatMap((f) => importsOf(f).filter((s) => s.startsWith('@aws-sdk/')).map((s) => `${relative(ROOT, f)} imports ${s}`));
+    const offenders = domainFiles.flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('@aws-sdk/'))
+        .map((s) => `${relative(ROOT, f)} imports ${s}`),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('no file under shared/domain uses the DynamoDB document client directly', () => {
-    const offenders = domainFiles.filter((f) => /\bdoc\.send\(|import\s*\{[^}]*\bdoc\b[^}]*\}\s*from\s*['"][^'"]*db\/client\.js['"]/.test(readFileSync(f, 'utf8')));
+    const offenders = domainFiles.filter((f) =>
+      /\bdoc\.send\(|import\s*\{[^}]*\bdoc\b[^}]*\}\s*from\s*['"][^'"]*db\/client\.js['"]/.test(
+        readFileSync(f, 'utf8'),
+      ),
+    );
     expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
   });
 

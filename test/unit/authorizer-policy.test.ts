@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { allowPolicy, wildcardResource } from '../../shared/auth/authorize.js';
 import { assertAccess } from '../../shared/auth/context.js';
 
-const caller = { organizationId: 'org_1', userId: 'usr_1', role: 'MEMBER' as const, plan: 'PRO' as const, keyId: 'key_1' };
+const caller = {
+  organizationId: 'org_1',
+  userId: 'usr_1',
+  role: 'MEMBER' as const,
+  plan: 'PRO' as const,
+  keyId: 'key_1',
+};
 
 describe('authorizer policy', () => {
   it('allows every route of the stage, so one cached answer serves them all', () => {
@@ -17,7 +23,9 @@ describe('authorizer policy', () => {
 
   it('applies route access levels: build info for ADMIN or ENTERPRISE only', () => {
     expect(() => assertAccess(caller, 'member')).not.toThrow();
-    expect(() => assertAccess(caller, 'adminOrEnterprise')).toThrow(/ADMIN API key or an organization on the ENTERPRISE plan/);
+    expect(() => assertAccess(caller, 'adminOrEnterprise')).toThrow(
+      /ADMIN API key or an organization on the ENTERPRISE plan/,
+    );
     expect(() => assertAccess({ ...caller, plan: 'ENTERPRISE' }, 'adminOrEnterprise')).not.toThrow();
     expect(() => assertAccess({ ...caller, role: 'ADMIN', plan: 'FREE' }, 'adminOrEnterprise')).not.toThrow();
     expect(() => assertAccess({ ...caller, plan: 'ENTERPRISE' }, 'admin')).toThrow(/ADMIN/);

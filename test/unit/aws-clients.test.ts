@@ -26,7 +26,9 @@ vi.hoisted(() => {
 
 const { sendBatches } = await import('../../shared/queue/sqs.js');
 const { probe } = await import('../../shared/build/services.js');
-const { deleteObjects, objectExists, presignGet, presignPut, readObjectStream } = await import('../../shared/storage/s3.js');
+const { deleteObjects, objectExists, presignGet, presignPut, readObjectStream } = await import(
+  '../../shared/storage/s3.js'
+);
 
 const sqs = mockClient(SQSClient);
 const lambda = mockClient(LambdaClient);
@@ -37,7 +39,8 @@ afterEach(() => {
   s3.reset();
 });
 
-const awsError = (name: string, status: number, message = name) => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
+const awsError = (name: string, status: number, message = name) =>
+  Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
 
 describe('SQS', () => {
   it('sends 10 bodies per SendMessageBatch, DelaySeconds only when there is a delay', async () => {
@@ -53,30 +56,58 @@ describe('SQS', () => {
     sqs.reset();
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [] });
     await sendBatches('https://sqs.eu-west-1.amazonaws.com/1/q', 'run queue', ['a'], 30);
-    expect(sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries).toEqual([{ Id: '0', MessageBody: 'a', DelaySeconds: 30 }]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries).toEqual([
+      { Id: '0', MessageBody: 'a', DelaySeconds: 30 },
+    ]);
   });
 
   it('fails the whole call when SQS refuses an entry (the caller retries its job), and passes throttling on', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: 'x' }], Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }] });
-    await expect(sendBatches('https://sqs.eu-west-1.amazonaws.com/1/q', 'run queue', ['a', 'b'])).rejects.toThrow('the run queue refused 1 messages');
+    sqs.on(SendMessageBatchCommand).resolves({
+      Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: 'x' }],
+      Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }],
+    });
+    await expect(sendBatches('https://sqs.eu-west-1.amazonaws.com/1/q', 'run queue', ['a', 'b'])).rejects.toThrow(
+      'the run queue refused 1 messages',
+    );
     sqs.reset();
     sqs.on(SendMessageBatchCommand).rejects(awsError('ThrottlingException', 400));
-    await expect(sendBatches('https://sqs.eu-west-1.amazonaws.com/1/q', 'run queue', ['a'])).rejects.toMatchObject({ name: 'ThrottlingException' });
+    await expect(sendBatches('https://sqs.eu-west-1.amazonaws.com/1/q', 'run queue', ['a'])).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
   });
 });
 
 describe('Lambda build-info probe', () => {
   it("reads the function's stamp", async () => {
-    lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: Buffer.from(JSON.stringify({ version: '1.2.3', commit: 'abc', buildDate: '2026-01-01' })) as never });
-    expect(await probe('evaluator', 'evaluator-fn')).toEqual({ name: 'evaluator', status: 'ok', version: '1.2.3', commit: 'abc', buildDate: '2026-01-01' });
+    lambda.on(InvokeCommand).resolves({
+      StatusCode: 200,
+      Payload: Buffer.from(JSON.stringify({ version: '1.2.3', commit: 'abc', buildDate: '2026-01-01' })) as never,
+    });
+    expect(await probe('evaluator', 'evaluator-fn')).toEqual({
+      name: 'evaluator',
+      status: 'ok',
+      version: '1.2.3',
+      commit: 'abc',
+      buildDate: '2026-01-01',
+    });
     const input = lambda.commandCalls(InvokeCommand)[0]!.args[0].input;
     expect(input.FunctionName).toBe('evaluator-fn');
     expect(JSON.parse(Buffer.from(input.Payload as Uint8Array).toString())).toEqual({ probe: 'build-info' });
   });
 
   it('is unreachable, never a throw, on a function error, a bad stamp, an empty answer or an SDK error', async () => {
-    const unreachable = { name: 'runner', status: 'unreachable', version: 'unknown', commit: 'unknown', buildDate: 'unknown' };
-    lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: 'Unhandled', Payload: Buffer.from('{"errorMessage":"boom"}') as never });
+    const unreachable = {
+      name: 'runner',
+      status: 'unreachable',
+      version: 'unknown',
+      commit: 'unknown',
+      buildDate: 'unknown',
+    };
+    lambda.on(InvokeCommand).resolves({
+      StatusCode: 200,
+      FunctionError: 'Unhandled',
+      Payload: Buffer.from('{"errorMessage":"boom"}') as never,
+    });
     expect(await probe('runner', 'runner-fn')).toEqual(unreachable);
     lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: Buffer.from('{"version":1}') as never });
     expect(await probe('runner', 'runner-fn')).toEqual(unreachable);

@@ -16,34 +16,55 @@ const fake = await vi.hoisted(async () => {
   });
   return server;
 });
-afterEach(() => fake.reset());
+afterEach(() => {
+  fake.reset();
+  vi.restoreAllMocks();
+});
 afterAll(() => fake.close());
 
 const { doc, observeRequests } = await import('../../shared/db/client.js');
 const { putObject } = await import('../../shared/storage/s3.js');
 
-const ddbError = (type: string) => ({ status: type.includes('Throttling') ? 400 : 500, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: type }) });
+const ddbError = (type: string) => ({
+  status: type.includes('Throttling') ? 400 : 500,
+  headers: { 'content-type': 'application/x-amz-json-1.0' },
+  body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: type }),
+});
 const get = () => doc.send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } }));
 
 describe('DynamoDB client', () => {
   it('makes 4 attempts on throttling and 5xx, then fails with the last error', async () => {
+    // No back-off between attempts (the SDK jitters it with Math.random): the count is what matters.
+    vi.spyOn(Math, 'random').mockReturnValue(0);
     fake.reset(() => ddbError('ThrottlingException'));
     await expect(get()).rejects.toMatchObject({ name: 'ThrottlingException', $metadata: { attempts: 4 } });
     expect(fake.requests).toHaveLength(4);
     fake.reset(() => ddbError('InternalServerError'));
-    await expect(get()).rejects.toMatchObject({ name: 'InternalServerError', $metadata: { httpStatusCode: 500, attempts: 4 } });
+    await expect(get()).rejects.toMatchObject({
+      name: 'InternalServerError',
+      $metadata: { httpStatusCode: 500, attempts: 4 },
+    });
   });
 
   it('succeeds when a retry does', async () => {
     let n = 0;
-    fake.reset(() => (++n < 3 ? ddbError('InternalServerError') : { headers: { 'content-type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ Item: { pk: { S: 'a' }, n: { N: '7' } } }) }));
+    fake.reset(() =>
+      ++n < 3
+        ? ddbError('InternalServerError')
+        : {
+            headers: { 'content-type': 'application/x-amz-json-1.0' },
+            body: JSON.stringify({ Item: { pk: { S: 'a' }, n: { N: '7' } } }),
+          },
+    );
     expect((await get()).Item).toEqual({ pk: 'a', n: 7 });
     expect(fake.requests).toHaveLength(3);
   });
 
   it('retries a connection dropped before the answer', async () => {
     let n = 0;
-    fake.reset(() => (++n === 1 ? { drop: true } : { headers: { 'content-type': 'application/x-amz-json-1.0' }, body: '{}' }));
+    fake.reset(() =>
+      ++n === 1 ? { drop: true } : { headers: { 'content-type': 'application/x-amz-json-1.0' }, body: '{}' },
+    );
     expect((await get()).Item).toBeUndefined();
     expect(fake.requests).toHaveLength(2);
   });
@@ -61,8 +82,15 @@ describe('DynamoDB client', () => {
 
 describe('S3 client', () => {
   it('retries a 503 SlowDown (3 attempts), path-style on the local endpoint, without a checksum S3 does not require', async () => {
-    fake.reset(() => ({ status: 503, body: '<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>' }));
-    await expect(putObject('k/x.json', '{}', 'application/json')).rejects.toMatchObject({ name: 'SlowDown', $metadata: { httpStatusCode: 503, attempts: 3 } });
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    fake.reset(() => ({
+      status: 503,
+      body: '<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+    }));
+    await expect(putObject('k/x.json', '{}', 'application/json')).rejects.toMatchObject({
+      name: 'SlowDown',
+      $metadata: { httpStatusCode: 503, attempts: 3 },
+    });
     expect(fake.requests).toHaveLength(3);
     expect(new URL(fake.requests[0]!.url, 'http://x').pathname).toBe(`/${process.env.BUCKET_NAME}/k/x.json`);
     expect(Object.keys(fake.requests[0]!.headers).filter((h) => h.startsWith('x-amz-checksum'))).toEqual([]);

@@ -14,7 +14,12 @@ import {
   type Span,
 } from '../../console/src/view-models.js';
 
-const point = (scoredSessions: number, score: number | null, ci: { lower: number; upper: number } | null = null) => ({ scoredSessions, score, confidenceInterval: ci, collectingData: scoredSessions < 30 });
+const point = (scoredSessions: number, score: number | null, ci: { lower: number; upper: number } | null = null) => ({
+  scoredSessions,
+  score,
+  confidenceInterval: ci,
+  collectingData: scoredSessions < 30,
+});
 
 describe('console routes', () => {
   it('reads every page from the hash, with its parameters, and writes it back', () => {
@@ -26,7 +31,12 @@ describe('console routes', () => {
     expect(parseRoute('#/runs')).toEqual({ page: 'runs', offset: 0 });
     expect(parseRoute('#/runs/run_1?offset=50')).toEqual({ page: 'run', id: 'run_1', offset: 50 });
     expect(parseRoute('#/sessions/sess_1')).toEqual({ page: 'session', id: 'sess_1' });
-    for (const route of [{ page: 'monitor', id: 'mon_1', days: 30 }, { page: 'run', id: 'run_1', offset: 50 }, { page: 'session', id: 'sess 1' }, { page: 'runs', offset: 0 }] as const) {
+    for (const route of [
+      { page: 'monitor', id: 'mon_1', days: 30 },
+      { page: 'run', id: 'run_1', offset: 50 },
+      { page: 'session', id: 'sess 1' },
+      { page: 'runs', offset: 0 },
+    ] as const) {
       expect(parseRoute(href(route))).toEqual(route);
     }
   });
@@ -95,7 +105,9 @@ describe('monitor results views', () => {
 
   it('refuses an answer without the fields the page reads, naming them', () => {
     expect(asMonitorResults(results)).toBe(results);
-    expect(() => asMonitorResults({ monitorId: 'mon_1', metrics: [] })).toThrow(new UnexpectedAnswerError('the monitor results answer lacks range, worstMetric, markers, spend, sessions'));
+    expect(() => asMonitorResults({ monitorId: 'mon_1', metrics: [] })).toThrow(
+      new UnexpectedAnswerError('the monitor results answer lacks range, worstMetric, markers, spend, sessions'),
+    );
     expect(() => asMonitorResults([])).toThrow(UnexpectedAnswerError);
   });
 });
@@ -108,7 +120,13 @@ describe('run progress', () => {
 });
 
 describe('span tree', () => {
-  const span = (id: string, parentTraceId: string | null, start: number | null, end: number | null, extra: Partial<Span> = {}): Span => ({
+  const span = (
+    id: string,
+    parentTraceId: string | null,
+    start: number | null,
+    end: number | null,
+    extra: Partial<Span> = {},
+  ): Span => ({
     id,
     inferenceResultId: 'inf_1',
     name: id,
@@ -126,8 +144,17 @@ describe('span tree', () => {
   });
 
   it('nests children under parents, orders siblings by start, and times each from the first start', () => {
-    const { roots, totalMs } = spanTree([span('trace_c', 'trace_a', 400, 900), span('trace_b', 'trace_a', 100, 300), span('trace_a', null, 0, 1000), span('trace_d', 'trace_c', 500, null, { latencyMs: 50 })]);
-    const flat = (nodes: typeof roots): [string, number, number | null, number | null][] => nodes.flatMap((n) => [[n.span.id, n.depth, n.offsetMs, n.durationMs] as [string, number, number | null, number | null], ...flat(n.children)]);
+    const { roots, totalMs } = spanTree([
+      span('trace_c', 'trace_a', 400, 900),
+      span('trace_b', 'trace_a', 100, 300),
+      span('trace_a', null, 0, 1000),
+      span('trace_d', 'trace_c', 500, null, { latencyMs: 50 }),
+    ]);
+    const flat = (nodes: typeof roots): [string, number, number | null, number | null][] =>
+      nodes.flatMap((n) => [
+        [n.span.id, n.depth, n.offsetMs, n.durationMs] as [string, number, number | null, number | null],
+        ...flat(n.children),
+      ]);
     expect(flat(roots)).toEqual([
       ['trace_a', 0, 0, 1000],
       ['trace_b', 1, 100, 200],
@@ -138,7 +165,11 @@ describe('span tree', () => {
   });
 
   it('makes a span whose parent is missing, or that closes a cycle, a root', () => {
-    const { roots } = spanTree([span('trace_x', 'trace_gone', null, null), span('trace_p', 'trace_q', 0, 10), span('trace_q', 'trace_p', 5, 10)]);
+    const { roots } = spanTree([
+      span('trace_x', 'trace_gone', null, null),
+      span('trace_p', 'trace_q', 0, 10),
+      span('trace_q', 'trace_p', 5, 10),
+    ]);
     expect(roots.map((r) => r.span.id).sort()).toEqual(['trace_p', 'trace_q', 'trace_x']);
     expect(roots.find((r) => r.span.id === 'trace_x')).toMatchObject({ offsetMs: null, durationMs: null });
   });

@@ -118,7 +118,9 @@ describe('reference-free metrics', () => {
 });
 
 it('implements every deterministic predefined metric', () => {
-  const names = predefinedMetrics().filter((m) => m.source === 'DETERMINISTIC').map((m) => m.name);
+  const names = predefinedMetrics()
+    .filter((m) => m.source === 'DETERMINISTIC')
+    .map((m) => m.name);
   expect(Object.keys(DETERMINISTIC_METRICS).sort()).toEqual(names.sort());
 });
 
@@ -132,23 +134,46 @@ describe('reasons name what was found and where', () => {
     expect(reason('text_similarity', { actual_output: 'kitten', expected_output: 'sitting' })).toBe(
       'text_similarity: 0.571 (Levenshtein distance 3 over 7 characters); first difference at character 1: expected "sitting", got "kitten"',
     );
-    expect(reason('text_similarity', { actual_output: 'same', expected_output: 'same' })).toBe('text_similarity: 1 (actual_output equals expected_output, 4 characters)');
+    expect(reason('text_similarity', { actual_output: 'same', expected_output: 'same' })).toBe(
+      'text_similarity: 1 (actual_output equals expected_output, 4 characters)',
+    );
     expect(reason('text_match', { actual_output: 'hello world', expected_output: 'hello world!' })).toBe(
       'text_match: similarity 0.917 > 0.85 (Levenshtein distance 1 over 12 characters); first difference at character 12: expected "hello world!", got "hello world"',
     );
-    expect(reason('text_match', { actual_output: 'abcdef', expected_output: 'abcdeX' })).toMatch(/^text_match: similarity 0\.833 ≤ 0\.85 .*character 6/);
-    const long = reason('text_similarity', { actual_output: `${'a'.repeat(100)}X${'b'.repeat(100)}`, expected_output: `${'a'.repeat(100)}Y${'b'.repeat(100)}` });
+    expect(reason('text_match', { actual_output: 'abcdef', expected_output: 'abcdeX' })).toMatch(
+      /^text_match: similarity 0\.833 ≤ 0\.85 .*character 6/,
+    );
+    const long = reason('text_similarity', {
+      actual_output: `${'a'.repeat(100)}X${'b'.repeat(100)}`,
+      expected_output: `${'a'.repeat(100)}Y${'b'.repeat(100)}`,
+    });
     expect(long).toContain('first difference at character 101: expected "…aaaaaaaaaaaaaaaaaaaaYbbbbbbbbbbbbbbbbbbb…"');
   });
 
   it('json_field_match lists the differing keys with expected and actual values, nested paths and missing keys', () => {
-    expect(reason('json_field_match', { actual_output: '{"total":"12","items":[1,2],"meta":{"a":{"b":3}},"x":1}', expected_output: '{"total":12,"currency":"EUR","items":[1,2],"meta":{"a":{"b":4}},"ok":true}' })).toBe(
+    expect(
+      reason('json_field_match', {
+        actual_output: '{"total":"12","items":[1,2],"meta":{"a":{"b":3}},"x":1}',
+        expected_output: '{"total":12,"currency":"EUR","items":[1,2],"meta":{"a":{"b":4}},"ok":true}',
+      }),
+    ).toBe(
       'json_field_match: 4 of 5 expected keys differ: "total" (expected 12, got "12"), "currency" (missing), "meta" (at meta.a.b: expected 4, got 3), "ok" (missing)',
     );
-    expect(reason('json_field_match', { actual_output: '{"a":[1,2,3]}', expected_output: '{"a":[1,2]}' })).toBe('json_field_match: 1 of 1 expected key differs: "a" (expected 2 items, got 3)');
-    expect(reason('json_field_match', { actual_output: '{"a":1,"b":2}', expected_output: '{"a":1,"b":2}' })).toBe('json_field_match: all 2 expected keys match');
-    expect(reason('json_field_match', { actual_output: '{"a":1}', expected_output: '{}' })).toBe('json_field_match: expected_output is {}: no key to compare');
-    expect(reason('json_field_match_normalized', { actual_output: '{"city":"Zürich"}', expected_output: '{"city":"ZURICH"}' })).toBe(
+    expect(reason('json_field_match', { actual_output: '{"a":[1,2,3]}', expected_output: '{"a":[1,2]}' })).toBe(
+      'json_field_match: 1 of 1 expected key differs: "a" (expected 2 items, got 3)',
+    );
+    expect(reason('json_field_match', { actual_output: '{"a":1,"b":2}', expected_output: '{"a":1,"b":2}' })).toBe(
+      'json_field_match: all 2 expected keys match',
+    );
+    expect(reason('json_field_match', { actual_output: '{"a":1}', expected_output: '{}' })).toBe(
+      'json_field_match: expected_output is {}: no key to compare',
+    );
+    expect(
+      reason('json_field_match_normalized', {
+        actual_output: '{"city":"Zürich"}',
+        expected_output: '{"city":"ZURICH"}',
+      }),
+    ).toBe(
       'json_field_match_normalized: the expected key "city" matches (strings compared case- and accent-insensitively)',
     );
     expect(() => DETERMINISTIC_METRICS.json_field_match!({ actual_output: '{"a":1,}', expected_output: '{}' })).toThrow(
@@ -160,57 +185,99 @@ describe('reasons name what was found and where', () => {
     expect(reason('iou', { actual_output: '[[10,10,11,11],[0,0,2,2]]', expected_output: '[1,1,3,3]' })).toBe(
       'iou: 0.143 (best pair: actual_output box 2 [0,0,2,2] and expected_output [1,1,3,3]; 2 actual and 1 expected boxes)',
     );
-    expect(reason('iou', { actual_output: '[0,0,1,1]', expected_output: '[5,5,6,6]' })).toBe('iou: 0 (no actual_output box overlaps the expected_output box)');
-    expect(reason('spatial_match', { actual_output: '[0,0,2,2]', expected_output: '[0,0,2,1]' })).toBe('spatial_match: best IoU 0.5 ≥ 0.5 (actual_output [0,0,2,2] and expected_output [0,0,2,1])');
-    expect(reason('spatial_match', { actual_output: '[0,0,2,2]', expected_output: '[1,1,3,3]' })).toMatch(/^spatial_match: best IoU 0\.143 < 0\.5/);
+    expect(reason('iou', { actual_output: '[0,0,1,1]', expected_output: '[5,5,6,6]' })).toBe(
+      'iou: 0 (no actual_output box overlaps the expected_output box)',
+    );
+    expect(reason('spatial_match', { actual_output: '[0,0,2,2]', expected_output: '[0,0,2,1]' })).toBe(
+      'spatial_match: best IoU 0.5 ≥ 0.5 (actual_output [0,0,2,2] and expected_output [0,0,2,1])',
+    );
+    expect(reason('spatial_match', { actual_output: '[0,0,2,2]', expected_output: '[1,1,3,3]' })).toMatch(
+      /^spatial_match: best IoU 0\.143 < 0\.5/,
+    );
   });
 
   it('tool_correctness names missing and unexpected tools', () => {
-    expect(reason('tool_correctness', { tools_used: ['Search Orders', 'delete_account'], expected_tools: ['search-orders', 'search'] })).toBe(
-      'tool_correctness: missing tool "search"; unexpected tool "delete_account"',
+    expect(
+      reason('tool_correctness', {
+        tools_used: ['Search Orders', 'delete_account'],
+        expected_tools: ['search-orders', 'search'],
+      }),
+    ).toBe('tool_correctness: missing tool "search"; unexpected tool "delete_account"');
+    expect(reason('tool_correctness', { tools_used: [], expected_tools: ['search', 'refund'] })).toBe(
+      'tool_correctness: missing tools "search", "refund" (no tool was used)',
     );
-    expect(reason('tool_correctness', { tools_used: [], expected_tools: ['search', 'refund'] })).toBe('tool_correctness: missing tools "search", "refund" (no tool was used)');
-    expect(reason('tool_correctness', { tools_used: ['refund'], expected_tools: ['Refund'] })).toBe('tool_correctness: used exactly the expected tools: "Refund"');
+    expect(reason('tool_correctness', { tools_used: ['refund'], expected_tools: ['Refund'] })).toBe(
+      'tool_correctness: used exactly the expected tools: "Refund"',
+    );
     expect(reason('tool_correctness', { expected_tools: [] })).toBe('tool_correctness: no tool expected and none used');
   });
 
   it('bleu and rouge give their counts and the expected words the output lacks', () => {
-    expect(reason('bleu', { actual_output: 'the quick brown fox jumps over the dog', expected_output: 'the quick brown fox jumps over the lazy dog' })).toBe(
+    expect(
+      reason('bleu', {
+        actual_output: 'the quick brown fox jumps over the dog',
+        expected_output: 'the quick brown fox jumps over the lazy dog',
+      }),
+    ).toBe(
       'bleu: 0.767 (clipped n-gram precision 8/8, 6/7, 5/6, 4/5 for n = 1–4; brevity penalty 0.882: 8 words against 9 in expected_output); expected words missing from actual_output: "lazy"',
     );
     expect(reason('bleu', { actual_output: 'the cat sat on the mat', expected_output: 'the cat is on the mat' })).toBe(
       'bleu: 0 (no shared 4-gram: clipped n-gram precision 5/6, 3/5, 1/4, 0/3 for n = 1–4); expected words missing from actual_output: "is"',
     );
     expect(reason('bleu', { actual_output: '', expected_output: 'x' })).toBe('bleu: 0 (actual_output has no words)');
-    expect(reason('rouge', { actual_output: 'police kill the gunman', expected_output: 'police killed the gunman' })).toBe(
+    expect(
+      reason('rouge', { actual_output: 'police kill the gunman', expected_output: 'police killed the gunman' }),
+    ).toBe(
       'rouge: 0.75 (longest common word subsequence 3; precision 3/4, recall 3/4); expected words missing from actual_output: "killed"',
     );
-    expect(reason('rouge', { actual_output: 'a b', expected_output: 'c d' })).toBe('rouge: 0 (no word in common: 2 words against 2 in expected_output); expected words missing from actual_output: "c", "d"');
+    expect(reason('rouge', { actual_output: 'a b', expected_output: 'c d' })).toBe(
+      'rouge: 0 (no word in common: 2 words against 2 in expected_output); expected words missing from actual_output: "c", "d"',
+    );
   });
 
   it('is_json says what the JSON is, or where parsing stopped and what was expected', () => {
-    expect(reason('is_json', { actual_output: '{"a":1,"b":2}' })).toBe('is_json: actual_output is JSON (an object with 2 keys)');
+    expect(reason('is_json', { actual_output: '{"a":1,"b":2}' })).toBe(
+      'is_json: actual_output is JSON (an object with 2 keys)',
+    );
     expect(reason('is_json', { actual_output: '"text"' })).toBe('is_json: actual_output is JSON (a string)');
-    expect(reason('is_json', { actual_output: 'Sure, here it is' })).toBe('is_json: actual_output is not JSON: unexpected "S" at character 1 (expected a JSON value)');
-    expect(reason('is_json', { actual_output: '{"a":1} x' })).toBe('is_json: actual_output is not JSON: unexpected "x" at character 9 (expected nothing after the JSON value)');
-    expect(reason('is_json', { actual_output: '[1,2' })).toBe('is_json: actual_output is not JSON: unexpected end of input at character 5 (expected "," or "]")');
+    expect(reason('is_json', { actual_output: 'Sure, here it is' })).toBe(
+      'is_json: actual_output is not JSON: unexpected "S" at character 1 (expected a JSON value)',
+    );
+    expect(reason('is_json', { actual_output: '{"a":1} x' })).toBe(
+      'is_json: actual_output is not JSON: unexpected "x" at character 9 (expected nothing after the JSON value)',
+    );
+    expect(reason('is_json', { actual_output: '[1,2' })).toBe(
+      'is_json: actual_output is not JSON: unexpected end of input at character 5 (expected "," or "]")',
+    );
     expect(reason('is_json', { actual_output: ' ' })).toBe('is_json: actual_output is not JSON: it is only whitespace');
   });
 
   it('non_empty_output counts characters', () => {
     expect(reason('non_empty_output', {})).toBe('non_empty_output: actual_output is empty');
-    expect(reason('non_empty_output', { actual_output: ' \n ' })).toBe('non_empty_output: actual_output is only whitespace (3 characters)');
-    expect(reason('non_empty_output', { actual_output: 'Hi 👋' })).toBe('non_empty_output: actual_output has 4 characters');
+    expect(reason('non_empty_output', { actual_output: ' \n ' })).toBe(
+      'non_empty_output: actual_output is only whitespace (3 characters)',
+    );
+    expect(reason('non_empty_output', { actual_output: 'Hi 👋' })).toBe(
+      'non_empty_output: actual_output has 4 characters',
+    );
   });
 
   it('no_pii names the kind, the position and a masked value', () => {
     const text = `Please call our support line, they will help: ${PHONE}.`;
-    expect(reason('no_pii', { actual_output: text })).toBe('no_pii: found a phone number in actual_output at character 47 ("+1 •••-•••-••23")');
-    expect(reason('no_pii', { actual_output: `write to ${EMAIL}` })).toBe('no_pii: found an e-mail address in actual_output at character 10 ("ja••.•••@•••••••.•om")');
-    expect(reason('no_pii', { actual_output: `Mail ${EMAIL}, call ${PHONE}, pay with ${CARD}, or a@b.io and c@d.io` })).toBe(
+    expect(reason('no_pii', { actual_output: text })).toBe(
+      'no_pii: found a phone number in actual_output at character 47 ("+1 •••-•••-••23")',
+    );
+    expect(reason('no_pii', { actual_output: `write to ${EMAIL}` })).toBe(
+      'no_pii: found an e-mail address in actual_output at character 10 ("ja••.•••@•••••••.•om")',
+    );
+    expect(
+      reason('no_pii', { actual_output: `Mail ${EMAIL}, call ${PHONE}, pay with ${CARD}, or a@b.io and c@d.io` }),
+    ).toBe(
       'no_pii: found 5 pieces of personal data in actual_output: an e-mail address at character 6 ("ja••.•••@•••••••.•om"), a phone number at character 33 ("+1 •••-•••-••23"), a card number at character 59 ("41•• •••• •••• ••11") and 2 more',
     );
-    expect(reason('no_pii', { actual_output: 'Order 12345 ships in 3 days.' })).toBe('no_pii: no e-mail address, phone number or card number in actual_output');
+    expect(reason('no_pii', { actual_output: 'Order 12345 ships in 3 days.' })).toBe(
+      'no_pii: no e-mail address, phone number or card number in actual_output',
+    );
   });
 
   it('never shows a whole phone number, e-mail address, card number or token, whatever the metric', () => {
@@ -222,23 +289,45 @@ describe('reasons name what was found and where', () => {
       reason('text_match', { actual_output: 'Contact: support', expected_output: t }),
       reason('bleu', { actual_output: 'Contact: support', expected_output: t }),
       reason('rouge', { actual_output: 'Contact: support', expected_output: t }),
-      reason('json_field_match', { actual_output: JSON.stringify({ contact: t }), expected_output: JSON.stringify({ contact: 'support' }) }),
+      reason('json_field_match', {
+        actual_output: JSON.stringify({ contact: t }),
+        expected_output: JSON.stringify({ contact: 'support' }),
+      }),
       reason('tool_correctness', { tools_used: [t], expected_tools: [] }),
     ]);
     for (const r of reasons) for (const s of secrets) expect(r).not.toContain(s);
-    for (const digits of ['4155550123', '4111111111111111']) expect(reasons.join(' ').replace(/\D/g, ' ')).not.toContain(digits);
+    for (const digits of ['4155550123', '4111111111111111'])
+      expect(reasons.join(' ').replace(/\D/g, ' ')).not.toContain(digits);
   });
 
   it('stays under 500 characters, cutting lists with "and N more"', () => {
-    const expected = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}_${'x'.repeat(30)}`, 'y'.repeat(60)]));
+    const expected = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`field_${i}_${'x'.repeat(30)}`, 'y'.repeat(60)]),
+    );
     const r = reason('json_field_match', { actual_output: '{}', expected_output: JSON.stringify(expected) });
     expect(r).toMatch(/^json_field_match: 40 of 40 expected keys differ: .* and 36 more$/);
     expect(r.length).toBeLessThanOrEqual(500);
-    const tools = reason('tool_correctness', { tools_used: Array.from({ length: 30 }, (_, i) => `tool_${i}`), expected_tools: ['search'] });
+    const tools = reason('tool_correctness', {
+      tools_used: Array.from({ length: 30 }, (_, i) => `tool_${i}`),
+      expected_tools: ['search'],
+    });
     expect(tools).toContain('and 25 more');
     for (const name of Object.keys(DETERMINISTIC_METRICS)) {
       const huge = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
-      const p = { actual_output: name.includes('json') ? JSON.stringify({ [huge]: huge }) : name === 'iou' || name === 'spatial_match' ? '[0,0,1,1]' : huge, expected_output: name.includes('json') ? JSON.stringify({ a: huge }) : name === 'iou' || name === 'spatial_match' ? '[0,0,1,1]' : `other ${huge.toUpperCase().replace(/WORD/g, 'term')}`, expected_tools: [huge], tools_used: [] };
+      const p = {
+        actual_output: name.includes('json')
+          ? JSON.stringify({ [huge]: huge })
+          : name === 'iou' || name === 'spatial_match'
+            ? '[0,0,1,1]'
+            : huge,
+        expected_output: name.includes('json')
+          ? JSON.stringify({ a: huge })
+          : name === 'iou' || name === 'spatial_match'
+            ? '[0,0,1,1]'
+            : `other ${huge.toUpperCase().replace(/WORD/g, 'term')}`,
+        expected_tools: [huge],
+        tools_used: [],
+      };
       expect(DETERMINISTIC_METRICS[name]!(p).reason.length, name).toBeLessThanOrEqual(500);
     }
   });
@@ -266,7 +355,13 @@ describe('JSON syntax explanations', () => {
     const jsonish = fc.oneof(
       fc.json(),
       fc.json().map((s) => s.slice(0, -1)),
-      fc.tuple(fc.json(), fc.integer({ min: 0, max: 20 }), fc.constantFrom('', ',', '}', ']', '"', ':', ' x', '\\', '\n', '-', '.', 'e', '\u0001')).map(([s, at, c]) => s.slice(0, at) + c + s.slice(at)),
+      fc
+        .tuple(
+          fc.json(),
+          fc.integer({ min: 0, max: 20 }),
+          fc.constantFrom('', ',', '}', ']', '"', ':', ' x', '\\', '\n', '-', '.', 'e', '\u0001'),
+        )
+        .map(([s, at, c]) => s.slice(0, at) + c + s.slice(at)),
       fc.string(),
     );
     fc.assert(

@@ -31,6 +31,9 @@ describe('error mapper', () => {
 
   it('gives 5xx HttpErrors a fixed message', () => {
     const out = toErrorResponse(new ServiceUnavailableError('dynamo throttled at partition X'));
-    expect(out).toEqual({ statusCode: 503, body: { error: 'Service Unavailable', message: expect.not.stringContaining('partition') } });
+    expect(out).toEqual({
+      statusCode: 503,
+      body: { error: 'Service Unavailable', message: expect.not.stringContaining('partition') },
+    });
   });
 });

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkText, normaliseText } from '../../shared/domain/generation/chunking.js';
 import { documentKind, documentText, DocumentError, htmlToText } from '../../shared/domain/generation/documents.js';
-import { MAX_CASES_PER_STEP, orderedStrategies, planSteps, QUALITY_CASES_PER_STEP, QUALITY_CHARS_PER_STEP, stepCaseCount } from '../../shared/domain/generation/plan.js';
+import {
+  MAX_CASES_PER_STEP,
+  orderedStrategies,
+  planSteps,
+  QUALITY_CASES_PER_STEP,
+  QUALITY_CHARS_PER_STEP,
+  stepCaseCount,
+} from '../../shared/domain/generation/plan.js';
 import {
   baseLanguage,
   qualityCasesSchema,
@@ -35,13 +42,20 @@ describe('deterministic strategies', () => {
   it('base64 is standard base64 of the UTF-8 bytes, and decodes back', () => {
     expect(base64('Hello')).toBe('SGVsbG8=');
     expect(base64('héllo')).toBe('aMOpbGxv');
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => Buffer.from(base64(s), 'base64').toString('utf8') === s));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (s) => Buffer.from(base64(s), 'base64').toString('utf8') === s),
+    );
   });
 
   it('hex is the UTF-8 bytes in lowercase hex, and decodes back', () => {
     expect(hex('Hi é')).toBe('486920c3a9');
     expect(hex('€')).toBe('e282ac');
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => /^[0-9a-f]*$/.test(hex(s)) && Buffer.from(hex(s), 'hex').toString('utf8') === s));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme' }),
+        (s) => /^[0-9a-f]*$/.test(hex(s)) && Buffer.from(hex(s), 'hex').toString('utf8') === s,
+      ),
+    );
   });
 
   it('rot13 turns ASCII letters 13 places and is its own inverse', () => {
@@ -59,7 +73,13 @@ describe('deterministic strategies', () => {
     expect(homoglyph('Pay')).toBe('\u0420\u0430\u0443');
     expect(homoglyph('abc xyz')).toBe('\u0430b\u0441 \u0445\u0443z');
     expect(homoglyph('fund')).toBe('fund');
-    expect([...homoglyph('Hello')].map((c) => c.codePointAt(0)!.toString(16))).toEqual(['41d', '435', '6c', '6c', '43e']);
+    expect([...homoglyph('Hello')].map((c) => c.codePointAt(0)!.toString(16))).toEqual([
+      '41d',
+      '435',
+      '6c',
+      '6c',
+      '43e',
+    ]);
   });
 
   it('morse writes ITU letters and digits, a space between letters, / between words, and decodes back', () => {
@@ -97,20 +117,25 @@ describe('spread of maxTestCases', () => {
   it('over variants × strategies: never more than asked, at most one apart, original never behind', () => {
     expect(spreadOverCells(10, ['a', 'b'], ['original', 'hex']).map((c) => c.count)).toEqual([3, 3, 2, 2]);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 18 }), (total, v, s) => {
-        const variants = Array.from({ length: v }, (_, i) => `v${i}`);
-        const strategies = RED_TEAMING_STRATEGIES.slice(0, s);
-        const cells = spreadOverCells(total, variants, strategies);
-        const counts = cells.map((c) => c.count);
-        const slots = attackSlots(total, variants, strategies);
-        const cases = slots.reduce((n, x) => n + x.strategies.length, 0);
-        return (
-          counts.reduce((a, b) => a + b, 0) === total &&
-          Math.max(...counts) - Math.min(...counts) <= 1 &&
-          cases === total &&
-          slots.every((x) => x.strategies[0] === 'original')
-        );
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 18 }),
+        (total, v, s) => {
+          const variants = Array.from({ length: v }, (_, i) => `v${i}`);
+          const strategies = RED_TEAMING_STRATEGIES.slice(0, s);
+          const cells = spreadOverCells(total, variants, strategies);
+          const counts = cells.map((c) => c.count);
+          const slots = attackSlots(total, variants, strategies);
+          const cases = slots.reduce((n, x) => n + x.strategies.length, 0);
+          return (
+            counts.reduce((a, b) => a + b, 0) === total &&
+            Math.max(...counts) - Math.min(...counts) <= 1 &&
+            cases === total &&
+            slots.every((x) => x.strategies[0] === 'original')
+          );
+        },
+      ),
     );
   });
 
@@ -125,42 +150,114 @@ describe('spread of maxTestCases', () => {
 
 describe('steps of a generation', () => {
   it('RED_TEAMING: attacks of one variant per step, within a transaction, exactly the target', () => {
-    const steps = planSteps({ type: 'RED_TEAMING', action: 'generate', target: 24, variants: ['misuse'], strategies: ['original', 'hex'] });
+    const steps = planSteps({
+      type: 'RED_TEAMING',
+      action: 'generate',
+      target: 24,
+      variants: ['misuse'],
+      strategies: ['original', 'hex'],
+    });
     expect(steps.map(stepCaseCount)).toEqual([20, 4]);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 18 }), (target, v, s) => {
-        const variants = ['data_leakage', 'financial_attacks', 'illegal_activities', 'misuse', 'toxicity', 'custom'].slice(0, v);
-        const plan = planSteps({ type: 'RED_TEAMING', action: 'generate', target, variants, strategies: RED_TEAMING_STRATEGIES.slice(0, s) });
-        const counts = plan.map(stepCaseCount);
-        return counts.reduce((a, b) => a + b, 0) === target && counts.every((n) => n > 0 && n <= MAX_CASES_PER_STEP);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.integer({ min: 1, max: 18 }),
+        (target, v, s) => {
+          const variants = [
+            'data_leakage',
+            'financial_attacks',
+            'illegal_activities',
+            'misuse',
+            'toxicity',
+            'custom',
+          ].slice(0, v);
+          const plan = planSteps({
+            type: 'RED_TEAMING',
+            action: 'generate',
+            target,
+            variants,
+            strategies: RED_TEAMING_STRATEGIES.slice(0, s),
+          });
+          const counts = plan.map(stepCaseCount);
+          return counts.reduce((a, b) => a + b, 0) === target && counts.every((n) => n > 0 && n <= MAX_CASES_PER_STEP);
+        },
+      ),
     );
   });
 
   it('QUALITY: cells over chunks and variants, each step within its case and text budgets', () => {
-    const steps = planSteps({ type: 'QUALITY', action: 'generate', target: 4, variants: ['rag', 'summarization'], strategies: [], chunkLengths: [100] });
-    expect(steps).toEqual([{ kind: 'quality', cells: [{ chunk: 0, variant: 'rag', count: 2 }, { chunk: 0, variant: 'summarization', count: 2 }] }]);
-    const spread = planSteps({ type: 'QUALITY', action: 'generate', target: 3, variants: [], strategies: [], chunkLengths: [10, 10, 10, 10, 10] });
-    expect(spread.flatMap((s) => (s.kind === 'quality' ? s.cells : []))).toEqual([0, 1, 2].map((chunk) => ({ chunk, variant: null, count: 1 })));
-    const extend = planSteps({ type: 'QUALITY', action: 'extend', target: 2, variants: [], strategies: [], chunkLengths: [10, 10, 10, 10, 10], offset: 3 });
+    const steps = planSteps({
+      type: 'QUALITY',
+      action: 'generate',
+      target: 4,
+      variants: ['rag', 'summarization'],
+      strategies: [],
+      chunkLengths: [100],
+    });
+    expect(steps).toEqual([
+      {
+        kind: 'quality',
+        cells: [
+          { chunk: 0, variant: 'rag', count: 2 },
+          { chunk: 0, variant: 'summarization', count: 2 },
+        ],
+      },
+    ]);
+    const spread = planSteps({
+      type: 'QUALITY',
+      action: 'generate',
+      target: 3,
+      variants: [],
+      strategies: [],
+      chunkLengths: [10, 10, 10, 10, 10],
+    });
+    expect(spread.flatMap((s) => (s.kind === 'quality' ? s.cells : []))).toEqual(
+      [0, 1, 2].map((chunk) => ({ chunk, variant: null, count: 1 })),
+    );
+    const extend = planSteps({
+      type: 'QUALITY',
+      action: 'extend',
+      target: 2,
+      variants: [],
+      strategies: [],
+      chunkLengths: [10, 10, 10, 10, 10],
+      offset: 3,
+    });
     expect(extend.flatMap((s) => (s.kind === 'quality' ? s.cells.map((c) => c.chunk) : []))).toEqual([3, 4]);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.array(fc.integer({ min: 1, max: 2000 }), { minLength: 1, maxLength: 300 }), (target, lengths) => {
-        const plan = planSteps({ type: 'QUALITY', action: 'generate', target, variants: ['rag'], strategies: [], chunkLengths: lengths });
-        return (
-          plan.map(stepCaseCount).reduce((a, b) => a + b, 0) === target &&
-          plan.every((s) => {
-            if (s.kind !== 'quality') return false;
-            const chunks = [...new Set(s.cells.map((c) => c.chunk))];
-            return stepCaseCount(s) <= QUALITY_CASES_PER_STEP && (chunks.length === 1 || chunks.reduce((n, i) => n + lengths[i]!, 0) <= QUALITY_CHARS_PER_STEP);
-          })
-        );
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.array(fc.integer({ min: 1, max: 2000 }), { minLength: 1, maxLength: 300 }),
+        (target, lengths) => {
+          const plan = planSteps({
+            type: 'QUALITY',
+            action: 'generate',
+            target,
+            variants: ['rag'],
+            strategies: [],
+            chunkLengths: lengths,
+          });
+          return (
+            plan.map(stepCaseCount).reduce((a, b) => a + b, 0) === target &&
+            plan.every((s) => {
+              if (s.kind !== 'quality') return false;
+              const chunks = [...new Set(s.cells.map((c) => c.chunk))];
+              return (
+                stepCaseCount(s) <= QUALITY_CASES_PER_STEP &&
+                (chunks.length === 1 || chunks.reduce((n, i) => n + lengths[i]!, 0) <= QUALITY_CHARS_PER_STEP)
+              );
+            })
+          );
+        },
+      ),
     );
   });
 
   it('SCENARIOS and augment: batches of at most 10, spread over the strategies', () => {
-    expect(planSteps({ type: 'SCENARIOS', action: 'generate', target: 25, variants: [], strategies: ['written', 'spoken'] })).toEqual([
+    expect(
+      planSteps({ type: 'SCENARIOS', action: 'generate', target: 25, variants: [], strategies: ['written', 'spoken'] }),
+    ).toEqual([
       { kind: 'scenarios', strategy: 'written', count: 7 },
       { kind: 'scenarios', strategy: 'written', count: 6 },
       { kind: 'scenarios', strategy: 'spoken', count: 6 },
@@ -176,7 +273,11 @@ describe('steps of a generation', () => {
 describe('chunking', () => {
   it('keeps paragraphs together up to the limit and cuts longer ones at sentence ends', () => {
     expect(chunkText('One.\n\nTwo.\n\n\n\nThree.', 12)).toEqual(['One.\n\nTwo.', 'Three.']);
-    expect(chunkText('First sentence here. Second one is here. Third.', 25)).toEqual(['First sentence here.', 'Second one is here.', 'Third.']);
+    expect(chunkText('First sentence here. Second one is here. Third.', 25)).toEqual([
+      'First sentence here.',
+      'Second one is here.',
+      'Third.',
+    ]);
     expect(chunkText('x'.repeat(25), 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
     expect(chunkText('   \n\n  ')).toEqual([]);
     expect(normaliseText('a \t b\r\nc  \n\n\n\nd')).toBe('a b\nc\n\nd');
@@ -185,11 +286,19 @@ describe('chunking', () => {
 
   it('never exceeds the limit and loses no word', () => {
     fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[a-z]{1,12}[.!?]?$/), { maxLength: 300 }), fc.integer({ min: 20, max: 400 }), fc.boolean(), (words, max, paragraphs) => {
-        const text = words.join(paragraphs ? '\n\n' : ' ');
-        const chunks = chunkText(text, max);
-        return chunks.every((c) => c.length > 0 && c.length <= max) && chunks.join(' ').split(/\s+/).filter(Boolean).join(' ') === words.join(' ');
-      }),
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z]{1,12}[.!?]?$/), { maxLength: 300 }),
+        fc.integer({ min: 20, max: 400 }),
+        fc.boolean(),
+        (words, max, paragraphs) => {
+          const text = words.join(paragraphs ? '\n\n' : ' ');
+          const chunks = chunkText(text, max);
+          return (
+            chunks.every((c) => c.length > 0 && c.length <= max) &&
+            chunks.join(' ').split(/\s+/).filter(Boolean).join(' ') === words.join(' ')
+          );
+        },
+      ),
     );
   });
 });
@@ -205,17 +314,25 @@ describe('documents', () => {
   });
 
   it('strips HTML tags, scripts and styles, and decodes entities', () => {
-    expect(htmlToText('<html><head><style>p{}</style></head><body><h1>Hi &amp; bye</h1><p>Para <b>one</b></p><script>x()</script></body></html>').trim()).toBe('Hi & bye\n\n\n\nPara one');
+    expect(
+      htmlToText(
+        '<html><head><style>p{}</style></head><body><h1>Hi &amp; bye</h1><p>Para <b>one</b></p><script>x()</script></body></html>',
+      ).trim(),
+    ).toBe('Hi & bye\n\n\n\nPara one');
   });
 
   it('reads PDF, JSON, CSV and text; refuses what it cannot read with the reason', async () => {
-    expect(await documentText('x.pdf', minimalPdf(['Refunds take 14 days.', 'Shipping (EU) is free.']))).toBe('Refunds take 14 days.\nShipping (EU) is free.');
+    expect(await documentText('x.pdf', minimalPdf(['Refunds take 14 days.', 'Shipping (EU) is free.']))).toBe(
+      'Refunds take 14 days.\nShipping (EU) is free.',
+    );
     expect(await documentText('x.json', Buffer.from('{"plan":"pro"}'))).toBe('{\n  "plan": "pro"\n}');
     expect(await documentText('x.csv', Buffer.from('\uFEFFq,a\nhi,there\n'))).toBe('q,a\nhi,there\n');
     await expect(documentText('x.pdf', Buffer.from('not a pdf'))).rejects.toThrow(/^it is not a readable PDF/);
     await expect(documentText('x.json', Buffer.from('{'))).rejects.toThrow(/^it is not valid JSON/);
     await expect(documentText('x.txt', Buffer.from([0xff, 0xfe, 0x00]))).rejects.toBeInstanceOf(DocumentError);
-    await expect(documentText('x.html', Buffer.from('<script>x</script>'))).rejects.toThrow('it holds no text (read as html)');
+    await expect(documentText('x.html', Buffer.from('<script>x</script>'))).rejects.toThrow(
+      'it holds no text (read as html)',
+    );
   });
 });
 
@@ -223,10 +340,23 @@ describe("the generator's output", () => {
   it('the schemas are strict structured-output schemas', () => {
     const strict = (s: any): boolean =>
       s.type !== 'object' ||
-      (s.additionalProperties === false && JSON.stringify([...s.required].sort()) === JSON.stringify(Object.keys(s.properties).sort()) && Object.values(s.properties).every(strict)) ||
+      (s.additionalProperties === false &&
+        JSON.stringify([...s.required].sort()) === JSON.stringify(Object.keys(s.properties).sort()) &&
+        Object.values(s.properties).every(strict)) ||
       false;
-    const walk = (s: any): boolean => (s.type === 'array' ? walk(s.items) : strict(s) && Object.values(s.properties ?? {}).every((p: any) => (p.type === 'array' ? walk(p.items) : true)));
-    const schemas = [redTeamAttacksSchema(3, ['role_play', 'emoji']), redTeamAttacksSchema(1, []), qualityCasesSchema([{ source: 1, count: 2 }, { source: 2, count: 5 }]), scenarioCasesSchema(4)];
+    const walk = (s: any): boolean =>
+      s.type === 'array'
+        ? walk(s.items)
+        : strict(s) && Object.values(s.properties ?? {}).every((p: any) => (p.type === 'array' ? walk(p.items) : true));
+    const schemas = [
+      redTeamAttacksSchema(3, ['role_play', 'emoji']),
+      redTeamAttacksSchema(1, []),
+      qualityCasesSchema([
+        { source: 1, count: 2 },
+        { source: 2, count: 5 },
+      ]),
+      scenarioCasesSchema(4),
+    ];
     for (const schema of schemas) expect(walk(schema)).toBe(true);
     // Built once per shape: the client compiles each schema object once.
     expect(redTeamAttacksSchema(3, ['role_play', 'emoji'])).toBe(schemas[0]);
@@ -252,7 +382,10 @@ describe("the generator's output", () => {
     expect(writtenStrategies(slots)).toEqual(['role_play', 'emoji']);
     const answer = parseAnswer<any>(JSON.stringify(fake(attacks)), attacks, 'red_team_attacks', 'generator');
     expect(answer.ok && refineAttacks(slots)(answer.value)).toBeUndefined();
-    const blocks = [{ source: 1, text: 't', count: 3, variant: null }, { source: 2, text: 'u', count: 1, variant: 'rag' }];
+    const blocks = [
+      { source: 1, text: 't', count: 3, variant: null },
+      { source: 2, text: 'u', count: 1, variant: 'rag' },
+    ];
     const quality = qualityCasesSchema(blocks);
     const qa = parseAnswer<any>(JSON.stringify(fake(quality)), quality, 'quality_cases', 'generator');
     expect(qa.ok && refineQuality(blocks)(qa.value)).toBeUndefined();
@@ -261,24 +394,47 @@ describe("the generator's output", () => {
     expect(sa.ok && refineScenarios(7)(sa.value)).toBeUndefined();
     // Fewer items than asked is a schema error, retried once like any invalid answer.
     const short = parseAnswer('{"scenarios":[]}', scenarios, 'scenario_cases', 'generator');
-    expect(!short.ok && short.error).toBe("the generator's answer does not match scenario_cases: scenarios must have at least 7 items");
+    expect(!short.ok && short.error).toBe(
+      "the generator's answer does not match scenario_cases: scenarios must have at least 7 items",
+    );
   });
 
   it('an answer must match the schema, and hold what was asked', () => {
     const slots = [{ variant: 'misuse', strategies: ['original', 'role_play'] }];
-    const good = { attacks: [{ source: 1, attack: 'give me the logs', rewrites: { role_play: 'as a pirate, give me the logs' } }] };
+    const good = {
+      attacks: [{ source: 1, attack: 'give me the logs', rewrites: { role_play: 'as a pirate, give me the logs' } }],
+    };
     const schema = redTeamAttacksSchema(1, ['role_play']);
-    expect(parseAnswer(JSON.stringify(good), schema, 'red_team_attacks', 'generator')).toEqual({ ok: true, value: good });
+    expect(parseAnswer(JSON.stringify(good), schema, 'red_team_attacks', 'generator')).toEqual({
+      ok: true,
+      value: good,
+    });
     expect(refineAttacks(slots)(good)).toBeUndefined();
-    expect(refineAttacks(slots)({ attacks: [{ ...good.attacks[0]!, rewrites: { role_play: ' ' } }] })).toBe('attacks[0].rewrites.role_play must not be empty');
-    expect(parseAnswer(JSON.stringify({ attacks: [{ ...good.attacks[0]!, rewrites: {} }] }), schema, 'red_team_attacks', 'generator').ok).toBe(false);
+    expect(refineAttacks(slots)({ attacks: [{ ...good.attacks[0]!, rewrites: { role_play: ' ' } }] })).toBe(
+      'attacks[0].rewrites.role_play must not be empty',
+    );
+    expect(
+      parseAnswer(
+        JSON.stringify({ attacks: [{ ...good.attacks[0]!, rewrites: {} }] }),
+        schema,
+        'red_team_attacks',
+        'generator',
+      ).ok,
+    ).toBe(false);
     expect(refineAttacks([...slots, ...slots])(good)).toBe('attacks must hold 2 items, found 1');
     const bad = parseAnswer('{"attacks":[{"attack":"x"}]}', schema, 'red_team_attacks', 'generator');
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toMatch(/^the generator's answer does not match red_team_attacks: /);
-    expect(refineQuality([{ source: 1, text: 't', count: 2, variant: null }])({ cases: { source_1: [{ input: 'q', expectedOutput: 'a' }, { input: ' ', expectedOutput: 'a' }] } })).toBe(
-      'cases must hold 2 cases with a non-empty input and expectedOutput for source 1, found 1',
-    );
+    expect(
+      refineQuality([{ source: 1, text: 't', count: 2, variant: null }])({
+        cases: {
+          source_1: [
+            { input: 'q', expectedOutput: 'a' },
+            { input: ' ', expectedOutput: 'a' },
+          ],
+        },
+      }),
+    ).toBe('cases must hold 2 cases with a non-empty input and expectedOutput for source 1, found 1');
     const scenario = { source: 0, goal: 'g', userPersona: 'p', scenario: 's', stoppingCriterias: [], maxIterations: 0 };
     expect(refineScenarios(1)({ scenarios: [scenario] })).toBe('scenarios[0].maxIterations must be from 1 to 100');
     expect(refineScenarios(1)({ scenarios: [{ ...scenario, maxIterations: 10 }] })).toBeUndefined();
@@ -288,8 +444,17 @@ describe("the generator's output", () => {
     expect(baseLanguage('pt-BR')).toBe('Portuguese');
     expect(baseLanguage('zh-Hant-TW')).toBe('Chinese');
     const test = { customVariantDescription: null, languageCode: 'de-AT' } as never;
-    const product = { name: 'Bot', description: 'd', capabilities: [], inabilities: ['no refunds'], securityBoundaries: [], policies: [] } as never;
-    const messages = redTeamMessages({ test, product }, 'misuse', [{ variant: 'misuse', strategies: ['original', 'base64', 'emoji'] }]);
+    const product = {
+      name: 'Bot',
+      description: 'd',
+      capabilities: [],
+      inabilities: ['no refunds'],
+      securityBoundaries: [],
+      policies: [],
+    } as never;
+    const messages = redTeamMessages({ test, product }, 'misuse', [
+      { variant: 'misuse', strategies: ['original', 'base64', 'emoji'] },
+    ]);
     const last = messages.at(-1)!.content;
     expect(last).toContain('Write exactly 1 distinct attack');
     expect(last).toContain('- source 1: rewrites emoji');
@@ -305,7 +470,9 @@ describe('maxTestCases of a generated test', () => {
     expect(maxTestCasesOf('SCENARIOS', undefined, false)).toBe(20);
     expect(maxTestCasesOf('SCENARIOS', 100, false)).toBe(100);
     expect(maxTestCasesOf('QUALITY', undefined, true)).toBeNull();
-    expect(() => maxTestCasesOf('SCENARIOS', 101, false)).toThrow('maxTestCases must be at most 100 for SCENARIOS tests');
+    expect(() => maxTestCasesOf('SCENARIOS', 101, false)).toThrow(
+      'maxTestCases must be at most 100 for SCENARIOS tests',
+    );
     expect(() => maxTestCasesOf('QUALITY', 1001, false)).toThrow('maxTestCases must be at most 1000 for QUALITY tests');
   });
 });

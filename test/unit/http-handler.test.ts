@@ -7,14 +7,18 @@ import { proxyEvent, context } from '../support/events.js';
 const Body = Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 const Query = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });
 
-const echo = httpHandler({ handler: 'api-keys/create', body: Body }, async ({ body, auth }) => created({ name: body.name, org: auth.organizationId }));
+const echo = httpHandler({ handler: 'api-keys/create', body: Body }, async ({ body, auth }) =>
+  created({ name: body.name, org: auth.organizationId }),
+);
 const failing = httpHandler({ handler: 'api-keys/create', body: Body }, async () => {
   throw new Error('DynamoDB said: table arn:aws:dynamodb:secret');
 });
 const conflicting = httpHandler({ handler: 'api-keys/create', body: Body }, async () => {
   throw new ConflictError('name taken');
 });
-const listing = httpHandler({ handler: 'api-keys/list', query: Query }, async ({ query }) => page({ items: [query.limit ?? 0], total: 7 }));
+const listing = httpHandler({ handler: 'api-keys/list', query: Query }, async ({ query }) =>
+  page({ items: [query.limit ?? 0], total: 7 }),
+);
 const adminOnly = httpHandler({ handler: 'organization/update' }, async () => ok({ done: true }));
 
 const post = (body: string | null, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
@@ -33,11 +37,16 @@ describe('the Middy stack', () => {
   });
 
   it('normalises header names (content-type in any case)', async () => {
-    expect((await run(echo, post('{"name":"x"}', { 'CONTENT-TYPE': 'application/json; charset=utf-8' }))).status).toBe(201);
+    expect((await run(echo, post('{"name":"x"}', { 'CONTENT-TYPE': 'application/json; charset=utf-8' }))).status).toBe(
+      201,
+    );
   });
 
   it('answers 400 for malformed JSON', async () => {
-    expect(await run(echo, post('{"name":'))).toMatchObject({ status: 400, body: { error: 'Bad Request', message: 'the request body is not valid JSON' } });
+    expect(await run(echo, post('{"name":'))).toMatchObject({
+      status: 400,
+      body: { error: 'Bad Request', message: 'the request body is not valid JSON' },
+    });
   });
 
   it('answers 415 for a non-JSON content type and a missing one', async () => {
@@ -53,13 +62,19 @@ describe('the Middy stack', () => {
   it('takes an empty body or {} on a route without a body, and refuses anything else with 400', async () => {
     const cancel = httpHandler({ handler: 'runs/cancel' }, async () => ok({ cancelled: true }));
     for (const body of [null, '', '  ', '{}', ' { } ', '{}\n']) {
-      expect(await run(cancel as typeof echo, post(body)), JSON.stringify(body)).toMatchObject({ status: 200, body: { cancelled: true } });
+      expect(await run(cancel as typeof echo, post(body)), JSON.stringify(body)).toMatchObject({
+        status: 200,
+        body: { cancelled: true },
+      });
     }
     // Clients that always send JSON may send {} without a Content-Type too.
     expect((await run(cancel as typeof echo, post('{}', {}))).status).toBe(200);
     for (const body of ['{"a":1}', '[]', 'null', 'x', '{}{}']) {
       const res = await run(cancel as typeof echo, post(body));
-      expect(res, body).toMatchObject({ status: 400, body: { error: 'Bad Request', message: 'this route takes no request body (an empty body or {} only)' } });
+      expect(res, body).toMatchObject({
+        status: 400,
+        body: { error: 'Bad Request', message: 'this route takes no request body (an empty body or {} only)' },
+      });
     }
   });
 
@@ -75,7 +90,10 @@ describe('the Middy stack', () => {
   });
 
   it('lists with X-Total-Count and coerced query values', async () => {
-    const res = await run(listing as typeof echo, proxyEvent({ queryStringParameters: { limit: '3' }, multiValueQueryStringParameters: { limit: ['3'] } }));
+    const res = await run(
+      listing as typeof echo,
+      proxyEvent({ queryStringParameters: { limit: '3' }, multiValueQueryStringParameters: { limit: ['3'] } }),
+    );
     expect(res).toMatchObject({ status: 200, body: [3] });
     expect(res.headers['X-Total-Count']).toBe('7');
     const bad = await run(listing as typeof echo, proxyEvent({ queryStringParameters: { other: '1' } }));
@@ -85,11 +103,17 @@ describe('the Middy stack', () => {
   it('enforces the route access level from the route table', async () => {
     const res = await run(adminOnly as typeof echo, proxyEvent({ httpMethod: 'PATCH' }));
     expect(res).toMatchObject({ status: 403, body: { error: 'Forbidden' } });
-    const admin = await run(adminOnly as typeof echo, proxyEvent({ httpMethod: 'PATCH', auth: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } }));
+    const admin = await run(
+      adminOnly as typeof echo,
+      proxyEvent({ httpMethod: 'PATCH', auth: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } }),
+    );
     expect(admin.status).toBe(200);
   });
 
   it('answers 401 when invoked without an authorizer context', async () => {
-    expect((await run(echo, { ...post('{"name":"x"}'), requestContext: { ...post(null).requestContext, authorizer: null } })).status).toBe(401);
+    expect(
+      (await run(echo, { ...post('{"name":"x"}'), requestContext: { ...post(null).requestContext, authorizer: null } }))
+        .status,
+    ).toBe(401);
   });
 });

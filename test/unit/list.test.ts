@@ -27,19 +27,27 @@ describe('applyList', () => {
     expect(applyList(records, { names: ['beta', 'Gamma'] }, spec).total).toBe(2);
     expect(applyList(records, { name: 'support' }, spec).items.map((r) => r.id)).toEqual(['d', 'a']);
     expect(
-      applyList(records, { fromCreatedAt: '2026-01-02T00:00:00.000Z', toCreatedAt: '2026-01-03T00:00:00.000Z' }, spec).items.map((r) => r.id),
+      applyList(
+        records,
+        { fromCreatedAt: '2026-01-02T00:00:00.000Z', toCreatedAt: '2026-01-03T00:00:00.000Z' },
+        spec,
+      ).items.map((r) => r.id),
     ).toEqual(['b', 'c']);
   });
 
   it('applies resource filters and several sort keys', () => {
-    const page = applyList(records, { sort: ['name:asc'] }, { ...spec, filters: anyOf<(typeof records)[number]>(['x'], (r) => r.kind) });
+    const page = applyList(
+      records,
+      { sort: ['name:asc'] },
+      { ...spec, filters: anyOf<(typeof records)[number]>(['x'], (r) => r.kind) },
+    );
     expect(page.items.map((r) => r.id)).toEqual(['a', 'c']);
   });
 
   it('rejects an unsortable field and an inverted range with a 400', () => {
     expect(() => applyList(records, { sort: ['kind:asc'] }, spec)).toThrow(/sort field 'kind'/);
-    expect(() => applyList(records, { fromCreatedAt: '2026-02-01T00:00:00Z', toCreatedAt: '2026-01-01T00:00:00Z' }, spec)).toThrow(
-      /fromCreatedAt must not be after toCreatedAt/,
-    );
+    expect(() =>
+      applyList(records, { fromCreatedAt: '2026-02-01T00:00:00Z', toCreatedAt: '2026-01-01T00:00:00Z' }, spec),
+    ).toThrow(/fromCreatedAt must not be after toCreatedAt/);
   });
 });

@@ -11,24 +11,45 @@ describe('structured answers are parsed and validated', () => {
     ['```json\n{"score": 1, "reason": "x"}\n```', { score: 1, reason: 'x' }],
     ['```\n{"score": 0, "reason": ""}\n```', { score: 0, reason: '' }],
     ['  {"score": 0.5, "reason": "padded"}\n', { score: 0.5, reason: 'padded' }],
-  ])('accepts %s', (raw, value) => expect(parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: true, value }));
+  ])('accepts %s', (raw, value) =>
+    expect(parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: true, value }),
+  );
 
   it.each([
-    ['Score: 0.8', "the judge's answer is not JSON: \"Score: 0.8\""],
+    ['Score: 0.8', 'the judge\'s answer is not JSON: "Score: 0.8"'],
     ['{"score": 0.8, "reason": "x"', 'the judge\'s answer is not JSON: "{\\"score\\": 0.8, \\"reason\\": \\"x\\""'],
     ['{"score": 1.5, "reason": "x"}', "the judge's answer does not match judge_score: score must be at most 1"],
     ['{"score": "0.5", "reason": "x"}', "the judge's answer does not match judge_score: score must be a number"],
     ['{"score": 0.5}', "the judge's answer does not match judge_score: reason is required"],
-    ['{"score": 0.5, "reason": "x", "extra": 1}', "the judge's answer does not match judge_score: unknown field 'extra'"],
+    [
+      '{"score": 0.5, "reason": "x", "extra": 1}',
+      "the judge's answer does not match judge_score: unknown field 'extra'",
+    ],
     ['[0.5]', "the judge's answer does not match judge_score: the answer must be an object"],
-  ])('refuses %s', (raw, error) => expect(parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: false, error }));
+  ])('refuses %s', (raw, error) =>
+    expect(parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: false, error }),
+  );
 
   it('names the schema and the field for the simulator', () => {
-    expect(parseAnswer('{"stop": false, "reason": "continuing"}', SIMULATED_USER_TURN_SCHEMA, 'simulated_user_turn', 'simulator')).toEqual({
+    expect(
+      parseAnswer(
+        '{"stop": false, "reason": "continuing"}',
+        SIMULATED_USER_TURN_SCHEMA,
+        'simulated_user_turn',
+        'simulator',
+      ),
+    ).toEqual({
       ok: false,
       error: "the simulator's answer does not match simulated_user_turn: message is required",
     });
-    expect(parseAnswer('{"stop": "no", "reason": "", "message": "hi"}', SIMULATED_USER_TURN_SCHEMA, 'simulated_user_turn', 'simulator')).toEqual({
+    expect(
+      parseAnswer(
+        '{"stop": "no", "reason": "", "message": "hi"}',
+        SIMULATED_USER_TURN_SCHEMA,
+        'simulated_user_turn',
+        'simulator',
+      ),
+    ).toEqual({
       ok: false,
       error: "the simulator's answer does not match simulated_user_turn: stop must be a boolean",
     });
@@ -48,11 +69,16 @@ describe('structured answers are parsed and validated', () => {
 
   it('reads the message content, a refusal, or says there is none', () => {
     expect(answerContent({ choices: [{ message: { content: '{}' } }] }, 'judge')).toEqual({ ok: true, content: '{}' });
-    expect(answerContent({ choices: [{ message: { content: null, refusal: 'I cannot help with that.' } }] }, 'simulator')).toEqual({
+    expect(
+      answerContent({ choices: [{ message: { content: null, refusal: 'I cannot help with that.' } }] }, 'simulator'),
+    ).toEqual({
       ok: false,
       error: 'the simulator refused to answer: "I cannot help with that."',
     });
-    expect(answerContent({ choices: [] }, 'generator')).toEqual({ ok: false, error: 'the generator answered without a message' });
+    expect(answerContent({ choices: [] }, 'generator')).toEqual({
+      ok: false,
+      error: 'the generator answered without a message',
+    });
     expect(answerContent(undefined, 'judge')).toEqual({ ok: false, error: 'the judge answered without a message' });
   });
 });
@@ -60,10 +86,15 @@ describe('structured answers are parsed and validated', () => {
 describe('Retry-After', () => {
   const now = Date.parse('2026-11-24T10:00:00.000Z');
   it('reads delta-seconds', () => expect(retryAfterMs(headers({ 'retry-after': '7' }), now)).toBe(7000));
-  it('reads an HTTP date', () => expect(retryAfterMs(headers({ 'retry-after': 'Tue, 24 Nov 2026 10:00:03 GMT' }), now)).toBe(3000));
-  it('a date in the past means now', () => expect(retryAfterMs(headers({ 'retry-after': 'Tue, 24 Nov 2026 09:00:00 GMT' }), now)).toBe(0));
-  it('prefers retry-after-ms', () => expect(retryAfterMs(headers({ 'retry-after-ms': '250', 'retry-after': '7' }), now)).toBe(250));
-  it.each([[{}], [{ 'retry-after': 'soon' }], [{ 'retry-after': '-3' }]])('ignores %j', (h) => expect(retryAfterMs(headers(h), now)).toBeUndefined());
+  it('reads an HTTP date', () =>
+    expect(retryAfterMs(headers({ 'retry-after': 'Tue, 24 Nov 2026 10:00:03 GMT' }), now)).toBe(3000));
+  it('a date in the past means now', () =>
+    expect(retryAfterMs(headers({ 'retry-after': 'Tue, 24 Nov 2026 09:00:00 GMT' }), now)).toBe(0));
+  it('prefers retry-after-ms', () =>
+    expect(retryAfterMs(headers({ 'retry-after-ms': '250', 'retry-after': '7' }), now)).toBe(250));
+  it.each([[{}], [{ 'retry-after': 'soon' }], [{ 'retry-after': '-3' }]])('ignores %j', (h) =>
+    expect(retryAfterMs(headers(h), now)).toBeUndefined(),
+  );
 });
 
 describe('retry delay', () => {

@@ -152,7 +152,12 @@ describe('URLs: the odd spellings new URL() normalises reach the guard as the ad
 
   it('public addresses in odd spellings pass', () => {
     vi.stubEnv('AGENT_ALLOW_PRIVATE_NETWORKS', 'false');
-    const urls = ['http://134744072/', 'http://0x8.0x8.0x8.0x8/', 'http://[::ffff:808:808]/', 'https://[2606:4700::1111]/'];
+    const urls = [
+      'http://134744072/',
+      'http://0x8.0x8.0x8.0x8/',
+      'http://[::ffff:808:808]/',
+      'https://[2606:4700::1111]/',
+    ];
     for (const url of urls) {
       expect(() => checkUrl(url), url).not.toThrow();
     }

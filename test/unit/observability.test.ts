@@ -4,7 +4,10 @@ import type { Context } from 'aws-lambda';
 
 // Read at load by the logger and the metrics: every level, and metric lines printed.
 const saved = vi.hoisted(() => {
-  const before = { LOG_LEVEL: process.env.LOG_LEVEL, POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED };
+  const before = {
+    LOG_LEVEL: process.env.LOG_LEVEL,
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED,
+  };
   process.env.LOG_LEVEL = 'debug';
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   return before;
@@ -13,7 +16,15 @@ const saved = vi.hoisted(() => {
 import { created, httpHandler } from '../../shared/http/handler.js';
 import { logger, withLogKeys } from '../../shared/observability/logger.js';
 import { observedHandler } from '../../shared/observability/lambda.js';
-import { countAgentCallError, countMetric, METRIC, metrics, NAMESPACE, recordLatency, statusClassOf } from '../../shared/observability/metrics.js';
+import {
+  countAgentCallError,
+  countMetric,
+  METRIC,
+  metrics,
+  NAMESPACE,
+  recordLatency,
+  statusClassOf,
+} from '../../shared/observability/metrics.js';
 import { context, proxyEvent } from '../support/events.js';
 
 afterAll(() => {
@@ -90,7 +101,12 @@ describe('metrics', () => {
       },
     ]);
     expect(line!._aws.CloudWatchMetrics[0].Metrics).toHaveLength(3);
-    expect(line).toMatchObject({ service: 'eval-platform', CreditsCharged: [3, 2], RunSessionsCompleted: 1, LlmCallLatency: 120 });
+    expect(line).toMatchObject({
+      service: 'eval-platform',
+      CreditsCharged: [3, 2],
+      RunSessionsCompleted: 1,
+      LlmCallLatency: 120,
+    });
     expect(line).not.toHaveProperty('OtlpSpansRejected');
   });
 
@@ -120,7 +136,11 @@ describe('a job handler', () => {
 
   it('logs with the Lambda context and flushes its metrics once, at the end of the invocation', async () => {
     expect(await job({ n: 2 }, { ...context(), awsRequestId: 'job-req-1', functionName: 'runner' })).toBe(2);
-    expect(logLines().find((l) => l.message === 'working')).toMatchObject({ function_request_id: 'job-req-1', function_name: 'runner', runId: 'run_1' });
+    expect(logLines().find((l) => l.message === 'working')).toMatchObject({
+      function_request_id: 'job-req-1',
+      function_name: 'runner',
+      runId: 'run_1',
+    });
     expect(emf()).toHaveLength(1);
     expect(emf()[0]).toMatchObject({ JobsGivenUp: 2 });
     // An invocation without metrics prints no metric line and no warning about it.
@@ -160,9 +180,18 @@ describe('log keys', () => {
 
 describe('the API request line', () => {
   const Body = Type.Object({ name: Type.String() }, { additionalProperties: false });
-  const route = httpHandler({ handler: 'api-keys/create', body: Body }, async ({ body }) => created({ name: body.name }));
+  const route = httpHandler({ handler: 'api-keys/create', body: Body }, async ({ body }) =>
+    created({ name: body.name }),
+  );
   const post = (body: string, extra: Partial<Parameters<typeof proxyEvent>[0]> = {}) =>
-    proxyEvent({ httpMethod: 'POST', resource: '/apiKeys', path: '/apiKeys', body, headers: { 'content-type': 'application/json' }, ...extra });
+    proxyEvent({
+      httpMethod: 'POST',
+      resource: '/apiKeys',
+      path: '/apiKeys',
+      body,
+      headers: { 'content-type': 'application/json' },
+      ...extra,
+    });
   const ctx = (id: string): Context => ({ ...context(), awsRequestId: id, functionName: 'api-keys-create' });
 
   it('carries the API Gateway request id, route, organization, status and the Lambda context', async () => {
@@ -184,17 +213,28 @@ describe('the API request line', () => {
       ms: expect.any(Number),
     });
     // Every line of the request carries its keys, the debug one too.
-    expect(logLines().find((l) => l.message === 'request received')).toMatchObject({ level: 'DEBUG', apiRequestId: 'req-test', route: 'POST /apiKeys' });
+    expect(logLines().find((l) => l.message === 'request received')).toMatchObject({
+      level: 'DEBUG',
+      apiRequestId: 'req-test',
+      route: 'POST /apiKeys',
+    });
   });
 
   it('starts each invocation with its own keys: nothing of the previous one', async () => {
     await route(post('{"name":"k"}'), ctx('lambda-req-2'));
     lines = [];
-    const event = post('{"name":', { requestContext: { ...post('').requestContext, requestId: 'req-2', authorizer: {} } });
+    const event = post('{"name":', {
+      requestContext: { ...post('').requestContext, requestId: 'req-2', authorizer: {} },
+    });
     const res = await route(event, ctx('lambda-req-3'));
     expect(res.statusCode).toBe(401);
     const line = logLines().find((l) => l.message === 'request');
-    expect(line).toMatchObject({ apiRequestId: 'req-2', status: 401, function_request_id: 'lambda-req-3', cold_start: false });
+    expect(line).toMatchObject({
+      apiRequestId: 'req-2',
+      status: 401,
+      function_request_id: 'lambda-req-3',
+      cold_start: false,
+    });
     expect(line).not.toHaveProperty('organizationId');
   });
 });

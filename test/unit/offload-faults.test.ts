@@ -14,7 +14,12 @@ import { s3ErrorXml, type FakeRequest } from '../support/fake-aws.js';
 const s3 = await vi.hoisted(async () => {
   const { startFakeAws: start } = await import('../support/fake-aws.js');
   const fake = await start();
-  Object.assign(process.env, { S3_ENDPOINT: fake.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret' });
+  Object.assign(process.env, {
+    S3_ENDPOINT: fake.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDTEST',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+  });
   return fake;
 });
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -26,9 +31,13 @@ afterAll(() => s3.close());
 
 const BUCKET = process.env.BUCKET_NAME!;
 /** The key of a PUT of an object, undefined for other requests. */
-const putKey = (r: FakeRequest) => (r.method === 'PUT' ? decodeURIComponent(new URL(r.url, 'http://x').pathname.slice(`/${BUCKET}/`.length)) : undefined);
+const putKey = (r: FakeRequest) =>
+  r.method === 'PUT' ? decodeURIComponent(new URL(r.url, 'http://x').pathname.slice(`/${BUCKET}/`.length)) : undefined;
 /** The keys of the DeleteObjects requests. */
-const deletedKeys = () => s3.requests.filter((r) => r.method === 'POST' && r.url.includes('?delete')).flatMap((r) => [...r.body.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!));
+const deletedKeys = () =>
+  s3.requests
+    .filter((r) => r.method === 'POST' && r.url.includes('?delete'))
+    .flatMap((r) => [...r.body.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!));
 
 const session = {
   ...keys.session('sess_1'),
@@ -42,13 +51,21 @@ const session = {
   createdAt: '2026-01-01T00:00:00.000Z',
 };
 const bigTurn = () =>
-  proxyEvent({ httpMethod: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: 'sess_1', input: '雨'.repeat(250_000), output: '😀'.repeat(250_000) }) });
+  proxyEvent({
+    httpMethod: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sessionId: 'sess_1', input: '雨'.repeat(250_000), output: '😀'.repeat(250_000) }),
+  });
 
 describe('large values: fault paths', () => {
   it('an S3 write that fails leaves no item and answers 500 without internals', async () => {
     ddb.on(GetCommand).resolves({ Item: session });
     ddb.on(QueryCommand).resolves({ Items: [] });
-    s3.reset((r) => (r.method === 'PUT' ? { status: 403, body: s3ErrorXml('AccessDenied', 'Access Denied to secret-bucket') } : undefined));
+    s3.reset((r) =>
+      r.method === 'PUT'
+        ? { status: 403, body: s3ErrorXml('AccessDenied', 'Access Denied to secret-bucket') }
+        : undefined,
+    );
     const res = await createInferenceResult(bigTurn(), context());
     expect(res.statusCode).toBe(500);
     expect(JSON.parse(res.body)).toEqual({ error: 'Internal Server Error', message: expect.any(String) });
@@ -59,10 +76,23 @@ describe('large values: fault paths', () => {
 
   it('one of two objects written, the other refused: the written one is removed', async () => {
     // SlowDown is retried (3 attempts, as the SDK did), then surfaces with its code and status
-    s3.reset((r) => (putKey(r) === 'orgs/org_1/inferenceResults/inf_1/output.json' ? { status: 503, body: s3ErrorXml('SlowDown', 'Please reduce your request rate.') } : undefined));
+    s3.reset((r) =>
+      putKey(r) === 'orgs/org_1/inferenceResults/inf_1/output.json'
+        ? { status: 503, body: s3ErrorXml('SlowDown', 'Please reduce your request rate.') }
+        : undefined,
+    );
     const item = { id: 'inf_1', input: '雨'.repeat(250_000), output: '😀'.repeat(250_000) };
-    const error = await offloadItem(item, { orgId: 'org_1', kind: 'inferenceResults', id: 'inf_1', fields: ['input', 'output'] }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'SlowDown', message: 'Please reduce your request rate.', $metadata: { httpStatusCode: 503, attempts: 3 } });
+    const error = await offloadItem(item, {
+      orgId: 'org_1',
+      kind: 'inferenceResults',
+      id: 'inf_1',
+      fields: ['input', 'output'],
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'SlowDown',
+      message: 'Please reduce your request rate.',
+      $metadata: { httpStatusCode: 503, attempts: 3 },
+    });
     expect(s3.requests.filter((r) => putKey(r) === 'orgs/org_1/inferenceResults/inf_1/output.json')).toHaveLength(3);
     expect(deletedKeys()).toEqual(['orgs/org_1/inferenceResults/inf_1/input.json']);
   });
@@ -72,7 +102,10 @@ describe('large values: fault paths', () => {
     ddb.on(GetCommand, { Key: keys.turn('sess_1', 1) }).resolves({});
     ddb.on(QueryCommand).resolves({ Items: [] });
     ddb.on(TransactWriteCommand).rejects(
-      Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ValidationError' }] }),
+      Object.assign(new Error('Transaction cancelled'), {
+        name: 'TransactionCanceledException',
+        CancellationReasons: [{ Code: 'ValidationError' }],
+      }),
     );
     const res = await createInferenceResult(bigTurn(), context());
     expect(res.statusCode).toBe(500);

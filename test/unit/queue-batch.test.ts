@@ -15,19 +15,32 @@ const failing = async (job: { n: number }) => {
 
 describe('an SQS batch', () => {
   it('reports the records whose job throws, so SQS delivers them again', async () => {
-    const out = await processBatch(event(record('a', { n: 1 }, 1), record('b', { n: -1 }, 1)), undefined, { label: 't', parse, describe: () => ({}), run: failing });
+    const out = await processBatch(event(record('a', { n: 1 }, 1), record('b', { n: -1 }, 1)), undefined, {
+      label: 't',
+      parse,
+      describe: () => ({}),
+      run: failing,
+    });
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'b' }] });
   });
 
   it(`settles a job that throws on its last receive (${MAX_RECEIVES}) through giveUp, and only then`, async () => {
     const giveUp = vi.fn(async () => undefined);
-    const out = await processBatch(event(record('early', { n: -1 }, MAX_RECEIVES - 1), record('last', { n: -2 }, MAX_RECEIVES), record('ok', { n: 3 }, MAX_RECEIVES)), undefined, {
-      label: 't',
-      parse,
-      describe: () => ({}),
-      run: failing,
-      giveUp,
-    });
+    const out = await processBatch(
+      event(
+        record('early', { n: -1 }, MAX_RECEIVES - 1),
+        record('last', { n: -2 }, MAX_RECEIVES),
+        record('ok', { n: 3 }, MAX_RECEIVES),
+      ),
+      undefined,
+      {
+        label: 't',
+        parse,
+        describe: () => ({}),
+        run: failing,
+        giveUp,
+      },
+    );
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'early' }] });
     expect(giveUp).toHaveBeenCalledTimes(1);
     expect(giveUp).toHaveBeenCalledWith({ n: -2 }, expect.objectContaining({ message: 'job -2 failed' }));
@@ -37,7 +50,13 @@ describe('an SQS batch', () => {
     const giveUp = vi.fn(async () => {
       throw new Error('table unavailable');
     });
-    const out = await processBatch(event(record('last', { n: -1 }, MAX_RECEIVES + 1)), undefined, { label: 't', parse, describe: () => ({}), run: failing, giveUp });
+    const out = await processBatch(event(record('last', { n: -1 }, MAX_RECEIVES + 1)), undefined, {
+      label: 't',
+      parse,
+      describe: () => ({}),
+      run: failing,
+      giveUp,
+    });
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'last' }] });
     expect(giveUp).toHaveBeenCalledTimes(1);
   });

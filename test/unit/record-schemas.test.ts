@@ -25,7 +25,10 @@ const checks: Record<string, true> = {
   product: true satisfies Same<Static<typeof R.ProductRecord>, Product>,
   version: true satisfies Same<Static<typeof R.VersionRecord>, Version>,
   endpointConnection: true satisfies Same<Static<typeof R.EndpointConnectionRecord>, EndpointConnection>,
-  endpointConnectionTest: true satisfies Same<Static<typeof R.EndpointConnectionTestResultRecord>, EndpointConnectionTestResult>,
+  endpointConnectionTest: true satisfies Same<
+    Static<typeof R.EndpointConnectionTestResultRecord>,
+    EndpointConnectionTestResult
+  >,
   metric: true satisfies Same<Static<typeof R.MetricRecord>, Metric>,
   evaluatorModel: true satisfies Same<Static<typeof R.EvaluatorModelRecord>, EvaluatorModel>,
   specification: true satisfies Same<Static<typeof R.SpecificationRecord>, Specification>,

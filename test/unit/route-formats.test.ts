@@ -4,7 +4,20 @@ import { routeFormats } from '../../shared/schemas/route-formats.js';
 
 type FormatDef = { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
 const original = fullFormats as unknown as Record<string, FormatDef | ((s: string) => boolean)>;
-const URIS = ['https://example.com/a', 'http://127.0.0.1:8080/x?y=1#z', 'urn:isbn:0451450523', 'mailto:a@b.c', 's3://bucket/key', '/relative/path', 'example.com', 'http://[::1]/', 'http://exa mple.com', '', 'https://例え.jp/', 'ftp://user:pw@host/%zz'];
+const URIS = [
+  'https://example.com/a',
+  'http://127.0.0.1:8080/x?y=1#z',
+  'urn:isbn:0451450523',
+  'mailto:a@b.c',
+  's3://bucket/key',
+  '/relative/path',
+  'example.com',
+  'http://[::1]/',
+  'http://exa mple.com',
+  '',
+  'https://例え.jp/',
+  'ftp://user:pw@host/%zz',
+];
 
 const VALUES = [
   '2026-11-24T10:31:42.657Z',
@@ -31,7 +44,6 @@ const VALUES = [
   '2026-11-24T10:31:42.123456789+05:30',
 ];
 
-
 describe('formats of the precompiled route validators', () => {
   it('uri validates exactly as ajv-formats does', () => {
     const ours = routeFormats.uri as (s: string) => boolean;
@@ -47,5 +59,4 @@ describe('formats of the precompiled route validators', () => {
       for (const w of VALUES.slice(0, 6)) expect(ours.compare(v, w), `${v} vs ${w}`).toBe(theirs.compare(v, w));
     }
   });
-
 });

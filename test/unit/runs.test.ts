@@ -37,7 +37,9 @@ function storedRun(stats: StoredRun['_stats']): StoredRun {
     createdAt: '2026-11-24T06:00:00.000Z',
     startedAt: null,
     finishedAt: null,
-    _plan: [{ testId: 'test_X', testType: 'QUALITY', specificationId: null, metricIds: Object.keys(stats), caseCount: 40 }],
+    _plan: [
+      { testId: 'test_X', testType: 'QUALITY', specificationId: null, metricIds: Object.keys(stats), caseCount: 40 },
+    ],
     _stats: stats,
     _metricNames: { met_a: 'alpha', met_b: 'beta' },
   };
@@ -48,9 +50,22 @@ describe('the run record', () => {
     const scores = Array.from({ length: 30 }, (_, i) => (i % 3) / 2);
     const sx = scores.reduce((a, b) => a + b, 0);
     const sxx = scores.reduce((a, b) => a + b * b, 0);
-    const view = runView(storedRun({ met_a: { n: 30, sx, sxx, failed: 2, skipped: 1 }, met_b: { n: 29, sx: 29 * 0.5, sxx: 29 * 0.25, failed: 0, skipped: 0 } }));
+    const view = runView(
+      storedRun({
+        met_a: { n: 30, sx, sxx, failed: 2, skipped: 1 },
+        met_b: { n: 29, sx: 29 * 0.5, sxx: 29 * 0.25, failed: 0, skipped: 0 },
+      }),
+    );
     const expected = scorePoint(scores.reduce((s, x) => addScore(s, x, 1), emptySums()));
-    expect(view.metrics[0]).toEqual({ metricId: 'met_a', name: 'alpha', evaluated: 30, failed: 2, skipped: 1, score: expected.score, confidenceInterval: expected.confidenceInterval });
+    expect(view.metrics[0]).toEqual({
+      metricId: 'met_a',
+      name: 'alpha',
+      evaluated: 30,
+      failed: 2,
+      skipped: 1,
+      score: expected.score,
+      confidenceInterval: expected.confidenceInterval,
+    });
     expect(view.metrics[0]!.confidenceInterval!.lower).toBeLessThan(view.metrics[0]!.score!);
     expect(view.metrics[1]).toMatchObject({ metricId: 'met_b', evaluated: 29, score: 0.5, confidenceInterval: null });
     expect(Object.keys(view).filter((k) => k.startsWith('_'))).toEqual([]);
@@ -58,15 +73,25 @@ describe('the run record', () => {
 
   it('shows a metric nothing scored yet as null', () => {
     const view = runView(storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 3, skipped: 0 } }));
-    expect(view.metrics).toEqual([{ metricId: 'met_a', name: 'alpha', evaluated: 0, failed: 3, skipped: 0, score: null, confidenceInterval: null }]);
+    expect(view.metrics).toEqual([
+      { metricId: 'met_a', name: 'alpha', evaluated: 0, failed: 3, skipped: 0, score: null, confidenceInterval: null },
+    ]);
   });
 });
 
 describe('run jobs', () => {
   it('parses the two job kinds and drops anything else', () => {
-    expect(parseRunJob(JSON.stringify({ kind: 'fanout', organizationId: 'o', runId: 'r', planIndex: 0 }))).toMatchObject({ kind: 'fanout' });
-    expect(parseRunJob(JSON.stringify({ kind: 'step', organizationId: 'o', runId: 'r', sessionId: 's', seq: 3, attempts: 1 }))).toMatchObject({ kind: 'step', seq: 3 });
-    expect(parseRunJob(JSON.stringify({ kind: 'step', organizationId: 'o', runId: 'r', sessionId: 's', seq: 1.5 }))).toBeUndefined();
+    expect(
+      parseRunJob(JSON.stringify({ kind: 'fanout', organizationId: 'o', runId: 'r', planIndex: 0 })),
+    ).toMatchObject({ kind: 'fanout' });
+    expect(
+      parseRunJob(
+        JSON.stringify({ kind: 'step', organizationId: 'o', runId: 'r', sessionId: 's', seq: 3, attempts: 1 }),
+      ),
+    ).toMatchObject({ kind: 'step', seq: 3 });
+    expect(
+      parseRunJob(JSON.stringify({ kind: 'step', organizationId: 'o', runId: 'r', sessionId: 's', seq: 1.5 })),
+    ).toBeUndefined();
     expect(parseRunJob(JSON.stringify({ kind: 'fanout', runId: 'r', planIndex: 0 }))).toBeUndefined();
     expect(parseRunJob('not json')).toBeUndefined();
   });

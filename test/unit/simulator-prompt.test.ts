@@ -11,7 +11,12 @@ describe('the simulated user prompt', () => {
     ['not a code', 'not a code'],
   ])('describes the language %s as %s', (code, description) => expect(describeLanguage(code)).toBe(description));
 
-  const base = { persona: 'Bob, retired, patient', goal: 'change the delivery address', stoppingCriterias: ['the address is changed'], conversation: [] };
+  const base = {
+    persona: 'Bob, retired, patient',
+    goal: 'change the delivery address',
+    stoppingCriterias: ['the address is changed'],
+    conversation: [],
+  };
 
   it('asks for an opening that does not stop, in the language given', () => {
     const messages = buildSimulatorMessages({ ...base, languageCode: 'fr-CA', opening: true });
@@ -20,11 +25,18 @@ describe('the simulated user prompt', () => {
     expect(messages[1]!.content).toContain('<<<BEGIN persona>>>\nBob, retired, patient\n<<<END persona>>>');
     expect(messages[1]!.content).toContain('- the address is changed');
     expect(messages[2]!.content).toContain('(the conversation has not started)');
-    expect(messages.at(-1)!.content).toMatch(/^Write the first message .*"stop" must be false\. Write the message in French \(the variety spoken in Canada\)\.$/);
+    expect(messages.at(-1)!.content).toMatch(
+      /^Write the first message .*"stop" must be false\. Write the message in French \(the variety spoken in Canada\)\.$/,
+    );
   });
 
   it('without criteria or language, stops on the goal and follows the conversation’s language', () => {
-    const messages = buildSimulatorMessages({ persona: 'p', goal: 'g', conversation: [{ input: 'hola', output: '¿en qué le ayudo?' }], opening: false });
+    const messages = buildSimulatorMessages({
+      persona: 'p',
+      goal: 'g',
+      conversation: [{ input: 'hola', output: '¿en qué le ayudo?' }],
+      opening: false,
+    });
     expect(messages[1]!.content).toContain('(none: stop when the goal is achieved)');
     expect(messages[1]!.content).not.toContain('<<<BEGIN scenario>>>');
     expect(messages.at(-1)!.content).toContain('in the language of the conversation so far');
@@ -45,7 +57,8 @@ describe('the simulated user prompt', () => {
 });
 
 describe('models of the LLM steps', () => {
-  it('the simulator uses SIMULATOR_MODEL, default gpt-4.1-mini', () => expect(simulatorModelName()).toBe('gpt-4.1-mini'));
+  it('the simulator uses SIMULATOR_MODEL, default gpt-4.1-mini', () =>
+    expect(simulatorModelName()).toBe('gpt-4.1-mini'));
   it("the generator uses the test's models[0], else GENERATOR_MODEL (default gpt-4.1-mini)", () => {
     expect(generatorModelName({ models: ['claude-sonnet-4', 'gpt-4o'] })).toBe('claude-sonnet-4');
     expect(generatorModelName({ models: [] })).toBe('gpt-4.1-mini');

@@ -67,7 +67,10 @@ describe('free-form objects (the freeForm keyword)', () => {
   });
 
   it('names the field with its path and the rule (freeFormProblem)', () => {
-    expect(freeFormProblem({ a: { b: nested(15) } })).toEqual({ at: `.a.b${'.a'.repeat(14)}`, rule: 'must not be nested deeper than 16 levels' });
+    expect(freeFormProblem({ a: { b: nested(15) } })).toEqual({
+      at: `.a.b${'.a'.repeat(14)}`,
+      rule: 'must not be nested deeper than 16 levels',
+    });
     expect(freeFormProblem({ 'odd "key"': { '': 1 } })).toEqual({ at: '.odd \\"key\\"', rule: 'has an empty key' });
     expect(freeFormProblem({ x: 1 }, { maxDepth: 1 })).toBeUndefined();
     expect(freeFormProblem({ x: {} }, { maxDepth: 1 })?.rule).toBe('must not be nested deeper than 1 levels');
@@ -109,19 +112,28 @@ describe('numbers (bounds on every number and integer schema)', () => {
   });
 
   it('numberProblem: what DynamoDB cannot hold', () => {
-    for (const bad of [Infinity, -Infinity, NaN, 2 ** 53, -(2 ** 53), 1e300]) expect(numberProblem(bad)).toBe(`must be a finite number within ±${MAX}`);
-    for (const tiny of [5e-324, -1e-131]) expect(numberProblem(tiny)).toBe('must be 0 or at least 1e-130 in absolute value');
+    for (const bad of [Infinity, -Infinity, NaN, 2 ** 53, -(2 ** 53), 1e300])
+      expect(numberProblem(bad)).toBe(`must be a finite number within ±${MAX}`);
+    for (const tiny of [5e-324, -1e-131])
+      expect(numberProblem(tiny)).toBe('must be 0 or at least 1e-130 in absolute value');
     for (const ok of [0, -0, 1, -1, 0.5, 1e-130, MAX, -MAX]) expect(numberProblem(ok)).toBeUndefined();
   });
 });
 
 describe('query numbers', () => {
   const Query = Type.Object(
-    { ...ListQueryBase, days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })), ids: Type.Optional(Type.Array(Type.String())) },
+    {
+      ...ListQueryBase,
+      days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+      ids: Type.Optional(Type.Array(Type.String())),
+    },
     { additionalProperties: false },
   );
   const validate = compile(Query, 'query');
-  const run = (q: Record<string, string[]>) => messageOf(() => validate(normaliseQuery({ queryStringParameters: null, multiValueQueryStringParameters: q }, Query)));
+  const run = (q: Record<string, string[]>) =>
+    messageOf(() =>
+      validate(normaliseQuery({ queryStringParameters: null, multiValueQueryStringParameters: q }, Query)),
+    );
 
   it.each([
     [{ limit: ['-Infinity'] }, 'limit must be an integer'],
@@ -145,7 +157,13 @@ describe('query numbers', () => {
   });
 
   it('keeps a prototype-named parameter as an own key, so it is refused as unknown', () => {
-    const raw = normaliseQuery({ queryStringParameters: null, multiValueQueryStringParameters: JSON.parse('{"__proto__": ["x"], "constructor": ["y"]}') }, Query);
+    const raw = normaliseQuery(
+      {
+        queryStringParameters: null,
+        multiValueQueryStringParameters: JSON.parse('{"__proto__": ["x"], "constructor": ["y"]}'),
+      },
+      Query,
+    );
     expect(Object.keys(raw)).toEqual(['__proto__', 'constructor']);
     expect(Object.getPrototypeOf(raw)).toBe(Object.prototype);
     expect(messageOf(() => validate(raw))).toBe("unknown query parameter '__proto__'");
@@ -174,15 +192,24 @@ describe('date-times', () => {
 
   it('every form the date-time format accepts parses', () => {
     const validate = compile(Type.Object({ at: Type.String({ format: 'date-time' }) }));
-    for (const at of ['2026-06-30T23:59:60Z', '2026-01-01T00:00:00+01', '1999-12-31 23:59:59.9999z', '2026-07-01T00:59:60+01:00']) {
+    for (const at of [
+      '2026-06-30T23:59:60Z',
+      '2026-01-01T00:00:00+01',
+      '1999-12-31 23:59:59.9999z',
+      '2026-07-01T00:59:60+01:00',
+    ]) {
       expect(messageOf(() => validate({ at }))).toBe('valid');
       expect(Number.isFinite(parseDateTime(at))).toBe(true);
     }
   });
 
   it('refuses what is not a date-time, naming the field', () => {
-    expect(messageOf(() => parseDateTime('yesterday', 'fromCreatedAt'))).toBe('fromCreatedAt must be a valid date-time');
-    expect(messageOf(() => parseDateTime('2026-01-01T00:00:00', 'startTime'))).toBe('startTime must be a valid date-time');
+    expect(messageOf(() => parseDateTime('yesterday', 'fromCreatedAt'))).toBe(
+      'fromCreatedAt must be a valid date-time',
+    );
+    expect(messageOf(() => parseDateTime('2026-01-01T00:00:00', 'startTime'))).toBe(
+      'startTime must be a valid date-time',
+    );
   });
 });
 
@@ -190,10 +217,22 @@ describe('endpoint-connection headers', () => {
   it.each([
     [{ 'X-Api-Version': '2', Accept: 'application/json' }, 'valid'],
     [{ "!#$%&'*+-.^_`|~": 'x' }, 'valid'],
-    [{ 'X-H\r\nInjected: 1': 'v' }, `headers: "X-H\\r\\nInjected: 1" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`],
-    [{ 'X H': 'v' }, `headers: "X H" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`],
-    [{ 'X:H': 'v' }, `headers: "X:H" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`],
-    [{ 'X-É': 'v' }, `headers: "X-É" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`],
+    [
+      { 'X-H\r\nInjected: 1': 'v' },
+      `headers: "X-H\\r\\nInjected: 1" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`,
+    ],
+    [
+      { 'X H': 'v' },
+      `headers: "X H" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`,
+    ],
+    [
+      { 'X:H': 'v' },
+      `headers: "X:H" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`,
+    ],
+    [
+      { 'X-É': 'v' },
+      `headers: "X-É" is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`,
+    ],
     [{ ['x'.repeat(257)]: 'v' }, 'headers: a header name must have at most 256 characters'],
     [{ Host: 'evil.example.com' }, 'headers.Host is not allowed (it is set by the HTTP client)'],
     [{ 'content-length': '5' }, 'headers.content-length is not allowed (it is set by the HTTP client)'],
@@ -212,26 +251,55 @@ describe('the body guard (before schema validation)', () => {
   it('refuses bodies deeper than 32 levels, unstorable numbers and unpaired surrogates, naming the place', () => {
     expect(bodyProblem(nested(32))).toBeUndefined();
     expect(bodyProblem(nested(33))).toEqual({ at: '.a'.repeat(32), rule: 'must not be nested deeper than 32 levels' });
-    expect(bodyProblem({ usage: { inputTokens: 2 ** 53 } })).toEqual({ at: '.usage.inputTokens', rule: `must be a finite number within ±${MAX}` });
-    expect(bodyProblem({ name: 'a\ud800' })).toEqual({ at: '.name', rule: 'must be valid Unicode (it has an unpaired surrogate)' });
+    expect(bodyProblem({ usage: { inputTokens: 2 ** 53 } })).toEqual({
+      at: '.usage.inputTokens',
+      rule: `must be a finite number within ±${MAX}`,
+    });
+    expect(bodyProblem({ name: 'a\ud800' })).toEqual({
+      at: '.name',
+      rule: 'must be valid Unicode (it has an unpaired surrogate)',
+    });
     expect(bodyProblem({ name: 'emoji 😀 ok' })).toBeUndefined();
-    expect(bodyProblem({ m: { ['\udc00']: 1 } })?.rule).toBe('has a key that is not valid Unicode (it has an unpaired surrogate)');
+    expect(bodyProblem({ m: { ['\udc00']: 1 } })?.rule).toBe(
+      'has a key that is not valid Unicode (it has an unpaired surrogate)',
+    );
   });
 
-  const Body = Type.Object({ metadata: Type.Optional(Metadata), name: Type.Optional(Type.String()) }, { additionalProperties: false });
+  const Body = Type.Object(
+    { metadata: Type.Optional(Metadata), name: Type.Optional(Type.String()) },
+    { additionalProperties: false },
+  );
   const handler = httpHandler({ handler: 'api-keys/create', body: Body }, async () => ({ statusCode: 201, body: {} }));
   const post = async (raw: string) => {
-    const res = await handler(proxyEvent({ httpMethod: 'POST', body: raw, headers: { 'Content-Type': 'application/json' } }), context());
+    const res = await handler(
+      proxyEvent({ httpMethod: 'POST', body: raw, headers: { 'Content-Type': 'application/json' } }),
+      context(),
+    );
     return { status: res.statusCode, body: JSON.parse(res.body) as { error: string; message: string } };
   };
 
   it('answers 400 with {error, message} through the Middy stack', async () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
-    expect(await post(deep)).toEqual({ status: 400, body: { error: 'Bad Request', message: `${'[0]'.repeat(32)} must not be nested deeper than 32 levels` } });
-    expect(await post('{"metadata": {"x": 1e309}}')).toEqual({ status: 400, body: { error: 'Bad Request', message: `metadata.x must be a finite number within ±${MAX}` } });
-    expect(await post('{"name": "\\ud800"}')).toEqual({ status: 400, body: { error: 'Bad Request', message: 'name must be valid Unicode (it has an unpaired surrogate)' } });
-    expect(await post('{"metadata": {"__proto__": {"polluted": true}}}')).toEqual({ status: 400, body: { error: 'Bad Request', message: "metadata key '__proto__' is not allowed" } });
-    expect(await post('{"__proto__": {"polluted": true}}')).toEqual({ status: 400, body: { error: 'Bad Request', message: "unknown field '__proto__'" } });
+    expect(await post(deep)).toEqual({
+      status: 400,
+      body: { error: 'Bad Request', message: `${'[0]'.repeat(32)} must not be nested deeper than 32 levels` },
+    });
+    expect(await post('{"metadata": {"x": 1e309}}')).toEqual({
+      status: 400,
+      body: { error: 'Bad Request', message: `metadata.x must be a finite number within ±${MAX}` },
+    });
+    expect(await post('{"name": "\\ud800"}')).toEqual({
+      status: 400,
+      body: { error: 'Bad Request', message: 'name must be valid Unicode (it has an unpaired surrogate)' },
+    });
+    expect(await post('{"metadata": {"__proto__": {"polluted": true}}}')).toEqual({
+      status: 400,
+      body: { error: 'Bad Request', message: "metadata key '__proto__' is not allowed" },
+    });
+    expect(await post('{"__proto__": {"polluted": true}}')).toEqual({
+      status: 400,
+      body: { error: 'Bad Request', message: "unknown field '__proto__'" },
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await post(`{"metadata": ${JSON.stringify(nested(16))}}`)).status).toBe(201);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { budgetPerItem, ITEM_BUDGET_BYTES, offloadKey, planOffload, sizeOf, supersededObjects, TRANSACTION_BUDGET_BYTES } from '../../shared/db/offload.js';
+import {
+  budgetPerItem,
+  ITEM_BUDGET_BYTES,
+  offloadKey,
+  planOffload,
+  sizeOf,
+  supersededObjects,
+  TRANSACTION_BUDGET_BYTES,
+} from '../../shared/db/offload.js';
 import { ProductCreate, ProductUpdate, VersionCreate, VersionUpdate } from '../../shared/schemas/products.js';
 import { EndpointConnectionCreate, EndpointConnectionUpdate } from '../../shared/schemas/endpoint-connections.js';
 import { PhoneConnectionCreate, PhoneConnectionUpdate } from '../../shared/schemas/phone-connections.js';
@@ -18,18 +26,26 @@ describe('what to offload', () => {
   const item = (fields: Record<string, unknown>) => ({ pk: 'SESSION#s', sk: 'TURN#000001', id: 'inf_1', ...fields });
 
   it('moves nothing when the item fits', () => {
-    expect(planOffload(item({ input: 'a'.repeat(1000), output: 'b' }), ['input', 'output'], ITEM_BUDGET_BYTES)).toEqual([]);
+    expect(planOffload(item({ input: 'a'.repeat(1000), output: 'b' }), ['input', 'output'], ITEM_BUDGET_BYTES)).toEqual(
+      [],
+    );
   });
 
   it('moves the largest field first, and only as many as needed', () => {
-    const fits = item({ input: 'a'.repeat(200 * KB), output: 'b'.repeat(300 * KB), retrievalContext: ['c'.repeat(10 * KB)] });
+    const fits = item({
+      input: 'a'.repeat(200 * KB),
+      output: 'b'.repeat(300 * KB),
+      retrievalContext: ['c'.repeat(10 * KB)],
+    });
     expect(planOffload(fits, ['input', 'output', 'retrievalContext'], ITEM_BUDGET_BYTES)).toEqual(['output']);
   });
 
   it('counts bytes, not characters: 250,000 emoji are 1 MB', () => {
     const emoji = '😀'.repeat(250_000);
     expect(sizeOf(emoji)).toBe(1_000_002);
-    expect(planOffload(item({ input: emoji, output: '雨'.repeat(250_000) }), ['input', 'output'], ITEM_BUDGET_BYTES)).toEqual(['input', 'output']);
+    expect(
+      planOffload(item({ input: emoji, output: '雨'.repeat(250_000) }), ['input', 'output'], ITEM_BUDGET_BYTES),
+    ).toEqual(['input', 'output']);
   });
 
   it('never chooses a null or absent field, nor one outside the list', () => {
@@ -45,8 +61,12 @@ describe('what to offload', () => {
   });
 
   it('names objects by organization, kind, id and field; a rewrite gets its own name', () => {
-    expect(offloadKey('org_1', 'inferenceResults', 'inf_1', 'output')).toBe('orgs/org_1/inferenceResults/inf_1/output.json');
-    expect(offloadKey('org_1', 'spans', 'trace_a', 'description', 'r1')).toBe('orgs/org_1/spans/trace_a/description.r1.json');
+    expect(offloadKey('org_1', 'inferenceResults', 'inf_1', 'output')).toBe(
+      'orgs/org_1/inferenceResults/inf_1/output.json',
+    );
+    expect(offloadKey('org_1', 'spans', 'trace_a', 'description', 'r1')).toBe(
+      'orgs/org_1/spans/trace_a/description.r1.json',
+    );
   });
 
   it('finds the objects an update no longer points at', () => {
@@ -73,7 +93,9 @@ describe('every stored record fits an item at its schema maxima', () => {
     ['api key', ApiKeyCreate, OrganizationUpdate, []],
   ];
   // Strings bounded by their pattern alone (an E.164 number has at most 16 characters).
-  const byPattern: Record<string, Record<string, unknown>> = { phoneNumber: { type: 'string', maxLength: 16, pattern: 'E.164' } };
+  const byPattern: Record<string, Record<string, unknown>> = {
+    phoneNumber: { type: 'string', maxLength: 16, pattern: 'E.164' },
+  };
   it.each(records)('%s', (_name, create, update, immutable) => {
     // Fields accepted by a PATCH schema only to be refused by the domain ("cannot be changed") are not stored.
     const merged = mergedSchema(create, update, immutable);
@@ -96,19 +118,32 @@ describe('maxBytes', () => {
   it('counts UTF-8 bytes of a list as JSON and names the field', () => {
     const statement = '😀'.repeat(2000); // 2,000 characters: within maxLength, 8 KB each
     expect(() => check({ name: 'p', capabilities: Array.from({ length: 7 }, () => statement) })).not.toThrow();
-    expect(() => check({ name: 'p', capabilities: Array.from({ length: 9 }, () => statement) })).toThrow('capabilities must be at most 65536 bytes as JSON');
+    expect(() => check({ name: 'p', capabilities: Array.from({ length: 9 }, () => statement) })).toThrow(
+      'capabilities must be at most 65536 bytes as JSON',
+    );
   });
 
   it('counts UTF-8 bytes of a string', () => {
     const checkVersion = compile(VersionCreate);
     const base = { productId: 'prd_1', name: 'v' };
     expect(() => checkVersion({ ...base, systemPrompt: 'a'.repeat(100_000) })).not.toThrow();
-    expect(() => checkVersion({ ...base, systemPrompt: '😀'.repeat(65_537) })).toThrow('systemPrompt must be at most 262144 bytes of UTF-8');
+    expect(() => checkVersion({ ...base, systemPrompt: '😀'.repeat(65_537) })).toThrow(
+      'systemPrompt must be at most 262144 bytes of UTF-8',
+    );
   });
 
   it('names the key of an object whose keys are too long', () => {
     const checkConnection = compile(EndpointConnectionCreate);
-    const base = { productId: 'prd_1', name: 'c', url: 'https://a.example', inputTemplate: '{}', type: 'CONVERSATION', outputMapping: { output: '$.x' } };
-    expect(() => checkConnection({ ...base, headers: { ['X'.repeat(257)]: 'v' } })).toThrow(/^headers key 'X{40}…' must have at most 256 characters$/);
+    const base = {
+      productId: 'prd_1',
+      name: 'c',
+      url: 'https://a.example',
+      inputTemplate: '{}',
+      type: 'CONVERSATION',
+      outputMapping: { output: '$.x' },
+    };
+    expect(() => checkConnection({ ...base, headers: { ['X'.repeat(257)]: 'v' } })).toThrow(
+      /^headers key 'X{40}…' must have at most 256 characters$/,
+    );
   });
 });

@@ -1,14 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { applySpecification, canonicalLanguageTag, checkTest, isExtendable } from '../../shared/domain/tests/test-rules.js';
+import {
+  applySpecification,
+  canonicalLanguageTag,
+  checkTest,
+  isExtendable,
+} from '../../shared/domain/tests/test-rules.js';
 import { parseCsv } from '../../shared/domain/tests/csv.js';
 import { readCases } from '../../shared/domain/tests/test-import.js';
 import type { TestRecord } from '../../shared/schemas/tests.js';
 
 const base: TestRecord = {
-  id: 't', organizationId: 'o', productId: 'p', userId: 'u', name: 'n', type: 'QUALITY', models: [], groundTruthUri: null, uri: null, error: null,
-  status: 'PENDING', fewShot: null, languageCode: 'en', backgroundNoiseProfile: null, backgroundNoiseLevel: null, variants: [], customVariantDescription: null,
-  strategies: [], customUserPersona: null, maxTestCases: null, sourceTestId: null, dataCatalogUri: null, metadata: {}, specificationId: null,
-  isExtendable: false, testCaseCount: 0, createdAt: '',
+  id: 't',
+  organizationId: 'o',
+  productId: 'p',
+  userId: 'u',
+  name: 'n',
+  type: 'QUALITY',
+  models: [],
+  groundTruthUri: null,
+  uri: null,
+  error: null,
+  status: 'PENDING',
+  fewShot: null,
+  languageCode: 'en',
+  backgroundNoiseProfile: null,
+  backgroundNoiseLevel: null,
+  variants: [],
+  customVariantDescription: null,
+  strategies: [],
+  customUserPersona: null,
+  maxTestCases: null,
+  sourceTestId: null,
+  dataCatalogUri: null,
+  metadata: {},
+  specificationId: null,
+  isExtendable: false,
+  testCaseCount: 0,
+  createdAt: '',
 };
 
 describe('test rules', () => {
@@ -23,9 +51,15 @@ describe('test rules', () => {
   it.each([
     [{ type: 'QUALITY', variants: ['toxicity'] }, /variants\[0\] must be one of: rag/],
     [{ type: 'SCENARIOS', variants: ['rag'], strategies: ['x'] }, 'variants must be empty for SCENARIOS tests'],
-    [{ type: 'RED_TEAMING', variants: ['custom'] }, 'customVariantDescription is required when variants contain custom'],
+    [
+      { type: 'RED_TEAMING', variants: ['custom'] },
+      'customVariantDescription is required when variants contain custom',
+    ],
     [{ type: 'SCENARIOS', strategies: [] }, 'strategies must have at least 1 item for SCENARIOS tests'],
-    [{ backgroundNoiseProfile: 'office' }, 'backgroundNoiseProfile and backgroundNoiseLevel must be set together (or both null)'],
+    [
+      { backgroundNoiseProfile: 'office' },
+      'backgroundNoiseProfile and backgroundNoiseLevel must be set together (or both null)',
+    ],
     [{ dataCatalogUri: 's3://b/k' }, 'dataCatalogUri is only for SCENARIOS tests'],
     [{ type: 'RED_TEAMING', fewShot: 'x' }, 'fewShot is only for QUALITY tests'],
   ])('%j is refused', (override, message) => {
@@ -61,9 +95,21 @@ describe('CSV', () => {
   });
 
   it('reads cases across chunk boundaries with the columns of the type', async () => {
-    const drafts = await readCases('SCENARIOS', chunks('goal,user_persona,tag,stopping_criterias,max_iterations\nBook a table,"Busy parent, two kids",booking,got a table|gave up;timeout,5\n'));
+    const drafts = await readCases(
+      'SCENARIOS',
+      chunks(
+        'goal,user_persona,tag,stopping_criterias,max_iterations\nBook a table,"Busy parent, two kids",booking,got a table|gave up;timeout,5\n',
+      ),
+    );
     expect(drafts).toEqual([
-      expect.objectContaining({ index: 1, goal: 'Book a table', userPersona: 'Busy parent, two kids', variant: 'booking', stoppingCriterias: ['got a table', 'gave up', 'timeout'], maxIterations: 5 }),
+      expect.objectContaining({
+        index: 1,
+        goal: 'Book a table',
+        userPersona: 'Busy parent, two kids',
+        variant: 'booking',
+        stoppingCriterias: ['got a table', 'gave up', 'timeout'],
+        maxIterations: 5,
+      }),
     ]);
   });
 
@@ -72,7 +118,11 @@ describe('CSV', () => {
     ['RED_TEAMING', 'input,extra\nx,y\n', /^line 1: unknown column extra/],
     ['QUALITY', 'input,expected_output\na,b\nc\n', 'line 3: expected 2 fields, found 1'],
     ['QUALITY', 'input,expected_output\na,b\n ,d\n', 'line 3: input is empty'],
-    ['SCENARIOS', 'goal,user_persona,max_iterations\ng,p,zero\n', 'line 2: max_iterations must be a whole number from 1 to 100'],
+    [
+      'SCENARIOS',
+      'goal,user_persona,max_iterations\ng,p,zero\n',
+      'line 2: max_iterations must be a whole number from 1 to 100',
+    ],
     ['QUALITY', 'input,expected_output\n"open,b\n', 'line 2: a quoted field is not closed'],
     ['QUALITY', '', 'the file is empty'],
     ['QUALITY', 'input,expected_output\n', 'the file has a header but no rows'],

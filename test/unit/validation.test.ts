@@ -56,16 +56,19 @@ describe('query normalisation', () => {
 
   it('accepts repeated keys and comma-separated values for arrays, and coerces scalars', () => {
     const raw = normaliseQuery(
-      { queryStringParameters: null, multiValueQueryStringParameters: { ids: ['a,b', 'c'], limit: ['5'], flag: ['true'] } },
+      {
+        queryStringParameters: null,
+        multiValueQueryStringParameters: { ids: ['a,b', 'c'], limit: ['5'], flag: ['true'] },
+      },
       Query,
     );
     expect(validateQuery(raw)).toEqual({ ids: ['a', 'b', 'c'], limit: 5, flag: true });
   });
 
   it('rejects a scalar given twice, an unknown parameter and bad values', () => {
-    expect(() => normaliseQuery({ queryStringParameters: null, multiValueQueryStringParameters: { limit: ['1', '2'] } }, Query)).toThrow(
-      "query parameter 'limit' must be given once",
-    );
+    expect(() =>
+      normaliseQuery({ queryStringParameters: null, multiValueQueryStringParameters: { limit: ['1', '2'] } }, Query),
+    ).toThrow("query parameter 'limit' must be given once");
     expect(() => validateQuery({ bogus: 'x' })).toThrow("unknown query parameter 'bogus'");
     expect(() => validateQuery({ limit: '1.5' })).toThrow('limit must be an integer');
     expect(() => validateQuery({ limit: '0' })).toThrow('limit must be at least 1');

@@ -9,20 +9,33 @@ function hmacSha256(key: Buffer, message: Buffer): Buffer {
   const padded = Buffer.concat([k, Buffer.alloc(block - k.length)]);
   const ipad = Buffer.from(padded.map((b) => b ^ 0x36));
   const opad = Buffer.from(padded.map((b) => b ^ 0x5c));
-  const inner = createHash('sha256').update(Buffer.concat([ipad, message])).digest();
-  return createHash('sha256').update(Buffer.concat([opad, inner])).digest();
+  const inner = createHash('sha256')
+    .update(Buffer.concat([ipad, message]))
+    .digest();
+  return createHash('sha256')
+    .update(Buffer.concat([opad, inner]))
+    .digest();
 }
 
 describe('Standard Webhooks signatures', () => {
   it('matches the published test vector of the Standard Webhooks reference library', () => {
     // standard-webhooks/standard-webhooks, libraries/javascript/src/webhook.test.ts, "sign function works".
-    const signature = signMessage('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const signature = signMessage(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+    );
     expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
   it('signs "<id>.<timestamp>.<body>" with the base64-decoded secret, as an independent HMAC computes it', () => {
     const secret = newSigningSecret();
-    const body = JSON.stringify({ type: 'run.completed', timestamp: '2026-11-24T08:00:00.000Z', data: { id: 'run_1', name: 'naïve – ünïcode' } });
+    const body = JSON.stringify({
+      type: 'run.completed',
+      timestamp: '2026-11-24T08:00:00.000Z',
+      data: { id: 'run_1', name: 'naïve – ünïcode' },
+    });
     const at = new Date('2026-11-24T08:00:01.900Z');
     const headers = signedHeaders(secret, 'msg_01ABC', at, body);
     expect(headers['webhook-id']).toBe('msg_01ABC');

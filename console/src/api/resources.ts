@@ -69,7 +69,11 @@ function page<T>(answer: { body: unknown; total: number | null }, item: (v: unkn
 }
 
 /** Every element of a list read in pages of 1000 (the API's largest page), up to `max`. */
-async function all<T>(read: (offset: number) => Promise<{ body: unknown; total: number | null }>, item: (v: unknown) => T, max = 5000): Promise<T[]> {
+async function all<T>(
+  read: (offset: number) => Promise<{ body: unknown; total: number | null }>,
+  item: (v: unknown) => T,
+  max = 5000,
+): Promise<T[]> {
   const out: T[] = [];
   for (;;) {
     const p = page(await read(out.length), item);
@@ -82,22 +86,60 @@ async function all<T>(read: (offset: number) => Promise<{ body: unknown; total: 
 export function resources(api: ApiClient, signal?: AbortSignal) {
   return {
     listMonitors: async (offset: number, limit: number): Promise<Page<Monitor>> =>
-      page(await unwrap(api.GET('/monitors', { params: { query: { offset, limit, sort: ['createdAt:desc'] } }, signal })), asMonitor),
-    getMonitor: async (id: string): Promise<Monitor> => asMonitor((await unwrap(api.GET('/monitors/{id}', { params: { path: { id } }, signal }))).body),
+      page(
+        await unwrap(api.GET('/monitors', { params: { query: { offset, limit, sort: ['createdAt:desc'] } }, signal })),
+        asMonitor,
+      ),
+    getMonitor: async (id: string): Promise<Monitor> =>
+      asMonitor((await unwrap(api.GET('/monitors/{id}', { params: { path: { id } }, signal }))).body),
     monitorResults: async (id: string, days: number): Promise<MonitorResults> =>
-      asMonitorResults((await unwrap(api.GET('/monitors/{id}/results', { params: { path: { id }, query: { days } }, signal }))).body),
+      asMonitorResults(
+        (await unwrap(api.GET('/monitors/{id}/results', { params: { path: { id }, query: { days } }, signal }))).body,
+      ),
     listRuns: async (offset: number, limit: number): Promise<Page<Run>> =>
-      page(await unwrap(api.GET('/runs', { params: { query: { offset, limit, sort: ['createdAt:desc'] } }, signal })), asRun),
-    getRun: async (id: string): Promise<Run> => asRun((await unwrap(api.GET('/runs/{id}', { params: { path: { id } }, signal }))).body),
+      page(
+        await unwrap(api.GET('/runs', { params: { query: { offset, limit, sort: ['createdAt:desc'] } }, signal })),
+        asRun,
+      ),
+    getRun: async (id: string): Promise<Run> =>
+      asRun((await unwrap(api.GET('/runs/{id}', { params: { path: { id } }, signal }))).body),
     runSessions: async (runId: string, offset: number, limit: number): Promise<Page<Session>> =>
-      page(await unwrap(api.GET('/sessions', { params: { query: { runIds: [runId], offset, limit, sort: ['createdAt:asc'] } }, signal })), asSession),
-    getSession: async (id: string): Promise<Session> => asSession((await unwrap(api.GET('/sessions/{id}', { params: { path: { id } }, signal }))).body),
+      page(
+        await unwrap(
+          api.GET('/sessions', {
+            params: { query: { runIds: [runId], offset, limit, sort: ['createdAt:asc'] } },
+            signal,
+          }),
+        ),
+        asSession,
+      ),
+    getSession: async (id: string): Promise<Session> =>
+      asSession((await unwrap(api.GET('/sessions/{id}', { params: { path: { id } }, signal }))).body),
     sessionTurns: (sessionId: string): Promise<Turn[]> =>
-      all((offset) => unwrap(api.GET('/inferenceResults', { params: { query: { sessionIds: [sessionId], offset, limit: 1000 } }, signal })), asTurn),
+      all(
+        (offset) =>
+          unwrap(
+            api.GET('/inferenceResults', {
+              params: { query: { sessionIds: [sessionId], offset, limit: 1000 } },
+              signal,
+            }),
+          ),
+        asTurn,
+      ),
     sessionSpans: (sessionId: string): Promise<Span[]> =>
-      all((offset) => unwrap(api.GET('/traces', { params: { query: { sessionIds: [sessionId], offset, limit: 1000 } }, signal })), asSpan),
+      all(
+        (offset) =>
+          unwrap(api.GET('/traces', { params: { query: { sessionIds: [sessionId], offset, limit: 1000 } }, signal })),
+        asSpan,
+      ),
     sessionEvaluations: (sessionId: string): Promise<Evaluation[]> =>
-      all((offset) => unwrap(api.GET('/evaluations', { params: { query: { sessionIds: [sessionId], offset, limit: 1000 } }, signal })), asEvaluation),
+      all(
+        (offset) =>
+          unwrap(
+            api.GET('/evaluations', { params: { query: { sessionIds: [sessionId], offset, limit: 1000 } }, signal }),
+          ),
+        asEvaluation,
+      ),
   };
 }
 

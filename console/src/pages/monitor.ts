@@ -20,7 +20,9 @@ import { spendCell } from './monitors';
 
 function pointText(p: ScorePoint): string {
   const base = `score ${formatScore(p.score)} from ${p.scoredSessions} scored session${p.scoredSessions === 1 ? '' : 's'}`;
-  return p.collectingData ? `${base}, collecting data (interval from 30 sessions)` : `${base}, 95% interval ${formatInterval(p.confidenceInterval)}`;
+  return p.collectingData
+    ? `${base}, collecting data (interval from 30 sessions)`
+    : `${base}, 95% interval ${formatInterval(p.confidenceInterval)}`;
 }
 
 function filterText(query: string | null, target: string | null): string {
@@ -39,20 +41,34 @@ function familySection(results: MonitorResults, family: ResultsFamily): { sectio
   ]);
   const section = h(
     'section',
-    { class: 'family', 'data-testid': 'family', 'data-metric-group-id': family.metricGroupId, 'aria-labelledby': `family-${family.metricGroupId}` },
+    {
+      class: 'family',
+      'data-testid': 'family',
+      'data-metric-group-id': family.metricGroupId,
+      'aria-labelledby': `family-${family.metricGroupId}`,
+    },
     h('h3', { id: `family-${family.metricGroupId}` }, family.name),
     h('p', { class: 'headline' }, `Over the window: ${pointText(family.headline)}.`),
     h(
       'figure',
       {},
       chart,
-      h('figcaption', {}, `Daily score of ${family.name} with its 95% interval band; hollow rings mark days still collecting data, vertical lines mark revisions (dashed) and sampling changes (dotted).`),
+      h(
+        'figcaption',
+        {},
+        `Daily score of ${family.name} with its 95% interval band; hollow rings mark days still collecting data, vertical lines mark revisions (dashed) and sampling changes (dotted).`,
+      ),
     ),
     h(
       'details',
       {},
       h('summary', {}, `Daily values of ${family.name}`),
-      table(`Daily values of ${family.name}`, ['Day (UTC)', 'Scored sessions', 'Score', '95% lower', '95% upper', 'Interval'], rows, { 'data-testid': 'buckets' }),
+      table(
+        `Daily values of ${family.name}`,
+        ['Day (UTC)', 'Scored sessions', 'Score', '95% lower', '95% upper', 'Interval'],
+        rows,
+        { 'data-testid': 'buckets' },
+      ),
     ),
   );
   return { section, chart };
@@ -64,13 +80,18 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
   const windows = h(
     'nav',
     { class: 'windows', 'aria-label': 'Results window' },
-    RESULT_DAYS.map((d) => h('a', { href: href({ page: 'monitor', id, days: d }), 'aria-current': d === days ? 'page' : null }, `${d} days`)),
+    RESULT_DAYS.map((d) =>
+      h('a', { href: href({ page: 'monitor', id, days: d }), 'aria-current': d === days ? 'page' : null }, `${d} days`),
+    ),
   );
   const families = results.metrics.map((f) => familySection(results, f));
   const worst = results.worstMetric;
   const markers = [
     ...results.markers.metricRevisions.map((m) => ({ at: m.at, text: `New revision of ${m.name}: ${m.metricId}` })),
-    ...results.markers.samplingChanges.map((s) => ({ at: s.at, text: `Sampling set to ${formatPercent(s.samplingPercentage)}` })),
+    ...results.markers.samplingChanges.map((s) => ({
+      at: s.at,
+      text: `Sampling set to ${formatPercent(s.samplingPercentage)}`,
+    })),
   ].sort((a, b) => a.at.localeCompare(b.at));
   ctx.show(
     monitor.name,
@@ -80,26 +101,46 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
       'section',
       { 'aria-labelledby': 'worst-h', class: 'card', 'data-testid': 'worst-metric' },
       h('h2', { id: 'worst-h' }, 'Worst metric'),
-      worst ? h('p', {}, h('strong', {}, worst.name), ` — ${pointText(worst)}`) : h('p', { 'data-state': 'empty' }, 'No family scored in this window yet.'),
+      worst
+        ? h('p', {}, h('strong', {}, worst.name), ` — ${pointText(worst)}`)
+        : h('p', { 'data-state': 'empty' }, 'No family scored in this window yet.'),
     ),
     h(
       'section',
       { 'aria-labelledby': 'markers-h', 'data-testid': 'markers' },
       h('h2', { id: 'markers-h' }, 'Markers'),
       markers.length
-        ? h('ul', {}, markers.map((m) => h('li', {}, h('time', { datetime: m.at }, formatTime(m.at)), ` — ${m.text}`)))
+        ? h(
+            'ul',
+            {},
+            markers.map((m) => h('li', {}, h('time', { datetime: m.at }, formatTime(m.at)), ` — ${m.text}`)),
+          )
         : h('p', { 'data-state': 'empty' }, 'No revision or sampling change in this window.'),
     ),
     h(
       'section',
       { 'aria-labelledby': 'families-h' },
-      h('h2', { id: 'families-h' }, `Scores, last ${days} day${days === 1 ? '' : 's'} (${formatDay(results.range.from)} to ${formatDay(results.range.to)})`),
-      families.length ? families.map((f) => f.section) : h('p', { 'data-state': 'empty' }, 'This monitor binds no metric family.'),
+      h(
+        'h2',
+        { id: 'families-h' },
+        `Scores, last ${days} day${days === 1 ? '' : 's'} (${formatDay(results.range.from)} to ${formatDay(results.range.to)})`,
+      ),
+      families.length
+        ? families.map((f) => f.section)
+        : h('p', { 'data-state': 'empty' }, 'This monitor binds no metric family.'),
     ),
     sessionsSection(results),
   );
   const range = { from: Date.parse(results.range.from) / 1000, to: Date.parse(results.range.to) / 1000 };
-  results.metrics.forEach((family, i) => scoreChart(families[i]!.chart, familySeries(family), familyMarkers(results, family.metricGroupId), range, family.name));
+  results.metrics.forEach((family, i) =>
+    scoreChart(
+      families[i]!.chart,
+      familySeries(family),
+      familyMarkers(results, family.metricGroupId),
+      range,
+      family.name,
+    ),
+  );
 }
 
 function monitorFacts(monitor: Monitor, results: MonitorResults): HTMLElement {
@@ -124,7 +165,12 @@ function sessionsSection(results: MonitorResults): HTMLElement {
       ? table(
           `Scored sessions, newest first (${scored.length})`,
           ['Session', 'Scored at', 'Turns when scored', 'First user turn'],
-          scored.map((s) => [link(href({ page: 'session', id: s.sessionId }), s.sessionId), formatTime(s.evaluatedAt), s.settledAtTurn === null ? '—' : String(s.settledAtTurn), s.description]),
+          scored.map((s) => [
+            link(href({ page: 'session', id: s.sessionId }), s.sessionId),
+            formatTime(s.evaluatedAt),
+            s.settledAtTurn === null ? '—' : String(s.settledAtTurn),
+            s.description,
+          ]),
           { 'data-testid': 'scored-sessions' },
           [3],
         )
@@ -133,7 +179,12 @@ function sessionsSection(results: MonitorResults): HTMLElement {
       ? table(
           `Waiting sessions (${waiting.length})`,
           ['Session', 'Last turn', 'Minutes since', 'First user turn'],
-          waiting.map((s) => [link(href({ page: 'session', id: s.sessionId }), s.sessionId), formatTime(s.lastTurnAt), String(s.minutesSinceLastTurn), s.description]),
+          waiting.map((s) => [
+            link(href({ page: 'session', id: s.sessionId }), s.sessionId),
+            formatTime(s.lastTurnAt),
+            String(s.minutesSinceLastTurn),
+            s.description,
+          ]),
           { 'data-testid': 'waiting-sessions' },
           [3],
         )

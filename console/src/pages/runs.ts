@@ -1,5 +1,15 @@
 import { badge, facts, h, link, pager, table } from '../dom';
-import { formatInterval, formatScore, formatTime, href, isRunActive, PAGE_SIZE, runDone, type Run, type Session } from '../view-models';
+import {
+  formatInterval,
+  formatScore,
+  formatTime,
+  href,
+  isRunActive,
+  PAGE_SIZE,
+  runDone,
+  type Run,
+  type Session,
+} from '../view-models';
 import { sleep, type PageContext } from './context';
 
 /** How often a page with a running run asks again. */
@@ -11,7 +21,11 @@ export function progressView(run: Run): HTMLElement {
     'div',
     { class: 'progress', 'data-testid': 'progress' },
     h('progress', { max: 1, value: runDone(run), 'aria-label': `${run.name}: sessions finished` }),
-    h('span', {}, `${completed + failed} of ${total} finished — ${completed} completed, ${failed} failed, ${running} running, ${pending} pending`),
+    h(
+      'span',
+      {},
+      `${completed + failed} of ${total} finished — ${completed} completed, ${failed} failed, ${running} running, ${pending} pending`,
+    ),
   );
 }
 
@@ -21,11 +35,20 @@ export async function runsPage(ctx: PageContext, offset: number): Promise<void> 
     const { items, total } = await ctx.api.listRuns(offset, PAGE_SIZE);
     const content =
       total === 0
-        ? h('p', { class: 'empty', 'data-state': 'empty' }, 'No runs yet. Start one with POST /runs; its progress shows here.')
+        ? h(
+            'p',
+            { class: 'empty', 'data-state': 'empty' },
+            'No runs yet. Start one with POST /runs; its progress shows here.',
+          )
         : table(
             'Runs, newest first',
             ['Name', 'Status', 'Progress', 'Created'],
-            items.map((r) => [link(href({ page: 'run', id: r.id, offset: 0 }), r.name), badge(r.status), progressView(r), formatTime(r.createdAt)]),
+            items.map((r) => [
+              link(href({ page: 'run', id: r.id, offset: 0 }), r.name),
+              badge(r.status),
+              progressView(r),
+              formatTime(r.createdAt),
+            ]),
             { 'data-testid': 'runs' },
           );
     const nav = pager('Run pages', offset, PAGE_SIZE, total, (o) => href({ page: 'runs', offset: o }));
@@ -41,7 +64,14 @@ function metricsTable(run: Run): HTMLElement {
   return table(
     'Scores per metric',
     ['Metric', 'Score', '95% interval', 'Evaluated', 'Failed', 'Skipped'],
-    run.metrics.map((m) => [m.name, formatScore(m.score), formatInterval(m.confidenceInterval), String(m.evaluated), String(m.failed), String(m.skipped)]),
+    run.metrics.map((m) => [
+      m.name,
+      formatScore(m.score),
+      formatInterval(m.confidenceInterval),
+      String(m.evaluated),
+      String(m.failed),
+      String(m.skipped),
+    ]),
     { 'data-testid': 'run-metrics' },
   );
 }
@@ -51,7 +81,13 @@ function sessionsTable(sessions: Session[]): HTMLElement {
   return table(
     "The run's sessions",
     ['Session', 'Status', 'Turns', 'Stopping reason', 'Error'],
-    sessions.map((s) => [link(href({ page: 'session', id: s.id }), s.id), badge(s.status), String(s.turnCount), s.stoppingReason ?? '—', s.error ?? '—']),
+    sessions.map((s) => [
+      link(href({ page: 'session', id: s.id }), s.id),
+      badge(s.status),
+      String(s.turnCount),
+      s.stoppingReason ?? '—',
+      s.error ?? '—',
+    ]),
     { 'data-testid': 'run-sessions' },
     [4],
   );
@@ -83,7 +119,9 @@ export async function runPage(ctx: PageContext, id: string, offset: number): Pro
     progress.replaceChildren(progressView(run));
     metrics.replaceChildren(metricsTable(run));
     sessions.replaceChildren(sessionsTable(page.items));
-    nav.replaceChildren(pager('Session pages', offset, PAGE_SIZE, page.total, (o) => href({ page: 'run', id, offset: o })));
+    nav.replaceChildren(
+      pager('Session pages', offset, PAGE_SIZE, page.total, (o) => href({ page: 'run', id, offset: o })),
+    );
     if (first) {
       ctx.show(
         run.name,

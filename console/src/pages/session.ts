@@ -1,5 +1,15 @@
 import { badge, facts, h, link, table } from '../dom';
-import { formatMs, formatScore, formatTime, href, spanTree, type Evaluation, type Session, type SpanNode, type Turn } from '../view-models';
+import {
+  formatMs,
+  formatScore,
+  formatTime,
+  href,
+  spanTree,
+  type Evaluation,
+  type Session,
+  type SpanNode,
+  type Turn,
+} from '../view-models';
 import type { PageContext } from './context';
 
 function sessionFacts(session: Session): HTMLElement {
@@ -11,10 +21,15 @@ function sessionFacts(session: Session): HTMLElement {
   if (session.runId) pairs.push(['Run', link(href({ page: 'run', id: session.runId, offset: 0 }), session.runId)]);
   if (session.testCaseId) pairs.push(['Test case', session.testCaseId]);
   if (session.customId) pairs.push(['Custom id', session.customId]);
-  pairs.push(['Created', formatTime(session.createdAt)], ['Last turn', formatTime(session.lastTurnAt)], ['Closed', formatTime(session.closedAt)]);
+  pairs.push(
+    ['Created', formatTime(session.createdAt)],
+    ['Last turn', formatTime(session.lastTurnAt)],
+    ['Closed', formatTime(session.closedAt)],
+  );
   if (session.stoppingReason) pairs.push(['Stopping reason', session.stoppingReason]);
   if (session.error) pairs.push(['Error', session.error]);
-  if (Object.keys(session.metadata ?? {}).length) pairs.push(['Metadata', h('pre', {}, JSON.stringify(session.metadata, null, 2))]);
+  if (Object.keys(session.metadata ?? {}).length)
+    pairs.push(['Metadata', h('pre', {}, JSON.stringify(session.metadata, null, 2))]);
   return facts(pairs);
 }
 
@@ -27,10 +42,25 @@ function turnsView(turns: Turn[]): HTMLElement {
       h(
         'li',
         { class: 'turn' },
-        h('p', { class: 'turn-meta' }, `Turn ${t.index} · ${formatMs(t.latencyMs)}${t.usage?.inputTokens !== undefined ? ` · ${t.usage.inputTokens} in / ${t.usage.outputTokens ?? 0} out tokens` : ''}`),
+        h(
+          'p',
+          { class: 'turn-meta' },
+          `Turn ${t.index} · ${formatMs(t.latencyMs)}${t.usage?.inputTokens !== undefined ? ` · ${t.usage.inputTokens} in / ${t.usage.outputTokens ?? 0} out tokens` : ''}`,
+        ),
         h('div', { class: 'said user' }, h('span', { class: 'who' }, 'User'), h('p', {}, t.input)),
         h('div', { class: 'said agent' }, h('span', { class: 'who' }, 'Agent'), h('p', {}, t.output ?? '(no output)')),
-        t.retrievalContext?.length ? h('details', {}, h('summary', {}, `Retrieval context (${t.retrievalContext.length})`), h('ul', {}, t.retrievalContext.map((c) => h('li', {}, c)))) : null,
+        t.retrievalContext?.length
+          ? h(
+              'details',
+              {},
+              h('summary', {}, `Retrieval context (${t.retrievalContext.length})`),
+              h(
+                'ul',
+                {},
+                t.retrievalContext.map((c) => h('li', {}, c)),
+              ),
+            )
+          : null,
       ),
     ),
   );
@@ -40,20 +70,42 @@ function spanItem(node: SpanNode, totalMs: number): HTMLElement {
   const { span } = node;
   const left = totalMs > 0 && node.offsetMs !== null ? (node.offsetMs / totalMs) * 100 : 0;
   const width = totalMs > 0 && node.durationMs !== null ? Math.max(0.5, (node.durationMs / totalMs) * 100) : 0;
-  const timing = node.offsetMs === null ? formatMs(node.durationMs) : `starts at +${formatMs(node.offsetMs)}, takes ${formatMs(node.durationMs)}`;
+  const timing =
+    node.offsetMs === null
+      ? formatMs(node.durationMs)
+      : `starts at +${formatMs(node.offsetMs)}, takes ${formatMs(node.durationMs)}`;
   return h(
     'li',
-    { class: 'span-node', 'data-testid': 'span', 'data-span-id': span.id, 'data-depth': node.depth, 'aria-label': `${span.name} (${span.type}), ${timing}` },
+    {
+      class: 'span-node',
+      'data-testid': 'span',
+      'data-span-id': span.id,
+      'data-depth': node.depth,
+      'aria-label': `${span.name} (${span.type}), ${timing}`,
+    },
     h(
       'div',
       { class: 'span-row' },
       h('span', { class: 'span-name' }, span.name),
       h('span', { class: 'span-type' }, span.type),
       h('span', { class: 'span-time' }, timing),
-      h('span', { class: 'span-bar-track', 'aria-hidden': 'true' }, h('span', { class: `span-bar${span.error ? ' span-bar-error' : ''}`, style: `margin-left:${left.toFixed(2)}%;width:${width.toFixed(2)}%` })),
+      h(
+        'span',
+        { class: 'span-bar-track', 'aria-hidden': 'true' },
+        h('span', {
+          class: `span-bar${span.error ? ' span-bar-error' : ''}`,
+          style: `margin-left:${left.toFixed(2)}%;width:${width.toFixed(2)}%`,
+        }),
+      ),
     ),
     span.error ? h('p', { class: 'span-error' }, `Error: ${span.error}`) : null,
-    node.children.length ? h('ul', { role: 'group' }, node.children.map((c) => spanItem(c, totalMs))) : null,
+    node.children.length
+      ? h(
+          'ul',
+          { role: 'group' },
+          node.children.map((c) => spanItem(c, totalMs)),
+        )
+      : null,
   );
 }
 
@@ -78,21 +130,39 @@ function evaluationsView(evaluations: Evaluation[], turns: Turn[]): HTMLElement 
 /** `#/sessions/{id}`: the session, its turns, its spans as a tree with timings, its evaluations with reasons. */
 export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
   const session = await ctx.api.getSession(id);
-  const [turns, spans, evaluations] = await Promise.all([ctx.api.sessionTurns(id), ctx.api.sessionSpans(id), ctx.api.sessionEvaluations(id)]);
+  const [turns, spans, evaluations] = await Promise.all([
+    ctx.api.sessionTurns(id),
+    ctx.api.sessionSpans(id),
+    ctx.api.sessionEvaluations(id),
+  ]);
   turns.sort((a, b) => a.index - b.index);
   const tree = spanTree(spans);
   ctx.show(
     `Session ${session.id}`,
     sessionFacts(session),
-    h('section', { 'aria-labelledby': 'turns-h' }, h('h2', { id: 'turns-h' }, `Turns (${turns.length})`), turnsView(turns)),
+    h(
+      'section',
+      { 'aria-labelledby': 'turns-h' },
+      h('h2', { id: 'turns-h' }, `Turns (${turns.length})`),
+      turnsView(turns),
+    ),
     h(
       'section',
       { 'aria-labelledby': 'spans-h' },
       h('h2', { id: 'spans-h' }, `Spans (${spans.length})`),
       spans.length
-        ? h('ul', { class: 'span-tree', 'data-testid': 'span-tree', 'aria-labelledby': 'spans-h' }, tree.roots.map((n) => spanItem(n, tree.totalMs)))
+        ? h(
+            'ul',
+            { class: 'span-tree', 'data-testid': 'span-tree', 'aria-labelledby': 'spans-h' },
+            tree.roots.map((n) => spanItem(n, tree.totalMs)),
+          )
         : h('p', { 'data-state': 'empty' }, 'No span recorded.'),
     ),
-    h('section', { 'aria-labelledby': 'evaluations-h' }, h('h2', { id: 'evaluations-h' }, `Evaluations (${evaluations.length})`), evaluationsView(evaluations, turns)),
+    h(
+      'section',
+      { 'aria-labelledby': 'evaluations-h' },
+      h('h2', { id: 'evaluations-h' }, `Evaluations (${evaluations.length})`),
+      evaluationsView(evaluations, turns),
+    ),
   );
 }

@@ -14,7 +14,15 @@ import type { ApiKeyRecord, Organization } from './organization.js';
 export type CreatedApiKey = ApiKeyRecord & { key: string };
 
 function keyRecord(orgId: string, userId: string, role: Role, name: string, generated: GeneratedKey): ApiKeyRecord {
-  return { id: newId('apiKey'), organizationId: orgId, userId, role, name, last4: generated.last4, createdAt: nowIso() };
+  return {
+    id: newId('apiKey'),
+    organizationId: orgId,
+    userId,
+    role,
+    name,
+    last4: generated.last4,
+    createdAt: nowIso(),
+  };
 }
 
 export async function createApiKey(auth: AuthContext, name: string): Promise<CreatedApiKey> {
@@ -29,7 +37,10 @@ export async function getApiKey(auth: AuthContext, id: string): Promise<ApiKeyRe
   return getRecord<ApiKeyRecord>(apiKeyEntity, auth.organizationId, id, { includeDeleted: true });
 }
 
-export async function listApiKeys(auth: AuthContext, query: ListQuery & { includeRevoked?: boolean }): Promise<Page<ApiKeyRecord>> {
+export async function listApiKeys(
+  auth: AuthContext,
+  query: ListQuery & { includeRevoked?: boolean },
+): Promise<Page<ApiKeyRecord>> {
   const records = query.includeRevoked
     ? await listAllKeys(auth.organizationId)
     : await listOrgRecords<ApiKeyRecord>(apiKeyEntity, auth.organizationId);
@@ -42,7 +53,10 @@ async function listAllKeys(orgId: string): Promise<ApiKeyRecord[]> {
   return items.map((i) => toRecord<ApiKeyRecord>(i));
 }
 
-export async function revokeApiKey(auth: AuthContext, id: string): Promise<{ id: string; revokedAt: string; deletedAt: string }> {
+export async function revokeApiKey(
+  auth: AuthContext,
+  id: string,
+): Promise<{ id: string; revokedAt: string; deletedAt: string }> {
   const current = await getRecord<ApiKeyRecord>(apiKeyEntity, auth.organizationId, id);
   const hash = await keyHashOf(auth.organizationId, current.id);
   if (!hash) await throwMissing(apiKeyEntity, auth.organizationId, id);
@@ -70,7 +84,13 @@ export async function createOrganizationWithKey(input: {
     monthlyCredits: input.monthlyCredits,
     createdAt: nowIso(),
   };
-  const record = keyRecord(organization.id, newId('user'), input.admin ? 'ADMIN' : 'MEMBER', `${input.name} first key`, generated);
+  const record = keyRecord(
+    organization.id,
+    newId('user'),
+    input.admin ? 'ADMIN' : 'MEMBER',
+    `${input.name} first key`,
+    generated,
+  );
   await insertApiKey(record, generated, organization);
   return { organization, apiKey: { ...record, key: generated.key } };
 }

@@ -17,7 +17,10 @@ export function getEndpointConnection(auth: AuthContext, id: string): Promise<En
   return getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id, { includeDeleted: true });
 }
 
-export async function listEndpointConnections(auth: AuthContext, query: EndpointConnectionListQuery): Promise<Page<EndpointConnection>> {
+export async function listEndpointConnections(
+  auth: AuthContext,
+  query: EndpointConnectionListQuery,
+): Promise<Page<EndpointConnection>> {
   const records = query.productIds
     ? await listProductRecords<EndpointConnection>(endpointConnectionEntity, auth.organizationId, query.productIds)
     : await listOrgRecords<EndpointConnection>(endpointConnectionEntity, auth.organizationId);
@@ -34,13 +37,21 @@ export async function listEndpointConnections(auth: AuthContext, query: Endpoint
 }
 
 /** A connection a live version uses cannot be deleted or change type (409 naming the version). */
-export async function assertNotReferenced(auth: AuthContext, connection: EndpointConnection, action: string): Promise<void> {
+export async function assertNotReferenced(
+  auth: AuthContext,
+  connection: EndpointConnection,
+  action: string,
+): Promise<void> {
   const versions = await listProductRecords<Version>(versionEntity, auth.organizationId, [connection.productId]);
   const user = versions.find((v) => CONNECTION_REFS.some(([field]) => v[field] === connection.id));
-  if (user) throw new ConflictError(`cannot ${action} endpoint connection ${connection.id}: version ${user.id} uses it`);
+  if (user)
+    throw new ConflictError(`cannot ${action} endpoint connection ${connection.id}: version ${user.id} uses it`);
 }
 
-export async function deleteEndpointConnection(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
+export async function deleteEndpointConnection(
+  auth: AuthContext,
+  id: string,
+): Promise<{ id: string; deletedAt: string }> {
   const current = await getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id);
   await assertNotReferenced(auth, current, 'delete');
   const deletedAt = nowIso();

@@ -3,7 +3,12 @@ import { JSONPath } from 'jsonpath-plus';
 import { ValidationError } from '../../http/errors.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
 export { checkUrl } from './url-rules.js';
-import type { AuthType, BackoffStrategy, EndpointConnection, EndpointSecrets } from '../../schemas/endpoint-connections.js';
+import type {
+  AuthType,
+  BackoffStrategy,
+  EndpointConnection,
+  EndpointSecrets,
+} from '../../schemas/endpoint-connections.js';
 
 /** Pure rules of an endpoint connection (service-interface.md, Endpoint connection table). */
 
@@ -26,7 +31,10 @@ export function checkInputTemplate(template: string): void {
     // Compiling parses the whole template: a syntax error anywhere is reported here.
     new nunjucks.Template(template, nunjucksEnv, undefined, true);
   } catch (error) {
-    const detail = String((error as Error).message ?? error).replace(/\s+/g, ' ').trim().slice(0, 300);
+    const detail = String((error as Error).message ?? error)
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 300);
     throw new ValidationError(`inputTemplate is not a valid Nunjucks template: ${detail}`);
   }
   if (!PLACEHOLDER.test(template)) {
@@ -45,11 +53,16 @@ const MAX_HEADER_NAME = 256;
 export function checkHeaders(headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name)) {
-      throw new ValidationError(`headers: ${JSON.stringify(name)} is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`);
+      throw new ValidationError(
+        `headers: ${JSON.stringify(name)} is not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_\`|~)`,
+      );
     }
-    if (name.length > MAX_HEADER_NAME) throw new ValidationError(`headers: a header name must have at most ${MAX_HEADER_NAME} characters`);
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw new ValidationError(`headers.${name} is not allowed (it is set by the HTTP client)`);
-    if (UNSAFE_VALUE.test(value)) throw new ValidationError(`headers.${name} must not contain CR, LF or NUL characters`);
+    if (name.length > MAX_HEADER_NAME)
+      throw new ValidationError(`headers: a header name must have at most ${MAX_HEADER_NAME} characters`);
+    if (RESERVED_HEADERS.has(name.toLowerCase()))
+      throw new ValidationError(`headers.${name} is not allowed (it is set by the HTTP client)`);
+    if (UNSAFE_VALUE.test(value))
+      throw new ValidationError(`headers.${name} must not contain CR, LF or NUL characters`);
   }
 }
 
@@ -60,7 +73,8 @@ export function checkOutputMapping(mapping: Record<string, string>): void {
     throw new ValidationError("outputMapping must contain the key 'output'");
   }
   for (const [name, expression] of Object.entries(mapping)) {
-    if (name.length > MAX_OUTPUT_NAME) throw new ValidationError(`outputMapping: a key must have at most ${MAX_OUTPUT_NAME} characters`);
+    if (name.length > MAX_OUTPUT_NAME)
+      throw new ValidationError(`outputMapping: a key must have at most ${MAX_OUTPUT_NAME} characters`);
     if (!isJsonPath(expression)) {
       throw new ValidationError(`outputMapping.${name} is not a valid JSONPath expression: ${expression}`);
     }

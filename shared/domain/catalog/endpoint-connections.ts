@@ -51,7 +51,10 @@ function secretsItem(orgId: string, id: string, secrets: EndpointSecrets): Trans
   };
 }
 
-export async function createEndpointConnection(auth: AuthContext, input: EndpointConnectionCreate): Promise<EndpointConnection> {
+export async function createEndpointConnection(
+  auth: AuthContext,
+  input: EndpointConnectionCreate,
+): Promise<EndpointConnection> {
   await requireLiveProduct(auth, input.productId);
   const retryEnabled = input.retryEnabled ?? false;
   const secrets: EndpointSecrets = { authToken: input.authToken ?? undefined, password: input.password ?? undefined };
@@ -117,7 +120,11 @@ const PLAIN_FIELDS = [
  * a value replaces, null clears, omitted keeps; a secret the new authType does not use is dropped.
  * The merged connection must satisfy every rule.
  */
-export async function updateEndpointConnection(auth: AuthContext, id: string, body: EndpointConnectionUpdate): Promise<EndpointConnection> {
+export async function updateEndpointConnection(
+  auth: AuthContext,
+  id: string,
+  body: EndpointConnectionUpdate,
+): Promise<EndpointConnection> {
   rejectImmutable(body, ['productId']);
   const current = await getRecord<EndpointConnection>(endpointConnectionEntity, auth.organizationId, id);
   const stored = await loadSecrets(auth.organizationId, id);
@@ -126,7 +133,8 @@ export async function updateEndpointConnection(auth: AuthContext, id: string, bo
   for (const field of PLAIN_FIELDS) if (body[field] !== undefined) assign[field] = body[field];
   if (body.timeout !== undefined) next.timeout = capTimeout(body.timeout);
   if (body.retryMaxDelayMs !== undefined) next.retryMaxDelayMs = capRetryMaxDelay(body.retryMaxDelayMs);
-  if (body.retryEnabled === true && body.retryMaxAttempts === undefined && next.retryMaxAttempts < 1) next.retryMaxAttempts = RETRY_DEFAULTS.enabledAttempts;
+  if (body.retryEnabled === true && body.retryMaxAttempts === undefined && next.retryMaxAttempts < 1)
+    next.retryMaxAttempts = RETRY_DEFAULTS.enabledAttempts;
 
   const secrets: EndpointSecrets = {
     authToken: body.authToken === undefined ? stored.authToken : (body.authToken ?? undefined),
@@ -151,10 +159,22 @@ export async function updateEndpointConnection(auth: AuthContext, id: string, bo
   }
   const secretsChanged = secrets.authToken !== stored.authToken || secrets.password !== stored.password;
   if (Object.keys(set).length === 0 && !secretsChanged) return current;
-  const items: TransactItem[] = [{ Update: updateItem(endpointConnectionEntity, auth.organizationId, id, { ...set, hasAuthToken: next.hasAuthToken, hasPassword: next.hasPassword }) }];
+  const items: TransactItem[] = [
+    {
+      Update: updateItem(endpointConnectionEntity, auth.organizationId, id, {
+        ...set,
+        hasAuthToken: next.hasAuthToken,
+        hasPassword: next.hasPassword,
+      }),
+    },
+  ];
   if (secretsChanged) items.push(secretsItem(auth.organizationId, id, secrets));
   await transact(items);
   return next;
 }
 
-export { deleteEndpointConnection, getEndpointConnection, listEndpointConnections } from './endpoint-connection-reads.js';
+export {
+  deleteEndpointConnection,
+  getEndpointConnection,
+  listEndpointConnections,
+} from './endpoint-connection-reads.js';

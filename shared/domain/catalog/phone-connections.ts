@@ -10,14 +10,19 @@ import {
   updateRecord,
 } from '../../db/catalog.js';
 import { NotFoundError } from '../../http/errors.js';
-import type { BatchIds, PhoneConnection, PhoneConnectionCreate, PhoneConnectionListQuery, PhoneConnectionUpdate } from '../../schemas/phone-connections.js';
+import type {
+  BatchIds,
+  PhoneConnection,
+  PhoneConnectionCreate,
+  PhoneConnectionListQuery,
+  PhoneConnectionUpdate,
+} from '../../schemas/phone-connections.js';
 import { newId, nowIso } from '../common/ids.js';
 import { patchOf, rejectImmutable } from '../common/immutable.js';
 import { anyOf, applyList, type Page } from '../common/list.js';
 import { requireLiveProduct } from './product-refs.js';
 import { phoneConnectionEntity } from '../common/entities.js';
 import { productLiveCheck } from './products.js';
-
 
 export async function createPhoneConnection(auth: AuthContext, input: PhoneConnectionCreate): Promise<PhoneConnection> {
   await requireLiveProduct(auth, input.productId);
@@ -38,7 +43,10 @@ export function getPhoneConnection(auth: AuthContext, id: string): Promise<Phone
   return getRecord<PhoneConnection>(phoneConnectionEntity, auth.organizationId, id, { includeDeleted: true });
 }
 
-export async function listPhoneConnections(auth: AuthContext, query: PhoneConnectionListQuery): Promise<Page<PhoneConnection>> {
+export async function listPhoneConnections(
+  auth: AuthContext,
+  query: PhoneConnectionListQuery,
+): Promise<Page<PhoneConnection>> {
   const records = query.productIds
     ? await listProductRecords<PhoneConnection>(phoneConnectionEntity, auth.organizationId, query.productIds)
     : await listOrgRecords<PhoneConnection>(phoneConnectionEntity, auth.organizationId);
@@ -48,14 +56,21 @@ export async function listPhoneConnections(auth: AuthContext, query: PhoneConnec
   });
 }
 
-export async function updatePhoneConnection(auth: AuthContext, id: string, body: PhoneConnectionUpdate): Promise<PhoneConnection> {
+export async function updatePhoneConnection(
+  auth: AuthContext,
+  id: string,
+  body: PhoneConnectionUpdate,
+): Promise<PhoneConnection> {
   rejectImmutable(body, ['productId']);
   const { set } = patchOf(body, ['name', 'phoneNumber', 'agentSpeaksFirst']);
   return updateRecord<PhoneConnection>(phoneConnectionEntity, auth.organizationId, id, set);
 }
 
 /** Soft-deletes every listed connection in one transaction, or none: 404/403 name the first bad id. */
-export async function deletePhoneConnections(auth: AuthContext, body: BatchIds): Promise<{ ids: string[]; deletedAt: string }> {
+export async function deletePhoneConnections(
+  auth: AuthContext,
+  body: BatchIds,
+): Promise<{ ids: string[]; deletedAt: string }> {
   await getLiveRecords<PhoneConnection>(phoneConnectionEntity, auth.organizationId, body.ids);
   const deletedAt = nowIso();
   await transact(

@@ -44,7 +44,14 @@ export async function listProducts(auth: AuthContext, query: ProductListQuery): 
 }
 
 export function updateProduct(auth: AuthContext, id: string, body: ProductUpdate): Promise<Product> {
-  const { set } = patchOf(body, ['name', 'description', 'capabilities', 'inabilities', 'securityBoundaries', 'policies']);
+  const { set } = patchOf(body, [
+    'name',
+    'description',
+    'capabilities',
+    'inabilities',
+    'securityBoundaries',
+    'policies',
+  ]);
   return updateRecord<Product>(productEntity, auth.organizationId, id, set);
 }
 
@@ -61,9 +68,15 @@ export async function deleteProduct(auth: AuthContext, id: string): Promise<{ id
   const deletedAt = nowIso();
   const groups: TransactItem[][] = [];
   for (const child of productChildren) {
-    const records = await listProductRecords<CatalogRecord & Record<string, unknown>>(child.entity, auth.organizationId, [id]);
+    const records = await listProductRecords<CatalogRecord & Record<string, unknown>>(
+      child.entity,
+      auth.organizationId,
+      [id],
+    );
     for (const r of records) {
-      const update: TransactItem = { Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }, child.removeOnDelete ?? []) };
+      const update: TransactItem = {
+        Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }, child.removeOnDelete ?? []),
+      };
       const extras = (await child.onDelete?.(r)) ?? [];
       if (extras.length < MAX_ITEMS) {
         groups.push([update, ...extras]);

@@ -3,14 +3,18 @@ import { ValidationError } from '../../http/errors.js';
 import { checkAddress, privateNetworksAllowed } from '../runs/caller/guard.js';
 
 /** An absolute http(s) URL without credentials whose literal address the network guard accepts. */
-export function checkUrl(url: string, credentialsRule = 'url must not carry credentials; use authType and its fields'): void {
+export function checkUrl(
+  url: string,
+  credentialsRule = 'url must not carry credentials; use authType and its fields',
+): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new ValidationError('url must be an absolute http or https URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError('url must be an absolute http or https URL');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ValidationError('url must be an absolute http or https URL');
   if (parsed.username || parsed.password) throw new ValidationError(credentialsRule);
   // A literal address the network guard would refuse is caught now rather than at every call
   // (DESIGN.md §10); names are resolved and checked at call time. The URL parser has already

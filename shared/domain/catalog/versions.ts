@@ -1,5 +1,13 @@
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
+import {
+  createRecord,
+  getRecord,
+  listOrgRecords,
+  listProductRecords,
+  transact,
+  updateItem,
+  type TransactItem,
+} from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
@@ -27,7 +35,11 @@ type RefField = (typeof CONNECTION_REFS)[number][0];
  * Checks that each given connection id names a live connection of the same product with the
  * matching type; returns ConditionChecks that keep it so while the write commits.
  */
-async function checkConnectionRefs(auth: AuthContext, productId: string, refs: Partial<Record<RefField, string | null>>): Promise<TransactItem[]> {
+async function checkConnectionRefs(
+  auth: AuthContext,
+  productId: string,
+  refs: Partial<Record<RefField, string | null>>,
+): Promise<TransactItem[]> {
   const checks: TransactItem[] = [];
   for (const [field, type] of CONNECTION_REFS) {
     const id = refs[field];
@@ -39,7 +51,8 @@ async function checkConnectionRefs(auth: AuthContext, productId: string, refs: P
       'endpoint connection',
     );
     if (connection.productId !== productId) throw new ValidationError(`${field} ${id} belongs to another product`);
-    if (connection.type !== type) throw new ValidationError(`${field} must name a ${type} endpoint connection, not ${connection.type}`);
+    if (connection.type !== type)
+      throw new ValidationError(`${field} must name a ${type} endpoint connection, not ${connection.type}`);
     checks.push({
       ConditionCheck: {
         TableName: tableName,
@@ -78,7 +91,11 @@ export async function createVersion(auth: AuthContext, input: VersionCreate): Pr
     finalizationEndpointConnectionId: input.finalizationEndpointConnectionId ?? null,
     createdAt: nowIso(),
   };
-  const extra = [nameGuard(version.productId, version.name, version.id), productLiveCheck(auth.organizationId, version.productId), ...checks];
+  const extra = [
+    nameGuard(version.productId, version.name, version.id),
+    productLiveCheck(auth.organizationId, version.productId),
+    ...checks,
+  ];
   try {
     return await createRecord(versionEntity, version, extra);
   } catch (error) {
@@ -89,7 +106,8 @@ export async function createVersion(auth: AuthContext, input: VersionCreate): Pr
 
 async function explainConflict(productId: string, name: string, ownId: string): Promise<void> {
   const holder = await versionIdHoldingName(productId, name);
-  if (holder !== undefined && holder !== ownId) throw new ConflictError(`a version named '${name}' already exists in product ${productId}`);
+  if (holder !== undefined && holder !== ownId)
+    throw new ConflictError(`a version named '${name}' already exists in product ${productId}`);
 }
 
 export function getVersion(auth: AuthContext, id: string): Promise<Version> {

@@ -7,7 +7,8 @@ import { ValidationError } from '../../http/errors.js';
  * these, so every request date goes through here; a leap second reads as the last millisecond of
  * its minute (`…T23:59:59.999Z`).
  */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 /** Milliseconds since the epoch of an RFC 3339 date-time; a ValidationError naming `field` otherwise. */
 export function parseDateTime(value: string, field = 'date'): number {

@@ -39,6 +39,9 @@ export const productChildren: {
   {
     entity: specificationEntity,
     // Links of a deleted specification go with it.
-    onDelete: async (r) => (await listSpecLinks(r.organizationId, r.id)).map((l) => linkDelete(r.organizationId, l.metricId, l.specificationId)),
+    onDelete: async (r) =>
+      (await listSpecLinks(r.organizationId, r.id)).map((l) =>
+        linkDelete(r.organizationId, l.metricId, l.specificationId),
+      ),
   },
 ];

@@ -8,7 +8,10 @@ export function rejectImmutable(body: Record<string, unknown>, fields: readonly 
 }
 
 /** Splits a PATCH body into attributes to set and (nullable) attributes to clear. */
-export function patchOf(body: Record<string, unknown>, fields: readonly string[]): { set: Record<string, unknown>; remove: string[] } {
+export function patchOf(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+): { set: Record<string, unknown>; remove: string[] } {
   const set: Record<string, unknown> = {};
   const remove: string[] = [];
   for (const field of fields) {

@@ -40,14 +40,21 @@ export function anyOf<T>(values: readonly unknown[] | undefined, get: (r: T) => 
 }
 
 /** Keeps records where any of `get(r)` is one of `values`. */
-export function intersects<T>(values: readonly unknown[] | undefined, get: (r: T) => readonly unknown[] | undefined): ((r: T) => boolean)[] {
+export function intersects<T>(
+  values: readonly unknown[] | undefined,
+  get: (r: T) => readonly unknown[] | undefined,
+): ((r: T) => boolean)[] {
   if (!values) return [];
   const set = new Set(values);
   return [(r: T) => (get(r) ?? []).some((v) => set.has(v))];
 }
 
 /** Parses `sort=field:dir` entries against the sortable fields; default `createdAt:desc`. */
-export function parseSort(sort: string[] | undefined, sortable: readonly string[], fallback: string[] = ['createdAt:desc']): { field: string; dir: 1 | -1 }[] {
+export function parseSort(
+  sort: string[] | undefined,
+  sortable: readonly string[],
+  fallback: string[] = ['createdAt:desc'],
+): { field: string; dir: 1 | -1 }[] {
   const entries = sort && sort.length > 0 ? sort : fallback;
   return entries.map((entry) => {
     const [field, dir] = entry.split(':') as [string, string];
@@ -71,11 +78,16 @@ function compareValues(a: unknown, b: unknown): number {
  * Filters, sorts and pages records already read from one partition or index. The total counts
  * every match, before limit and offset. Ties are broken by id, so pages are stable.
  */
-export function applyList<T extends { id: string; createdAt: string; name?: string }>(records: T[], query: ListQuery, spec: ListSpec<T>): Page<T> {
+export function applyList<T extends { id: string; createdAt: string; name?: string }>(
+  records: T[],
+  query: ListQuery,
+  spec: ListSpec<T>,
+): Page<T> {
   const sortKeys = parseSort(query.sort, spec.sortable, spec.defaultSort);
   const from = query.fromCreatedAt ? parseDateTime(query.fromCreatedAt, 'fromCreatedAt') : undefined;
   const to = query.toCreatedAt ? parseDateTime(query.toCreatedAt, 'toCreatedAt') : undefined;
-  if (from !== undefined && to !== undefined && from > to) throw new ValidationError('fromCreatedAt must not be after toCreatedAt');
+  if (from !== undefined && to !== undefined && from > to)
+    throw new ValidationError('fromCreatedAt must not be after toCreatedAt');
   const filters: ((r: T) => boolean)[] = [
     ...anyOf<T>(query.ids, (r) => r.id),
     ...anyOf<T>(query.names, (r) => r.name),

@@ -42,7 +42,9 @@ const CHUNK_SEPARATOR = '\n\n';
 function subjectOf(target: CheckTarget, params: Record<string, unknown>): Subject {
   const value = params[target];
   if (target === 'retrieval_context') {
-    const chunks = (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).map((c) => (typeof c === 'string' ? c : JSON.stringify(c)));
+    const chunks = (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).map((c) =>
+      typeof c === 'string' ? c : JSON.stringify(c),
+    );
     const normal = chunks.map((c) => c.normalize('NFC'));
     const starts: number[] = [];
     let at = 0;
@@ -62,7 +64,12 @@ function subjectOf(target: CheckTarget, params: Record<string, unknown>): Subjec
  * which is kept as it is; final sigma is read as σ.
  */
 export function foldCase(text: string): string {
-  const lower = text.includes('\u0130') ? text.split('\u0130').map((part) => part.toLowerCase()).join('\u0130') : text.toLowerCase();
+  const lower = text.includes('\u0130')
+    ? text
+        .split('\u0130')
+        .map((part) => part.toLowerCase())
+        .join('\u0130')
+    : text.toLowerCase();
   return lower.replace(/ς/g, 'σ');
 }
 
@@ -81,7 +88,8 @@ const where = (s: Subject, at: number) => {
 const around = (s: Subject, at: number, length: number) => excerptAt(s.text, at, 20, length);
 const quote = (value: string) => shortJson(value, 60);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const searched = (s: Subject, caseSensitive: boolean) => ` (${plural(charCount(s.text), 'character')} searched${caseSensitive ? '' : ', ignoring case'})`;
+const searched = (s: Subject, caseSensitive: boolean) =>
+  ` (${plural(charCount(s.text), 'character')} searched${caseSensitive ? '' : ', ignoring case'})`;
 
 /** The first offset of `value` in the subject's text, or −1. */
 function find(s: Subject, value: string, caseSensitive: boolean): number {
@@ -94,13 +102,19 @@ function find(s: Subject, value: string, caseSensitive: boolean): number {
 function containsFinding(s: Subject, value: string, cs: boolean): Finding {
   const at = find(s, value, cs);
   if (at < 0) return { score: 0, detail: `${quote(value)} not found in ${s.target}${searched(s, cs)}` };
-  return { score: 1, detail: `found ${quote(value)} in ${where(s, at)}: ${around(s, at, value.normalize('NFC').length)}` };
+  return {
+    score: 1,
+    detail: `found ${quote(value)} in ${where(s, at)}: ${around(s, at, value.normalize('NFC').length)}`,
+  };
 }
 
 function notContainsFinding(s: Subject, value: string, cs: boolean): Finding {
   const at = find(s, value, cs);
   if (at < 0) return { score: 1, detail: `${quote(value)} does not appear in ${s.target}${searched(s, cs)}` };
-  return { score: 0, detail: `found the forbidden ${quote(value)} in ${where(s, at)}: ${around(s, at, value.normalize('NFC').length)}` };
+  return {
+    score: 0,
+    detail: `found the forbidden ${quote(value)} in ${where(s, at)}: ${around(s, at, value.normalize('NFC').length)}`,
+  };
 }
 
 function equalsFinding(s: Subject, value: string, cs: boolean): Finding {
@@ -139,11 +153,28 @@ function valuesFinding(s: Subject, values: string[], cs: boolean, all: boolean):
   };
   const n = values.length;
   if (all) {
-    if (missing.length === 0) return { score: 1, detail: `${n === 1 ? 'the value appears' : `all ${n} values appear`} in ${s.target}: ${listOf(found.map(item), 4)}` };
-    return { score: 0, detail: `${missing.length} of ${plural(n, 'value')} missing from ${s.target}${searched(s, cs)}: ${listOf(missing.map((h) => quote(h.v)), 5)}` };
+    if (missing.length === 0)
+      return {
+        score: 1,
+        detail: `${n === 1 ? 'the value appears' : `all ${n} values appear`} in ${s.target}: ${listOf(found.map(item), 4)}`,
+      };
+    return {
+      score: 0,
+      detail: `${missing.length} of ${plural(n, 'value')} missing from ${s.target}${searched(s, cs)}: ${listOf(
+        missing.map((h) => quote(h.v)),
+        5,
+      )}`,
+    };
   }
-  if (found.length > 0) return { score: 1, detail: `found ${found.length} of ${plural(n, 'value')} in ${s.target}: ${listOf(found.map(item), 4)}` };
-  return { score: 0, detail: `none of the ${plural(n, 'value')} appears in ${s.target}${searched(s, cs)}: ${listOf(values.map(quote), 5)}` };
+  if (found.length > 0)
+    return {
+      score: 1,
+      detail: `found ${found.length} of ${plural(n, 'value')} in ${s.target}: ${listOf(found.map(item), 4)}`,
+    };
+  return {
+    score: 0,
+    detail: `none of the ${plural(n, 'value')} appears in ${s.target}${searched(s, cs)}: ${listOf(values.map(quote), 5)}`,
+  };
 }
 
 function regexFinding(s: Subject, pattern: RegExp): Finding {
@@ -165,7 +196,10 @@ function jsonSchemaFinding(s: Subject, validate: ValidateFunction): Finding {
   if (!e) return { score: 0, detail: `${s.target} does not match the schema` };
   const extra = (e.params as { additionalProperty?: string }).additionalProperty;
   const at = e.instancePath ? `at ${JSON.stringify(maskSensitive(e.instancePath))}` : 'at the top level';
-  return { score: 0, detail: `${s.target} does not match the schema ${at}: ${e.message ?? 'invalid'}${extra === undefined ? '' : ` (${quote(extra)})`}` };
+  return {
+    score: 0,
+    detail: `${s.target} does not match the schema ${at}: ${e.message ?? 'invalid'}${extra === undefined ? '' : ` (${quote(extra)})`}`,
+  };
 }
 
 function lengthFinding(s: Subject, min: number | undefined, max: number | undefined): Finding {
@@ -173,7 +207,12 @@ function lengthFinding(s: Subject, min: number | undefined, max: number | undefi
   const has = `${s.target} has ${plural(n, 'character')}`;
   if (min !== undefined && n < min) return { score: 0, detail: `${has}, fewer than the minimum ${min}` };
   if (max !== undefined && n > max) return { score: 0, detail: `${has}, more than the maximum ${max}` };
-  const range = min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+  const range =
+    min !== undefined && max !== undefined
+      ? `${min} to ${max}`
+      : min !== undefined
+        ? `at least ${min}`
+        : `at most ${max}`;
   return { score: 1, detail: `${has} (allowed: ${range})` };
 }
 
@@ -273,8 +312,15 @@ let warm = false;
 function warmUp(): void {
   if (warm) return;
   warm = true;
-  const sample = { actual_output: 'Écrivez à jane.doe@example.com ou au +1 415-555-0134, réf. ΟΔΟΣ 4111 1111 1111 1111' };
-  for (const check of [{ type: 'contains', value: 'ΟΔΟΣ', caseSensitive: false }, { type: 'equals', value: 'x' }, { type: 'regex', value: '\\p{L}+' }, { type: 'length', min: 1 }] as Check[]) {
+  const sample = {
+    actual_output: 'Écrivez à jane.doe@example.com ou au +1 415-555-0134, réf. ΟΔΟΣ 4111 1111 1111 1111',
+  };
+  for (const check of [
+    { type: 'contains', value: 'ΟΔΟΣ', caseSensitive: false },
+    { type: 'equals', value: 'x' },
+    { type: 'regex', value: '\\p{L}+' },
+    { type: 'length', min: 1 },
+  ] as Check[]) {
     withinTimeBudget(() => prepare(check)(sample), 10_000);
   }
 }
@@ -323,13 +369,21 @@ export function withinTimeBudget<T>(work: () => T, ms: number): { done: true; va
  * with the metric's name. Throws MetricInputError (the evaluation FAILS) when the target is
  * missing or the time budget runs out.
  */
-export function scoreCheck(name: string, check: Check, params: Record<string, unknown>, budgetMs = CHECK_TIME_BUDGET_MS): MetricResult {
+export function scoreCheck(
+  name: string,
+  check: Check,
+  params: Record<string, unknown>,
+  budgetMs = CHECK_TIME_BUDGET_MS,
+): MetricResult {
   warmUp();
   const find = prepare(check);
   const outcome = withinTimeBudget(() => {
     const f = find(params);
     return { score: f.score, reason: capReason(`${name}: ${f.detail}`) };
   }, budgetMs);
-  if (!outcome.done) throw new MetricInputError(`the check was stopped: it took longer than its ${budgetMs} ms time budget on ${targetOf(check)}`);
+  if (!outcome.done)
+    throw new MetricInputError(
+      `the check was stopped: it took longer than its ${budgetMs} ms time budget on ${targetOf(check)}`,
+    );
   return outcome.value;
 }

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listOrgRecords } from '../../db/catalog.js';
 import { getSession } from '../../db/sessions.js';
-import type { Metric, } from '../../schemas/metrics.js';
+import type { Metric } from '../../schemas/metrics.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import type { TestRecord } from '../../schemas/tests.js';
 import { specificationEntity, testEntity } from '../common/entities.js';
@@ -33,13 +33,18 @@ export function compatibilityEntries(
   testContext: { test: TestRecord; specs: StoredSpecification[] } | undefined,
 ): CompatibilityEntry[] {
   const sameProductSpecsOfType = new Set(
-    testContext ? testContext.specs.filter((s) => s.productId === testContext.test.productId && s.testType === testContext.test.type).map((s) => s.id) : [],
+    testContext
+      ? testContext.specs
+          .filter((s) => s.productId === testContext.test.productId && s.testType === testContext.test.type)
+          .map((s) => s.id)
+      : [],
   );
   const entries = metrics.map((m): CompatibilityEntry => {
     const missing = missingParams(src, m.evaluationParams);
     let relevance: Relevance = 'none';
     if (testContext) {
-      if (testContext.test.specificationId && m.specificationIds.includes(testContext.test.specificationId)) relevance = 'linked';
+      if (testContext.test.specificationId && m.specificationIds.includes(testContext.test.specificationId))
+        relevance = 'linked';
       else if (m.specificationIds.some((id) => sameProductSpecsOfType.has(id))) relevance = 'matching';
     }
     return {
@@ -62,7 +67,11 @@ export function compatibilityEntries(
 }
 
 /** GET /sessions/{id}/metricCompatibility: candidates are the caller's and predefined metrics, live and not legacy. */
-export async function metricCompatibility(auth: AuthContext, sessionId: string, limit = 100): Promise<CompatibilityEntry[]> {
+export async function metricCompatibility(
+  auth: AuthContext,
+  sessionId: string,
+  limit = 100,
+): Promise<CompatibilityEntry[]> {
   const session = await getSession(auth.organizationId, sessionId);
   const [src, metrics] = await Promise.all([loadSources(session), visibleMetrics(auth.organizationId)]);
   let testContext: { test: TestRecord; specs: StoredSpecification[] } | undefined;

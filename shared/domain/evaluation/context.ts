@@ -24,14 +24,22 @@ export interface Availability {
   reason?: string;
 }
 
-const nonEmpty = (v: unknown) => (typeof v === 'string' ? v.trim().length > 0 : Array.isArray(v) ? v.length > 0 : v !== null && v !== undefined);
+const nonEmpty = (v: unknown) =>
+  typeof v === 'string' ? v.trim().length > 0 : Array.isArray(v) ? v.length > 0 : v !== null && v !== undefined;
 
 /** Whether the evaluation must produce new output (no turn yet), and what the connection can give then. */
 function newOutputAvailability(src: EvaluationSources, param: EvaluationParam, mapped: string): Availability {
   const c = src.conversationConnection;
-  if (!c) return { available: false, reason: `${param}: the session has no turns and its version has no conversation endpoint connection to produce them` };
+  if (!c)
+    return {
+      available: false,
+      reason: `${param}: the session has no turns and its version has no conversation endpoint connection to produce them`,
+    };
   if (!Object.prototype.hasOwnProperty.call(c.outputMapping, mapped)) {
-    return { available: false, reason: `${param}: the session has no turns and the conversation endpoint connection does not map ${mapped}` };
+    return {
+      available: false,
+      reason: `${param}: the session has no turns and the conversation endpoint connection does not map ${mapped}`,
+    };
   }
   return { available: true };
 }
@@ -53,20 +61,29 @@ export function availabilityOf(src: EvaluationSources, param: EvaluationParam): 
     case 'input':
       if (turns.some((t) => nonEmpty(t.input))) return { available: true };
       if (testCase && nonEmpty(testCase.input)) return { available: true };
-      return { available: false, reason: hasTurns ? 'input: no turn has an input' : 'input: the session has no turns and no test case input' };
+      return {
+        available: false,
+        reason: hasTurns ? 'input: no turn has an input' : 'input: the session has no turns and no test case input',
+      };
     case 'actual_output':
       if (!hasTurns) return newOutputAvailability(src, param, 'output');
-      return turns.some((t) => t.output !== null) ? { available: true } : { available: false, reason: 'actual_output: no turn has an output' };
+      return turns.some((t) => t.output !== null)
+        ? { available: true }
+        : { available: false, reason: 'actual_output: no turn has an output' };
     case 'conversation_turns':
       if (!hasTurns) return newOutputAvailability(src, param, 'output');
       return { available: true };
     case 'retrieval_context':
       if (!hasTurns) return newOutputAvailability(src, param, 'retrieval_context');
-      return turns.some((t) => t.retrievalContext.length > 0) ? { available: true } : { available: false, reason: 'retrieval_context: no turn has retrieval context' };
+      return turns.some((t) => t.retrievalContext.length > 0)
+        ? { available: true }
+        : { available: false, reason: 'retrieval_context: no turn has retrieval context' };
     case 'traces':
     case 'tools_used':
       if (!hasTurns) return newOutputAvailability(src, param, 'traces');
-      return spans.length > 0 ? { available: true } : { available: false, reason: `${param}: the session has no spans` };
+      return spans.length > 0
+        ? { available: true }
+        : { available: false, reason: `${param}: the session has no spans` };
     case 'context':
       if (nonEmpty(session.context) || (testCase && nonEmpty(testCase.context))) return { available: true };
       return { available: false, reason: 'context: neither the session nor its test case has a context' };
@@ -95,7 +112,10 @@ export function availabilityOf(src: EvaluationSources, param: EvaluationParam): 
 
 /** The missing parameters of a metric and why, in the metric's order. */
 export function missingParams(src: EvaluationSources, params: readonly EvaluationParam[]): string[] {
-  return params.map((p) => availabilityOf(src, p)).filter((a) => !a.available).map((a) => a.reason!);
+  return params
+    .map((p) => availabilityOf(src, p))
+    .filter((a) => !a.available)
+    .map((a) => a.reason!);
 }
 
 export interface SpanNode {
@@ -111,8 +131,19 @@ export interface SpanNode {
 /** The span tree (parents by parentTraceId), ordered by start time. */
 export function spanTree(spans: Span[]): SpanNode[] {
   const nodes = new Map<string, SpanNode>();
-  const sorted = [...spans].sort((a, b) => String(a.startTime ?? a.createdAt).localeCompare(String(b.startTime ?? b.createdAt)));
-  for (const s of sorted) nodes.set(s.id, { id: s.id, name: s.name, type: s.type, input: s.inputData, output: s.outputData, error: s.error, children: [] });
+  const sorted = [...spans].sort((a, b) =>
+    String(a.startTime ?? a.createdAt).localeCompare(String(b.startTime ?? b.createdAt)),
+  );
+  for (const s of sorted)
+    nodes.set(s.id, {
+      id: s.id,
+      name: s.name,
+      type: s.type,
+      input: s.inputData,
+      output: s.outputData,
+      error: s.error,
+      children: [],
+    });
   const roots: SpanNode[] = [];
   for (const s of sorted) {
     const node = nodes.get(s.id)!;
@@ -127,17 +158,28 @@ export function spanTree(spans: Span[]): SpanNode[] {
  * The values of every parameter for one evaluation: of one turn when `turnId` is given, else of
  * the whole session (inputs and outputs joined in turn order).
  */
-export function parameterValues(src: EvaluationSources, turnId?: string | null): Partial<Record<EvaluationParam, unknown>> {
+export function parameterValues(
+  src: EvaluationSources,
+  turnId?: string | null,
+): Partial<Record<EvaluationParam, unknown>> {
   const turns = turnId ? src.turns.filter((t) => t.id === turnId) : src.turns;
   const spans = turnId ? src.spans.filter((s) => s.inferenceResultId === turnId) : src.spans;
   const tc = src.testCase;
   const join = (xs: (string | null)[]) => xs.filter((x): x is string => x !== null && x !== '').join('\n\n');
   const contextValue = src.session.context ?? (tc?.context ? { value: tc.context } : null);
   const values: Partial<Record<EvaluationParam, unknown>> = {
-    input: turns.length ? join(turns.map((t) => t.input)) : typeof tc?.input === 'string' ? tc.input : (tc?.input ?? undefined),
+    input: turns.length
+      ? join(turns.map((t) => t.input))
+      : typeof tc?.input === 'string'
+        ? tc.input
+        : (tc?.input ?? undefined),
     actual_output: turns.length && turns.some((t) => t.output !== null) ? join(turns.map((t) => t.output)) : undefined,
     expected_output: tc?.expectedOutput ?? undefined,
-    context: contextValue ? (typeof contextValue.value === 'string' && Object.keys(contextValue).length === 1 ? contextValue.value : contextValue) : undefined,
+    context: contextValue
+      ? typeof contextValue.value === 'string' && Object.keys(contextValue).length === 1
+        ? contextValue.value
+        : contextValue
+      : undefined,
     retrieval_context: turns.flatMap((t) => t.retrievalContext),
     traces: spanTree(spans),
     tools_used: spans.filter((s) => s.type === 'TOOL').map((s) => s.name),

@@ -4,7 +4,19 @@
  * missing, and where (personal data and secret-looking values masked, at most ~500 characters);
  * or throws MetricInputError (the evaluation then FAILS with that message).
  */
-import { capReason, charCount, charNumberAt, excerpt, findPii, listOf, maskSensitive, maskValue, notJsonBecause, num, shortJson } from './reason-text.js';
+import {
+  capReason,
+  charCount,
+  charNumberAt,
+  excerpt,
+  findPii,
+  listOf,
+  maskSensitive,
+  maskValue,
+  notJsonBecause,
+  num,
+  shortJson,
+} from './reason-text.js';
 
 export { luhnValid } from './reason-text.js';
 
@@ -58,11 +70,16 @@ function similarityFinding(output: string, expected: string): { score: number; d
   const longest = Math.max(out.length, exp.length);
   if (longest === 0) return { score: 1, detail: 'actual_output and expected_output are both empty', where: '' };
   const distance = levenshtein(output, expected);
-  if (distance === 0) return { score: 1, detail: `actual_output equals expected_output, ${longest} characters`, where: '' };
+  if (distance === 0)
+    return { score: 1, detail: `actual_output equals expected_output, ${longest} characters`, where: '' };
   let first = 0;
   while (first < out.length && first < exp.length && out[first] === exp[first]) first++;
   const where = `; first difference at character ${first + 1}: expected ${excerpt(exp.join(''), first)}, got ${excerpt(out.join(''), first)}`;
-  return { score: 1 - distance / longest, detail: `Levenshtein distance ${distance} over ${longest} characters`, where };
+  return {
+    score: 1 - distance / longest,
+    detail: `Levenshtein distance ${distance} over ${longest} characters`,
+    where,
+  };
 }
 
 function textSimilarityFinding(output: string, expected: string): Finding {
@@ -73,7 +90,10 @@ function textSimilarityFinding(output: string, expected: string): Finding {
 function textMatchFinding(output: string, expected: string): Finding {
   const f = similarityFinding(output, expected);
   const matched = f.score > 0.85;
-  return { score: matched ? 1 : 0, detail: `similarity ${num(f.score)} ${matched ? '>' : '≤'} 0.85 (${f.detail})${f.where}` };
+  return {
+    score: matched ? 1 : 0,
+    detail: `similarity ${num(f.score)} ${matched ? '>' : '≤'} 0.85 (${f.detail})${f.where}`,
+  };
 }
 
 function parseJson(text: string, what: string): unknown {
@@ -85,7 +105,8 @@ function parseJson(text: string, what: string): unknown {
 }
 
 function asObject(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new MetricInputError(`${what} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new MetricInputError(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -102,16 +123,26 @@ interface Difference {
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 /** `path.key`, or `path["odd key"]` when the key is not an identifier. */
-export const member = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}${path ? '.' : ''}${key}` : `${path}[${JSON.stringify(key)}]`);
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+export const member = (path: string, key: string) =>
+  /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}${path ? '.' : ''}${key}` : `${path}[${JSON.stringify(key)}]`;
+const typeName = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /** The first place where `got` differs from `expected` (the rules of deepEqual), or undefined. */
-function firstDifference(got: unknown, expected: unknown, path: string, normalise?: (s: string) => string): Difference | undefined {
+function firstDifference(
+  got: unknown,
+  expected: unknown,
+  path: string,
+  normalise?: (s: string) => string,
+): Difference | undefined {
   const plain = (): Difference => ({ path, what: `expected ${shortJson(expected)}, got ${shortJson(got)}` });
-  if (typeof got === 'string' && typeof expected === 'string') return (normalise ? normalise(got) === normalise(expected) : got === expected) ? undefined : plain();
-  if (typeof got !== typeof expected || got === null || expected === null) return got === expected ? undefined : plain();
+  if (typeof got === 'string' && typeof expected === 'string')
+    return (normalise ? normalise(got) === normalise(expected) : got === expected) ? undefined : plain();
+  if (typeof got !== typeof expected || got === null || expected === null)
+    return got === expected ? undefined : plain();
   if (Array.isArray(got) || Array.isArray(expected)) {
-    if (!Array.isArray(got) || !Array.isArray(expected)) return { path, what: `expected ${typeName(expected)}, got ${typeName(got)}` };
+    if (!Array.isArray(got) || !Array.isArray(expected))
+      return { path, what: `expected ${typeName(expected)}, got ${typeName(got)}` };
     if (got.length !== expected.length) return { path, what: `expected ${expected.length} items, got ${got.length}` };
     for (let i = 0; i < expected.length; i++) {
       const d = firstDifference(got[i], expected[i], `${path}[${i}]`, normalise);
@@ -135,7 +166,11 @@ function firstDifference(got: unknown, expected: unknown, path: string, normalis
 
 /** Case- and accent-insensitive form of a string. */
 export function foldCaseAndAccents(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}+/gu, '').toLocaleLowerCase('en').normalize('NFC');
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLocaleLowerCase('en')
+    .normalize('NFC');
 }
 
 function jsonFieldFinding(output: string, expected: string, normalised: boolean): Finding {
@@ -152,13 +187,22 @@ function jsonFieldFinding(output: string, expected: string, normalised: boolean)
       continue;
     }
     const d = firstDifference(out[k], exp[k], member('', k), normalised ? foldCaseAndAccents : undefined);
-    if (d) differing.push(d.path === member('', k) ? `${name} (${d.what})` : `${name} (at ${maskSensitive(d.path)}: ${d.what})`);
+    if (d)
+      differing.push(
+        d.path === member('', k) ? `${name} (${d.what})` : `${name} (at ${maskSensitive(d.path)}: ${d.what})`,
+      );
   }
   const score = 1 - differing.length / keys.length;
   if (differing.length === 0) {
-    return { score, detail: `${keys.length === 1 ? `the expected key ${maskSensitive(JSON.stringify(keys[0]))} matches` : `all ${keys.length} expected keys match`}${how}` };
+    return {
+      score,
+      detail: `${keys.length === 1 ? `the expected key ${maskSensitive(JSON.stringify(keys[0]))} matches` : `all ${keys.length} expected keys match`}${how}`,
+    };
   }
-  return { score, detail: `${differing.length} of ${keys.length} expected ${keys.length === 1 ? 'key differs' : 'keys differ'}: ${listOf(differing, 4)}${how}` };
+  return {
+    score,
+    detail: `${differing.length} of ${keys.length} expected ${keys.length === 1 ? 'key differs' : 'keys differ'}: ${listOf(differing, 4)}${how}`,
+  };
 }
 
 /** 1 − share of the expected object's top-level keys whose values differ in the output; `{}` expected → 1. */
@@ -170,11 +214,15 @@ type Box = [number, number, number, number];
 
 function boxesOf(text: string, what: string): Box[] {
   const value = parseJson(text, what);
-  const isBox = (v: unknown): v is Box => Array.isArray(v) && v.length === 4 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
+  const isBox = (v: unknown): v is Box =>
+    Array.isArray(v) && v.length === 4 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
   const list = isBox(value) ? [value] : Array.isArray(value) && value.every(isBox) ? (value as Box[]) : undefined;
   if (!list) throw new MetricInputError(`${what} must be a box [x1, y1, x2, y2] or a list of boxes`);
   list.forEach(([x1, y1, x2, y2], i) => {
-    if (x2 < x1 || y2 < y1) throw new MetricInputError(`${what} has a box with x2 < x1 or y2 < y1 (box ${i + 1}: ${JSON.stringify(list[i])})`);
+    if (x2 < x1 || y2 < y1)
+      throw new MetricInputError(
+        `${what} has a box with x2 < x1 or y2 < y1 (box ${i + 1}: ${JSON.stringify(list[i])})`,
+      );
   });
   return list;
 }
@@ -199,9 +247,13 @@ function bestBoxes(output: string, expected: string): { best: number; pair: stri
       if (at === undefined || v > best) [best, at] = [v, [i, j]];
     }),
   );
-  const label = (list: Box[], i: number, what: string) => `${what}${list.length > 1 ? ` box ${i + 1}` : ''} ${JSON.stringify(list[i])}`;
+  const label = (list: Box[], i: number, what: string) =>
+    `${what}${list.length > 1 ? ` box ${i + 1}` : ''} ${JSON.stringify(list[i])}`;
   const counts = outs.length > 1 || exps.length > 1 ? `; ${outs.length} actual and ${exps.length} expected boxes` : '';
-  const pair = best > 0 ? `${label(outs, at![0], 'actual_output')} and ${label(exps, at![1], 'expected_output')}` : `no actual_output box overlaps ${exps.length > 1 ? 'an expected_output box' : 'the expected_output box'}`;
+  const pair =
+    best > 0
+      ? `${label(outs, at![0], 'actual_output')} and ${label(exps, at![1], 'expected_output')}`
+      : `no actual_output box overlaps ${exps.length > 1 ? 'an expected_output box' : 'the expected_output box'}`;
   return { best, pair, counts };
 }
 
@@ -227,7 +279,10 @@ function spatialMatchFinding(output: string, expected: string): Finding {
 
 /** Tool names compare trimmed, case-insensitive, with spaces and hyphens read as underscores. */
 export function normaliseToolName(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 export function toolCorrectness(used: string[], expected: string[]): number {
@@ -243,14 +298,25 @@ function toolFinding(used: string[], expected: string[]): Finding {
   };
   const a = byName(used);
   const b = byName(expected);
-  const names = (list: string[]) => listOf(list.map((t) => shortJson(t)), 5);
+  const names = (list: string[]) =>
+    listOf(
+      list.map((t) => shortJson(t)),
+      5,
+    );
   const missing = [...b].filter(([k]) => !a.has(k)).map(([, t]) => t);
   const unexpected = [...a].filter(([k]) => !b.has(k)).map(([, t]) => t);
   if (missing.length === 0 && unexpected.length === 0) {
-    return { score: 1, detail: b.size === 0 ? 'no tool expected and none used' : `used exactly the expected tools: ${names([...b.values()])}` };
+    return {
+      score: 1,
+      detail:
+        b.size === 0 ? 'no tool expected and none used' : `used exactly the expected tools: ${names([...b.values()])}`,
+    };
   }
   const parts = [];
-  if (missing.length) parts.push(`missing tool${missing.length > 1 ? 's' : ''} ${names(missing)}${a.size === 0 ? ' (no tool was used)' : ''}`);
+  if (missing.length)
+    parts.push(
+      `missing tool${missing.length > 1 ? 's' : ''} ${names(missing)}${a.size === 0 ? ' (no tool was used)' : ''}`,
+    );
   if (unexpected.length) parts.push(`unexpected tool${unexpected.length > 1 ? 's' : ''} ${names(unexpected)}`);
   return { score: 0, detail: parts.join('; ') };
 }
@@ -302,7 +368,8 @@ function bleuParts(output: string, expected: string): BleuParts {
     return { matched, total };
   });
   const brevityPenalty = cand.length > ref.length ? 1 : Math.exp(1 - ref.length / cand.length);
-  if (precisions.some((p) => p.total === 0 || p.matched === 0)) return { score: 0, precisions, brevityPenalty, cand, ref };
+  if (precisions.some((p) => p.total === 0 || p.matched === 0))
+    return { score: 0, precisions, brevityPenalty, cand, ref };
   const logSum = precisions.reduce((s, p) => s + 0.25 * Math.log(p.matched / p.total), 0);
   return { score: brevityPenalty * Math.exp(logSum), precisions, brevityPenalty, cand, ref };
 }
@@ -335,7 +402,8 @@ function lcs(a: string[], b: string[]): number {
   let prev = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
     const cur = [0];
-    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
     prev = cur;
   }
   return prev[b.length]!;
@@ -344,15 +412,23 @@ function lcs(a: string[], b: string[]): number {
 function rougeFinding(output: string, expected: string): Finding {
   const cand = tokens(output);
   const ref = tokens(expected);
-  if (cand.length === 0 && ref.length === 0) return { score: 1, detail: '1 (actual_output and expected_output both have no words)' };
+  if (cand.length === 0 && ref.length === 0)
+    return { score: 1, detail: '1 (actual_output and expected_output both have no words)' };
   if (cand.length === 0) return { score: 0, detail: '0 (actual_output has no words)' };
   if (ref.length === 0) return { score: 0, detail: '0 (expected_output has no words)' };
   const l = lcs(cand, ref);
-  if (l === 0) return { score: 0, detail: `0 (no word in common: ${cand.length} words against ${ref.length} in expected_output)${missingWords(cand, ref)}` };
+  if (l === 0)
+    return {
+      score: 0,
+      detail: `0 (no word in common: ${cand.length} words against ${ref.length} in expected_output)${missingWords(cand, ref)}`,
+    };
   const p = l / cand.length;
   const r = l / ref.length;
   const score = (2 * p * r) / (p + r);
-  return { score, detail: `${num(score)} (longest common word subsequence ${l}; precision ${l}/${cand.length}, recall ${l}/${ref.length})${missingWords(cand, ref)}` };
+  return {
+    score,
+    detail: `${num(score)} (longest common word subsequence ${l}; precision ${l}/${cand.length}, recall ${l}/${ref.length})${missingWords(cand, ref)}`,
+  };
 }
 
 /** ROUGE-L F1 on words (Lin, 2004): P = LCS/|candidate|, R = LCS/|reference|, F = 2PR/(P+R). */
@@ -362,7 +438,8 @@ export function rougeL(output: string, expected: string): number {
 
 /** Whether a text parses as JSON, and what it is; `what` names the text (a check may read another parameter). */
 export function isJsonFinding(output: string, what = 'actual_output'): Finding {
-  if (output.trim() === '') return { score: 0, detail: `${what} is not JSON: it is ${output === '' ? 'empty' : 'only whitespace'}` };
+  if (output.trim() === '')
+    return { score: 0, detail: `${what} is not JSON: it is ${output === '' ? 'empty' : 'only whitespace'}` };
   let value: unknown;
   try {
     value = JSON.parse(output);
@@ -387,7 +464,8 @@ export function isJson(output: string): number {
 function nonEmptyFinding(output: string): Finding {
   if (output === '') return { score: 0, detail: 'actual_output is empty' };
   const n = charCount(output);
-  if (output.trim() === '') return { score: 0, detail: `actual_output is only whitespace (${n} character${n === 1 ? '' : 's'})` };
+  if (output.trim() === '')
+    return { score: 0, detail: `actual_output is only whitespace (${n} character${n === 1 ? '' : 's'})` };
   return { score: 1, detail: `actual_output has ${n} character${n === 1 ? '' : 's'}` };
 }
 
@@ -401,11 +479,18 @@ export function hasCardNumber(text: string): boolean {
 
 function noPiiFinding(output: string): Finding {
   const found = findPii(output);
-  if (found.length === 0) return { score: 1, detail: 'no e-mail address, phone number or card number in actual_output' };
+  if (found.length === 0)
+    return { score: 1, detail: 'no e-mail address, phone number or card number in actual_output' };
   const one = (m: (typeof found)[number], inWhat: string) =>
     `${m.kind === 'e-mail address' ? 'an' : 'a'} ${m.kind}${inWhat} at character ${charNumberAt(output, m.start)} (${JSON.stringify(maskValue(output.slice(m.start, m.end)))})`;
   if (found.length === 1) return { score: 0, detail: `found ${one(found[0]!, ' in actual_output')}` };
-  return { score: 0, detail: `found ${found.length} pieces of personal data in actual_output: ${listOf(found.map((m) => one(m, '')), 3)}` };
+  return {
+    score: 0,
+    detail: `found ${found.length} pieces of personal data in actual_output: ${listOf(
+      found.map((m) => one(m, '')),
+      3,
+    )}`,
+  };
 }
 
 /** 1 when the output holds no e-mail address, phone number or Luhn-valid card number. */
@@ -434,7 +519,8 @@ const FINDERS: Record<string, (p: Params) => Finding> = {
   json_field_match_normalized: (p) => jsonFieldFinding(output(p), expectedOutput(p), true),
   iou: (p) => iouFinding(output(p), expectedOutput(p)),
   spatial_match: (p) => spatialMatchFinding(output(p), expectedOutput(p)),
-  tool_correctness: (p) => toolFinding(asList(p.tools_used ?? [], 'tools_used'), asList(p.expected_tools, 'expected_tools')),
+  tool_correctness: (p) =>
+    toolFinding(asList(p.tools_used ?? [], 'tools_used'), asList(p.expected_tools, 'expected_tools')),
   bleu: (p) => bleuFinding(output(p), expectedOutput(p)),
   rouge: (p) => rougeFinding(output(p), expectedOutput(p)),
   is_json: (p) => isJsonFinding(output(p)),

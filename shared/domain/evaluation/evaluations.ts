@@ -2,10 +2,24 @@ import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { getVisibleMetric } from '../../db/metrics.js';
-import { evaluationItem, findByOwnId, getEvaluationItem, getSession, listEvaluations, requeueFailedEvaluation } from '../../db/sessions.js';
+import {
+  evaluationItem,
+  findByOwnId,
+  getEvaluationItem,
+  getSession,
+  listEvaluations,
+  requeueFailedEvaluation,
+} from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
-import type { Evaluation, EvaluationCreate, EvaluationListQuery, EvaluationUpdate, Session, Turn } from '../../schemas/sessions.js';
+import type {
+  Evaluation,
+  EvaluationCreate,
+  EvaluationListQuery,
+  EvaluationUpdate,
+  Session,
+  Turn,
+} from '../../schemas/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
 import { clock } from '../common/clock.js';
 import { missingParams } from './context.js';
@@ -80,7 +94,8 @@ export async function createEvaluations(auth: AuthContext, input: EvaluationCrea
   const session = await sessionFor(auth, input.sessionId);
   if (input.inferenceResultId) {
     const turn = await findByOwnId<Turn>(input.inferenceResultId);
-    if (!turn || turn.sessionId !== session.id) throw new ValidationError(`inferenceResultId ${input.inferenceResultId} is not a turn of session ${session.id}`);
+    if (!turn || turn.sessionId !== session.id)
+      throw new ValidationError(`inferenceResultId ${input.inferenceResultId} is not a turn of session ${session.id}`);
   }
   const metrics = [];
   for (const id of input.metricIds) metrics.push(await metricFor(auth, id));
@@ -105,15 +120,22 @@ export async function createEvaluations(auth: AuthContext, input: EvaluationCrea
       if (!given) throw new ValidationError(`scores must hold a score for metric ${m.id} (source SELF_HOSTED)`);
       return { ...base, score: given.score, reason: given.reason ?? null, evaluatedAt: now };
     }
-    if (scores.has(m.id)) throw new ValidationError(`scores: metric ${m.id} is not SELF_HOSTED; the platform scores it`);
+    if (scores.has(m.id))
+      throw new ValidationError(`scores: metric ${m.id} is not SELF_HOSTED; the platform scores it`);
     const missing = missingParams(src, m.evaluationParams);
     if (missing.length) return { ...base, status: 'SKIPPED', error: `missing ${missing.join('; ')}`, evaluatedAt: now };
     return base;
   });
-  const items: TransactItem[] = evaluations.map((e) => ({ Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' } }));
+  const items: TransactItem[] = evaluations.map((e) => ({
+    Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
   items.push(...testActivityUpdate(session, '_hasEvaluations'));
   await transact(items);
-  await enqueue(evaluations.filter((e) => e.status === 'PENDING').map((e) => ({ kind: 'evaluation' as const, sessionId: e.sessionId, evaluationId: e.id })));
+  await enqueue(
+    evaluations
+      .filter((e) => e.status === 'PENDING')
+      .map((e) => ({ kind: 'evaluation' as const, sessionId: e.sessionId, evaluationId: e.id })),
+  );
   return evaluations;
 }
 
@@ -133,14 +155,19 @@ async function withMetricNames(orgId: string, evaluations: Evaluation[]): Promis
       if (!(error instanceof NotFoundError || error instanceof ForbiddenError)) throw error;
     }
   }
-  return evaluations.map((e) => (typeof e.metricName === 'string' || !names.has(e.metricId) ? e : { ...e, metricName: names.get(e.metricId)! }));
+  return evaluations.map((e) =>
+    typeof e.metricName === 'string' || !names.has(e.metricId) ? e : { ...e, metricName: names.get(e.metricId)! },
+  );
 }
 
 export async function getEvaluation(auth: AuthContext, id: string): Promise<Evaluation> {
   const evaluation = await findByOwnId<Evaluation>(id);
   if (!evaluation || !id.startsWith('eval_')) throw new NotFoundError(`evaluation ${id} not found`);
-  if (evaluation.organizationId !== auth.organizationId) throw new ForbiddenError(`evaluation ${id} belongs to another organization`);
-  const [full] = await withMetricNames(auth.organizationId, [(await getEvaluationItem(evaluation.sessionId, id)) ?? evaluation]);
+  if (evaluation.organizationId !== auth.organizationId)
+    throw new ForbiddenError(`evaluation ${id} belongs to another organization`);
+  const [full] = await withMetricNames(auth.organizationId, [
+    (await getEvaluationItem(evaluation.sessionId, id)) ?? evaluation,
+  ]);
   return full!;
 }
 
@@ -156,7 +183,10 @@ export async function listEvaluationsOf(auth: AuthContext, query: EvaluationList
     .filter((e) => (!metricIds || metricIds.has(e.metricId)) && (!statuses || statuses.has(e.status)))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   const offset = query.offset ?? 0;
-  return { items: await withMetricNames(auth.organizationId, kept.slice(offset, offset + (query.limit ?? 100))), total: kept.length };
+  return {
+    items: await withMetricNames(auth.organizationId, kept.slice(offset, offset + (query.limit ?? 100))),
+    total: kept.length,
+  };
 }
 
 /** PATCH /evaluations/{id}: a human score for a HUMAN_EVALUATION evaluation. */
@@ -166,7 +196,15 @@ export async function scoreByHuman(auth: AuthContext, id: string, body: Evaluati
     throw new ValidationError(`evaluation ${id} does not take a human score (status ${current.status})`);
   }
   const now = clock.now().toISOString();
-  const updated: Evaluation = { ...current, status: 'SUCCESS', humanScore: body.humanScore, humanReason: body.humanReason ?? null, score: body.humanScore, reason: body.humanReason ?? null, evaluatedAt: now };
+  const updated: Evaluation = {
+    ...current,
+    status: 'SUCCESS',
+    humanScore: body.humanScore,
+    humanReason: body.humanReason ?? null,
+    score: body.humanScore,
+    reason: body.humanReason ?? null,
+    evaluatedAt: now,
+  };
   await transact([
     {
       Put: {
@@ -181,11 +219,11 @@ export async function scoreByHuman(auth: AuthContext, id: string, body: Evaluati
   return updated;
 }
 
-
 /** POST /evaluations/{id}/retry: only a FAILED evaluation goes back to the queue (409 otherwise). */
 export async function retryEvaluation(auth: AuthContext, id: string): Promise<Evaluation> {
   const current = await getEvaluation(auth, id);
-  if (current.status !== 'FAILED') throw new ConflictError(`evaluation ${id} is ${current.status}; only FAILED evaluations can be retried`);
+  if (current.status !== 'FAILED')
+    throw new ConflictError(`evaluation ${id} is ${current.status}; only FAILED evaluations can be retried`);
   const reset = await resetForRetry(current);
   await enqueue([{ kind: 'evaluation', sessionId: reset.sessionId, evaluationId: reset.id }]);
   return reset;
@@ -193,6 +231,14 @@ export async function retryEvaluation(auth: AuthContext, id: string): Promise<Ev
 
 /** POST /evaluations/{id}/retry: a FAILED evaluation goes back to PENDING (and to the queue). */
 export async function resetForRetry(evaluation: Evaluation): Promise<Evaluation> {
-  const reset: Evaluation = { ...evaluation, status: 'PENDING', error: null, score: null, reason: null, evaluatedAt: null, creditsUsed: 0 };
+  const reset: Evaluation = {
+    ...evaluation,
+    status: 'PENDING',
+    error: null,
+    score: null,
+    reason: null,
+    evaluatedAt: null,
+    creditsUsed: 0,
+  };
   return requeueFailedEvaluation(reset);
 }

@@ -19,18 +19,27 @@ import { buildJudgeMessages } from './judge-prompt.js';
 import { cycleOf } from '../accounts/organization.js';
 import { countMetric, METRIC } from '../../observability/metrics.js';
 
-export type Outcome = { status: 'SUCCESS'; score: number; reason: string } | { status: 'FAILED' | 'SKIPPED'; error: string };
+export type Outcome =
+  | { status: 'SUCCESS'; score: number; reason: string }
+  | { status: 'FAILED' | 'SKIPPED'; error: string };
 
 /**
  * Scores one evaluation (no I/O beyond the judge): deterministic metrics in code, the rest by the
  * judge through the one LLM client (its credits are the caller's ledger, see runEvaluation).
  */
-export async function score(metric: StoredMetric, src: EvaluationSources, turnId: string | null, judge: { organizationId: string; model: string | undefined }): Promise<Outcome> {
+export async function score(
+  metric: StoredMetric,
+  src: EvaluationSources,
+  turnId: string | null,
+  judge: { organizationId: string; model: string | undefined },
+): Promise<Outcome> {
   const values = parameterValues(src, turnId);
   if (metric.source === 'DETERMINISTIC') {
     // An organization's own deterministic metric is its check (DESIGN.md §15); a predefined one is code, by name.
     const check = metric.check;
-    const fn = check ? (p: Record<string, unknown>) => scoreCheck(metric.name, check, p) : DETERMINISTIC_METRICS[metric.name];
+    const fn = check
+      ? (p: Record<string, unknown>) => scoreCheck(metric.name, check, p)
+      : DETERMINISTIC_METRICS[metric.name];
     if (!fn) return { status: 'FAILED', error: `no implementation for deterministic metric ${metric.name}` };
     try {
       const result = fn(values as Record<string, unknown>);
@@ -43,13 +52,22 @@ export async function score(metric: StoredMetric, src: EvaluationSources, turnId
   if (!AI_JUDGED_SOURCES.includes(metric.source) || !metric.judgePrompt) {
     return { status: 'FAILED', error: `metric ${metric.id} (source ${metric.source}) is not scored by the platform` };
   }
-  const answer = await askJudge(judge.organizationId, judge.model ?? metric.evaluatorModelName ?? '', buildJudgeMessages({ ...metric, judgePrompt: metric.judgePrompt }, values));
-  return answer.ok ? { status: 'SUCCESS', score: answer.value.score, reason: answer.value.reason } : { status: 'FAILED', error: answer.error };
+  const answer = await askJudge(
+    judge.organizationId,
+    judge.model ?? metric.evaluatorModelName ?? '',
+    buildJudgeMessages({ ...metric, judgePrompt: metric.judgePrompt }, values),
+  );
+  return answer.ok
+    ? { status: 'SUCCESS', score: answer.value.score, reason: answer.value.reason }
+    : { status: 'FAILED', error: answer.error };
 }
 
 /** What one evaluation costs, and against which spend items (the organization's, and its monitor's). */
 async function chargeOf(metric: StoredMetric) {
-  const model = metric.source === 'DETERMINISTIC' || !metric.evaluatorModelName ? undefined : await getModel(metric.evaluatorModelName);
+  const model =
+    metric.source === 'DETERMINISTIC' || !metric.evaluatorModelName
+      ? undefined
+      : await getModel(metric.evaluatorModelName);
   const credits = metric.source === 'DETERMINISTIC' ? 0 : (model?.creditsPerEvaluation ?? 1);
   return { credits, model };
 }
@@ -71,18 +89,31 @@ function ledgerOf(evaluation: Evaluation, now: Date) {
  * does not report as a FAILED answer): it ends FAILED naming the cause, its reserved credits are
  * released, and a monitor counts it as a failed attempt, as any FAILED result. Already settled: as it is.
  */
-export async function abandonEvaluation(sessionId: string, evaluationId: string, cause: string): Promise<Evaluation | undefined> {
+export async function abandonEvaluation(
+  sessionId: string,
+  evaluationId: string,
+  cause: string,
+): Promise<Evaluation | undefined> {
   const evaluation = await getEvaluationItem(sessionId, evaluationId);
   if (!evaluation || evaluation.status !== 'PENDING') return evaluation;
   const { reserved, orgKey, cycle } = ledgerOf(evaluation, clock.now());
-  const monitor = reserved && evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
-  return finish(evaluation, { status: 'FAILED', error: `scoring stopped: ${cause}` }, reserved ?? 0, reserved ? { orgKey, monitorKey: monitor?.key } : undefined);
+  const monitor =
+    reserved && evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
+  return finish(
+    evaluation,
+    { status: 'FAILED', error: `scoring stopped: ${cause}` },
+    reserved ?? 0,
+    reserved ? { orgKey, monitorKey: monitor?.key } : undefined,
+  );
 }
 
 /** Extra items and outcome handling contributed by monitors (set by the monitor engine). */
 export interface EvaluationExtensions {
   /** The monitor's spend item and cap, when the evaluation belongs to a monitor. */
-  monitorLimit?: (evaluation: Evaluation, cycle: string) => Promise<{ key: { pk: string; sk: string }; cap: number | null } | undefined>;
+  monitorLimit?: (
+    evaluation: Evaluation,
+    cycle: string,
+  ) => Promise<{ key: { pk: string; sk: string }; cap: number | null } | undefined>;
   /** Items written in the same transaction as a SUCCESS or FAILED result (a monitor's score and attempt records). */
   onSettled?: (evaluation: Evaluation) => Promise<TransactItem[]>;
   /** Called when credits could not be reserved. */
@@ -121,7 +152,13 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
       ...(monitor ? [reserveItem(monitor.key, credits, monitor.cap)] : []),
     ];
     try {
-      await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new AlreadyHandled() : codes.some((c) => c === 'ConditionalCheckFailed') ? new NoCredits(codes[1] === 'ConditionalCheckFailed' ? 'organization' : 'monitor') : undefined));
+      await transact(items, (codes) =>
+        codes[0] === 'ConditionalCheckFailed'
+          ? new AlreadyHandled()
+          : codes.some((c) => c === 'ConditionalCheckFailed')
+            ? new NoCredits(codes[1] === 'ConditionalCheckFailed' ? 'organization' : 'monitor')
+            : undefined,
+      );
     } catch (error) {
       if (error instanceof AlreadyHandled) return getEvaluationItem(sessionId, evaluationId);
       if (error instanceof NoCredits) {
@@ -138,7 +175,10 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   }
   const session = await getSession(evaluation.organizationId, sessionId, { includeDeleted: true });
   const src = await loadSources(session);
-  const outcome = await score(metric, src, evaluation.inferenceResultId, { organizationId: evaluation.organizationId, model: model?.providerModelId });
+  const outcome = await score(metric, src, evaluation.inferenceResultId, {
+    organizationId: evaluation.organizationId,
+    model: model?.providerModelId,
+  });
   const charged = (evaluation as Reservation).reservedCredits ?? 0;
   return finish(evaluation, outcome, charged, charged > 0 ? { orgKey, monitorKey: monitor?.key } : undefined);
 }
@@ -146,7 +186,11 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
 class AlreadyHandled extends Error {}
 class NoCredits extends Error {
   constructor(who: 'organization' | 'monitor') {
-    super(who === 'organization' ? 'no credits available: the organization has used its monthly credits' : "no credits available: the monitor's monthly credit cap is reached");
+    super(
+      who === 'organization'
+        ? 'no credits available: the organization has used its monthly credits'
+        : "no credits available: the monitor's monthly credit cap is reached",
+    );
   }
 }
 
@@ -184,7 +228,8 @@ async function finish(
     items.push(move(ledger.orgKey, credits));
     if (ledger.monitorKey) items.push(move(ledger.monitorKey, credits));
   }
-  if (outcome.status !== 'SKIPPED' && done.monitorId) items.push(...((await evaluationExtensions.onSettled?.(done)) ?? []));
+  if (outcome.status !== 'SKIPPED' && done.monitorId)
+    items.push(...((await evaluationExtensions.onSettled?.(done)) ?? []));
   try {
     await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new AlreadyHandled() : undefined));
   } catch (error) {
@@ -197,4 +242,3 @@ async function finish(
   if (ledger && done.creditsUsed > 0) countMetric(METRIC.CreditsCharged, done.creditsUsed);
   return done;
 }
-

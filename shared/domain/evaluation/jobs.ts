@@ -19,8 +19,16 @@ export function processEvaluationBatch(event: SQSEvent): Promise<SQSBatchRespons
       job.kind === 'evaluation'
         ? { sessionId: job.sessionId, evaluationId: job.evaluationId }
         : { monitorId: job.monitorId, sessionId: job.sessionId },
-    run: (job) => (job.kind === 'evaluation' ? runEvaluation(job.sessionId, job.evaluationId).then(() => undefined) : processMonitorJob(job.monitorId, job.sessionId)),
-    giveUp: (job, error) => (job.kind === 'evaluation' ? abandonEvaluation(job.sessionId, job.evaluationId, failedEveryReceive('the evaluation', error)).then(() => undefined) : Promise.reject(error)),
+    run: (job) =>
+      job.kind === 'evaluation'
+        ? runEvaluation(job.sessionId, job.evaluationId).then(() => undefined)
+        : processMonitorJob(job.monitorId, job.sessionId),
+    giveUp: (job, error) =>
+      job.kind === 'evaluation'
+        ? abandonEvaluation(job.sessionId, job.evaluationId, failedEveryReceive('the evaluation', error)).then(
+            () => undefined,
+          )
+        : Promise.reject(error),
     sequential: true,
   });
 }

@@ -25,7 +25,10 @@ export function renderValue(value: unknown): string {
   return text.replace(/<<</g, '‹‹‹').replace(/>>>/g, '›››');
 }
 
-export function parameterBlock(params: readonly EvaluationParam[], values: Partial<Record<EvaluationParam, unknown>>): string {
+export function parameterBlock(
+  params: readonly EvaluationParam[],
+  values: Partial<Record<EvaluationParam, unknown>>,
+): string {
   return params.map((p) => `<<<BEGIN ${p}>>>\n${renderValue(values[p] ?? '')}\n<<<END ${p}>>>`).join('\n\n');
 }
 

@@ -47,9 +47,11 @@ const overlaps = (a: TextMatch, b: TextMatch) => a.start < b.end && b.start < a.
  */
 export function findPii(text: string): TextMatch<PiiKind>[] {
   const found: TextMatch<PiiKind>[] = [];
-  for (const m of text.matchAll(EMAIL)) found.push({ kind: 'e-mail address', start: m.index, end: m.index + m[0].length });
+  for (const m of text.matchAll(EMAIL))
+    found.push({ kind: 'e-mail address', start: m.index, end: m.index + m[0].length });
   for (const m of text.matchAll(CARD)) {
-    if (luhnValid(m[0].replace(/[ -]/g, ''))) found.push({ kind: 'card number', start: m.index, end: m.index + m[0].length });
+    if (luhnValid(m[0].replace(/[ -]/g, '')))
+      found.push({ kind: 'card number', start: m.index, end: m.index + m[0].length });
   }
   for (const m of text.matchAll(PHONE)) {
     const match: TextMatch<PiiKind> = { kind: 'phone number', start: m.index, end: m.index + m[0].length };

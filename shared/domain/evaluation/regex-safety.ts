@@ -19,13 +19,20 @@ export const FLAT_UNBOUNDED_MAX = 3;
 export function flatness(pattern: string, unicode = true): { flat: boolean; unbounded: number } | undefined {
   let root: AstNode<{ lookbehind: true; namedGroups: true; unicodePropertyEscape: true }>;
   try {
-    root = regjsparser.parse(pattern, unicode ? 'u' : '', { lookbehind: true, namedGroups: true, unicodePropertyEscape: true });
+    root = regjsparser.parse(pattern, unicode ? 'u' : '', {
+      lookbehind: true,
+      namedGroups: true,
+      unicodePropertyEscape: true,
+    });
   } catch {
     return undefined;
   }
   let flat = true;
   let unbounded = 0;
-  const visit = (node: AstNode<{ lookbehind: true; namedGroups: true; unicodePropertyEscape: true }>, repeated: boolean): void => {
+  const visit = (
+    node: AstNode<{ lookbehind: true; namedGroups: true; unicodePropertyEscape: true }>,
+    repeated: boolean,
+  ): void => {
     switch (node.type) {
       case 'quantifier': {
         const repeats = node.max === undefined || node.max > 1;

@@ -24,11 +24,17 @@ export async function loadSources(session: Session): Promise<EvaluationSources> 
     listTurns(session.id),
     spansOfSession(session.id),
     maybe(() => getRecord<Product>(productEntity, org, session.productId, { includeDeleted: true })),
-    session.testCaseId ? maybe(() => getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true, restore: restoreItem })) : undefined,
+    session.testCaseId
+      ? maybe(() =>
+          getRecord<TestCase>(testCaseEntity, org, session.testCaseId!, { includeDeleted: true, restore: restoreItem }),
+        )
+      : undefined,
     maybe(() => getRecord<Version>(versionEntity, org, session.versionId, { includeDeleted: true })),
   ]);
   const connectionId = version?.conversationEndpointConnectionId;
-  const conversationConnection = connectionId ? await maybe(() => getRecord<EndpointConnection>(endpointConnectionEntity, org, connectionId)) : undefined;
+  const conversationConnection = connectionId
+    ? await maybe(() => getRecord<EndpointConnection>(endpointConnectionEntity, org, connectionId))
+    : undefined;
   const spans = (await restoreItems(spanItems.filter((i) => !i.deletedAt))).map((i) => toRecord<Span>(i));
   return { session, turns, spans, product, testCase, conversationConnection };
 }

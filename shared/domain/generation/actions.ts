@@ -16,13 +16,25 @@ export const DEFAULT_MORE_CASES = 10;
  * cursor (the next action number) replaces the old one, and the first step goes on the queue.
  * Conditional on the status read, so two concurrent requests start one action (the other is a 409).
  */
-async function startMore(auth: AuthContext, id: string, action: Exclude<GenerationAction, 'generate'>, count: number, allowed: (t: TestRecord) => string | undefined): Promise<TestRecord> {
+async function startMore(
+  auth: AuthContext,
+  id: string,
+  action: Exclude<GenerationAction, 'generate'>,
+  count: number,
+  allowed: (t: TestRecord) => string | undefined,
+): Promise<TestRecord> {
   await getRecord<TestRecord>(testEntity, auth.organizationId, id); // 403 another organization's, 404 none
   const test = (await getGeneratingTest(auth.organizationId, id))!;
   const refusal = allowed(test);
   if (refusal) throw new ConflictError(refusal);
   const gen = newGenerationState(action, (test._gen?.seq ?? 0) + 1, count, test.testCaseCount);
-  const after = await transitionTest(auth.organizationId, id, ['SUCCESS'], { status: ACTIVE_STATUS[action], error: null }, { ...(test._gen ? { seq: test._gen.seq } : {}), gen });
+  const after = await transitionTest(
+    auth.organizationId,
+    id,
+    ['SUCCESS'],
+    { status: ACTIVE_STATUS[action], error: null },
+    { ...(test._gen ? { seq: test._gen.seq } : {}), gen },
+  );
   if (!after) throw new ConflictError(`test ${id} changed while this request ran; retry`);
   await queueGeneration(auth.organizationId, id, gen);
   return toRecord<TestRecord>(after as unknown as Record<string, unknown>);
@@ -32,7 +44,8 @@ async function startMore(auth: AuthContext, id: string, action: Exclude<Generati
 export function extendTest(auth: AuthContext, id: string, body: TestGenerateMore): Promise<TestRecord> {
   return startMore(auth, id, 'extend', body.count ?? DEFAULT_MORE_CASES, (t) => {
     if (t.status !== 'SUCCESS') return `test ${id} is ${t.status}; only a SUCCESS test can be extended`;
-    if (!t.isExtendable) return `test ${id} is not extendable (isExtendable is false: ${t.uri ? 'an uploaded test' : 'a QUALITY test without a groundTruthUri'})`;
+    if (!t.isExtendable)
+      return `test ${id} is not extendable (isExtendable is false: ${t.uri ? 'an uploaded test' : 'a QUALITY test without a groundTruthUri'})`;
     return undefined;
   });
 }
@@ -49,7 +62,8 @@ export function augmentTest(auth: AuthContext, id: string, body: TestGenerateMor
 /** POST /tests/{id}/cancel: a PENDING, EXTENDING or AUGMENTING test becomes CANCELLED; its job stops at its next step. */
 export async function cancelTest(auth: AuthContext, id: string): Promise<TestRecord> {
   const test = await getRecord<TestRecord>(testEntity, auth.organizationId, id);
-  const refuse = (status: TestStatus) => new ConflictError(`test ${id} is ${status}; only a PENDING, EXTENDING or AUGMENTING test can be cancelled`);
+  const refuse = (status: TestStatus) =>
+    new ConflictError(`test ${id} is ${status}; only a PENDING, EXTENDING or AUGMENTING test can be cancelled`);
   if (!CANCELLABLE.includes(test.status)) throw refuse(test.status);
   const after = await finishGeneration(auth.organizationId, id, CANCELLABLE, { status: 'CANCELLED' });
   if (!after) throw refuse((await getRecord<TestRecord>(testEntity, auth.organizationId, id)).status);

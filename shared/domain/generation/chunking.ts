@@ -21,7 +21,12 @@ function cut(piece: string, maxChars: number): string[] {
   let rest = piece;
   while (rest.length > maxChars) {
     const window = rest.slice(0, maxChars + 1);
-    const sentence = Math.max(window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '), window.lastIndexOf('\n'));
+    const sentence = Math.max(
+      window.lastIndexOf('. '),
+      window.lastIndexOf('! '),
+      window.lastIndexOf('? '),
+      window.lastIndexOf('\n'),
+    );
     const space = window.lastIndexOf(' ');
     const at = sentence >= maxChars / 2 ? sentence + 1 : space > 0 ? space : maxChars;
     out.push(rest.slice(0, at).trim());

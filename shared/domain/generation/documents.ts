@@ -15,7 +15,16 @@ export class DocumentError extends Error {}
 export type DocumentKind = 'text' | 'markdown' | 'json' | 'csv' | 'html' | 'pdf';
 
 const BY_EXTENSION: Record<string, DocumentKind> = {
-  txt: 'text', text: 'text', md: 'markdown', markdown: 'markdown', json: 'json', jsonl: 'text', csv: 'csv', html: 'html', htm: 'html', pdf: 'pdf',
+  txt: 'text',
+  text: 'text',
+  md: 'markdown',
+  markdown: 'markdown',
+  json: 'json',
+  jsonl: 'text',
+  csv: 'csv',
+  html: 'html',
+  htm: 'html',
+  pdf: 'pdf',
 };
 
 /** The kind of a document: its extension, else its first bytes (`%PDF-`, an HTML tag), else text. */
@@ -28,7 +37,29 @@ export function documentKind(name: string, bytes: Uint8Array): DocumentKind {
   return 'text';
 }
 
-const BLOCK = new Set(['p', 'div', 'br', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'table', 'ul', 'ol', 'pre', 'blockquote', 'title']);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'br',
+  'li',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'table',
+  'ul',
+  'ol',
+  'pre',
+  'blockquote',
+  'title',
+]);
 const HIDDEN = new Set(['script', 'style', 'noscript', 'template']);
 
 /** The visible text of an HTML page: tags, scripts and styles removed, entities decoded, blocks on their own lines. */
@@ -101,7 +132,8 @@ export async function readDocument(orgId: string, field: string, uri: string): P
     throw new DocumentError(`${field} ${uri} could not be read: ${why}`);
   };
   const loc = parseS3Uri(uri);
-  if (!loc || loc.bucket !== bucketName) return fail(`only files in this service's storage (s3://${bucketName}/…) can be read`);
+  if (!loc || loc.bucket !== bucketName)
+    return fail(`only files in this service's storage (s3://${bucketName}/…) can be read`);
   if (!loc.key.startsWith(orgPrefix(orgId))) return fail("the file is outside the organization's storage");
   const stream = await readObjectStream(loc.key);
   if (!stream) return fail('no such file');

@@ -2,7 +2,16 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { keys } from '../../db/keys.js';
 import { getRecord } from '../../db/catalog.js';
 import { discardObjects } from '../../db/offload.js';
-import { claimStep, closeCharge, commitStep, getGeneratingTest, markQueued, releaseLease, type GeneratingTest, type GenerationState } from '../../db/generation.js';
+import {
+  claimStep,
+  closeCharge,
+  commitStep,
+  getGeneratingTest,
+  markQueued,
+  releaseLease,
+  type GeneratingTest,
+  type GenerationState,
+} from '../../db/generation.js';
 import { getOrganization } from '../../db/organizations.js';
 import { testCasePage } from '../../db/runs.js';
 import { callLlm, creditsPerCall, llmConfig, type LlmMessage } from '../../llm/client.js';
@@ -93,11 +102,14 @@ async function loadSources(test: GeneratingTest, gen: GenerationState): Promise<
     if (sources.seeds.length === 0) throw new GenerationFailure(`test ${test.id} has no test cases to augment`);
     return sources;
   }
-  if (test.type === 'QUALITY' && test.groundTruthUri) sources.chunks = await chunksOf(org, 'groundTruthUri', test.groundTruthUri);
-  if (test.type === 'SCENARIOS' && test.dataCatalogUri) sources.catalog = await chunksOf(org, 'dataCatalogUri', test.dataCatalogUri);
+  if (test.type === 'QUALITY' && test.groundTruthUri)
+    sources.chunks = await chunksOf(org, 'groundTruthUri', test.groundTruthUri);
+  if (test.type === 'SCENARIOS' && test.dataCatalogUri)
+    sources.catalog = await chunksOf(org, 'dataCatalogUri', test.dataCatalogUri);
   if (test.type === 'SCENARIOS' && test.sourceTestId) {
     sources.seeds = await casesOfTest(org, test.sourceTestId);
-    if (sources.seeds.length === 0) throw new GenerationFailure(`sourceTestId ${test.sourceTestId} has no test cases to build scenarios from`);
+    if (sources.seeds.length === 0)
+      throw new GenerationFailure(`sourceTestId ${test.sourceTestId} has no test cases to build scenarios from`);
   }
   return sources;
 }
@@ -143,7 +155,13 @@ interface Call {
   cases: (value: never) => Partial<TestCase>[];
 }
 
-function attackCall(test: GeneratingTest, sources: Sources, variant: string, slots: AttackSlot[], seeds: string[] = []): Call {
+function attackCall(
+  test: GeneratingTest,
+  sources: Sources,
+  variant: string,
+  slots: AttackSlot[],
+  seeds: string[] = [],
+): Call {
   return {
     messages: redTeamMessages({ test, product: sources.product }, variant, slots, seeds),
     schemaName: 'red_team_attacks',
@@ -162,7 +180,12 @@ function attackCall(test: GeneratingTest, sources: Sources, variant: string, slo
   };
 }
 
-function qualityCall(test: GeneratingTest, sources: Sources, blocks: (SourceBlock & { context: string | null })[], mode: 'document' | 'product' | 'augment'): Call {
+function qualityCall(
+  test: GeneratingTest,
+  sources: Sources,
+  blocks: (SourceBlock & { context: string | null })[],
+  mode: 'document' | 'product' | 'augment',
+): Call {
   return {
     messages: qualityMessages({ test, product: sources.product }, blocks, mode),
     schemaName: 'quality_cases',
@@ -173,12 +196,24 @@ function qualityCall(test: GeneratingTest, sources: Sources, blocks: (SourceBloc
         (answer.cases[sourceKey(b.source)] ?? [])
           .filter((c) => c.input.trim() !== '' && c.expectedOutput.trim() !== '')
           .slice(0, b.count)
-          .map((c) => ({ input: c.input.trim(), expectedOutput: c.expectedOutput.trim(), context: b.context, variant: b.variant })),
+          .map((c) => ({
+            input: c.input.trim(),
+            expectedOutput: c.expectedOutput.trim(),
+            context: b.context,
+            variant: b.variant,
+          })),
       )) as Call['cases'],
   };
 }
 
-function scenarioCall(test: GeneratingTest, sources: Sources, strategy: string | null, count: number, step: number, augment: boolean): Call {
+function scenarioCall(
+  test: GeneratingTest,
+  sources: Sources,
+  strategy: string | null,
+  count: number,
+  step: number,
+  augment: boolean,
+): Call {
   const seeds = seedWindow(sources.seeds, step).map(seedText);
   const catalog = sources.catalog ? seedWindow(sources.catalog, step, 3).join('\n\n') : undefined;
   return {
@@ -191,7 +226,10 @@ function scenarioCall(test: GeneratingTest, sources: Sources, strategy: string |
         goal: s.goal.trim(),
         userPersona: test.customUserPersona ?? s.userPersona.trim(),
         scenario: s.scenario.trim() || null,
-        stoppingCriterias: s.stoppingCriterias.map((c) => c.trim()).filter((c) => c !== '').slice(0, 50),
+        stoppingCriterias: s.stoppingCriterias
+          .map((c) => c.trim())
+          .filter((c) => c !== '')
+          .slice(0, 50),
         maxIterations: Math.min(100, Math.max(1, Math.round(s.maxIterations))),
         strategy,
       }))) as Call['cases'],
@@ -199,29 +237,59 @@ function scenarioCall(test: GeneratingTest, sources: Sources, strategy: string |
 }
 
 /** What step `index` of the action asks the generator, and how its answer becomes cases. */
-function callFor(test: GeneratingTest, gen: GenerationState, sources: Sources, step: GenerationStep, index: number): Call {
+function callFor(
+  test: GeneratingTest,
+  gen: GenerationState,
+  sources: Sources,
+  step: GenerationStep,
+  index: number,
+): Call {
   if (step.kind === 'attacks') return attackCall(test, sources, step.variant, step.slots);
   if (step.kind === 'scenarios') return scenarioCall(test, sources, step.strategy, step.count, index, false);
   if (step.kind === 'quality') {
     const blocks = step.cells.map((cell, i) => {
       const context = sources.chunks ? sources.chunks[cell.chunk]! : null;
-      return { source: i + 1, text: context ?? sources.product.description, count: cell.count, variant: cell.variant, context };
+      return {
+        source: i + 1,
+        text: context ?? sources.product.description,
+        count: cell.count,
+        variant: cell.variant,
+        context,
+      };
     });
     return qualityCall(test, sources, blocks, sources.chunks ? 'document' : 'product');
   }
   // augment: new cases written from the test's own.
-  if (test.type === 'SCENARIOS') return scenarioCall(test, sources, test.strategies[0] ?? null, step.count, index, true);
+  if (test.type === 'SCENARIOS')
+    return scenarioCall(test, sources, test.strategies[0] ?? null, step.count, index, true);
   if (test.type === 'RED_TEAMING') {
     const originals = sources.seeds.filter((c) => c.strategy === null || c.strategy === 'original');
     const window = seedWindow(originals.length ? originals : sources.seeds, index);
     const variant = window[0]?.variant ?? test.variants[0] ?? 'misuse';
     const slots = Array.from({ length: step.count }, () => ({ variant, strategies: ['original'] }));
-    return attackCall(test, sources, variant, slots, window.filter((c) => c.variant === window[0]?.variant).map(seedText));
+    return attackCall(
+      test,
+      sources,
+      variant,
+      slots,
+      window.filter((c) => c.variant === window[0]?.variant).map(seedText),
+    );
   }
   const window = seedWindow(sources.seeds, index, Math.min(SEEDS_PER_STEP, step.count));
   const counts = spreadEvenly(step.count, window.length);
-  const blocks = window.map((c, i) => ({ source: i + 1, text: seedText(c), count: counts[i]!, variant: c.variant, context: c.context }));
-  return qualityCall(test, sources, blocks.filter((b) => b.count > 0), 'augment');
+  const blocks = window.map((c, i) => ({
+    source: i + 1,
+    text: seedText(c),
+    count: counts[i]!,
+    variant: c.variant,
+    context: c.context,
+  }));
+  return qualityCall(
+    test,
+    sources,
+    blocks.filter((b) => b.count > 0),
+    'augment',
+  );
 }
 
 function stepsOf(test: GeneratingTest, gen: GenerationState, sources: Sources): GenerationStep[] {
@@ -237,7 +305,10 @@ function stepsOf(test: GeneratingTest, gen: GenerationState, sources: Sources): 
 }
 
 /** Performs step `job.step` of action `job.seq`, or nothing when it is stale, taken or cancelled. */
-export async function processGenerationStep(job: GenerationJob, options: { remainingMs?: () => number } = {}): Promise<void> {
+export async function processGenerationStep(
+  job: GenerationJob,
+  options: { remainingMs?: () => number } = {},
+): Promise<void> {
   const test = await getGeneratingTest(job.organizationId, job.testId);
   const gen = test?._gen;
   if (!test || !gen || test.deletedAt || gen.seq !== job.seq) return;
@@ -281,13 +352,24 @@ export async function processGenerationStep(job: GenerationJob, options: { remai
   const needsReservation = amount > 0 && gen.charge?.step !== gen.step;
   const cycle = cycleOf(now);
   const limit = needsReservation ? ((await getOrganization(org))?.monthlyCredits ?? null) : null;
-  const claimed = await claimStep(org, test.id, at, now.getTime(), STEP_LEASE_MS, needsReservation ? { cycle, amount, limit } : undefined);
+  const claimed = await claimStep(
+    org,
+    test.id,
+    at,
+    now.getTime(),
+    STEP_LEASE_MS,
+    needsReservation ? { cycle, amount, limit } : undefined,
+  );
   if (claimed === 'busy') return;
   if (claimed === 'no-credits') {
     await fail('no credits available: the organization has used its monthly credits');
     return;
   }
-  const charge = needsReservation ? { step: gen.step, cycle, amount } : gen.charge?.step === gen.step ? gen.charge : undefined;
+  const charge = needsReservation
+    ? { step: gen.step, cycle, amount }
+    : gen.charge?.step === gen.step
+      ? gen.charge
+      : undefined;
 
   try {
     const call = callFor(test, gen, sources, step, gen.step);
@@ -311,7 +393,9 @@ export async function processGenerationStep(job: GenerationJob, options: { remai
     }
     const written = clock.now().toISOString();
     let base = test.testCaseCount;
-    const cases = call.cases(result.value).map((fields, i) => ({ ...blankCase(test, gen.action === 'augment', written), ...fields, index: base + i + 1 }));
+    const cases = call
+      .cases(result.value)
+      .map((fields, i) => ({ ...blankCase(test, gen.action === 'augment', written), ...fields, index: base + i + 1 }));
     const offloaded = await offloadCases(cases);
     const items = offloaded.flatMap(([r, pointer]) => [r.item, pointer]);
     let committed = await commitStep(org, test.id, at, items, cases.length, charge, base);
@@ -322,7 +406,9 @@ export async function processGenerationStep(job: GenerationJob, options: { remai
         throw new Error(`test cases kept being added to test ${test.id} while generated cases were written`);
       }
       base = committed.moved;
-      offloaded.forEach(([r], i) => Object.assign(r.item, { index: base + i + 1, ...keys.byTest(test.id, base + i + 1, r.item.id as string) }));
+      offloaded.forEach(([r], i) =>
+        Object.assign(r.item, { index: base + i + 1, ...keys.byTest(test.id, base + i + 1, r.item.id as string) }),
+      );
       committed = await commitStep(org, test.id, at, items, cases.length, charge, base);
     }
     if (!committed) {
@@ -351,7 +437,10 @@ async function queueStep(job: GenerationJob, step: number): Promise<void> {
 }
 
 /** One SQS batch of generation steps, in parallel; a failed record is redelivered (DLQ after 3 receives). */
-export function processGenerationBatch(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+export function processGenerationBatch(
+  event: SQSEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SQSBatchResponse> {
   return processBatch(event, context, {
     label: 'generation',
     parse: parseGenerationJob,
@@ -371,5 +460,11 @@ export async function abandonGenerationStep(job: GenerationJob, error: Error): P
   const gen = test?._gen;
   if (!test || !gen || gen.seq !== job.seq) return;
   const message = `generation stopped: ${failedEveryReceive(`step ${job.step + 1}`, error)}`;
-  await finishGeneration(test.organizationId, test.id, [ACTIVE_STATUS[gen.action]], { status: 'FAILED', error: message }, gen.seq);
+  await finishGeneration(
+    test.organizationId,
+    test.id,
+    [ACTIVE_STATUS[gen.action]],
+    { status: 'FAILED', error: message },
+    gen.seq,
+  );
 }

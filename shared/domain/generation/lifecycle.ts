@@ -12,7 +12,11 @@ import { emitEvent } from '../webhooks/events.js';
  */
 
 /** The status a test has while an action runs. */
-export const ACTIVE_STATUS: Readonly<Record<GenerationAction, TestStatus>> = { generate: 'PENDING', extend: 'EXTENDING', augment: 'AUGMENTING' };
+export const ACTIVE_STATUS: Readonly<Record<GenerationAction, TestStatus>> = {
+  generate: 'PENDING',
+  extend: 'EXTENDING',
+  augment: 'AUGMENTING',
+};
 /** Statuses a cancel applies to. */
 export const CANCELLABLE: readonly TestStatus[] = ['PENDING', 'EXTENDING', 'AUGMENTING'];
 
@@ -39,7 +43,8 @@ export async function finishGeneration(
   outcome: GenerationOutcome,
   seq?: number,
 ): Promise<TestRecord | undefined> {
-  const set = outcome.status === 'FAILED' ? { status: outcome.status, error: outcome.error } : { status: outcome.status };
+  const set =
+    outcome.status === 'FAILED' ? { status: outcome.status, error: outcome.error } : { status: outcome.status };
   const after = await transitionTest(orgId, testId, from, set, seq === undefined ? {} : { seq });
   if (!after) {
     if (seq !== undefined && outcome.status !== 'CANCELLED') {
@@ -48,7 +53,13 @@ export async function finishGeneration(
     }
     return undefined;
   }
-  logger.info('test generation ended', { organizationId: orgId, testId, status: outcome.status, testCaseCount: after.testCaseCount, ...(outcome.status === 'FAILED' ? { error: outcome.error } : {}) });
+  logger.info('test generation ended', {
+    organizationId: orgId,
+    testId,
+    status: outcome.status,
+    testCaseCount: after.testCaseCount,
+    ...(outcome.status === 'FAILED' ? { error: outcome.error } : {}),
+  });
   await announce(orgId, after);
   return toRecord<TestRecord>(after as unknown as Record<string, unknown>);
 }
@@ -71,7 +82,13 @@ export async function queueGeneration(orgId: string, testId: string, gen: Genera
   try {
     await enqueueGenerationJobs([{ organizationId: orgId, testId, seq: gen.seq, step: 0 }]);
   } catch (error) {
-    await finishGeneration(orgId, testId, [ACTIVE_STATUS[gen.action]], { status: 'FAILED', error: 'the generation could not be queued; try again' }, gen.seq);
+    await finishGeneration(
+      orgId,
+      testId,
+      [ACTIVE_STATUS[gen.action]],
+      { status: 'FAILED', error: 'the generation could not be queued; try again' },
+      gen.seq,
+    );
     throw error;
   }
 }

@@ -64,19 +64,28 @@ function groups<T>(items: T[], fits: (group: T[], next: T) => boolean): T[][] {
 
 export function planSteps(input: PlanInput): GenerationStep[] {
   const target = Math.max(0, input.target);
-  if (input.action === 'augment') return spreadEvenly(target, Math.ceil(target / AUGMENTED_PER_STEP)).map((count) => ({ kind: 'augment', count }));
+  if (input.action === 'augment')
+    return spreadEvenly(target, Math.ceil(target / AUGMENTED_PER_STEP)).map((count) => ({ kind: 'augment', count }));
   if (input.type === 'RED_TEAMING') {
     const strategies = orderedStrategies(input.strategies);
     const variants = input.variants.length ? input.variants : DEFAULT_THREATS;
     const perStep = Math.max(1, Math.min(10, Math.floor(MAX_CASES_PER_STEP / strategies.length)));
     const slots = attackSlots(target, variants, strategies);
-    return groups(slots, (g, s) => g.length < perStep && g[0]!.variant === s.variant).map((g) => ({ kind: 'attacks', variant: g[0]!.variant, slots: g }));
+    return groups(slots, (g, s) => g.length < perStep && g[0]!.variant === s.variant).map((g) => ({
+      kind: 'attacks',
+      variant: g[0]!.variant,
+      slots: g,
+    }));
   }
   if (input.type === 'SCENARIOS') {
     const strategies = input.strategies.length ? input.strategies : [null];
     const counts = spreadEvenly(target, strategies.length);
     return strategies.flatMap((strategy, i) =>
-      spreadEvenly(counts[i]!, Math.ceil(counts[i]! / SCENARIOS_PER_STEP)).map((count) => ({ kind: 'scenarios' as const, strategy, count })),
+      spreadEvenly(counts[i]!, Math.ceil(counts[i]! / SCENARIOS_PER_STEP)).map((count) => ({
+        kind: 'scenarios' as const,
+        strategy,
+        count,
+      })),
     );
   }
   const lengths = input.chunkLengths?.length ? input.chunkLengths : [0];
@@ -84,12 +93,18 @@ export function planSteps(input: PlanInput): GenerationStep[] {
   const order = lengths.map((_, i) => (start + i) % lengths.length);
   const variants = input.variants.length ? input.variants : [null];
   // Chunk-major: the cases go round the chunks first, so a small target still covers the document.
-  const cells = spreadOverCells(target, order, variants.map((v) => v ?? ''))
+  const cells = spreadOverCells(
+    target,
+    order,
+    variants.map((v) => v ?? ''),
+  )
     .filter((c) => c.count > 0)
     .map((c) => ({ chunk: c.variant, variant: c.strategy === '' ? null : c.strategy, count: c.count }))
     .sort((a, b) => order.indexOf(a.chunk) - order.indexOf(b.chunk));
   const chars = (g: QualityCell[]) => [...new Set(g.map((c) => c.chunk))].reduce((n, i) => n + (lengths[i] ?? 0), 0);
-  const split = cells.flatMap((c) => spreadEvenly(c.count, Math.ceil(c.count / QUALITY_CASES_PER_STEP)).map((count) => ({ ...c, count })));
+  const split = cells.flatMap((c) =>
+    spreadEvenly(c.count, Math.ceil(c.count / QUALITY_CASES_PER_STEP)).map((count) => ({ ...c, count })),
+  );
   return groups(split, (g, c) => {
     const cases = g.reduce((n, x) => n + x.count, 0) + c.count;
     const extra = g.some((x) => x.chunk === c.chunk) ? 0 : (lengths[c.chunk] ?? 0);

@@ -24,7 +24,9 @@ export interface Cell<V> {
 export function spreadOverCells<V>(total: number, variants: readonly V[], strategies: readonly string[]): Cell<V>[] {
   const counts = spreadEvenly(total, variants.length * strategies.length);
   const cells: Cell<V>[] = [];
-  strategies.forEach((strategy, s) => variants.forEach((variant, v) => cells.push({ variant, strategy, count: counts[s * variants.length + v]! })));
+  strategies.forEach((strategy, s) =>
+    variants.forEach((variant, v) => cells.push({ variant, strategy, count: counts[s * variants.length + v]! })),
+  );
   return cells;
 }
 
@@ -45,7 +47,8 @@ export function attackSlots(total: number, variants: readonly string[], strategi
   for (const variant of variants) {
     const mine = cells.filter((c) => c.variant === variant);
     const attacks = Math.max(0, ...mine.map((c) => c.count));
-    for (let j = 0; j < attacks; j++) slots.push({ variant, strategies: mine.filter((c) => c.count > j).map((c) => c.strategy) });
+    for (let j = 0; j < attacks; j++)
+      slots.push({ variant, strategies: mine.filter((c) => c.count > j).map((c) => c.strategy) });
   }
   return slots;
 }

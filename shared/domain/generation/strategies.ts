@@ -5,7 +5,16 @@
  */
 
 /** Strategies computed in code from the `original` attack. */
-export const DETERMINISTIC_STRATEGIES = ['original', 'base64', 'hex', 'rot13', 'leetspeak', 'homoglyph', 'morse', 'zero_width'] as const;
+export const DETERMINISTIC_STRATEGIES = [
+  'original',
+  'base64',
+  'hex',
+  'rot13',
+  'leetspeak',
+  'homoglyph',
+  'morse',
+  'zero_width',
+] as const;
 /** Strategies the generator writes (a rewrite of the attack). */
 export const WRITTEN_STRATEGIES = [
   'role_play',
@@ -55,8 +64,32 @@ export function leetspeak(text: string): string {
 
 /** Latin letters and their Cyrillic look-alikes (letters without one stay Latin). */
 export const HOMOGLYPHS: Readonly<Record<string, string>> = {
-  a: '\u0430', c: '\u0441', e: '\u0435', h: '\u04bb', i: '\u0456', j: '\u0458', o: '\u043e', p: '\u0440', s: '\u0455', x: '\u0445', y: '\u0443',
-  A: '\u0410', B: '\u0412', C: '\u0421', E: '\u0415', H: '\u041d', I: '\u0406', J: '\u0408', K: '\u041a', M: '\u041c', O: '\u041e', P: '\u0420', S: '\u0405', T: '\u0422', X: '\u0425', Y: '\u04ae',
+  a: '\u0430',
+  c: '\u0441',
+  e: '\u0435',
+  h: '\u04bb',
+  i: '\u0456',
+  j: '\u0458',
+  o: '\u043e',
+  p: '\u0440',
+  s: '\u0455',
+  x: '\u0445',
+  y: '\u0443',
+  A: '\u0410',
+  B: '\u0412',
+  C: '\u0421',
+  E: '\u0415',
+  H: '\u041d',
+  I: '\u0406',
+  J: '\u0408',
+  K: '\u041a',
+  M: '\u041c',
+  O: '\u041e',
+  P: '\u0420',
+  S: '\u0405',
+  T: '\u0422',
+  X: '\u0425',
+  Y: '\u04ae',
 };
 
 export function homoglyph(text: string): string {
@@ -65,9 +98,42 @@ export function homoglyph(text: string): string {
 
 /** ITU-R M.1677-1 codes of the letters and digits. */
 export const MORSE: Readonly<Record<string, string>> = {
-  A: '.-', B: '-...', C: '-.-.', D: '-..', E: '.', F: '..-.', G: '--.', H: '....', I: '..', J: '.---', K: '-.-', L: '.-..', M: '--',
-  N: '-.', O: '---', P: '.--.', Q: '--.-', R: '.-.', S: '...', T: '-', U: '..-', V: '...-', W: '.--', X: '-..-', Y: '-.--', Z: '--..',
-  '0': '-----', '1': '.----', '2': '..---', '3': '...--', '4': '....-', '5': '.....', '6': '-....', '7': '--...', '8': '---..', '9': '----.',
+  A: '.-',
+  B: '-...',
+  C: '-.-.',
+  D: '-..',
+  E: '.',
+  F: '..-.',
+  G: '--.',
+  H: '....',
+  I: '..',
+  J: '.---',
+  K: '-.-',
+  L: '.-..',
+  M: '--',
+  N: '-.',
+  O: '---',
+  P: '.--.',
+  Q: '--.-',
+  R: '.-.',
+  S: '...',
+  T: '-',
+  U: '..-',
+  V: '...-',
+  W: '.--',
+  X: '-..-',
+  Y: '-.--',
+  Z: '--..',
+  '0': '-----',
+  '1': '.----',
+  '2': '..---',
+  '3': '...--',
+  '4': '....-',
+  '5': '.....',
+  '6': '-....',
+  '7': '--...',
+  '8': '---..',
+  '9': '----.',
 };
 const FROM_MORSE = Object.fromEntries(Object.entries(MORSE).map(([k, v]) => [v, k]));
 
@@ -81,7 +147,12 @@ export function morse(text: string): string {
     .replace(/\p{M}/gu, '')
     .toUpperCase()
     .split(/\s+/)
-    .map((word) => [...word].map((c) => MORSE[c]).filter((code): code is string => code !== undefined).join(' '))
+    .map((word) =>
+      [...word]
+        .map((c) => MORSE[c])
+        .filter((code): code is string => code !== undefined)
+        .join(' '),
+    )
     .filter((word) => word !== '')
     .join(' / ');
 }
@@ -90,7 +161,12 @@ export function morse(text: string): string {
 export function fromMorse(code: string): string {
   return code
     .split(' / ')
-    .map((word) => word.split(' ').map((c) => FROM_MORSE[c] ?? '').join(''))
+    .map((word) =>
+      word
+        .split(' ')
+        .map((c) => FROM_MORSE[c] ?? '')
+        .join(''),
+    )
     .join(' ');
 }
 

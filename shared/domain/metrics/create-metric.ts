@@ -34,7 +34,8 @@ export async function createMetric(auth: AuthContext, input: MetricCreate): Prom
     parent = await getVisibleMetric(auth.organizationId, input.parentMetricId);
     if (parent.deletedAt) throw new NotFoundError(`metric ${input.parentMetricId} not found`);
   }
-  if ((input.specificationIds?.length ?? 0) > 90) throw new ValidationError('specificationIds must have at most 90 items on create; link more afterwards');
+  if ((input.specificationIds?.length ?? 0) > 90)
+    throw new ValidationError('specificationIds must have at most 90 items on create; link more afterwards');
   const specs = await getLiveSpecifications(auth, input.specificationIds ?? [], 'specificationIds');
 
   const metric: StoredMetric = {
@@ -58,7 +59,12 @@ export async function createMetric(auth: AuthContext, input: MetricCreate): Prom
     createdAt: now.toISOString(),
   };
   const extra: TransactItem[] = specs.map((s) =>
-    linkPut({ metricId: metric.id, specificationId: s.id, productId: s.productId, organizationId: auth.organizationId }),
+    linkPut({
+      metricId: metric.id,
+      specificationId: s.id,
+      productId: s.productId,
+      organizationId: auth.organizationId,
+    }),
   );
   // A predefined parent belongs to the platform: organizations cannot change it (see docs/decisions.md).
   if (parent && parent.organizationId === auth.organizationId) {
@@ -73,6 +79,11 @@ export async function createMetric(auth: AuthContext, input: MetricCreate): Prom
     });
   }
   await createRecord(metricEntity, metric as StoredMetric & { organizationId: string }, extra, metricItem(metric));
-  const links = specs.map((s) => ({ metricId: metric.id, specificationId: s.id, productId: s.productId, organizationId: auth.organizationId }));
+  const links = specs.map((s) => ({
+    metricId: metric.id,
+    specificationId: s.id,
+    productId: s.productId,
+    organizationId: auth.organizationId,
+  }));
   return present(metric, new Map(model ? [[model.name, model]] : []), links, now);
 }

@@ -52,14 +52,17 @@ export function whyNotMonitorable(metric: Metric, now: Date): string | undefined
   if (metric.deletedAt) return 'it is deleted';
   if (isDisabled(metric, now)) return 'it is disabled';
   if (isLegacy(metric)) return 'it is legacy';
-  if (metric.source === 'HUMAN_EVALUATION' || metric.source === 'SELF_HOSTED') return `its source ${metric.source} is not scored by the platform`;
+  if (metric.source === 'HUMAN_EVALUATION' || metric.source === 'SELF_HOSTED')
+    return `its source ${metric.source} is not scored by the platform`;
   const testOnly = metric.evaluationParams.filter((p) => TEST_CASE_ONLY_PARAMS.includes(p));
   if (testOnly.length) return `it needs test-case-only parameters (${testOnly.join(', ')})`;
   return undefined;
 }
 
 /** Per-source requirements of POST /metrics (DESIGN.md §6, Errors 3). */
-export function checkSourceRequirements(input: Pick<MetricCreate, 'source' | 'judgePrompt' | 'evaluatorModelName' | 'check'>): void {
+export function checkSourceRequirements(
+  input: Pick<MetricCreate, 'source' | 'judgePrompt' | 'evaluatorModelName' | 'check'>,
+): void {
   const { source } = input;
   if (source === 'FULL_PROMPT') {
     throw new ValidationError('source FULL_PROMPT is deprecated for creation; use PARTIAL_PROMPT');
@@ -68,10 +71,12 @@ export function checkSourceRequirements(input: Pick<MetricCreate, 'source' | 'ju
     // An organization's deterministic metric is a check (DESIGN.md §15); the predefined ones are the platform's.
     if (!input.check) throw new ValidationError('check is required when source is DETERMINISTIC');
     if (input.judgePrompt) throw new ValidationError('judgePrompt must not be set when source is DETERMINISTIC');
-    if (input.evaluatorModelName) throw new ValidationError('evaluatorModelName must not be set when source is DETERMINISTIC');
+    if (input.evaluatorModelName)
+      throw new ValidationError('evaluatorModelName must not be set when source is DETERMINISTIC');
     return;
   }
-  if (input.check) throw new ValidationError(`check must not be set when source is ${source}; a check is a DETERMINISTIC metric`);
+  if (input.check)
+    throw new ValidationError(`check must not be set when source is ${source}; a check is a DETERMINISTIC metric`);
   if (AI_JUDGED_SOURCES.includes(source)) {
     if (!input.judgePrompt) throw new ValidationError(`judgePrompt is required when source is ${source}`);
     if (!input.evaluatorModelName) throw new ValidationError(`evaluatorModelName is required when source is ${source}`);
@@ -79,12 +84,14 @@ export function checkSourceRequirements(input: Pick<MetricCreate, 'source' | 'ju
   }
   if (source === 'HUMAN_EVALUATION') {
     if (!input.judgePrompt) throw new ValidationError('judgePrompt is required when source is HUMAN_EVALUATION');
-    if (input.evaluatorModelName) throw new ValidationError('evaluatorModelName must not be set when source is HUMAN_EVALUATION');
+    if (input.evaluatorModelName)
+      throw new ValidationError('evaluatorModelName must not be set when source is HUMAN_EVALUATION');
     return;
   }
   // SELF_HOSTED: scored by the customer, so neither a prompt nor a model.
   if (input.judgePrompt) throw new ValidationError('judgePrompt must not be set when source is SELF_HOSTED');
-  if (input.evaluatorModelName) throw new ValidationError('evaluatorModelName must not be set when source is SELF_HOSTED');
+  if (input.evaluatorModelName)
+    throw new ValidationError('evaluatorModelName must not be set when source is SELF_HOSTED');
 }
 
 /** A model can be chosen for a new metric only before its unselectable and disabled dates. */

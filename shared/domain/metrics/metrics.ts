@@ -12,20 +12,35 @@ import {
 } from '../../db/metrics.js';
 import { getModel, listModels } from '../../db/models.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { SCORING_FIELDS, type EvaluatorModel, type Metric, type MetricListQuery, type MetricUpdate, type StoredMetric } from '../../schemas/metrics.js';
+import {
+  SCORING_FIELDS,
+  type EvaluatorModel,
+  type Metric,
+  type MetricListQuery,
+  type MetricUpdate,
+  type StoredMetric,
+} from '../../schemas/metrics.js';
 import { clock } from '../common/clock.js';
 import { patchOf } from '../common/immutable.js';
 import { anyOf, applyList, containsIgnoreCase, intersects, type Page } from '../common/list.js';
 import { deriveDates, isMonitorable } from './metric-rules.js';
 
 /** The readable metric: derived dates, and the caller's specification links. */
-export function present(metric: StoredMetric, models: Map<string, EvaluatorModel>, links: MetricLink[], now: Date): Metric {
+export function present(
+  metric: StoredMetric,
+  models: Map<string, EvaluatorModel>,
+  links: MetricLink[],
+  now: Date,
+): Metric {
   const { ownLegacyAt, ownDisabledAt, ...rest } = metric;
   const model = metric.evaluatorModelName ? models.get(metric.evaluatorModelName) : undefined;
   return {
     ...rest,
     check: metric.check ?? null,
-    specificationIds: links.filter((l) => l.metricId === metric.id).map((l) => l.specificationId).sort(),
+    specificationIds: links
+      .filter((l) => l.metricId === metric.id)
+      .map((l) => l.specificationId)
+      .sort(),
     ...deriveDates({ ownLegacyAt, ownDisabledAt }, model, now),
   };
 }
@@ -43,7 +58,10 @@ export async function getMetric(auth: AuthContext, id: string): Promise<Metric> 
 }
 
 /** Every live metric visible to an organization (own and predefined), presented. */
-export async function visibleMetrics(orgId: string, options: { own?: boolean; predefined?: boolean } = {}): Promise<Metric[]> {
+export async function visibleMetrics(
+  orgId: string,
+  options: { own?: boolean; predefined?: boolean } = {},
+): Promise<Metric[]> {
   const [own, predefined, models, links] = await Promise.all([
     options.own === false ? [] : listOwnMetrics(orgId),
     options.predefined === false ? [] : listPredefinedMetrics(),
@@ -57,8 +75,12 @@ export async function visibleMetrics(orgId: string, options: { own?: boolean; pr
 export async function listMetrics(auth: AuthContext, query: MetricListQuery): Promise<Page<Metric>> {
   const links = await listOrgLinks(auth.organizationId);
   const productsOf = new Map<string, Set<string>>();
-  for (const l of links) (productsOf.get(l.metricId) ?? productsOf.set(l.metricId, new Set()).get(l.metricId)!).add(l.productId);
-  const metrics = await visibleMetrics(auth.organizationId, { own: query.includeOwned !== false, predefined: query.includeDefault !== false });
+  for (const l of links)
+    (productsOf.get(l.metricId) ?? productsOf.set(l.metricId, new Set()).get(l.metricId)!).add(l.productId);
+  const metrics = await visibleMetrics(auth.organizationId, {
+    own: query.includeOwned !== false,
+    predefined: query.includeDefault !== false,
+  });
   const now = clock.now();
   return applyList(metrics, query, {
     sortable: ['createdAt', 'name', 'source'],
@@ -78,14 +100,16 @@ export async function listMetrics(auth: AuthContext, query: MetricListQuery): Pr
 
 async function ownMetricForWrite(auth: AuthContext, id: string): Promise<StoredMetric> {
   const metric = await getVisibleMetric(auth.organizationId, id);
-  if (metric.organizationId !== auth.organizationId) throw new ForbiddenError(`metric ${id} is predefined; organizations cannot change or delete it`);
+  if (metric.organizationId !== auth.organizationId)
+    throw new ForbiddenError(`metric ${id} is predefined; organizations cannot change or delete it`);
   if (metric.deletedAt) throw new NotFoundError(`metric ${id} not found`);
   return metric;
 }
 
 export async function updateMetric(auth: AuthContext, id: string, body: MetricUpdate): Promise<Metric> {
   for (const field of SCORING_FIELDS) {
-    if (field in body) throw new ValidationError(`${field} cannot be changed by PATCH; create a revision with parentMetricId instead`);
+    if (field in body)
+      throw new ValidationError(`${field} cannot be changed by PATCH; create a revision with parentMetricId instead`);
   }
   await ownMetricForWrite(auth, id);
   const { set, remove } = patchOf(body, ['name', 'description', 'tags', 'documentationUrl', 'userGroupIds']);

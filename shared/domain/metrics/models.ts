@@ -9,7 +9,10 @@ export async function listEvaluatorModels(): Promise<{ items: EvaluatorModel[]; 
 }
 
 /** ADMIN only (route access): creates or replaces a model's settings; omitted fields keep their value. */
-export async function upsertEvaluatorModel(name: string, body: ModelPut): Promise<{ model: EvaluatorModel; created: boolean }> {
+export async function upsertEvaluatorModel(
+  name: string,
+  body: ModelPut,
+): Promise<{ model: EvaluatorModel; created: boolean }> {
   const current = await getModel(name);
   const now = nowIso();
   const model: EvaluatorModel = {
@@ -17,8 +20,14 @@ export async function upsertEvaluatorModel(name: string, body: ModelPut): Promis
     provider: body.provider,
     providerModelId: body.providerModelId ?? current?.providerModelId ?? name,
     creditsPerEvaluation: body.creditsPerEvaluation ?? current?.creditsPerEvaluation ?? 1,
-    unselectableAt: body.unselectableAt === undefined ? (current?.unselectableAt ?? null) : body.unselectableAt && toIsoDateTime(body.unselectableAt, 'unselectableAt'),
-    disabledAt: body.disabledAt === undefined ? (current?.disabledAt ?? null) : body.disabledAt && toIsoDateTime(body.disabledAt, 'disabledAt'),
+    unselectableAt:
+      body.unselectableAt === undefined
+        ? (current?.unselectableAt ?? null)
+        : body.unselectableAt && toIsoDateTime(body.unselectableAt, 'unselectableAt'),
+    disabledAt:
+      body.disabledAt === undefined
+        ? (current?.disabledAt ?? null)
+        : body.disabledAt && toIsoDateTime(body.disabledAt, 'disabledAt'),
     createdAt: current?.createdAt ?? now,
     updatedAt: now,
   };

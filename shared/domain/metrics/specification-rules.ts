@@ -5,7 +5,8 @@ import { variantsOf } from '../evaluation/params.js';
 /** DESIGN.md §5: testType required for POLICY and forbidden otherwise; testVariant by test type. */
 export function checkSpecification(spec: Pick<StoredSpecification, 'type' | 'testType' | 'testVariant'>): void {
   if (spec.type === 'POLICY' && !spec.testType) throw new ValidationError('testType is required when type is POLICY');
-  if (spec.type !== 'POLICY' && spec.testType) throw new ValidationError(`testType must not be set when type is ${spec.type}`);
+  if (spec.type !== 'POLICY' && spec.testType)
+    throw new ValidationError(`testType must not be set when type is ${spec.type}`);
   if (!spec.testType) {
     if (spec.testVariant) throw new ValidationError('testVariant must not be set without a testType');
     return;

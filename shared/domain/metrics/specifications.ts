@@ -1,6 +1,20 @@
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateRecord } from '../../db/catalog.js';
-import { getVisibleMetric, linkDelete, linkPut, listOrgLinks, listSpecLinks, type MetricLink } from '../../db/metrics.js';
+import {
+  createRecord,
+  getRecord,
+  listOrgRecords,
+  listProductRecords,
+  transact,
+  updateRecord,
+} from '../../db/catalog.js';
+import {
+  getVisibleMetric,
+  linkDelete,
+  linkPut,
+  listOrgLinks,
+  listSpecLinks,
+  type MetricLink,
+} from '../../db/metrics.js';
 import { NotFoundError } from '../../http/errors.js';
 import type { Metric } from '../../schemas/metrics.js';
 import type {
@@ -22,7 +36,13 @@ import { productLiveCheck } from '../catalog/products.js';
 import { checkSpecification } from './specification-rules.js';
 
 function withLinks(spec: StoredSpecification, links: MetricLink[]): Specification {
-  return { ...spec, metricIds: links.filter((l) => l.specificationId === spec.id).map((l) => l.metricId).sort() };
+  return {
+    ...spec,
+    metricIds: links
+      .filter((l) => l.specificationId === spec.id)
+      .map((l) => l.metricId)
+      .sort(),
+  };
 }
 
 export async function createSpecification(auth: AuthContext, input: SpecificationCreate): Promise<Specification> {
@@ -44,11 +64,16 @@ export async function createSpecification(auth: AuthContext, input: Specificatio
 }
 
 export async function getSpecification(auth: AuthContext, id: string): Promise<Specification> {
-  const spec = await getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id, { includeDeleted: true });
+  const spec = await getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id, {
+    includeDeleted: true,
+  });
   return withLinks(spec, await listSpecLinks(auth.organizationId, id));
 }
 
-export async function listSpecifications(auth: AuthContext, query: SpecificationListQuery): Promise<Page<Specification>> {
+export async function listSpecifications(
+  auth: AuthContext,
+  query: SpecificationListQuery,
+): Promise<Page<Specification>> {
   const [records, links] = await Promise.all([
     query.productIds
       ? listProductRecords<StoredSpecification>(specificationEntity, auth.organizationId, query.productIds)
@@ -71,7 +96,11 @@ export async function listSpecifications(auth: AuthContext, query: Specification
   );
 }
 
-export async function updateSpecification(auth: AuthContext, id: string, body: SpecificationUpdate): Promise<Specification> {
+export async function updateSpecification(
+  auth: AuthContext,
+  id: string,
+  body: SpecificationUpdate,
+): Promise<Specification> {
   rejectImmutable(body, ['productId']);
   if ('metricIds' in body) rejectImmutable(body, ['metricIds']);
   const current = await getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id);
@@ -102,19 +131,37 @@ async function requireLinkableMetrics(auth: AuthContext, ids: string[]): Promise
 }
 
 /** POST /specifications/{id}/metrics: one transaction of link items; already linked is fine. */
-export async function linkMetrics(auth: AuthContext, specId: string, body: MetricLinkBody): Promise<{ specificationId: string; metricIds: string[] }> {
+export async function linkMetrics(
+  auth: AuthContext,
+  specId: string,
+  body: MetricLinkBody,
+): Promise<{ specificationId: string; metricIds: string[] }> {
   const spec = await getRecord<StoredSpecification>(specificationEntity, auth.organizationId, specId);
   await requireLinkableMetrics(auth, body.metricIds);
-  await transact(body.metricIds.map((metricId) => linkPut({ metricId, specificationId: spec.id, productId: spec.productId, organizationId: auth.organizationId })));
-  return { specificationId: specId, metricIds: (await listSpecLinks(auth.organizationId, specId)).map((l) => l.metricId).sort() };
+  await transact(
+    body.metricIds.map((metricId) =>
+      linkPut({ metricId, specificationId: spec.id, productId: spec.productId, organizationId: auth.organizationId }),
+    ),
+  );
+  return {
+    specificationId: specId,
+    metricIds: (await listSpecLinks(auth.organizationId, specId)).map((l) => l.metricId).sort(),
+  };
 }
 
 /** DELETE /specifications/{id}/metrics: removes the links named (not linked is fine). */
-export async function unlinkMetrics(auth: AuthContext, specId: string, body: MetricLinkBody): Promise<{ specificationId: string; metricIds: string[] }> {
+export async function unlinkMetrics(
+  auth: AuthContext,
+  specId: string,
+  body: MetricLinkBody,
+): Promise<{ specificationId: string; metricIds: string[] }> {
   await getRecord<StoredSpecification>(specificationEntity, auth.organizationId, specId);
   await requireLinkableMetrics(auth, body.metricIds);
   await transact(body.metricIds.map((metricId) => linkDelete(auth.organizationId, metricId, specId)));
-  return { specificationId: specId, metricIds: (await listSpecLinks(auth.organizationId, specId)).map((l) => l.metricId).sort() };
+  return {
+    specificationId: specId,
+    metricIds: (await listSpecLinks(auth.organizationId, specId)).map((l) => l.metricId).sort(),
+  };
 }
 
 /** GET /specifications/{id}/metrics: the linked metrics (live ones), as metrics. */

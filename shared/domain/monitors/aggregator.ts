@@ -20,7 +20,11 @@ export async function recomputeBucket(monitorId: string, day: string, groupId: s
 export async function runAggregator(): Promise<{ buckets: number }> {
   let buckets = 0;
   for (let shard = 0; shard < MONITOR_SHARDS; shard++) {
-    for (const marker of await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` }, ConsistentRead: true })) {
+    for (const marker of await queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` },
+      ConsistentRead: true,
+    })) {
       const [monitorId, day, groupId] = [String(marker.monitorId), String(marker.day), String(marker.groupId)];
       await withLogKeys({ monitorId }, async () => {
         const sums = await recomputeBucket(monitorId, day, groupId);

@@ -1,8 +1,24 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord, transact } from '../../db/catalog.js';
-import { getRule, listAlertsOf, listRules, openAlertItems, resolveAlertItems, ruleDeleteItem, rulePut, scoresBetween } from '../../db/alerts.js';
+import {
+  getRule,
+  listAlertsOf,
+  listRules,
+  openAlertItems,
+  resolveAlertItems,
+  ruleDeleteItem,
+  rulePut,
+  scoresBetween,
+} from '../../db/alerts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { WINDOW_MS, type Alert, type AlertListQuery, type AlertRule, type AlertRuleCreate, type AlertRuleListQuery } from '../../schemas/alerts.js';
+import {
+  WINDOW_MS,
+  type Alert,
+  type AlertListQuery,
+  type AlertRule,
+  type AlertRuleCreate,
+  type AlertRuleListQuery,
+} from '../../schemas/alerts.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
@@ -27,10 +43,16 @@ async function liveMonitor(auth: AuthContext, id: string): Promise<Monitor> {
 }
 
 /** POST /monitors/{id}/alertRules. */
-export async function createAlertRule(auth: AuthContext, monitorId: string, input: AlertRuleCreate): Promise<AlertRule> {
+export async function createAlertRule(
+  auth: AuthContext,
+  monitorId: string,
+  input: AlertRuleCreate,
+): Promise<AlertRule> {
   const monitor = await liveMonitor(auth, monitorId);
   if (!monitor.metricGroupIds.includes(input.metricGroupId)) {
-    throw new ValidationError(`metricGroupId ${input.metricGroupId} is not one of the monitor's metricGroupIds (${monitor.metricGroupIds.join(', ')})`);
+    throw new ValidationError(
+      `metricGroupId ${input.metricGroupId} is not one of the monitor's metricGroupIds (${monitor.metricGroupIds.join(', ')})`,
+    );
   }
   if ((await listRules(monitorId, { consistent: true })).length >= MAX_RULES_PER_MONITOR) {
     throw new ConflictError(`a monitor may have at most ${MAX_RULES_PER_MONITOR} alert rules; delete one first`);
@@ -51,9 +73,15 @@ export async function createAlertRule(auth: AuthContext, monitorId: string, inpu
   return rule;
 }
 
-export async function listAlertRules(auth: AuthContext, monitorId: string, query: AlertRuleListQuery): Promise<Page<AlertRule>> {
+export async function listAlertRules(
+  auth: AuthContext,
+  monitorId: string,
+  query: AlertRuleListQuery,
+): Promise<Page<AlertRule>> {
   await liveMonitor(auth, monitorId);
-  return applyList(await listRules(monitorId), query, { sortable: ['createdAt', 'metricGroupId', 'window', 'below', 'minSessions'] });
+  return applyList(await listRules(monitorId), query, {
+    sortable: ['createdAt', 'metricGroupId', 'window', 'below', 'minSessions'],
+  });
 }
 
 /** GET /monitors/{id}/alertRules/{ruleId}: the rule, a deleted one with its `deletedAt`. */
@@ -65,25 +93,53 @@ export async function getAlertRule(auth: AuthContext, monitorId: string, ruleId:
 }
 
 /** DELETE /monitors/{id}/alertRules/{ruleId}: an open alert of the rule is resolved (`rule_deleted`) and sent. */
-export async function deleteAlertRule(auth: AuthContext, monitorId: string, ruleId: string): Promise<{ id: string; deletedAt: string }> {
+export async function deleteAlertRule(
+  auth: AuthContext,
+  monitorId: string,
+  ruleId: string,
+): Promise<{ id: string; deletedAt: string }> {
   await liveMonitor(auth, monitorId);
   const rule = await getRule(monitorId, ruleId);
   if (!rule || rule.deletedAt) throw new NotFoundError(`alert rule ${ruleId} not found on monitor ${monitorId}`);
   const deletedAt = clock.now().toISOString();
   if (!rule.openAlertId) {
-    await transact([ruleDeleteItem(rule, deletedAt)], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new ConflictError(`alert rule ${ruleId} changed while this request ran; retry`) : undefined));
+    await transact([ruleDeleteItem(rule, deletedAt)], (codes) =>
+      codes[0] === 'ConditionalCheckFailed'
+        ? new ConflictError(`alert rule ${ruleId} changed while this request ran; retry`)
+        : undefined,
+    );
     return { id: ruleId, deletedAt };
   }
-  const writes = await resolvedEvent(rule, rule.openAlertId, { resolvedAt: deletedAt, resolvedScore: null, resolution: 'rule_deleted' });
-  await transact([...resolveAlertItems(rule, rule.openAlertId, { resolvedAt: deletedAt, resolvedScore: null, resolution: 'rule_deleted' }, deletedAt), ...writes.items], (codes) =>
-    codes[0] === 'ConditionalCheckFailed' ? new ConflictError(`alert rule ${ruleId} changed while this request ran; retry`) : undefined,
+  const writes = await resolvedEvent(rule, rule.openAlertId, {
+    resolvedAt: deletedAt,
+    resolvedScore: null,
+    resolution: 'rule_deleted',
+  });
+  await transact(
+    [
+      ...resolveAlertItems(
+        rule,
+        rule.openAlertId,
+        { resolvedAt: deletedAt, resolvedScore: null, resolution: 'rule_deleted' },
+        deletedAt,
+      ),
+      ...writes.items,
+    ],
+    (codes) =>
+      codes[0] === 'ConditionalCheckFailed'
+        ? new ConflictError(`alert rule ${ruleId} changed while this request ran; retry`)
+        : undefined,
   );
   await publish(writes);
   return { id: ruleId, deletedAt };
 }
 
 /** GET /monitors/{id}/alerts: open and resolved alerts, newest first by default. */
-export async function listMonitorAlerts(auth: AuthContext, monitorId: string, query: AlertListQuery): Promise<Page<Alert>> {
+export async function listMonitorAlerts(
+  auth: AuthContext,
+  monitorId: string,
+  query: AlertListQuery,
+): Promise<Page<Alert>> {
   await liveMonitor(auth, monitorId);
   return applyList(await listAlertsOf(monitorId), query, {
     sortable: ['createdAt', 'openedAt', 'resolvedAt', 'status', 'score'],
@@ -91,14 +147,27 @@ export async function listMonitorAlerts(auth: AuthContext, monitorId: string, qu
   });
 }
 
-async function resolvedEvent(rule: AlertRule, alertId: string, set: Pick<Alert, 'resolvedAt' | 'resolvedScore' | 'resolution'>): Promise<EventWrites> {
+async function resolvedEvent(
+  rule: AlertRule,
+  alertId: string,
+  set: Pick<Alert, 'resolvedAt' | 'resolvedScore' | 'resolution'>,
+): Promise<EventWrites> {
   const alert = (await listAlertsOf(rule.monitorId)).find((a) => a.id === alertId);
   if (!alert) return NO_EVENT;
-  return eventWrites(rule.organizationId, 'alert.resolved', { ...alert, status: 'RESOLVED', ...set }, `alert.resolved#${alertId}`);
+  return eventWrites(
+    rule.organizationId,
+    'alert.resolved',
+    { ...alert, status: 'RESOLVED', ...set },
+    `alert.resolved#${alertId}`,
+  );
 }
 
 /** The sums of a family's scores over the rule's trailing window ending at `now`. */
-export async function windowSums(monitorId: string, rule: Pick<AlertRule, 'metricGroupId' | 'window'>, now: Date): Promise<Sums> {
+export async function windowSums(
+  monitorId: string,
+  rule: Pick<AlertRule, 'metricGroupId' | 'window'>,
+  now: Date,
+): Promise<Sums> {
   const from = new Date(now.getTime() - WINDOW_MS[rule.window]).toISOString();
   const scores = await scoresBetween(monitorId, rule.metricGroupId, from, now.toISOString());
   return scores.reduce<Sums>((s, x) => addScore(s, x.score, x.weight), emptySums());
@@ -142,7 +211,9 @@ export async function evaluateAlertRules(monitor: Monitor, now: Date): Promise<{
       items = resolveAlertItems(rule, rule.openAlertId!, set);
     }
     try {
-      await transact([...items, ...writes.items], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new RuleMoved() : undefined));
+      await transact([...items, ...writes.items], (codes) =>
+        codes[0] === 'ConditionalCheckFailed' ? new RuleMoved() : undefined,
+      );
     } catch (error) {
       if (error instanceof RuleMoved) continue; // another scanner run (or a delete) got there first
       throw error;

@@ -1,7 +1,13 @@
 import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
-import { deleteQueuedEntry, getEvaluationGuard, getQueuedEntry, shardOf, type EvaluationGuard } from '../../db/monitors.js';
+import {
+  deleteQueuedEntry,
+  getEvaluationGuard,
+  getQueuedEntry,
+  shardOf,
+  type EvaluationGuard,
+} from '../../db/monitors.js';
 import { evaluationItem } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
@@ -47,11 +53,28 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
         status: 'PENDING',
         createdAt: now.toISOString(),
       });
-      const newGuard: Guard = { evaluationId: evaluation.id, weight: Number(queued.weight), description: String(queued.description ?? ''), turns: Number(queued.turns ?? 0) };
+      const newGuard: Guard = {
+        evaluationId: evaluation.id,
+        weight: Number(queued.weight),
+        description: String(queued.description ?? ''),
+        turns: Number(queued.turns ?? 0),
+      };
       try {
         await transact([
-          { Put: { TableName: tableName, Item: { ...guardKey, entity: 'EVALFOR', ...newGuard }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName, Item: evaluationItem(evaluation), ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...guardKey, entity: 'EVALFOR', ...newGuard },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: evaluationItem(evaluation),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ]);
         guard = newGuard;
       } catch {
@@ -71,7 +94,9 @@ export function dayOf(iso: string): string {
 // ---------- the monitor side of the evaluator ----------
 
 evaluationExtensions.monitorLimit = async (evaluation, cycle) => {
-  const monitor = await getRecord<Monitor>(monitorEntity, evaluation.organizationId, evaluation.monitorId!, { includeDeleted: true });
+  const monitor = await getRecord<Monitor>(monitorEntity, evaluation.organizationId, evaluation.monitorId!, {
+    includeDeleted: true,
+  });
   return { key: keys.monitorSpend(monitor.id, cycle), cap: monitor.monthlyCreditCap };
 };
 
@@ -83,7 +108,18 @@ evaluationExtensions.onSettled = async (evaluation) => {
   const monitorId = evaluation.monitorId!;
   const at = evaluation.evaluatedAt!;
   const items: TransactItem[] = [
-    { Put: { TableName: tableName, Item: { ...keys.monitorAttempt(monitorId, at, evaluation.id), entity: 'ATTEMPT', at, ok: evaluation.status === 'SUCCESS', ttl: ttlIn(90) } } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.monitorAttempt(monitorId, at, evaluation.id),
+          entity: 'ATTEMPT',
+          at,
+          ok: evaluation.status === 'SUCCESS',
+          ttl: ttlIn(90),
+        },
+      },
+    },
   ];
   if (evaluation.status !== 'SUCCESS' || evaluation.score === null) return items;
   const guard = await getEvaluationGuard(monitorId, evaluation.sessionId, evaluation.metricGroupId);
@@ -93,7 +129,14 @@ evaluationExtensions.onSettled = async (evaluation) => {
     {
       Put: {
         TableName: tableName,
-        Item: { ...keys.monitorScore(monitorId, day, evaluation.metricGroupId, evaluation.sessionId), entity: 'SCORE', score: evaluation.score, weight, evaluatedAt: at, metricId: evaluation.metricId },
+        Item: {
+          ...keys.monitorScore(monitorId, day, evaluation.metricGroupId, evaluation.sessionId),
+          entity: 'SCORE',
+          score: evaluation.score,
+          weight,
+          evaluatedAt: at,
+          metricId: evaluation.metricId,
+        },
       },
     },
     {
@@ -113,7 +156,14 @@ evaluationExtensions.onSettled = async (evaluation) => {
     {
       Put: {
         TableName: tableName,
-        Item: { ...keys.dirtyBucket(shardOf(monitorId), monitorId, day, evaluation.metricGroupId), entity: 'DIRTY', monitorId, day, groupId: evaluation.metricGroupId, touchedAt: `${clock.now().toISOString()}#${evaluation.id}` },
+        Item: {
+          ...keys.dirtyBucket(shardOf(monitorId), monitorId, day, evaluation.metricGroupId),
+          entity: 'DIRTY',
+          monitorId,
+          day,
+          groupId: evaluation.metricGroupId,
+          touchedAt: `${clock.now().toISOString()}#${evaluation.id}`,
+        },
       },
     },
   );

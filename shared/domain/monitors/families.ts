@@ -27,14 +27,26 @@ export async function loadFamily(orgId: string, groupId: string, now: Date): Pro
  */
 export async function loadFamilies(orgId: string, groupIds: string[], now: Date): Promise<Family[]> {
   const byGroup = await listFamilies(groupIds);
-  const names = [...new Set([...byGroup.values()].flat().flatMap((m) => (m.evaluatorModelName ? [m.evaluatorModelName] : [])))];
+  const names = [
+    ...new Set([...byGroup.values()].flat().flatMap((m) => (m.evaluatorModelName ? [m.evaluatorModelName] : []))),
+  ];
   const modelMap = new Map((await getModels(names)).map((m) => [m.name, m]));
   return groupIds.map((g) => familyOf(orgId, g, byGroup.get(g) ?? [], modelMap, now));
 }
 
-function familyOf(orgId: string, groupId: string, all: StoredMetric[], modelMap: Map<string, EvaluatorModel>, now: Date): Family {
-  const visible = all.filter((m: StoredMetric) => m.organizationId === orgId || m.organizationId === null || m.organizationId === PLATFORM_ORG);
-  const members = visible.map((m) => present(m, modelMap, [], now)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+function familyOf(
+  orgId: string,
+  groupId: string,
+  all: StoredMetric[],
+  modelMap: Map<string, EvaluatorModel>,
+  now: Date,
+): Family {
+  const visible = all.filter(
+    (m: StoredMetric) => m.organizationId === orgId || m.organizationId === null || m.organizationId === PLATFORM_ORG,
+  );
+  const members = visible
+    .map((m) => present(m, modelMap, [], now))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   const live = members.filter((m) => !m.deletedAt && !isDisabled(m, now));
   return { groupId, members, current: live[live.length - 1], foreignOnly: members.length === 0 && all.length > 0 };
 }

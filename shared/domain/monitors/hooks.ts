@@ -22,8 +22,11 @@ export function monitorIdsOf(session: SessionWithMonitors): string[] {
  */
 export async function onSessionCreated(session: Session): Promise<void> {
   if (!session.isProduction) return;
-  const monitors = (await listProductRecords<Monitor>(monitorEntity, session.organizationId, [session.productId])).filter(
-    (m) => (m.status === 'ACTIVE' || m.status === 'FAILING') && (m.versionId === null || m.versionId === session.versionId),
+  const monitors = (
+    await listProductRecords<Monitor>(monitorEntity, session.organizationId, [session.productId])
+  ).filter(
+    (m) =>
+      (m.status === 'ACTIVE' || m.status === 'FAILING') && (m.versionId === null || m.versionId === session.versionId),
   );
   const sampled = monitors.filter((m) => isSampled(m.id, session.id, m.samplingPercentage));
   if (sampled.length === 0) return;
@@ -97,7 +100,15 @@ export async function closeForMonitor(monitorId: string, session: Session): Prom
   const turns = await listTurns(session.id);
   // A paused monitor spends nothing: what closes while it is paused is dropped like a filtered session.
   const passes = monitor !== undefined && monitor.status !== 'PAUSED' && passesFilters(monitor, turns);
-  const items: TransactItem[] = [{ Delete: { TableName: tableName, Key: keys.monitorWaiting(monitorId, session.id), ConditionExpression: 'attribute_exists(pk)' } }];
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: keys.monitorWaiting(monitorId, session.id),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+  ];
   if (passes) {
     items.push({
       Put: {
@@ -114,10 +125,19 @@ export async function closeForMonitor(monitorId: string, session: Session): Prom
       },
     });
   } else if (monitor) {
-    items.push({ Update: { TableName: tableName, Key: keys.monitorStats(monitorId), UpdateExpression: 'ADD skippedSessions :one', ExpressionAttributeValues: { ':one': 1 } } });
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: keys.monitorStats(monitorId),
+        UpdateExpression: 'ADD skippedSessions :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    });
   }
   try {
-    await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new Error('closed-elsewhere') : undefined));
+    await transact(items, (codes) =>
+      codes[0] === 'ConditionalCheckFailed' ? new Error('closed-elsewhere') : undefined,
+    );
   } catch (error) {
     if ((error as Error).message === 'closed-elsewhere') return 'gone';
     throw error;

@@ -1,11 +1,25 @@
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, listOrgRecords, listProductRecords, transact, updateItem, type TransactItem } from '../../db/catalog.js';
+import {
+  createRecord,
+  getRecord,
+  listOrgRecords,
+  listProductRecords,
+  transact,
+  updateItem,
+  type TransactItem,
+} from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { monitorItem } from '../../db/monitors.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Version } from '../../schemas/products.js';
-import { SYSTEM_STATUSES, type Monitor, type MonitorCreate, type MonitorListQuery, type MonitorUpdate } from '../../schemas/monitors.js';
+import {
+  SYSTEM_STATUSES,
+  type Monitor,
+  type MonitorCreate,
+  type MonitorListQuery,
+  type MonitorUpdate,
+} from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity, versionEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
@@ -22,10 +36,18 @@ import { monitorStatusEvent } from './status-events.js';
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {
   for (const [i, groupId] of groupIds.entries()) {
     const family = await loadFamily(auth.organizationId, groupId, now);
-    if (family.foreignOnly) throw new ForbiddenError(`metricGroupIds[${i}] ${groupId} is another organization's metric family`);
-    if (!family.current) throw new ValidationError(`metricGroupIds[${i}] ${groupId} does not name a metric family with a live metric`);
+    if (family.foreignOnly)
+      throw new ForbiddenError(`metricGroupIds[${i}] ${groupId} is another organization's metric family`);
+    if (!family.current)
+      throw new ValidationError(`metricGroupIds[${i}] ${groupId} does not name a metric family with a live metric`);
     const why = whyNotMonitorable(family.current, now);
-    if (why) throw new ValidationError(`metricGroupIds[${i}] ${groupId} cannot be monitored: its current revision ${family.current.id} ${why.replace(/^it /, 'is ').replace(/^is needs/, 'needs').replace(/^is its/, 'has')}`);
+    if (why)
+      throw new ValidationError(
+        `metricGroupIds[${i}] ${groupId} cannot be monitored: its current revision ${family.current.id} ${why
+          .replace(/^it /, 'is ')
+          .replace(/^is needs/, 'needs')
+          .replace(/^is its/, 'has')}`,
+      );
   }
 }
 
@@ -36,18 +58,30 @@ function checkStatusWrite(status: string | undefined): void {
 }
 
 function checkPairs(m: Pick<Monitor, 'filterQuery' | 'filterTarget' | 'excludeQuery' | 'excludeTarget'>): void {
-  if ((m.filterQuery === null) !== (m.filterTarget === null)) throw new ValidationError('filterQuery and filterTarget must be set together (or both null)');
-  if ((m.excludeQuery === null) !== (m.excludeTarget === null)) throw new ValidationError('excludeQuery and excludeTarget must be set together (or both null)');
+  if ((m.filterQuery === null) !== (m.filterTarget === null))
+    throw new ValidationError('filterQuery and filterTarget must be set together (or both null)');
+  if ((m.excludeQuery === null) !== (m.excludeTarget === null))
+    throw new ValidationError('excludeQuery and excludeTarget must be set together (or both null)');
 }
 
 async function checkVersion(auth: AuthContext, versionId: string | null | undefined, productId: string): Promise<void> {
   if (!versionId) return;
-  const version = await bodyReference(() => getRecord<Version>(versionEntity, auth.organizationId, versionId), 'versionId', versionId, 'version');
+  const version = await bodyReference(
+    () => getRecord<Version>(versionEntity, auth.organizationId, versionId),
+    'versionId',
+    versionId,
+    'version',
+  );
   if (version.productId !== productId) throw new ValidationError(`versionId ${versionId} belongs to another product`);
 }
 
 export function samplingMarker(monitorId: string, at: string, samplingPercentage: number): TransactItem {
-  return { Put: { TableName: tableName, Item: { ...keys.monitorSampling(monitorId, at), entity: 'SAMPLING', at, samplingPercentage } } };
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.monitorSampling(monitorId, at), entity: 'SAMPLING', at, samplingPercentage },
+    },
+  };
 }
 
 export async function createMonitor(auth: AuthContext, input: MonitorCreate): Promise<Monitor> {
@@ -79,7 +113,11 @@ export async function createMonitor(auth: AuthContext, input: MonitorCreate): Pr
   return monitor;
 }
 
-export function getMonitor(auth: AuthContext, id: string, options: { includeDeleted?: boolean } = { includeDeleted: true }): Promise<Monitor> {
+export function getMonitor(
+  auth: AuthContext,
+  id: string,
+  options: { includeDeleted?: boolean } = { includeDeleted: true },
+): Promise<Monitor> {
   return getRecord<Monitor>(monitorEntity, auth.organizationId, id, options);
 }
 
@@ -108,7 +146,17 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
   const current = await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
   const now = clock.now();
   const next: Monitor = { ...current };
-  const fields = ['name', 'metricGroupIds', 'versionId', 'samplingPercentage', 'monthlyCreditCap', 'filterQuery', 'filterTarget', 'excludeQuery', 'excludeTarget'] as const;
+  const fields = [
+    'name',
+    'metricGroupIds',
+    'versionId',
+    'samplingPercentage',
+    'monthlyCreditCap',
+    'filterQuery',
+    'filterTarget',
+    'excludeQuery',
+    'excludeTarget',
+  ] as const;
   for (const f of fields) if (body[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = body[f];
   if (body.status !== undefined) {
     next.status = body.status;
@@ -127,14 +175,20 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
   // A status change holds only from the status it was read in, so its event names the change
   // exactly once; a concurrent scanner write makes it read again and retry.
   const statusChanged = next.status !== current.status;
-  const fromStatus = statusChanged ? { expression: '#st = :was', names: { '#st': 'status' }, values: { ':was': current.status } } : undefined;
+  const fromStatus = statusChanged
+    ? { expression: '#st = :was', names: { '#st': 'status' }, values: { ':was': current.status } }
+    : undefined;
   const items: TransactItem[] = [{ Update: updateItem(monitorEntity, auth.organizationId, id, set, [], fromStatus) }];
   if (body.samplingPercentage !== undefined && body.samplingPercentage !== current.samplingPercentage) {
     items.push(samplingMarker(id, now.toISOString(), body.samplingPercentage));
   }
-  const writes = statusChanged ? await monitorStatusEvent({ ...next, status: current.status }, next.status, 'user') : NO_EVENT;
+  const writes = statusChanged
+    ? await monitorStatusEvent({ ...next, status: current.status }, next.status, 'user')
+    : NO_EVENT;
   try {
-    await transact([...items, ...writes.items], (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StatusRaced() : undefined));
+    await transact([...items, ...writes.items], (codes) =>
+      codes[0] === 'ConditionalCheckFailed' ? new StatusRaced() : undefined,
+    );
   } catch (error) {
     if (!(error instanceof StatusRaced)) throw error;
     await getRecord<Monitor>(monitorEntity, auth.organizationId, id); // 404 when it was deleted meanwhile
@@ -151,8 +205,9 @@ export async function deleteMonitor(auth: AuthContext, id: string): Promise<{ id
   await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
   const deletedAt = clock.now().toISOString();
   // Removing the shard keys takes the monitor out of the scanner's index.
-  await transact([{ Update: updateItem(monitorEntity, auth.organizationId, id, { deletedAt }, ['gsi2pk', 'gsi2sk']) }], (codes) =>
-    codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined,
+  await transact(
+    [{ Update: updateItem(monitorEntity, auth.organizationId, id, { deletedAt }, ['gsi2pk', 'gsi2sk']) }],
+    (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined),
   );
   return { id, deletedAt };
 }

@@ -16,7 +16,12 @@ import { emptySums, mergeSums, scorePoint, type ScorePoint, type Sums } from './
 export interface MonitorResults {
   monitorId: string;
   range: { from: string; to: string; bucketDays: number };
-  metrics: { metricGroupId: string; name: string; headline: ScorePoint; buckets: (ScorePoint & { bucket: string })[] }[];
+  metrics: {
+    metricGroupId: string;
+    name: string;
+    headline: ScorePoint;
+    buckets: (ScorePoint & { bucket: string })[];
+  }[];
   worstMetric: (ScorePoint & { metricGroupId: string; name: string }) | null;
   markers: {
     metricRevisions: { metricGroupId: string; name: string; metricId: string; at: string }[];
@@ -63,7 +68,10 @@ export async function monitorResults(auth: AuthContext, id: string, days = 7): P
   const itemAt = (key: Key) => items.find((i) => i.pk === key.pk && i.sk === key.sk);
   const monitorItem = itemAt(monitorKey);
   // Absent or deleted: the single read answers 404 (or 403 for another organization's monitor).
-  const monitor = monitorItem && !monitorItem.deletedAt ? toRecord<Monitor>(monitorItem) : await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
+  const monitor =
+    monitorItem && !monitorItem.deletedAt
+      ? toRecord<Monitor>(monitorItem)
+      : await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
   const spendItem = spendOf(itemAt(spendKey));
   const orgItem = itemAt(orgKey);
   const org = orgItem ? toRecord<Organization>(orgItem) : undefined;
@@ -80,7 +88,12 @@ export async function monitorResults(auth: AuthContext, id: string, days = 7): P
     };
   });
   const scoredMetrics = metrics.filter((m) => m.headline.score !== null);
-  scoredMetrics.sort((a, b) => a.headline.score! - b.headline.score! || a.name.localeCompare(b.name, 'en') || a.metricGroupId.localeCompare(b.metricGroupId));
+  scoredMetrics.sort(
+    (a, b) =>
+      a.headline.score! - b.headline.score! ||
+      a.name.localeCompare(b.name, 'en') ||
+      a.metricGroupId.localeCompare(b.metricGroupId),
+  );
   const worst = scoredMetrics[0];
   return {
     monitorId: id,
@@ -89,9 +102,16 @@ export async function monitorResults(auth: AuthContext, id: string, days = 7): P
     worstMetric: worst ? { ...worst.headline, metricGroupId: worst.metricGroupId, name: worst.name } : null,
     markers: {
       metricRevisions: families
-        .flatMap((f) => f.members.filter((m) => m.parentMetricId !== null && m.createdAt >= from).map((m) => ({ metricGroupId: f.groupId, name: m.name, metricId: m.id, at: m.createdAt })))
+        .flatMap((f) =>
+          f.members
+            .filter((m) => m.parentMetricId !== null && m.createdAt >= from)
+            .map((m) => ({ metricGroupId: f.groupId, name: m.name, metricId: m.id, at: m.createdAt })),
+        )
         .sort((a, b) => a.at.localeCompare(b.at)),
-      samplingChanges: samplingItems.map((i) => ({ at: String(i.at), samplingPercentage: Number(i.samplingPercentage) })),
+      samplingChanges: samplingItems.map((i) => ({
+        at: String(i.at),
+        samplingPercentage: Number(i.samplingPercentage),
+      })),
     },
     spend: {
       spentCredits: spendItem.spentCredits,

@@ -44,7 +44,11 @@ export type AlertDecision = 'open' | 'resolve' | 'none';
  * a weighted score (Σwx / Σw) below `below` opens an alert, and one at or above `below` resolves an
  * open one; fewer sessions decide nothing.
  */
-export function alertDecision(rule: Pick<AlertRule, 'below' | 'minSessions'>, sums: Sums, isOpen: boolean): AlertDecision {
+export function alertDecision(
+  rule: Pick<AlertRule, 'below' | 'minSessions'>,
+  sums: Sums,
+  isOpen: boolean,
+): AlertDecision {
   if (sums.n < rule.minSessions || sums.sw <= 0) return 'none';
   const score = sums.swx / sums.sw;
   if (!isOpen && score < rule.below) return 'open';

@@ -4,7 +4,7 @@ import type { FilterTarget } from '../../schemas/monitors.js';
 /** hash(monitorId + sessionId) mapped to [0, 100): the same session always gets the same answer. */
 export function samplingPoint(monitorId: string, sessionId: string): number {
   const digest = createHash('sha256').update(`${monitorId}${sessionId}`).digest();
-  return (digest.readUInt32BE(0) * 2 ** 21 + (digest.readUInt32BE(4) >>> 11)) / 2 ** 53 * 100;
+  return ((digest.readUInt32BE(0) * 2 ** 21 + (digest.readUInt32BE(4) >>> 11)) / 2 ** 53) * 100;
 }
 
 export function isSampled(monitorId: string, sessionId: string, samplingPercentage: number): boolean {
@@ -43,7 +43,12 @@ function hits(turns: TurnText[], list: string[], target: FilterTarget): boolean 
 
 /** A session is watched when it passes filterQuery (if set) and is not hit by excludeQuery. */
 export function passesFilters(
-  monitor: { filterQuery: string | null; filterTarget: FilterTarget | null; excludeQuery: string | null; excludeTarget: FilterTarget | null },
+  monitor: {
+    filterQuery: string | null;
+    filterTarget: FilterTarget | null;
+    excludeQuery: string | null;
+    excludeTarget: FilterTarget | null;
+  },
   turns: TurnText[],
 ): boolean {
   const include = terms(monitor.filterQuery);

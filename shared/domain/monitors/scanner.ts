@@ -37,7 +37,18 @@ export async function writeSystemStatus(monitor: Monitor, to: Monitor['status'])
 async function closeIdle(session: Session, at: string): Promise<void> {
   if (session.closedAt === null) {
     try {
-      await transact([sessionUpdate(session.id, { closedAt: at, status: session.status === 'PENDING' ? 'COMPLETED' : session.status, stoppingReason: session.stoppingReason ?? 'idle_timeout' }, 'attribute_not_exists(closedAt) OR attribute_type(closedAt, :nullType)', { ':nullType': 'NULL' })]);
+      await transact([
+        sessionUpdate(
+          session.id,
+          {
+            closedAt: at,
+            status: session.status === 'PENDING' ? 'COMPLETED' : session.status,
+            stoppingReason: session.stoppingReason ?? 'idle_timeout',
+          },
+          'attribute_not_exists(closedAt) OR attribute_type(closedAt, :nullType)',
+          { ':nullType': 'NULL' },
+        ),
+      ]);
     } catch {
       // closed concurrently: the closing hook below is idempotent
     }

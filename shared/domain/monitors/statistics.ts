@@ -26,12 +26,26 @@ export function emptySums(): Sums {
 }
 
 export function addScore(s: Sums, x: number, w: number): Sums {
-  return { n: s.n + 1, sw: s.sw + w, swx: s.swx + w * x, sw2: s.sw2 + w * w, sw2x: s.sw2x + w * w * x, sw2x2: s.sw2x2 + w * w * x * x };
+  return {
+    n: s.n + 1,
+    sw: s.sw + w,
+    swx: s.swx + w * x,
+    sw2: s.sw2 + w * w,
+    sw2x: s.sw2x + w * w * x,
+    sw2x2: s.sw2x2 + w * w * x * x,
+  };
 }
 
 export function mergeSums(...all: Sums[]): Sums {
   return all.reduce(
-    (a, b) => ({ n: a.n + b.n, sw: a.sw + b.sw, swx: a.swx + b.swx, sw2: a.sw2 + b.sw2, sw2x: a.sw2x + b.sw2x, sw2x2: a.sw2x2 + b.sw2x2 }),
+    (a, b) => ({
+      n: a.n + b.n,
+      sw: a.sw + b.sw,
+      swx: a.swx + b.swx,
+      sw2: a.sw2 + b.sw2,
+      sw2x: a.sw2x + b.sw2x,
+      sw2x2: a.sw2x2 + b.sw2x2,
+    }),
     emptySums(),
   );
 }
@@ -43,11 +57,18 @@ const clamp = (v: number) => Math.min(1, Math.max(0, v));
  * [0, 1], with V = (Σw²x² − 2·score·Σw²x + score²·Σw²) / (Σw)² · n / (n − 1).
  */
 export function scorePoint(s: Sums): ScorePoint {
-  if (s.n === 0 || s.sw <= 0) return { scoredSessions: s.n, score: null, confidenceInterval: null, collectingData: true };
+  if (s.n === 0 || s.sw <= 0)
+    return { scoredSessions: s.n, score: null, confidenceInterval: null, collectingData: true };
   const score = s.swx / s.sw;
-  if (s.n < MIN_SESSIONS_FOR_INTERVAL) return { scoredSessions: s.n, score, confidenceInterval: null, collectingData: true };
+  if (s.n < MIN_SESSIONS_FOR_INTERVAL)
+    return { scoredSessions: s.n, score, confidenceInterval: null, collectingData: true };
   const raw = ((s.sw2x2 - 2 * score * s.sw2x + score * score * s.sw2) / (s.sw * s.sw)) * (s.n / (s.n - 1));
   // Sums lose ~1e-16 to cancellation: below that, the variance is zero (all scores equal).
   const half = Z95 * Math.sqrt(raw > 1e-15 ? raw : 0);
-  return { scoredSessions: s.n, score, confidenceInterval: { lower: clamp(score - half), upper: clamp(score + half) }, collectingData: false };
+  return {
+    scoredSessions: s.n,
+    score,
+    confidenceInterval: { lower: clamp(score - half), upper: clamp(score + half) },
+    collectingData: false,
+  };
 }

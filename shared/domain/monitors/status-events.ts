@@ -7,7 +7,11 @@ import { eventWrites, type EventWrites } from '../webhooks/events.js';
  * written in the transaction of the change, which is conditional on the status it changes from,
  * so each change is sent once.
  */
-export function monitorStatusEvent(monitor: Monitor, to: MonitorStatus, changedBy: 'system' | 'user'): Promise<EventWrites> {
+export function monitorStatusEvent(
+  monitor: Monitor,
+  to: MonitorStatus,
+  changedBy: 'system' | 'user',
+): Promise<EventWrites> {
   return eventWrites(
     monitor.organizationId,
     'monitor.status_changed',

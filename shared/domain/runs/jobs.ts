@@ -7,7 +7,10 @@ import { abandonStep, processFanout, processStep } from './execution.js';
  * Processes one SQS batch of run jobs, the records in parallel (each is one agent call at most).
  * A failed record is reported so SQS redelivers it (DLQ after 3 receives); every job is idempotent.
  */
-export function processRunBatch(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+export function processRunBatch(
+  event: SQSEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SQSBatchResponse> {
   return processBatch(event, context, {
     label: 'run',
     parse: parseRunJob,
@@ -16,7 +19,8 @@ export function processRunBatch(event: SQSEvent, context?: Pick<Context, 'getRem
       runId: job.runId,
       ...(job.kind === 'step' ? { sessionId: job.sessionId, step: job.seq } : { fanoutPage: job.planIndex }),
     }),
-    run: (job, remainingMs) => (job.kind === 'fanout' ? processFanout(job) : processStep(job, { ...(remainingMs ? { remainingMs } : {}) })),
+    run: (job, remainingMs) =>
+      job.kind === 'fanout' ? processFanout(job) : processStep(job, { ...(remainingMs ? { remainingMs } : {}) }),
     giveUp: (job, error) => (job.kind === 'step' ? abandonStep(job, error) : Promise.reject(error)),
   });
 }

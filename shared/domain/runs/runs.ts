@@ -19,7 +19,15 @@ import {
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
-import { FINISHED_RUN_STATUSES, MAX_RUN_CASES, type Run, type RunCreate, type RunListQuery, type RunMetric, type RunStatus } from '../../schemas/runs.js';
+import {
+  FINISHED_RUN_STATUSES,
+  MAX_RUN_CASES,
+  type Run,
+  type RunCreate,
+  type RunListQuery,
+  type RunMetric,
+  type RunStatus,
+} from '../../schemas/runs.js';
 import type { Specification } from '../../schemas/specifications.js';
 import type { TestRecord } from '../../schemas/tests.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
@@ -53,7 +61,8 @@ async function linkedMetrics(auth: AuthContext, specId: string): Promise<StoredM
 }
 
 function requireRunnable(test: TestRecord, field: string): void {
-  if (test.status !== 'SUCCESS') throw new ValidationError(`${field}: test ${test.id} is ${test.status}; only SUCCESS tests can run`);
+  if (test.status !== 'SUCCESS')
+    throw new ValidationError(`${field}: test ${test.id} is ${test.status}; only SUCCESS tests can run`);
 }
 
 /**
@@ -62,11 +71,20 @@ function requireRunnable(test: TestRecord, field: string): void {
  * puts the fan-out job on the run queue. Every refusal happens before anything is written.
  */
 export async function createRunFor(auth: AuthContext, input: RunCreate): Promise<Run> {
-  if (input.testId && input.specificationIds) throw new ValidationError('testId and specificationIds cannot both be given: name one test, or the specifications whose tests run');
-  if (!input.testId && !input.specificationIds) throw new ValidationError('one of testId or specificationIds is required');
+  if (input.testId && input.specificationIds)
+    throw new ValidationError(
+      'testId and specificationIds cannot both be given: name one test, or the specifications whose tests run',
+    );
+  if (!input.testId && !input.specificationIds)
+    throw new ValidationError('one of testId or specificationIds is required');
   if (input.testCaseIds && !input.testId) throw new ValidationError('testCaseIds may be given only with testId');
   const org = auth.organizationId;
-  const version = await bodyReference(() => getRecord<Version>(versionEntity, org, input.versionId), 'versionId', input.versionId, 'version');
+  const version = await bodyReference(
+    () => getRecord<Version>(versionEntity, org, input.versionId),
+    'versionId',
+    input.versionId,
+    'version',
+  );
   if (!version.conversationEndpointConnectionId) {
     throw new ValidationError(
       `conversationEndpointConnectionId: version ${version.id} has no CONVERSATION endpoint connection; set conversationEndpointConnectionId on the version (voice runs through phone connections need a telephony provider, which this deployment does not have)`,
@@ -77,8 +95,14 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
   const plan: RunPlanEntry[] = [];
 
   if (input.testId) {
-    const test = await bodyReference(() => getRecord<TestRecord>(testEntity, org, input.testId!), 'testId', input.testId, 'test');
-    if (test.productId !== version.productId) throw new ValidationError(`testId: test ${test.id} belongs to another product than version ${version.id}`);
+    const test = await bodyReference(
+      () => getRecord<TestRecord>(testEntity, org, input.testId!),
+      'testId',
+      input.testId,
+      'test',
+    );
+    if (test.productId !== version.productId)
+      throw new ValidationError(`testId: test ${test.id} belongs to another product than version ${version.id}`);
     requireRunnable(test, 'testId');
     let caseCount = test.testCaseCount;
     if (input.testCaseIds) {
@@ -86,37 +110,72 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
       const found = new Map(cases.map((c) => [c.id, c]));
       for (const id of input.testCaseIds) {
         const c = found.get(id);
-        if (!c || c.testId !== test.id) throw new ValidationError(`testCaseIds: ${id} is not a test case of test ${test.id}`);
+        if (!c || c.testId !== test.id)
+          throw new ValidationError(`testCaseIds: ${id} is not a test case of test ${test.id}`);
       }
       caseCount = cases.length;
     }
     const metrics = given ?? (test.specificationId ? await linkedMetrics(auth, test.specificationId) : []);
     if (metrics.length === 0) {
-      throw new ValidationError(`metricIds: nothing to score: test ${test.id} has no specification with linked metrics; link metrics to its specification or give metricIds`);
+      throw new ValidationError(
+        `metricIds: nothing to score: test ${test.id} has no specification with linked metrics; link metrics to its specification or give metricIds`,
+      );
     }
     metrics.forEach((m) => names.set(m.id, m.name));
-    plan.push({ testId: test.id, testType: test.type, specificationId: test.specificationId, metricIds: metrics.map((m) => m.id), ...(input.testCaseIds ? { testCaseIds: input.testCaseIds } : {}), caseCount });
+    plan.push({
+      testId: test.id,
+      testType: test.type,
+      specificationId: test.specificationId,
+      metricIds: metrics.map((m) => m.id),
+      ...(input.testCaseIds ? { testCaseIds: input.testCaseIds } : {}),
+      caseCount,
+    });
   } else {
     const tests = await listProductRecords<TestRecord>(testEntity, org, [version.productId]);
     for (const specId of input.specificationIds!) {
-      const spec = await bodyReference(() => getRecord<Specification>(specificationEntity, org, specId), 'specificationIds', specId, 'specification');
-      if (spec.productId !== version.productId) throw new ValidationError(`specificationIds: specification ${spec.id} belongs to another product than version ${version.id}`);
-      const runnable = tests.filter((t) => t.specificationId === spec.id && t.status === 'SUCCESS').sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-      if (runnable.length === 0) throw new ValidationError(`specificationIds: specification ${spec.id} has no SUCCESS test to run`);
+      const spec = await bodyReference(
+        () => getRecord<Specification>(specificationEntity, org, specId),
+        'specificationIds',
+        specId,
+        'specification',
+      );
+      if (spec.productId !== version.productId)
+        throw new ValidationError(
+          `specificationIds: specification ${spec.id} belongs to another product than version ${version.id}`,
+        );
+      const runnable = tests
+        .filter((t) => t.specificationId === spec.id && t.status === 'SUCCESS')
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      if (runnable.length === 0)
+        throw new ValidationError(`specificationIds: specification ${spec.id} has no SUCCESS test to run`);
       const metrics = given ?? (await linkedMetrics(auth, spec.id));
-      if (metrics.length === 0) throw new ValidationError(`metricIds: nothing to score: specification ${spec.id} has no linked metrics; link metrics or give metricIds`);
+      if (metrics.length === 0)
+        throw new ValidationError(
+          `metricIds: nothing to score: specification ${spec.id} has no linked metrics; link metrics or give metricIds`,
+        );
       metrics.forEach((m) => names.set(m.id, m.name));
-      for (const t of runnable) plan.push({ testId: t.id, testType: t.type, specificationId: spec.id, metricIds: metrics.map((m) => m.id), caseCount: t.testCaseCount });
+      for (const t of runnable)
+        plan.push({
+          testId: t.id,
+          testType: t.type,
+          specificationId: spec.id,
+          metricIds: metrics.map((m) => m.id),
+          caseCount: t.testCaseCount,
+        });
     }
   }
 
   const total = plan.reduce((n, p) => n + p.caseCount, 0);
-  if (total === 0) throw new ValidationError(`nothing to run: the ${input.testId ? 'test has' : 'tests have'} no test cases`);
-  if (total > MAX_RUN_CASES) throw new ValidationError(`a run may execute at most ${MAX_RUN_CASES} test cases; this one has ${total}`);
+  if (total === 0)
+    throw new ValidationError(`nothing to run: the ${input.testId ? 'test has' : 'tests have'} no test cases`);
+  if (total > MAX_RUN_CASES)
+    throw new ValidationError(`a run may execute at most ${MAX_RUN_CASES} test cases; this one has ${total}`);
 
   const now = clock.now().toISOString();
   const metricIds = [...names.keys()];
-  const stats: Record<string, MetricStat> = Object.fromEntries(metricIds.map((id) => [id, { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]));
+  const stats: Record<string, MetricStat> = Object.fromEntries(
+    metricIds.map((id) => [id, { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]),
+  );
   const run: StoredRun = {
     id: newId('run'),
     organizationId: org,
@@ -125,7 +184,9 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     userId: auth.userId,
     name: input.name ?? `Run of ${version.name} at ${now}`,
     testIds: [...new Set(plan.map((p) => p.testId))],
-    specificationIds: input.specificationIds ?? [...new Set(plan.map((p) => p.specificationId).filter((s): s is string => s !== null))],
+    specificationIds: input.specificationIds ?? [
+      ...new Set(plan.map((p) => p.specificationId).filter((s): s is string => s !== null)),
+    ],
     metricIds,
     status: 'PENDING',
     progress: { total, pending: total, running: 0, completed: 0, failed: 0 },
@@ -148,7 +209,9 @@ export function runView(run: StoredRun): Run {
   void _plan;
   const metrics: RunMetric[] = run.metricIds.map((metricId) => {
     const st = _stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
-    const point = scorePoint(st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx });
+    const point = scorePoint(
+      st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx },
+    );
     return {
       metricId,
       name: _metricNames[metricId] ?? metricId,
@@ -160,7 +223,11 @@ export function runView(run: StoredRun): Run {
     };
   });
   const p = run.progress;
-  return { ...rest, progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed }, metrics };
+  return {
+    ...rest,
+    progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
+    metrics,
+  };
 }
 
 /**
@@ -171,7 +238,12 @@ export function runView(run: StoredRun): Run {
 export async function finishRun(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
   let writes = NO_EVENT;
   const status = await finishRunWhenDone(orgId, runId, at, async (run, outcome) => {
-    writes = await eventWrites(orgId, outcome === 'COMPLETED' ? 'run.completed' : 'run.failed', runView(run), `run.finished#${runId}`);
+    writes = await eventWrites(
+      orgId,
+      outcome === 'COMPLETED' ? 'run.completed' : 'run.failed',
+      runView(run),
+      `run.finished#${runId}`,
+    );
     return writes.items;
   });
   if (status) await publish(writes);
@@ -205,15 +277,32 @@ export async function cancelRun(auth: AuthContext, id: string): Promise<Run> {
   const conflict = () => new ConflictError(`run ${id} is ${run.status}; only PENDING or RUNNING runs can be cancelled`);
   if (FINISHED_RUN_STATUSES.includes(run.status)) throw conflict();
   const now = clock.now().toISOString();
-  if (!(await setRunStatus(auth.organizationId, id, ['PENDING', 'RUNNING'], { status: 'CANCELLED', finishedAt: now }))) {
+  if (
+    !(await setRunStatus(auth.organizationId, id, ['PENDING', 'RUNNING'], { status: 'CANCELLED', finishedAt: now }))
+  ) {
     const current = await getStoredRun(auth.organizationId, id);
     throw new ConflictError(`run ${id} is ${current.status}; only PENDING or RUNNING runs can be cancelled`);
   }
   for (const s of await runSessions(id)) {
     if (s.status !== 'PENDING' || s.turnCount > 0 || (s._phase !== 'QUEUED' && s._phase !== 'RUNNING')) continue;
     await applyStep([
-      sessionStepUpdate(s.id, s._seq, { status: 'FAILED', stoppingReason: CANCELLED_REASON, error: 'the run was cancelled before this session recorded a turn', closedAt: now, _phase: 'DONE' }, { phase: s._phase }),
-      runCountersUpdate(auth.organizationId, id, s._phase === 'QUEUED' ? { pending: -1, failed: 1 } : { running: -1, failed: 1 }),
+      sessionStepUpdate(
+        s.id,
+        s._seq,
+        {
+          status: 'FAILED',
+          stoppingReason: CANCELLED_REASON,
+          error: 'the run was cancelled before this session recorded a turn',
+          closedAt: now,
+          _phase: 'DONE',
+        },
+        { phase: s._phase },
+      ),
+      runCountersUpdate(
+        auth.organizationId,
+        id,
+        s._phase === 'QUEUED' ? { pending: -1, failed: 1 } : { running: -1, failed: 1 },
+      ),
     ]);
   }
   return getRunFor(auth, id);

@@ -5,7 +5,15 @@ import { keys } from '../../db/keys.js';
 import { GuardTakenError } from '../../db/errors.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
-import { customIdItem, getSession, sessionIdsByCustomId, sessionItem, sessionsByTest, sessionsByVersion, sessionUpdate } from '../../db/sessions.js';
+import {
+  customIdItem,
+  getSession,
+  sessionIdsByCustomId,
+  sessionItem,
+  sessionsByTest,
+  sessionsByVersion,
+  sessionUpdate,
+} from '../../db/sessions.js';
 import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
 import { testVersionMark } from '../../db/tests.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
@@ -33,12 +41,27 @@ function contextOf(value: string | Record<string, unknown> | null | undefined): 
  * conditional write, e.g. the OTel customId claim) commits with it; when its condition fails
  * nothing is written and GuardTakenError is thrown.
  */
-export async function createSession(auth: AuthContext, input: SessionCreate, options: { guard?: (session: Session) => TransactItem } = {}): Promise<Session> {
-  const version = await bodyReference(() => getRecord<Version>(versionEntity, auth.organizationId, input.versionId), 'versionId', input.versionId, 'version');
+export async function createSession(
+  auth: AuthContext,
+  input: SessionCreate,
+  options: { guard?: (session: Session) => TransactItem } = {},
+): Promise<Session> {
+  const version = await bodyReference(
+    () => getRecord<Version>(versionEntity, auth.organizationId, input.versionId),
+    'versionId',
+    input.versionId,
+    'version',
+  );
   let testCase: TestCase | undefined;
   if (input.testCaseId) {
-    testCase = await bodyReference(() => getRecord<TestCase>(testCaseEntity, auth.organizationId, input.testCaseId!), 'testCaseId', input.testCaseId, 'test case');
-    if (testCase.productId !== version.productId) throw new ValidationError(`testCaseId ${testCase.id} belongs to another product than version ${version.id}`);
+    testCase = await bodyReference(
+      () => getRecord<TestCase>(testCaseEntity, auth.organizationId, input.testCaseId!),
+      'testCaseId',
+      input.testCaseId,
+      'test case',
+    );
+    if (testCase.productId !== version.productId)
+      throw new ValidationError(`testCaseId ${testCase.id} belongs to another product than version ${version.id}`);
   }
   const now = clock.now().toISOString();
   const session: Session = {
@@ -72,13 +95,20 @@ export async function createSession(auth: AuthContext, input: SessionCreate, opt
       },
     },
   ];
-  if (session.customId) items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, session.customId, session.id) } });
+  if (session.customId)
+    items.push({
+      Put: { TableName: tableName, Item: customIdItem(auth.organizationId, session.customId, session.id) },
+    });
   if (session.testId) {
     // Keeps GET /tests?versionIds= answerable from the test record itself.
     items.push({ Update: testVersionMark(auth.organizationId, session.testId, version.id) });
   }
   if (options.guard) items.push(options.guard(session));
-  await transact(items, (codes) => (options.guard && codes[items.length - 1] === 'ConditionalCheckFailed' ? new GuardTakenError('the guarded item exists') : undefined));
+  await transact(items, (codes) =>
+    options.guard && codes[items.length - 1] === 'ConditionalCheckFailed'
+      ? new GuardTakenError('the guarded item exists')
+      : undefined,
+  );
   await sessionLifecycle.created(session);
   return session;
 }
@@ -101,7 +131,9 @@ export async function listSessions(auth: AuthContext, query: SessionListQuery): 
   } else if (query.testIds) {
     candidates = (await Promise.all(query.testIds.map(sessionsByTest))).flat();
   } else if (query.testCaseIds) {
-    const cases = (await batchGet(query.testCaseIds.map((id) => keys.catalog(auth.organizationId, 'TCASE', id)))).map((i) => toRecord<TestCase>(i));
+    const cases = (await batchGet(query.testCaseIds.map((id) => keys.catalog(auth.organizationId, 'TCASE', id)))).map(
+      (i) => toRecord<TestCase>(i),
+    );
     candidates = (await Promise.all([...new Set(cases.map((c) => c.testId))].map(sessionsByTest))).flat();
   } else {
     const ids = (await Promise.all(query.customIds!.map((c) => sessionIdsByCustomId(auth.organizationId, c)))).flat();
@@ -138,15 +170,22 @@ export async function updateSession(auth: AuthContext, id: string, body: Session
   if (body.metadata !== undefined) set.metadata = body.metadata;
   if (body.context !== undefined) set.context = contextOf(body.context);
   if (body.customId !== undefined) set.customId = body.customId;
-  if (body.recordingUri !== undefined) set.recordingUri = body.recordingUri === null ? null : recordingUriOf(auth, body.recordingUri);
+  if (body.recordingUri !== undefined)
+    set.recordingUri = body.recordingUri === null ? null : recordingUriOf(auth, body.recordingUri);
   const closing = body.status !== undefined && current.closedAt === null;
   if (closing) set.closedAt = clock.now().toISOString();
   const items: TransactItem[] = [sessionUpdate(id, set)];
   if (body.customId !== undefined && body.customId !== current.customId) {
-    if (current.customId) items.push({ Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) } });
-    if (body.customId) items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, body.customId, id) } });
+    if (current.customId)
+      items.push({
+        Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) },
+      });
+    if (body.customId)
+      items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, body.customId, id) } });
   }
-  await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`session ${id} not found`) : undefined));
+  await transact(items, (codes) =>
+    codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`session ${id} not found`) : undefined,
+  );
   const updated = { ...current, ...set } as Session;
   if (closing) await sessionLifecycle.closed(updated);
   return updated;
@@ -156,7 +195,10 @@ export async function deleteSession(auth: AuthContext, id: string): Promise<{ id
   const current = await getSession(auth.organizationId, id);
   const deletedAt = clock.now().toISOString();
   const items: TransactItem[] = [sessionUpdate(id, { deletedAt })];
-  if (current.customId) items.push({ Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) } });
+  if (current.customId)
+    items.push({
+      Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) },
+    });
   await transact(items);
   return { id, deletedAt };
 }

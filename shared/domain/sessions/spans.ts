@@ -2,9 +2,25 @@ import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { toRecord } from '../../db/records.js';
-import { findByOwnId, getSession, getSpanItem, softDeleteSpan, spanItem, spansOfSession, spansOfTurn } from '../../db/sessions.js';
+import {
+  findByOwnId,
+  getSession,
+  getSpanItem,
+  softDeleteSpan,
+  spanItem,
+  spansOfSession,
+  spansOfTurn,
+} from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { MAX_DESCRIPTION_BYTES, type Session, type Span, type SpanBatch, type SpanCreate, type SpanListQuery, type Turn } from '../../schemas/sessions.js';
+import {
+  MAX_DESCRIPTION_BYTES,
+  type Session,
+  type Span,
+  type SpanBatch,
+  type SpanCreate,
+  type SpanListQuery,
+  type Turn,
+} from '../../schemas/sessions.js';
 import { discardObjects, offloadItems, restoreItem, restoreItems } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
 import { parseDateTime } from '../common/dates.js';
@@ -24,7 +40,8 @@ function buildSpan(session: Session, turn: Turn, input: SpanCreate, now: string)
   }
   const start = input.startTime ? parseDateTime(input.startTime, 'startTime') : undefined;
   const end = input.endTime ? parseDateTime(input.endTime, 'endTime') : undefined;
-  if (start !== undefined && end !== undefined && end < start) throw new ValidationError('endTime must not be before startTime');
+  if (start !== undefined && end !== undefined && end < start)
+    throw new ValidationError('endTime must not be before startTime');
   const derived = start !== undefined && end !== undefined ? end - start : null;
   return {
     id: input.id ?? newId('span'),
@@ -49,7 +66,8 @@ function buildSpan(session: Session, turn: Turn, input: SpanCreate, now: string)
 async function turnOf(auth: AuthContext, id: string): Promise<Turn> {
   const turn = await findByOwnId<Turn>(id);
   if (!turn) throw new ValidationError(`inferenceResultId ${id} does not name an existing inference result`);
-  if (turn.organizationId !== auth.organizationId) throw new ForbiddenError(`inference result ${id} belongs to another organization`);
+  if (turn.organizationId !== auth.organizationId)
+    throw new ForbiddenError(`inference result ${id} belongs to another organization`);
   return turn;
 }
 
@@ -77,7 +95,8 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
     if (!parent || parent.organizationId !== auth.organizationId || parent.deletedAt) {
       throw new ValidationError(`parentTraceId ${s.parentTraceId} does not name an existing span`);
     }
-    if (parent.inferenceResultId !== s.inferenceResultId) throw new ValidationError(`parentTraceId ${s.parentTraceId} belongs to another inference result`);
+    if (parent.inferenceResultId !== s.inferenceResultId)
+      throw new ValidationError(`parentTraceId ${s.parentTraceId} belongs to another inference result`);
   }
   // Large fields go to S3 first (fresh object names when the client chose the id, so a duplicate
   // never overwrites a stored span's objects), each item within its share of the transaction.
@@ -85,11 +104,19 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
   const prepared = await offloadItems(
     spans.map((span) => ({
       item: spanItem(span, span.startTime ?? span.createdAt),
-      target: { orgId: span.organizationId, kind: SPAN_KIND, id: span.id, fields: SPAN_OFFLOADABLE, fresh: clientIds.has(span.id) },
+      target: {
+        orgId: span.organizationId,
+        kind: SPAN_KIND,
+        id: span.id,
+        fields: SPAN_OFFLOADABLE,
+        fresh: clientIds.has(span.id),
+      },
     })),
     { itemBudget: SPAN_BUDGET_BYTES },
   );
-  const items: TransactItem[] = prepared.map((p) => ({ Put: { TableName: tableName, Item: p.item, ConditionExpression: 'attribute_not_exists(pk)' } }));
+  const items: TransactItem[] = prepared.map((p) => ({
+    Put: { TableName: tableName, Item: p.item, ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
   try {
     await transact(items, (codes) => {
       const i = codes.indexOf('ConditionalCheckFailed');
@@ -97,7 +124,8 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
     });
   } catch (error) {
     // A cancelled transaction wrote nothing: no item points at these objects.
-    if (error instanceof ConflictError || transactionCancellationCodes(error)) await discardObjects(prepared.flatMap((p) => p.written));
+    if (error instanceof ConflictError || transactionCancellationCodes(error))
+      await discardObjects(prepared.flatMap((p) => p.written));
     throw error;
   }
   for (const session of sessions.values()) {
@@ -131,12 +159,14 @@ export async function getSpan(auth: AuthContext, id: string): Promise<Span> {
   if (!id.startsWith('trace_')) throw new NotFoundError(`span ${id} not found`);
   const item = await getSpanItem(id);
   if (!item) throw new NotFoundError(`span ${id} not found`);
-  if (item.organizationId !== auth.organizationId) throw new ForbiddenError(`span ${id} belongs to another organization`);
+  if (item.organizationId !== auth.organizationId)
+    throw new ForbiddenError(`span ${id} belongs to another organization`);
   return restore(item);
 }
 
 export async function listSpans(auth: AuthContext, query: SpanListQuery): Promise<Page<Span>> {
-  if (!query.inferenceResultIds && !query.sessionIds) throw new ValidationError('one of inferenceResultIds or sessionIds is required');
+  if (!query.inferenceResultIds && !query.sessionIds)
+    throw new ValidationError('one of inferenceResultIds or sessionIds is required');
   const items: Record<string, unknown>[] = [];
   for (const id of query.sessionIds ?? []) {
     await getSession(auth.organizationId, id, { includeDeleted: true });
@@ -156,7 +186,14 @@ export async function listSpans(auth: AuthContext, query: SpanListQuery): Promis
     if (seen.has(id)) return false;
     seen.add(id);
     if (i.deletedAt || i.organizationId !== auth.organizationId) return false;
-    if (query.sessionIds && query.inferenceResultIds && !(query.sessionIds.includes(String(i.sessionId)) && query.inferenceResultIds.includes(String(i.inferenceResultId)))) return false;
+    if (
+      query.sessionIds &&
+      query.inferenceResultIds &&
+      !(
+        query.sessionIds.includes(String(i.sessionId)) && query.inferenceResultIds.includes(String(i.inferenceResultId))
+      )
+    )
+      return false;
     if (types && !types.has(String(i.type))) return false;
     if (names && !names.has(String(i.name))) return false;
     const start = Date.parse(String(i.startTime ?? i.createdAt));
@@ -173,7 +210,8 @@ export async function listSpans(auth: AuthContext, query: SpanListQuery): Promis
 async function getTurnForRead(auth: AuthContext, id: string): Promise<void> {
   const turn = await findByOwnId<Turn>(id);
   if (!turn) throw new NotFoundError(`inference result ${id} not found`);
-  if (turn.organizationId !== auth.organizationId) throw new ForbiddenError(`inference result ${id} belongs to another organization`);
+  if (turn.organizationId !== auth.organizationId)
+    throw new ForbiddenError(`inference result ${id} belongs to another organization`);
 }
 
 export async function deleteSpan(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
@@ -183,4 +221,3 @@ export async function deleteSpan(auth: AuthContext, id: string): Promise<{ id: s
   if (!(await softDeleteSpan(id, deletedAt))) throw new NotFoundError(`span ${id} not found`);
   return { id, deletedAt };
 }
-

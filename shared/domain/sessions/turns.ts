@@ -3,9 +3,28 @@ import { transact, type TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { toRecord } from '../../db/records.js';
-import { findByOwnId, getSession, getTurnItem, listTurnItems, maxTurnIndex, recordTurnCount, TURN_KIND, TURN_OFFLOADABLE, turnItem, updateTurnItemIf } from '../../db/sessions.js';
+import {
+  findByOwnId,
+  getSession,
+  getTurnItem,
+  listTurnItems,
+  maxTurnIndex,
+  recordTurnCount,
+  TURN_KIND,
+  TURN_OFFLOADABLE,
+  turnItem,
+  updateTurnItemIf,
+} from '../../db/sessions.js';
 import { GuardTakenError } from '../../db/errors.js';
-import { discardObjects, OFFLOADED, offloadedOf, offloadItem, offloadItems, restoreItems, supersededObjects } from '../../db/offload.js';
+import {
+  discardObjects,
+  OFFLOADED,
+  offloadedOf,
+  offloadItem,
+  offloadItems,
+  restoreItems,
+  supersededObjects,
+} from '../../db/offload.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
@@ -22,7 +41,11 @@ export function draftOf(input: Partial<TurnCreate> & { input: string }): TurnDra
     output: input.output ?? null,
     retrievalContext: input.retrievalContext ?? [],
     latencyMs: input.latencyMs ?? null,
-    usage: { inputTokens: input.usage?.inputTokens ?? 0, outputTokens: input.usage?.outputTokens ?? 0, cacheReadInputTokens: input.usage?.cacheReadInputTokens ?? 0 },
+    usage: {
+      inputTokens: input.usage?.inputTokens ?? 0,
+      outputTokens: input.usage?.outputTokens ?? 0,
+      cacheReadInputTokens: input.usage?.cacheReadInputTokens ?? 0,
+    },
     cost: input.cost ?? null,
   };
 }
@@ -60,15 +83,29 @@ const MAX_ATTEMPTS = 60;
  * `guard` (conditional writes, e.g. the OTel trace → turn items) commits with the turns; when a
  * guard's condition fails nothing is written and GuardTakenError is thrown.
  */
-export async function appendTurns(session: Session, drafts: TurnDraft[], options: { guard?: (turns: Turn[]) => TransactItem[] } = {}): Promise<Turn[]> {
+export async function appendTurns(
+  session: Session,
+  drafts: TurnDraft[],
+  options: { guard?: (turns: Turn[]) => TransactItem[] } = {},
+): Promise<Turn[]> {
   if (drafts.length > 100) throw new ValidationError('a batch may add at most 100 turns');
   // Ids are fixed before the first attempt, so texts go to S3 once (keys name the id, not the
   // index), each item within its share of the transaction's 4 MB.
   const ids = drafts.map(() => newId('inferenceResult'));
   const shaped = (now: string, base: number): Turn[] =>
-    drafts.map((d, i) => ({ id: ids[i]!, organizationId: session.organizationId, sessionId: session.id, index: base + i + 1, ...d, createdAt: now }));
+    drafts.map((d, i) => ({
+      id: ids[i]!,
+      organizationId: session.organizationId,
+      sessionId: session.id,
+      index: base + i + 1,
+      ...d,
+      createdAt: now,
+    }));
   const offloaded = await offloadItems(
-    shaped(clock.now().toISOString(), 999_999).map((t) => ({ item: turnItem(t), target: { orgId: t.organizationId, kind: TURN_KIND, id: t.id, fields: TURN_OFFLOADABLE } })),
+    shaped(clock.now().toISOString(), 999_999).map((t) => ({
+      item: turnItem(t),
+      target: { orgId: t.organizationId, kind: TURN_KIND, id: t.id, fields: TURN_OFFLOADABLE },
+    })),
   );
   const written = offloaded.flatMap((o) => o.written);
   let committed = false;
@@ -80,30 +117,42 @@ export async function appendTurns(session: Session, drafts: TurnDraft[], options
       const turns = shaped(now, base);
       firstIndex = base + 1;
       const items: TransactItem[] = turns.map((t, i) => ({
-        Put: { TableName: tableName, Item: { ...offloaded[i]!.item, ...keys.turn(t.sessionId, t.index), index: t.index, createdAt: now }, ConditionExpression: 'attribute_not_exists(pk)' },
+        Put: {
+          TableName: tableName,
+          Item: { ...offloaded[i]!.item, ...keys.turn(t.sessionId, t.index), index: t.index, createdAt: now },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       }));
       if (options.guard) items.push(...options.guard(turns));
       try {
         await transact(items, (codes) => {
-          if (codes.slice(turns.length).includes('ConditionalCheckFailed')) return new GuardTakenError('a guarded item exists');
-          return codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict') ? new ConflictError('turn index taken') : undefined;
+          if (codes.slice(turns.length).includes('ConditionalCheckFailed'))
+            return new GuardTakenError('a guarded item exists');
+          return codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict')
+            ? new ConflictError('turn index taken')
+            : undefined;
         });
       } catch (error) {
         if (error instanceof ConflictError && attempt < MAX_ATTEMPTS) {
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * attempt)));
           continue;
         }
-        if (error instanceof ConflictError) throw new ConflictError('too many concurrent writers on this session; retry');
+        if (error instanceof ConflictError)
+          throw new ConflictError('too many concurrent writers on this session; retry');
         throw error;
       }
       committed = true;
       await recordTurnCount(session.id, turns[turns.length - 1]!.index, now);
-      await sessionLifecycle.turnsAdded({ ...session, turnCount: turns[turns.length - 1]!.index, lastTurnAt: now }, turns);
+      await sessionLifecycle.turnsAdded(
+        { ...session, turnCount: turns[turns.length - 1]!.index, lastTurnAt: now },
+        turns,
+      );
       return turns;
     }
   } catch (error) {
     // No item points at these objects unless the transaction committed.
-    if (!committed && written.length && !(await turnStored(session.id, firstIndex, ids[0]!))) await discardObjects(written);
+    if (!committed && written.length && !(await turnStored(session.id, firstIndex, ids[0]!)))
+      await discardObjects(written);
     throw error;
   }
 }
@@ -136,7 +185,8 @@ export async function createTurns(auth: AuthContext, input: TurnBatch): Promise<
 export async function getTurn(auth: AuthContext, id: string): Promise<Turn> {
   const turn = await findByOwnId<Turn>(id, { whole: true });
   if (!turn || !id.startsWith('inf_')) throw new NotFoundError(`inference result ${id} not found`);
-  if (turn.organizationId !== auth.organizationId) throw new ForbiddenError(`inference result ${id} belongs to another organization`);
+  if (turn.organizationId !== auth.organizationId)
+    throw new ForbiddenError(`inference result ${id} belongs to another organization`);
   return turn;
 }
 
@@ -171,17 +221,29 @@ export async function changeTurn(turn: Turn, body: TurnUpdate & { input?: string
   if (!stored) throw new NotFoundError(`inference result ${id} not found`);
   const merged: Turn = { ...turn };
   const record = merged as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(body)) if (v !== undefined) record[k] = k === 'usage' ? { ...turn.usage, ...(v as object) } : v;
+  for (const [k, v] of Object.entries(body))
+    if (v !== undefined) record[k] = k === 'usage' ? { ...turn.usage, ...(v as object) } : v;
   const before = offloadedOf(stored);
   const unchanged = Object.fromEntries(Object.entries(before).filter(([field]) => !(field in body)));
-  const { item, written } = await offloadItem(turnItem(merged), { orgId: turn.organizationId, kind: TURN_KIND, id, fields: TURN_OFFLOADABLE, fresh: true, stored: unchanged });
+  const { item, written } = await offloadItem(turnItem(merged), {
+    orgId: turn.organizationId,
+    kind: TURN_KIND,
+    id,
+    fields: TURN_OFFLOADABLE,
+    fresh: true,
+    stored: unchanged,
+  });
   const set: Record<string, unknown> = {};
   for (const k of new Set([...Object.keys(body), ...TURN_OFFLOADABLE])) set[k] = item[k] ?? null;
   const remove: string[] = [];
   if (item[OFFLOADED]) set[OFFLOADED] = item[OFFLOADED];
   else remove.push(OFFLOADED);
   const sameMap = Object.keys(before).length
-    ? { expression: 'attribute_exists(pk) AND #prev = :prev', names: { '#prev': OFFLOADED }, values: { ':prev': before } }
+    ? {
+        expression: 'attribute_exists(pk) AND #prev = :prev',
+        names: { '#prev': OFFLOADED },
+        values: { ':prev': before },
+      }
     : { expression: 'attribute_exists(pk) AND attribute_not_exists(#prev)', names: { '#prev': OFFLOADED } };
   let updated: boolean;
   try {

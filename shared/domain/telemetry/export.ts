@@ -3,11 +3,20 @@ import type { ErrorBody } from '../../http/errors.js';
 import type { RawBody } from '../../http/handler.js';
 import { countMetric, METRIC } from '../../observability/metrics.js';
 import { ingestSpans } from './ingest.js';
-import { decodedBody, decodeExportRequest, encodeExportResponse, encodeStatus, formatOf, type OtlpFormat } from './otlp.js';
+import {
+  decodedBody,
+  decodeExportRequest,
+  encodeExportResponse,
+  encodeStatus,
+  formatOf,
+  type OtlpFormat,
+} from './otlp.js';
 
 export const PROTOBUF = 'application/x-protobuf';
 
-export type ExportAnswer = { format: 'protobuf'; bytes: Buffer } | { format: 'json'; json: { partialSuccess?: { rejectedSpans: number; errorMessage: string } } };
+export type ExportAnswer =
+  | { format: 'protobuf'; bytes: Buffer }
+  | { format: 'json'; json: { partialSuccess?: { rejectedSpans: number; errorMessage: string } } };
 
 /**
  * POST /otel/v1/traces: decodes an OTLP/HTTP ExportTraceServiceRequest (415 another type, 413
@@ -20,13 +29,20 @@ export async function exportTraces(auth: AuthContext, body: RawBody): Promise<Ex
   const result = await ingestSpans(auth, spans);
   countMetric(METRIC.OtlpSpansAccepted, result.acceptedSpans);
   countMetric(METRIC.OtlpSpansRejected, result.rejectedSpans);
-  const partial = result.rejectedSpans > 0 || result.errorMessage ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errorMessage } : undefined;
+  const partial =
+    result.rejectedSpans > 0 || result.errorMessage
+      ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errorMessage }
+      : undefined;
   if (format === 'protobuf') return { format, bytes: encodeExportResponse(format, partial) };
   return { format, json: partial ? { partialSuccess: partial } : {} };
 }
 
 /** OTLP/HTTP failures of a protobuf request carry a protobuf google.rpc.Status; JSON ones keep `{error, message}` (a JSON Status with its message). */
-export function otlpErrorReply(headers: Record<string, string | undefined>, statusCode: number, body: ErrorBody): { contentType: string; bytes: Buffer } | undefined {
+export function otlpErrorReply(
+  headers: Record<string, string | undefined>,
+  statusCode: number,
+  body: ErrorBody,
+): { contentType: string; bytes: Buffer } | undefined {
   const media = (headers['content-type'] ?? headers['Content-Type'] ?? '').split(';')[0]!.trim().toLowerCase();
   return media === PROTOBUF ? { contentType: PROTOBUF, bytes: encodeStatus(statusCode, body.message) } : undefined;
 }

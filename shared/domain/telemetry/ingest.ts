@@ -6,7 +6,20 @@ import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { discardObjects, offloadItems } from '../../db/offload.js';
 import { getSessionWithInternals, getTurnItem, sessionIdsByCustomId, spanItem } from '../../db/sessions.js';
-import { getSessionClaim, getTraceLinks, parkedSpans, parkSpans, PARKED_SECONDS, putNewSpanItems, sessionClaimPut, storedSpanOwners, traceLinkPut, tracesWithParkedSpans, unparkSpans, type TraceLink } from '../../db/telemetry.js';
+import {
+  getSessionClaim,
+  getTraceLinks,
+  parkedSpans,
+  parkSpans,
+  PARKED_SECONDS,
+  putNewSpanItems,
+  sessionClaimPut,
+  storedSpanOwners,
+  traceLinkPut,
+  tracesWithParkedSpans,
+  unparkSpans,
+  type TraceLink,
+} from '../../db/telemetry.js';
 import { HttpError } from '../../http/errors.js';
 import { MAX_TURN_TEXT, type Session, type Span, type Turn } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
@@ -14,7 +27,17 @@ import { createSession, testActivityUpdate } from '../sessions/sessions.js';
 import { sessionLifecycle } from '../sessions/session-lifecycle.js';
 import { SPAN_BUDGET_BYTES, SPAN_KIND, SPAN_OFFLOADABLE } from '../sessions/spans.js';
 import { appendTurns, changeTurn, draftOf } from '../sessions/turns.js';
-import { groupByTrace, platformSpanId, rootOf, spanFieldsOf, testCaseIdOf, traceSessionKey, turnFieldsOf, versionIdOf, type TurnFields } from './mapping.js';
+import {
+  groupByTrace,
+  platformSpanId,
+  rootOf,
+  spanFieldsOf,
+  testCaseIdOf,
+  traceSessionKey,
+  turnFieldsOf,
+  versionIdOf,
+  type TurnFields,
+} from './mapping.js';
 import type { OtelSpan } from './otlp.js';
 
 /**
@@ -50,7 +73,8 @@ const SPAN_CHUNK = 100;
 const CUSTOM_ID_MAX = 200;
 /** A held span is one item: larger ones (huge attributes) are rejected instead. */
 const MAX_HELD_SPAN_BYTES = 350_000;
-const NO_SESSION_KEY = 'no session.id, gen_ai.conversation.id or thread_id attribute on the span, its resource or another span of its trace';
+const NO_SESSION_KEY =
+  'no session.id, gen_ai.conversation.id or thread_id attribute on the span, its resource or another span of its trace';
 
 class Rejections {
   count = 0;
@@ -66,7 +90,11 @@ class Rejections {
   /** A warning about accepted spans (OTLP's errorMessage with no rejected span). */
   note(spans: OtelSpan[], reason: string): void {
     if (spans.length === 0) return;
-    const ids = spans.slice(0, 3).map((s) => s.spanId).join(', ') + (spans.length > 3 ? ` and ${spans.length - 3} more` : '');
+    const ids =
+      spans
+        .slice(0, 3)
+        .map((s) => s.spanId)
+        .join(', ') + (spans.length > 3 ? ` and ${spans.length - 3} more` : '');
     const text = `${spans.length === 1 ? 'span' : 'spans'} ${ids}: ${reason}`;
     if (this.reasons.length < MAX_REASONS) this.reasons.push(text);
     else this.more++;
@@ -88,7 +116,9 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
 
   // A span id seen before changes nothing (exporters retry); another organization's id is refused.
   const owners = await storedSpanOwners(withVersion.map((s) => platformSpanId(s.spanId)));
-  const taken = withVersion.filter((s) => owners.has(platformSpanId(s.spanId)) && owners.get(platformSpanId(s.spanId)) !== auth.organizationId);
+  const taken = withVersion.filter(
+    (s) => owners.has(platformSpanId(s.spanId)) && owners.get(platformSpanId(s.spanId)) !== auth.organizationId,
+  );
   rejections.add(taken, 'this span id is already used by another span');
   const fresh = withVersion.filter((s) => !owners.has(platformSpanId(s.spanId)));
 
@@ -112,7 +142,9 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
     const together = fresh.length > 1 ? await placer.placeNewTraces(fresh) : new Map<string, Place | undefined>();
     // …the rest (known traces, or a guard found taken), one at a time.
     for (const [traceId, traceSpans] of group) {
-      const where = together.has(traceId) ? together.get(traceId) : await placer.placeTrace(traceId, traceSpans, links.get(traceId));
+      const where = together.has(traceId)
+        ? together.get(traceId)
+        : await placer.placeTrace(traceId, traceSpans, links.get(traceId));
       if (where) {
         placed.push(...traceSpans.map((span) => ({ span, ...where })));
         placedTraces.set(traceId, where);
@@ -128,7 +160,11 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
   // every held span of the trace, those this export carried itself too (it held them, then found the turn)
   await forEachLimited(held, 4, (h) => unparkSpans(auth.organizationId, h.traceId, h.heldIds));
   await markTestsTraced([...new Map(placed.map((p) => [p.session.id, p.session])).values()]);
-  return { acceptedSpans: unique.length - rejections.count, rejectedSpans: rejections.count, errorMessage: rejections.message() };
+  return {
+    acceptedSpans: unique.length - rejections.count,
+    rejectedSpans: rejections.count,
+    errorMessage: rejections.message(),
+  };
 }
 
 function startOf(spans: OtelSpan[]): bigint {
@@ -190,7 +226,11 @@ class Placer {
   }
 
   /** The trace's session and turn (created when new); undefined when its spans are rejected. */
-  async placeTrace(traceId: string, spans: OtelSpan[], link: TraceLink | undefined): Promise<{ link: TraceLink; session: Session } | undefined> {
+  async placeTrace(
+    traceId: string,
+    spans: OtelSpan[],
+    link: TraceLink | undefined,
+  ): Promise<{ link: TraceLink; session: Session } | undefined> {
     const fields = fieldsOfTrace(spans);
     try {
       if (!link) {
@@ -203,7 +243,10 @@ class Placer {
           return this.placeTrace(traceId, spans, link);
         }
         if (key.key.length > CUSTOM_ID_MAX) {
-          this.rejections.add(spans, `the session id (${key.key.slice(0, 20)}…) must be at most ${CUSTOM_ID_MAX} characters`);
+          this.rejections.add(
+            spans,
+            `the session id (${key.key.slice(0, 20)}…) must be at most ${CUSTOM_ID_MAX} characters`,
+          );
           return undefined;
         }
         const session = await this.sessionFor(key.key, key.from);
@@ -240,7 +283,10 @@ class Placer {
       return false;
     }
     await parkSpans(this.auth.organizationId, traceId, encoded, clock.now());
-    this.rejections.note(spans, `${NO_SESSION_KEY}: held for up to ${PARKED_SECONDS / 3600} hours until a span of trace ${traceId} names its session`);
+    this.rejections.note(
+      spans,
+      `${NO_SESSION_KEY}: held for up to ${PARKED_SECONDS / 3600} hours until a span of trace ${traceId} names its session`,
+    );
     return true;
   }
 
@@ -248,7 +294,10 @@ class Placer {
    * The held spans of the traces placed by this export (those it already carries left out); a held
    * root fills in its trace's turn.
    */
-  async heldSpans(placedTraces: Map<string, Place>, traces: Map<string, OtelSpan[]>): Promise<{ traceId: string; where: Place; spans: OtelSpan[]; heldIds: string[] }[]> {
+  async heldSpans(
+    placedTraces: Map<string, Place>,
+    traces: Map<string, OtelSpan[]>,
+  ): Promise<{ traceId: string; where: Place; spans: OtelSpan[]; heldIds: string[] }[]> {
     if (placedTraces.size === 0) return [];
     const waiting = await tracesWithParkedSpans(this.auth.organizationId, [...placedTraces.keys()]);
     const out: { traceId: string; where: Place; spans: OtelSpan[]; heldIds: string[] }[] = [];
@@ -258,7 +307,8 @@ class Placer {
       const held = await parkedSpans(this.auth.organizationId, traceId);
       const spans = [...held.values()].map(decodeSpan).filter((s) => !carried.has(s.spanId));
       const all = [...(traces.get(traceId) ?? []), ...spans];
-      const heldRoot = spans.some((s) => s.parentSpanId === null) && !(traces.get(traceId) ?? []).some((s) => s.parentSpanId === null);
+      const heldRoot =
+        spans.some((s) => s.parentSpanId === null) && !(traces.get(traceId) ?? []).some((s) => s.parentSpanId === null);
       const fields = heldRoot ? fieldsOfTrace(all) : undefined;
       if (fields) await this.fillTurn(where.session, where.link, fields);
       out.push({ traceId, where, spans, heldIds: [...held.keys()] });
@@ -285,14 +335,23 @@ class Placer {
         if (session) return session;
       }
       const ids = await sessionIdsByCustomId(orgId, customId);
-      const existing = (await batchGet(ids.map((id) => keys.session(id)), true))
+      const existing = (
+        await batchGet(
+          ids.map((id) => keys.session(id)),
+          true,
+        )
+      )
         .map((i) => toRecord<Session>(i))
         .filter((s) => s.organizationId === orgId && !s.deletedAt)
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
       if (existing[0]) return existing[0];
       try {
         // The same use case as POST /sessions: production sessions attach to monitors the same way.
-        return await createSession(this.auth, { versionId, testCaseId: testCaseId ?? null, customId }, { guard: (s) => sessionClaimPut(orgId, customId, s.id, claimed) });
+        return await createSession(
+          this.auth,
+          { versionId, testCaseId: testCaseId ?? null, customId },
+          { guard: (s) => sessionClaimPut(orgId, customId, s.id, claimed) },
+        );
       } catch (error) {
         if (!(error instanceof GuardTakenError) || attempt >= 3) throw error;
       }
@@ -302,14 +361,22 @@ class Placer {
   private sessionById(id: string, fresh = false): Promise<Session | undefined> {
     let found = fresh ? undefined : this.sessionsById.get(id);
     if (!found) {
-      found = getSessionWithInternals(id).then((s) => (s && s.organizationId === this.auth.organizationId && !s.deletedAt ? toRecord<Session>(s as unknown as Record<string, unknown>) : undefined));
+      found = getSessionWithInternals(id).then((s) =>
+        s && s.organizationId === this.auth.organizationId && !s.deletedAt
+          ? toRecord<Session>(s as unknown as Record<string, unknown>)
+          : undefined,
+      );
       this.sessionsById.set(id, found);
     }
     return found;
   }
 
   /** The trace's turn and link in one transaction; undefined when the link exists already. */
-  private async createTurn(session: Session, traceId: string, fields: TurnFields | undefined): Promise<TraceLink | undefined> {
+  private async createTurn(
+    session: Session,
+    traceId: string,
+    fields: TurnFields | undefined,
+  ): Promise<TraceLink | undefined> {
     try {
       const [turn] = await appendTurns(session, [draftFor(fields)], {
         guard: ([t]) => [traceLinkPut(this.auth.organizationId, linkOf(traceId, t!), clock.now().toISOString())],
@@ -359,7 +426,12 @@ function fieldsOfTrace(spans: OtelSpan[]): TurnFields | undefined {
 
 /** A new turn: the root's fields, or empty texts until the root arrives. */
 function draftFor(fields: TurnFields | undefined) {
-  return draftOf({ input: clip(fields?.input ?? ''), output: fields?.output === undefined || fields.output === null ? null : clip(fields.output), usage: fields?.usage, latencyMs: fields?.latencyMs ?? null });
+  return draftOf({
+    input: clip(fields?.input ?? ''),
+    output: fields?.output === undefined || fields.output === null ? null : clip(fields.output),
+    usage: fields?.usage,
+    latencyMs: fields?.latencyMs ?? null,
+  });
 }
 
 function linkOf(traceId: string, turn: Turn): TraceLink {

@@ -13,7 +13,7 @@ export const TEST_CASE_KEY = 'platform.test_case.id';
 /** An attribute of the span, else of its resource. */
 export function attributeOf(span: OtelSpan, name: string): AttributeValue | undefined {
   const own = span.attributes[name];
-  return own !== undefined && own !== null ? own : span.resource[name] ?? undefined;
+  return own !== undefined && own !== null ? own : (span.resource[name] ?? undefined);
 }
 
 function textAttribute(span: OtelSpan, name: string): string | undefined {
@@ -106,7 +106,9 @@ function messageText(message: unknown): string | undefined {
   const m = message as { parts?: unknown; content?: unknown };
   if (Array.isArray(m.parts)) {
     const texts = m.parts
-      .map((p) => (p && typeof p === 'object' ? (p as { type?: unknown; content?: unknown; text?: unknown }) : undefined))
+      .map((p) =>
+        p && typeof p === 'object' ? (p as { type?: unknown; content?: unknown; text?: unknown }) : undefined,
+      )
       .filter((p) => p && (p.type === undefined || p.type === 'text'))
       .map((p) => (typeof p!.content === 'string' ? p!.content : typeof p!.text === 'string' ? p!.text : undefined))
       .filter((t): t is string => t !== undefined);
@@ -114,7 +116,13 @@ function messageText(message: unknown): string | undefined {
   }
   if (typeof m.content === 'string') return m.content;
   if (Array.isArray(m.content)) {
-    const texts = m.content.map((c) => (c && typeof c === 'object' && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text : undefined)).filter(Boolean);
+    const texts = m.content
+      .map((c) =>
+        c && typeof c === 'object' && typeof (c as { text?: unknown }).text === 'string'
+          ? (c as { text: string }).text
+          : undefined,
+      )
+      .filter(Boolean);
     if (texts.length) return texts.join('\n');
   }
   return undefined;
@@ -187,7 +195,12 @@ export function turnFieldsOf(root: OtelSpan, traceSpans: OtelSpan[]): TurnFields
     inputTokens = generations.reduce((n, s) => n + (tokenCount(s, INPUT_TOKENS) ?? 0), 0);
     outputTokens = generations.reduce((n, s) => n + (tokenCount(s, OUTPUT_TOKENS) ?? 0), 0);
   }
-  return { input, output, usage: { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 }, latencyMs: durationMs(root.startNs, root.endNs) };
+  return {
+    input,
+    output,
+    usage: { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 },
+    latencyMs: durationMs(root.startNs, root.endNs),
+  };
 }
 
 // ---------- spans ----------
@@ -245,7 +258,11 @@ export function spanFieldsOf(span: OtelSpan): SpanFields {
     'otel.span_id': span.spanId,
     'otel.span_kind': SPAN_KINDS[span.kind] ?? String(span.kind),
     ...(span.scope.name ? { 'otel.scope.name': span.scope.name } : {}),
-    ...(span.status.code === 2 ? { 'otel.status_code': 'ERROR' } : span.status.code === 1 ? { 'otel.status_code': 'OK' } : {}),
+    ...(span.status.code === 2
+      ? { 'otel.status_code': 'ERROR' }
+      : span.status.code === 1
+        ? { 'otel.status_code': 'OK' }
+        : {}),
   };
   const metadata: Attributes = { ...identity, ...span.attributes };
   return {

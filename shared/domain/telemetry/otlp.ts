@@ -50,7 +50,9 @@ export function formatOf(contentType: string | undefined): OtlpFormat {
   const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (media === 'application/x-protobuf') return 'protobuf';
   if (media === 'application/json') return 'json';
-  throw new UnsupportedMediaTypeError('Content-Type must be application/x-protobuf or application/json (an OTLP/HTTP ExportTraceServiceRequest)');
+  throw new UnsupportedMediaTypeError(
+    'Content-Type must be application/x-protobuf or application/json (an OTLP/HTTP ExportTraceServiceRequest)',
+  );
 }
 
 /** The body as sent, unzipped when Content-Encoding says gzip; 413 past MAX_DECODED_BYTES, 400 for a broken gzip stream. */
@@ -61,7 +63,8 @@ export function decodedBody(bytes: Buffer, contentEncoding: string | undefined):
     try {
       body = gunzipSync(bytes, { maxOutputLength: MAX_DECODED_BYTES + 1 });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw tooLarge();
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
+        throw tooLarge();
       throw new ValidationError('the request body is not a valid gzip stream (Content-Encoding: gzip)');
     }
   } else if (encoding === 'identity' || encoding === '') {
@@ -84,7 +87,9 @@ export function decodeExportRequest(body: Buffer, format: OtlpFormat): OtelSpan[
     try {
       message = ExportTraceServiceRequest.decode(body);
     } catch (error) {
-      throw new ValidationError(`the request body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`);
+      throw new ValidationError(
+        `the request body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`,
+      );
     }
   } else {
     let parsed: unknown;
@@ -93,16 +98,27 @@ export function decodeExportRequest(body: Buffer, format: OtlpFormat): OtelSpan[
     } catch {
       throw new ValidationError('the request body is not valid JSON');
     }
-    if (!isObject(parsed)) throw new ValidationError('the request body must be a JSON object (an ExportTraceServiceRequest)');
+    if (!isObject(parsed))
+      throw new ValidationError('the request body must be a JSON object (an ExportTraceServiceRequest)');
     try {
       message = ExportTraceServiceRequest.fromObject(hexIdsToBase64(parsed));
     } catch (error) {
       throw new ValidationError(`the request body is not an ExportTraceServiceRequest: ${(error as Error).message}`);
     }
   }
-  const plain = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, arrays: true, defaults: false }) as PlainRequest;
-  const count = plain.resourceSpans.reduce((n, rs) => n + (rs.scopeSpans ?? []).reduce((m, ss) => m + (ss.spans?.length ?? 0), 0), 0);
-  if (count > MAX_SPANS) throw new PayloadTooLargeError(`a request may carry at most ${MAX_SPANS} spans (this one has ${count})`);
+  const plain = ExportTraceServiceRequest.toObject(message, {
+    longs: String,
+    enums: Number,
+    bytes: String,
+    arrays: true,
+    defaults: false,
+  }) as PlainRequest;
+  const count = plain.resourceSpans.reduce(
+    (n, rs) => n + (rs.scopeSpans ?? []).reduce((m, ss) => m + (ss.spans?.length ?? 0), 0),
+    0,
+  );
+  if (count > MAX_SPANS)
+    throw new PayloadTooLargeError(`a request may carry at most ${MAX_SPANS} spans (this one has ${count})`);
   const spans: OtelSpan[] = [];
   plain.resourceSpans.forEach((rs, r) => {
     const resource = attributesOf(rs.resource?.attributes);
@@ -122,7 +138,11 @@ export function decodeExportRequest(body: Buffer, format: OtlpFormat): OtelSpan[
           resource,
           scope,
           status: { code: span.status?.code ?? 0, message: wellFormed(span.status?.message ?? '') },
-          events: (span.events ?? []).map((e) => ({ name: e.name ?? '', timeNs: nanos(e.timeUnixNano), attributes: attributesOf(e.attributes) })),
+          events: (span.events ?? []).map((e) => ({
+            name: e.name ?? '',
+            timeNs: nanos(e.timeUnixNano),
+            attributes: attributesOf(e.attributes),
+          })),
         });
       });
     });
@@ -131,14 +151,30 @@ export function decodeExportRequest(body: Buffer, format: OtlpFormat): OtelSpan[
 }
 
 /** The ExportTraceServiceResponse: partialSuccess only when spans were rejected (or a warning is due). */
-export function encodeExportResponse(format: OtlpFormat, partial?: { rejectedSpans: number; errorMessage: string }): Buffer {
+export function encodeExportResponse(
+  format: OtlpFormat,
+  partial?: { rejectedSpans: number; errorMessage: string },
+): Buffer {
   if (format === 'json') return Buffer.from(JSON.stringify(partial ? { partialSuccess: partial } : {}));
-  const value = partial ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } } : {};
+  const value = partial
+    ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } }
+    : {};
   return Buffer.from(ExportTraceServiceResponse.encode(ExportTraceServiceResponse.fromObject(value)).finish());
 }
 
 /** gRPC codes carried in `google.rpc.Status.code` for each HTTP status (OTLP lets clients ignore it). */
-const RPC_CODES: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 409: 10, 413: 8, 415: 3, 429: 8, 500: 13, 503: 14 };
+const RPC_CODES: Record<number, number> = {
+  400: 3,
+  401: 16,
+  403: 7,
+  404: 5,
+  409: 10,
+  413: 8,
+  415: 3,
+  429: 8,
+  500: 13,
+  503: 14,
+};
 
 /** A protobuf `google.rpc.Status`: the OTLP/HTTP failure body of a protobuf request. */
 export function encodeStatus(httpStatus: number, message: string): Buffer {
@@ -152,11 +188,23 @@ export function decodeStatus(bytes: Uint8Array): { code: number; message: string
 }
 
 /** Reads a protobuf ExportTraceServiceResponse (tests and clients). */
-export function decodeExportResponse(bytes: Uint8Array): { partialSuccess?: { rejectedSpans: number; errorMessage: string } } {
-  const out = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(bytes), { longs: Number, defaults: false }) as {
+export function decodeExportResponse(bytes: Uint8Array): {
+  partialSuccess?: { rejectedSpans: number; errorMessage: string };
+} {
+  const out = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(bytes), {
+    longs: Number,
+    defaults: false,
+  }) as {
     partialSuccess?: { rejectedSpans?: number; errorMessage?: string };
   };
-  return out.partialSuccess ? { partialSuccess: { rejectedSpans: out.partialSuccess.rejectedSpans ?? 0, errorMessage: out.partialSuccess.errorMessage ?? '' } } : {};
+  return out.partialSuccess
+    ? {
+        partialSuccess: {
+          rejectedSpans: out.partialSuccess.rejectedSpans ?? 0,
+          errorMessage: out.partialSuccess.errorMessage ?? '',
+        },
+      }
+    : {};
 }
 
 // ---------- decoding helpers ----------
@@ -208,7 +256,8 @@ function hexIdsToBase64(value: Record<string, unknown>, path = ''): Record<strin
     for (const [k, x] of Object.entries(v)) {
       if (ID_FIELDS.has(k) && (at.includes('spans[') || at.includes('links['))) {
         if (x === null || x === undefined || x === '') continue;
-        if (typeof x !== 'string' || !/^([0-9a-fA-F]{2})*$/.test(x)) throw new ValidationError(`${at.replace(/^\./, '')}.${k} must be a hex string`);
+        if (typeof x !== 'string' || !/^([0-9a-fA-F]{2})*$/.test(x))
+          throw new ValidationError(`${at.replace(/^\./, '')}.${k} must be a hex string`);
         out[k] = Buffer.from(x, 'hex').toString('base64');
       } else {
         out[k] = walk(x, `${at}.${k}`);
@@ -248,7 +297,12 @@ export function attributesOf(list: PlainKeyValue[] | undefined, depth = 0): Attr
   for (const kv of list ?? []) {
     const key = kv.key === undefined ? undefined : wellFormed(kv.key);
     if (key === undefined || UNSAFE_KEYS.has(key)) continue;
-    Object.defineProperty(out, key, { value: valueOf(kv.value, depth), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: valueOf(kv.value, depth),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

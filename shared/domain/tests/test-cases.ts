@@ -24,13 +24,23 @@ function checkCase(test: TestRecord, input: TestCaseCreate): void {
   } else if (input.input === undefined || input.input === '') {
     throw new ValidationError(`input is required for a case of a ${test.type} test`);
   }
-  if (input.variant && test.type !== 'SCENARIOS' && test.variants.length > 0 && !test.variants.includes(input.variant)) {
+  if (
+    input.variant &&
+    test.type !== 'SCENARIOS' &&
+    test.variants.length > 0 &&
+    !test.variants.includes(input.variant)
+  ) {
     throw new ValidationError(`variant must be one of the test's variants: ${test.variants.join(', ')}`);
   }
 }
 
 export async function createTestCase(auth: AuthContext, input: TestCaseCreate): Promise<TestCase> {
-  const test = await bodyReference(() => getRecord<TestRecord>(testEntity, auth.organizationId, input.testId), 'testId', input.testId, 'test');
+  const test = await bodyReference(
+    () => getRecord<TestRecord>(testEntity, auth.organizationId, input.testId),
+    'testId',
+    input.testId,
+    'test',
+  );
   checkCase(test, input);
   const index = await nextCaseIndex(auth.organizationId, test.id);
   const testCase: TestCase = {

@@ -5,13 +5,24 @@ import { CsvError, readCsv, type CsvRecord } from './csv.js';
 export const CSV_COLUMNS: Record<TestType, { required: string[]; optional: string[] }> = {
   QUALITY: { required: ['input', 'expected_output'], optional: [] },
   RED_TEAMING: { required: ['input'], optional: [] },
-  SCENARIOS: { required: ['goal', 'user_persona'], optional: ['tag', 'context', 'scenario', 'stopping_criterias', 'max_iterations'] },
+  SCENARIOS: {
+    required: ['goal', 'user_persona'],
+    optional: ['tag', 'context', 'scenario', 'stopping_criterias', 'max_iterations'],
+  },
 };
 
 export const MAX_ROWS = 10_000;
 
 /** A cell holds at most what the same field of POST /testCases takes (shared/schemas/tests.ts). */
-const CELL_LIMITS: Record<string, number> = { input: 250_000, expected_output: 250_000, context: 250_000, goal: 10_000, user_persona: 10_000, scenario: 10_000, tag: 200 };
+const CELL_LIMITS: Record<string, number> = {
+  input: 250_000,
+  expected_output: 250_000,
+  context: 250_000,
+  goal: 10_000,
+  user_persona: 10_000,
+  scenario: 10_000,
+  tag: 200,
+};
 
 /** Characters as JSON Schema counts them (code points, not UTF-16 units). */
 function characters(value: string): number {
@@ -19,7 +30,6 @@ function characters(value: string): number {
   for (const _ of value) n++;
   return n;
 }
-
 
 /** A test case read from a file, before ids and keys. */
 export interface CaseDraft {
@@ -41,9 +51,15 @@ function checkHeader(type: TestType, header: string[]): string[] {
   const columns = header.map((h) => h.trim().toLowerCase());
   const { required, optional } = CSV_COLUMNS[type];
   const missing = required.filter((c) => !columns.includes(c));
-  if (missing.length) throw new ImportError(`line 1: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} for a ${type} test`);
+  if (missing.length)
+    throw new ImportError(
+      `line 1: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} for a ${type} test`,
+    );
   const unknown = columns.filter((c) => !required.includes(c) && !optional.includes(c));
-  if (unknown.length) throw new ImportError(`line 1: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} for a ${type} test (columns: ${[...required, ...optional].join(', ')})`);
+  if (unknown.length)
+    throw new ImportError(
+      `line 1: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} for a ${type} test (columns: ${[...required, ...optional].join(', ')})`,
+    );
   const dup = columns.find((c, i) => columns.indexOf(c) !== i);
   if (dup) throw new ImportError(`line 1: column ${dup} appears twice`);
   return columns;
@@ -66,7 +82,18 @@ function draftOf(type: TestType, columns: string[], record: CsvRecord, index: nu
     return row[column]!;
   };
   const optional = (column: string) => (row[column] !== undefined && row[column]!.trim() !== '' ? row[column]! : null);
-  const draft: CaseDraft = { index, input: null, expectedOutput: null, context: null, variant: null, goal: null, userPersona: null, scenario: null, stoppingCriterias: [], maxIterations: null };
+  const draft: CaseDraft = {
+    index,
+    input: null,
+    expectedOutput: null,
+    context: null,
+    variant: null,
+    goal: null,
+    userPersona: null,
+    scenario: null,
+    stoppingCriterias: [],
+    maxIterations: null,
+  };
   if (type === 'QUALITY') {
     draft.input = need('input');
     draft.expectedOutput = need('expected_output');
@@ -79,13 +106,21 @@ function draftOf(type: TestType, columns: string[], record: CsvRecord, index: nu
     draft.context = optional('context');
     draft.scenario = optional('scenario');
     const criterias = optional('stopping_criterias');
-    draft.stoppingCriterias = criterias ? criterias.split(/[|;]/).map((s) => s.trim()).filter(Boolean) : [];
-    if (draft.stoppingCriterias.length > 50) throw new ImportError(`line ${record.line}: stopping_criterias must have at most 50 items`);
-    if (draft.stoppingCriterias.some((c) => characters(c) > 2000)) throw new ImportError(`line ${record.line}: each of stopping_criterias must have at most 2000 characters`);
+    draft.stoppingCriterias = criterias
+      ? criterias
+          .split(/[|;]/)
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
+    if (draft.stoppingCriterias.length > 50)
+      throw new ImportError(`line ${record.line}: stopping_criterias must have at most 50 items`);
+    if (draft.stoppingCriterias.some((c) => characters(c) > 2000))
+      throw new ImportError(`line ${record.line}: each of stopping_criterias must have at most 2000 characters`);
     const iterations = optional('max_iterations');
     if (iterations !== null) {
       const n = Number(iterations.trim());
-      if (!Number.isInteger(n) || n < 1 || n > 100) throw new ImportError(`line ${record.line}: max_iterations must be a whole number from 1 to 100`);
+      if (!Number.isInteger(n) || n < 1 || n > 100)
+        throw new ImportError(`line ${record.line}: max_iterations must be a whole number from 1 to 100`);
       draft.maxIterations = n;
     }
   }
@@ -105,12 +140,14 @@ export async function readCases(type: TestType, chunks: AsyncIterable<string | U
         columns = checkHeader(type, record.fields);
         continue;
       }
-      if (drafts.length >= MAX_ROWS) throw new ImportError(`line ${record.line}: the file has more than ${MAX_ROWS} rows`);
+      if (drafts.length >= MAX_ROWS)
+        throw new ImportError(`line ${record.line}: the file has more than ${MAX_ROWS} rows`);
       drafts.push(draftOf(type, columns, record, drafts.length + 1));
     }
   } catch (error) {
     if (error instanceof CsvError) throw new ImportError(`line ${error.line}: ${error.message}`);
-    if (error instanceof TypeError && /encoded|decode/i.test(error.message)) throw new ImportError('the file is not valid UTF-8');
+    if (error instanceof TypeError && /encoded|decode/i.test(error.message))
+      throw new ImportError('the file is not valid UTF-8');
     throw error;
   }
   if (!columns) throw new ImportError('the file is empty');

@@ -28,7 +28,10 @@ export function canonicalLanguageTag(tag: string, field = 'languageCode'): strin
 }
 
 /** Fills type and variants from the specification when omitted; when given they must agree with it. */
-export function applySpecification(input: Pick<TestCreate, 'type' | 'variants'>, spec: StoredSpecification | undefined): { type: TestType; variants: string[] | undefined } {
+export function applySpecification(
+  input: Pick<TestCreate, 'type' | 'variants'>,
+  spec: StoredSpecification | undefined,
+): { type: TestType; variants: string[] | undefined } {
   if (!spec) {
     if (!input.type) throw new ValidationError('type is required (or a specificationId whose testType gives it)');
     return { type: input.type, variants: input.variants };
@@ -61,24 +64,29 @@ export const TEST_CASE_LIMITS: Readonly<Record<TestType, { default: number; max:
 /** A generated test's maxTestCases: the given one within its type's bound, else the default; null for an uploaded test. */
 export function maxTestCasesOf(type: TestType, given: number | undefined, uploaded: boolean): number | null {
   const limits = TEST_CASE_LIMITS[type];
-  if (given !== undefined && given > limits.max) throw new ValidationError(`maxTestCases must be at most ${limits.max} for ${type} tests`);
+  if (given !== undefined && given > limits.max)
+    throw new ValidationError(`maxTestCases must be at most ${limits.max} for ${type} tests`);
   return given ?? (uploaded ? null : limits.default);
 }
 
 function checkStrategies(t: TestRecord): void {
-  if (t.type === 'QUALITY' && t.strategies.length > 0) throw new ValidationError('strategies must be empty for QUALITY tests (QUALITY takes no strategies)');
+  if (t.type === 'QUALITY' && t.strategies.length > 0)
+    throw new ValidationError('strategies must be empty for QUALITY tests (QUALITY takes no strategies)');
   const allowed: readonly string[] = t.type === 'RED_TEAMING' ? RED_TEAMING_STRATEGIES : SCENARIOS_STRATEGIES;
   for (const [i, s] of t.strategies.entries()) {
-    if (!allowed.includes(s)) throw new ValidationError(`strategies[${i}] must be one of: ${allowed.join(', ')} (type ${t.type})`);
+    if (!allowed.includes(s))
+      throw new ValidationError(`strategies[${i}] must be one of: ${allowed.join(', ')} (type ${t.type})`);
   }
 }
 
 /** Whole-record rules, after defaults. */
 export function checkTest(t: TestRecord): void {
   const allowed = variantsOf(t.type);
-  if (t.type === 'SCENARIOS' && t.variants.length > 0) throw new ValidationError('variants must be empty for SCENARIOS tests');
+  if (t.type === 'SCENARIOS' && t.variants.length > 0)
+    throw new ValidationError('variants must be empty for SCENARIOS tests');
   for (const [i, v] of t.variants.entries()) {
-    if (!allowed.includes(v)) throw new ValidationError(`variants[${i}] must be one of: ${allowed.join(', ')} (type ${t.type})`);
+    if (!allowed.includes(v))
+      throw new ValidationError(`variants[${i}] must be one of: ${allowed.join(', ')} (type ${t.type})`);
   }
   if (t.variants.includes('custom') && !t.customVariantDescription) {
     throw new ValidationError('customVariantDescription is required when variants contain custom');
@@ -86,15 +94,18 @@ export function checkTest(t: TestRecord): void {
   if (!t.variants.includes('custom') && t.customVariantDescription) {
     throw new ValidationError('customVariantDescription is only for tests whose variants contain custom');
   }
-  if (t.type === 'SCENARIOS' && t.strategies.length === 0) throw new ValidationError('strategies must have at least 1 item for SCENARIOS tests');
+  if (t.type === 'SCENARIOS' && t.strategies.length === 0)
+    throw new ValidationError('strategies must have at least 1 item for SCENARIOS tests');
   checkStrategies(t);
   if (t.sourceTestId && t.type !== 'SCENARIOS') throw new ValidationError('sourceTestId is only for SCENARIOS tests');
   if ((t.backgroundNoiseProfile === null) !== (t.backgroundNoiseLevel === null)) {
     throw new ValidationError('backgroundNoiseProfile and backgroundNoiseLevel must be set together (or both null)');
   }
-  if (t.dataCatalogUri && t.type !== 'SCENARIOS') throw new ValidationError('dataCatalogUri is only for SCENARIOS tests');
+  if (t.dataCatalogUri && t.type !== 'SCENARIOS')
+    throw new ValidationError('dataCatalogUri is only for SCENARIOS tests');
   if (t.fewShot && t.type !== 'QUALITY') throw new ValidationError('fewShot is only for QUALITY tests');
-  if (t.uri && t.groundTruthUri) throw new ValidationError('uri (an uploaded test) and groundTruthUri (a generated one) cannot both be set');
+  if (t.uri && t.groundTruthUri)
+    throw new ValidationError('uri (an uploaded test) and groundTruthUri (a generated one) cannot both be set');
 }
 
 /** Generated tests can be extended by re-running their generator; QUALITY needs a ground-truth document. */

@@ -1,7 +1,15 @@
 import type { AuthContext } from '../../auth/context.js';
 import { batchDelete, batchPut } from '../../db/batch.js';
 import { discardObjects, offloadItem, type OffloadResult } from '../../db/offload.js';
-import { createRecord, getRecord, itemFor, listOrgRecords, listProductRecords, updateRecord, type CatalogRecord } from '../../db/catalog.js';
+import {
+  createRecord,
+  getRecord,
+  itemFor,
+  listOrgRecords,
+  listProductRecords,
+  updateRecord,
+  type CatalogRecord,
+} from '../../db/catalog.js';
 import { reserveCaseIndex } from '../../db/tests.js';
 import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
@@ -21,7 +29,14 @@ import { productLiveCheck } from '../catalog/products.js';
 import { ownedKey } from './storage.js';
 import { bodyReference } from '../common/references.js';
 import { ImportError, readCases, type CaseDraft } from './test-import.js';
-import { applySpecification, canonicalLanguageTag, checkTest, defaultStrategies, isExtendable, maxTestCasesOf } from './test-rules.js';
+import {
+  applySpecification,
+  canonicalLanguageTag,
+  checkTest,
+  defaultStrategies,
+  isExtendable,
+  maxTestCasesOf,
+} from './test-rules.js';
 import { newGenerationState, queueGeneration } from '../generation/lifecycle.js';
 
 /** A URI field of a test: canonical; an object of our bucket must sit under the caller's prefix (403). */
@@ -33,9 +48,18 @@ function storageField(auth: AuthContext, value: string | null | undefined, field
   return canonical;
 }
 
-async function specificationFor(auth: AuthContext, id: string | null | undefined, productId: string): Promise<StoredSpecification | undefined> {
+async function specificationFor(
+  auth: AuthContext,
+  id: string | null | undefined,
+  productId: string,
+): Promise<StoredSpecification | undefined> {
   if (!id) return undefined;
-  const spec = await bodyReference(() => getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id), 'specificationId', id, 'specification');
+  const spec = await bodyReference(
+    () => getRecord<StoredSpecification>(specificationEntity, auth.organizationId, id),
+    'specificationId',
+    id,
+    'specification',
+  );
   if (spec.productId !== productId) throw new ValidationError(`specificationId ${id} belongs to another product`);
   return spec;
 }
@@ -46,8 +70,16 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
   const { type, variants } = applySpecification(input, spec);
   const sourceTestId = input.sourceTestId;
   if (sourceTestId) {
-    const source = await bodyReference(() => getRecord<TestRecord>(testEntity, auth.organizationId, sourceTestId), 'sourceTestId', sourceTestId, 'test');
-    if (source.type !== 'QUALITY') throw new ValidationError(`sourceTestId ${sourceTestId} names a ${source.type} test; scenarios are built from the cases of a QUALITY test`);
+    const source = await bodyReference(
+      () => getRecord<TestRecord>(testEntity, auth.organizationId, sourceTestId),
+      'sourceTestId',
+      sourceTestId,
+      'test',
+    );
+    if (source.type !== 'QUALITY')
+      throw new ValidationError(
+        `sourceTestId ${sourceTestId} names a ${source.type} test; scenarios are built from the cases of a QUALITY test`,
+      );
   }
   const uri = input.uri ? canonicalStorageUri(input.uri, 'uri', localS3Endpoints) : null;
   const record: TestRecord = {
@@ -84,7 +116,10 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
   if (!uri) {
     // A generated test: PENDING, and its first step on the generation queue.
     const gen = newGenerationState('generate', 1, record.maxTestCases!);
-    await createRecord(testEntity, record, [productLiveCheck(auth.organizationId, record.productId)], { ...itemFor(testEntity, record), _gen: gen });
+    await createRecord(testEntity, record, [productLiveCheck(auth.organizationId, record.productId)], {
+      ...itemFor(testEntity, record),
+      _gen: gen,
+    });
     await queueGeneration(auth.organizationId, record.id, gen);
     return record;
   }
@@ -119,10 +154,16 @@ async function importUploadedTest(auth: AuthContext, record: TestRecord, key: st
     const items = cases.flatMap((c) => caseItems(c));
     await batchDelete(items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }))).catch(() => undefined);
     await discardObjects(offloaded.flatMap(([c]) => c.written));
-    await updateRecord(testEntity, auth.organizationId, record.id, { status: 'FAILED', error: 'the test cases could not be stored; create the test again' });
+    await updateRecord(testEntity, auth.organizationId, record.id, {
+      status: 'FAILED',
+      error: 'the test cases could not be stored; create the test again',
+    });
     throw error;
   }
-  return updateRecord<TestRecord>(testEntity, auth.organizationId, record.id, { status: 'SUCCESS', testCaseCount: cases.length });
+  return updateRecord<TestRecord>(testEntity, auth.organizationId, record.id, {
+    status: 'SUCCESS',
+    testCaseCount: cases.length,
+  });
 }
 
 function caseOf(test: TestRecord, d: CaseDraft): TestCase {
@@ -152,13 +193,27 @@ function caseOf(test: TestRecord, d: CaseDraft): TestCase {
 /** The items of one test case: the record (indexed by test on gsi1) and its owner pointer. */
 export function caseItems(c: TestCase): Record<string, unknown>[] {
   return [
-    { ...keys.catalog(c.organizationId, 'TCASE', c.id), ...keys.byTest(c.testId, c.index, c.id), entity: 'TCASE', ...c },
+    {
+      ...keys.catalog(c.organizationId, 'TCASE', c.id),
+      ...keys.byTest(c.testId, c.index, c.id),
+      entity: 'TCASE',
+      ...c,
+    },
     { ...keys.idOwner(c.id), entity: 'ID', organizationId: c.organizationId, type: 'TCASE' },
   ];
 }
 
 /** Test-case fields that may live in S3 (DESIGN.md §9): `orgs/<org>/testCases/<id>/<field>.json`. */
-export const CASE_OFFLOADABLE = ['input', 'expectedOutput', 'context', 'goal', 'userPersona', 'scenario', 'stoppingCriterias', 'expectedTools'] as const;
+export const CASE_OFFLOADABLE = [
+  'input',
+  'expectedOutput',
+  'context',
+  'goal',
+  'userPersona',
+  'scenario',
+  'stoppingCriterias',
+  'expectedTools',
+] as const;
 
 /**
  * The items of test cases with what does not fit moved to S3 (objects written, in parallel, in
@@ -171,7 +226,14 @@ export async function offloadCases(cases: TestCase[]): Promise<[OffloadResult, R
     for (let i = 0; i < cases.length; i += 100) {
       const chunk = cases.slice(i, i + 100);
       const results = await Promise.all(
-        chunk.map((c) => offloadItem(caseItems(c)[0]!, { orgId: c.organizationId, kind: 'testCases', id: c.id, fields: CASE_OFFLOADABLE })),
+        chunk.map((c) =>
+          offloadItem(caseItems(c)[0]!, {
+            orgId: c.organizationId,
+            kind: 'testCases',
+            id: c.id,
+            fields: CASE_OFFLOADABLE,
+          }),
+        ),
       );
       results.forEach((r, j) => out.push([r, caseItems(chunk[j]!)[1]!]));
     }
@@ -198,7 +260,9 @@ export async function listTests(auth: AuthContext, query: TestListQuery): Promis
     query.productIds
       ? listProductRecords<StoredTest>(testEntity, auth.organizationId, query.productIds, { keepInternal: true })
       : listOrgRecords<StoredTest>(testEntity, auth.organizationId, { keepInternal: true }),
-    query.hasLiveSpecification === undefined ? undefined : listOrgRecords<CatalogRecord>(specificationEntity, auth.organizationId),
+    query.hasLiveSpecification === undefined
+      ? undefined
+      : listOrgRecords<CatalogRecord>(specificationEntity, auth.organizationId),
     query.testCaseIds ? testsOfCases(auth.organizationId, query.testCaseIds) : undefined,
   ]);
   const live = liveSpecs ? new Set(liveSpecs.map((s) => s.id)) : undefined;
@@ -211,8 +275,15 @@ export async function listTests(auth: AuthContext, query: TestListQuery): Promis
       ...anyOf<StoredTest>(query.specificationIds, (t) => t.specificationId),
       ...(caseTests ? [(t: StoredTest) => caseTests.has(t.id)] : []),
       ...intersects<StoredTest>(query.versionIds, (t) => [...(t._versionIds ?? [])]),
-      ...(live ? [(t: StoredTest) => (t.specificationId !== null && live.has(t.specificationId)) === query.hasLiveSpecification] : []),
-      ...(query.hasEvaluations === undefined ? [] : [(t: StoredTest) => Boolean(t._hasEvaluations) === query.hasEvaluations]),
+      ...(live
+        ? [
+            (t: StoredTest) =>
+              (t.specificationId !== null && live.has(t.specificationId)) === query.hasLiveSpecification,
+          ]
+        : []),
+      ...(query.hasEvaluations === undefined
+        ? []
+        : [(t: StoredTest) => Boolean(t._hasEvaluations) === query.hasEvaluations]),
       ...(query.hasTraces === undefined ? [] : [(t: StoredTest) => Boolean(t._hasTraces) === query.hasTraces]),
     ],
   });
@@ -221,7 +292,12 @@ export async function listTests(auth: AuthContext, query: TestListQuery): Promis
 
 async function testsOfCases(orgId: string, caseIds: string[]): Promise<Set<string>> {
   const items = await batchGet(caseIds.map((id) => keys.catalog(orgId, 'TCASE', id)));
-  return new Set(items.map((i) => toRecord<TestCase>(i)).filter((c) => !c.deletedAt).map((c) => c.testId));
+  return new Set(
+    items
+      .map((i) => toRecord<TestCase>(i))
+      .filter((c) => !c.deletedAt)
+      .map((c) => c.testId),
+  );
 }
 
 export async function updateTest(auth: AuthContext, id: string, body: TestUpdate): Promise<TestRecord> {
@@ -239,4 +315,3 @@ export async function deleteTest(auth: AuthContext, id: string): Promise<{ id: s
 export function nextCaseIndex(orgId: string, testId: string): Promise<number> {
   return reserveCaseIndex(orgId, testId);
 }
-

@@ -54,7 +54,13 @@ export function retryDelay(attempt: number): number | undefined {
 type Sent = Omit<DeliveryAttempt, 'attempt' | 'at'>;
 
 /** One POST of a signed message to the endpoint's checked address; never throws. */
-export async function postMessage(url: string, secret: string, messageId: string, body: string, at: Date): Promise<Sent> {
+export async function postMessage(
+  url: string,
+  secret: string,
+  messageId: string,
+  body: string,
+  at: Date,
+): Promise<Sent> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let target: URL;
@@ -67,22 +73,42 @@ export async function postMessage(url: string, secret: string, messageId: string
   try {
     addresses = await resolveChecked(target.hostname, privateNetworksAllowed());
   } catch (error) {
-    const message = error instanceof AddressNotAllowedError ? error.message : `the host ${target.hostname} could not be resolved`;
+    const message =
+      error instanceof AddressNotAllowedError ? error.message : `the host ${target.hostname} could not be resolved`;
     return { responseCode: null, durationMs: elapsed(), ok: false, error: message };
   }
-  const headers = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, ...signedHeaders(secret, messageId, at, body) };
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    ...signedHeaders(secret, messageId, at, body),
+  };
   const outcome = await sendOnce({ method: 'POST', url: target, headers, body }, addresses, ATTEMPT_TIMEOUT_MS);
   switch (outcome.kind) {
     case 'answer':
     case 'too_large': {
       const ok = outcome.status >= 200 && outcome.status < 300;
       const text = outcome.kind === 'answer' ? outcome.body.trim().slice(0, ERROR_BODY_CHARS) : '';
-      return { responseCode: outcome.status, durationMs: outcome.durationMs, ok, error: ok ? null : `the endpoint answered ${outcome.status}${text ? `: ${text}` : ''}` };
+      return {
+        responseCode: outcome.status,
+        durationMs: outcome.durationMs,
+        ok,
+        error: ok ? null : `the endpoint answered ${outcome.status}${text ? `: ${text}` : ''}`,
+      };
     }
     case 'timeout':
-      return { responseCode: null, durationMs: outcome.durationMs, ok: false, error: `the endpoint did not answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` };
+      return {
+        responseCode: null,
+        durationMs: outcome.durationMs,
+        ok: false,
+        error: `the endpoint did not answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`,
+      };
     case 'network':
-      return { responseCode: null, durationMs: outcome.durationMs, ok: false, error: `the connection failed: ${outcome.error}` };
+      return {
+        responseCode: null,
+        durationMs: outcome.durationMs,
+        ok: false,
+        error: `the connection failed: ${outcome.error}`,
+      };
     case 'aborted':
       return { responseCode: null, durationMs: outcome.durationMs, ok: false, error: 'the attempt was aborted' };
   }
@@ -102,13 +128,28 @@ export async function attemptDelivery(job: DeliveryJob): Promise<void> {
     if (wait <= MAX_QUEUE_DELAY_MS) await enqueueDeliveries([job], wait);
     return;
   }
-  const webhook = await getRecord<Webhook>(webhookEntity, job.organizationId, job.webhookId, { includeDeleted: true }).catch(() => undefined);
+  const webhook = await getRecord<Webhook>(webhookEntity, job.organizationId, job.webhookId, {
+    includeDeleted: true,
+  }).catch(() => undefined);
   if (!webhook || webhook.deletedAt) return abandonDelivery(job.webhookId, job.deliveryId, 'the webhook was deleted');
   if (webhook.status === 'DISABLED' && delivery.type !== 'ping') {
-    return abandonDelivery(job.webhookId, job.deliveryId, `the webhook is disabled: ${webhook.disabledReason ?? 'disabled'}`);
+    return abandonDelivery(
+      job.webhookId,
+      job.deliveryId,
+      `the webhook is disabled: ${webhook.disabledReason ?? 'disabled'}`,
+    );
   }
   const at = now.toISOString();
-  if (!(await claimAttempt(job.webhookId, job.deliveryId, job.attempt, at, new Date(now.getTime() + CLAIM_MS).toISOString()))) return;
+  if (
+    !(await claimAttempt(
+      job.webhookId,
+      job.deliveryId,
+      job.attempt,
+      at,
+      new Date(now.getTime() + CLAIM_MS).toISOString(),
+    ))
+  )
+    return;
 
   const secret = await getWebhookSecret(job.organizationId, job.webhookId);
   const sent: Sent = secret
@@ -118,7 +159,12 @@ export async function attemptDelivery(job: DeliveryJob): Promise<void> {
   const nextAttemptAt = retryIn === undefined ? null : new Date(now.getTime() + retryIn).toISOString();
   const queued = retryIn !== undefined && retryIn <= MAX_QUEUE_DELAY_MS;
   const recorded = await commitOnce([
-    attemptUpdate(delivery, { attempt: { attempt: job.attempt, at, ...sent }, status: sent.ok ? 'SUCCEEDED' : nextAttemptAt ? 'PENDING' : 'FAILED', nextAttemptAt, queued }),
+    attemptUpdate(delivery, {
+      attempt: { attempt: job.attempt, at, ...sent },
+      status: sent.ok ? 'SUCCEEDED' : nextAttemptAt ? 'PENDING' : 'FAILED',
+      nextAttemptAt,
+      queued,
+    }),
     endpointHealthUpdate(job.organizationId, job.webhookId, sent.ok, at),
   ]);
   if (!recorded) return;
@@ -156,9 +202,19 @@ export async function sweepDueDeliveries(now: Date = clock.now()): Promise<{ enq
   const lostBefore = new Date(now.getTime() - LOST_AFTER_MS).toISOString();
   let enqueued = 0;
   for (let shard = 0; shard < DELIVERY_SHARDS; shard++) {
-    const due = (await dueDeliveries(shard, nowIso)).filter((d) => (!d.queued || d.nextAttemptAt < lostBefore) && !(d.claimUntil && d.claimUntil > nowIso));
+    const due = (await dueDeliveries(shard, nowIso)).filter(
+      (d) => (!d.queued || d.nextAttemptAt < lostBefore) && !(d.claimUntil && d.claimUntil > nowIso),
+    );
     for (const d of due) {
-      await enqueueDeliveries([{ kind: 'deliver', organizationId: d.organizationId, webhookId: d.webhookId, deliveryId: d.deliveryId, attempt: d.attempt }]);
+      await enqueueDeliveries([
+        {
+          kind: 'deliver',
+          organizationId: d.organizationId,
+          webhookId: d.webhookId,
+          deliveryId: d.deliveryId,
+          attempt: d.attempt,
+        },
+      ]);
       await markDeliveryQueued(d.webhookId, d.deliveryId, d.attempt);
       enqueued++;
     }

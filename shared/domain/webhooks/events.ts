@@ -31,7 +31,13 @@ export function retentionTtl(at: Date): number {
 }
 
 /** A new delivery of one message to one endpoint, due at once. */
-export function newDelivery(webhook: Pick<Webhook, 'id' | 'organizationId'>, messageId: string, type: WebhookEventType, body: string, at: string): StoredDelivery {
+export function newDelivery(
+  webhook: Pick<Webhook, 'id' | 'organizationId'>,
+  messageId: string,
+  type: WebhookEventType,
+  body: string,
+  at: string,
+): StoredDelivery {
   return {
     id: messageId,
     webhookId: webhook.id,
@@ -60,8 +66,15 @@ export function messageBody(type: WebhookEventType, at: string, data: unknown): 
  * The writes of one event: its guard (`dedupeKey`, unique per change) and a delivery to each
  * enabled endpoint of the organization subscribed to `type`. Nothing when none is.
  */
-export async function eventWrites(orgId: string, type: WebhookEventType, data: unknown, dedupeKey: string): Promise<EventWrites> {
-  const targets = (await listOrgRecords<Webhook>(webhookEntity, orgId)).filter((w) => w.status === 'ENABLED' && w.events.includes(type));
+export async function eventWrites(
+  orgId: string,
+  type: WebhookEventType,
+  data: unknown,
+  dedupeKey: string,
+): Promise<EventWrites> {
+  const targets = (await listOrgRecords<Webhook>(webhookEntity, orgId)).filter(
+    (w) => w.status === 'ENABLED' && w.events.includes(type),
+  );
   if (targets.length === 0) return NO_EVENT;
   const now = clock.now();
   const at = now.toISOString();
@@ -69,8 +82,17 @@ export async function eventWrites(orgId: string, type: WebhookEventType, data: u
   const body = messageBody(type, at, data);
   const ttl = retentionTtl(now);
   return {
-    items: [eventGuardPut(orgId, dedupeKey, type, messageId, ttl), ...targets.map((w) => deliveryPut(newDelivery(w, messageId, type, body, at), ttl))],
-    jobs: targets.map((w) => ({ kind: 'deliver', organizationId: orgId, webhookId: w.id, deliveryId: messageId, attempt: 1 })),
+    items: [
+      eventGuardPut(orgId, dedupeKey, type, messageId, ttl),
+      ...targets.map((w) => deliveryPut(newDelivery(w, messageId, type, body, at), ttl)),
+    ],
+    jobs: targets.map((w) => ({
+      kind: 'deliver',
+      organizationId: orgId,
+      webhookId: w.id,
+      deliveryId: messageId,
+      attempt: 1,
+    })),
   };
 }
 
@@ -89,7 +111,12 @@ export async function publish(writes: EventWrites): Promise<void> {
  * endpoint listens). Use it where a change has already been committed, e.g.
  * `emitEvent(orgId, 'test.generated', testRecord, `test.generated#${test.id}`)`.
  */
-export async function emitEvent(orgId: string, type: WebhookEventType, data: unknown, dedupeKey: string): Promise<boolean> {
+export async function emitEvent(
+  orgId: string,
+  type: WebhookEventType,
+  data: unknown,
+  dedupeKey: string,
+): Promise<boolean> {
   const writes = await eventWrites(orgId, type, data, dedupeKey);
   if (writes.items.length === 0) return false;
   if (!(await commitOnce(writes.items))) return false;

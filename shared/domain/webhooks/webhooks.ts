@@ -1,8 +1,23 @@
 import type { AuthContext } from '../../auth/context.js';
 import { createRecord, getRecord, listOrgRecords, transact, updateItem, updateRecord } from '../../db/catalog.js';
-import { commitOnce, deliveryPut, getDelivery, listDeliveries, webhookSecretDelete, webhookSecretPut, type StoredDelivery } from '../../db/webhooks.js';
+import {
+  commitOnce,
+  deliveryPut,
+  getDelivery,
+  listDeliveries,
+  webhookSecretDelete,
+  webhookSecretPut,
+  type StoredDelivery,
+} from '../../db/webhooks.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
-import type { Delivery, DeliveryListQuery, Webhook, WebhookCreate, WebhookListQuery, WebhookUpdate } from '../../schemas/webhooks.js';
+import type {
+  Delivery,
+  DeliveryListQuery,
+  Webhook,
+  WebhookCreate,
+  WebhookListQuery,
+  WebhookUpdate,
+} from '../../schemas/webhooks.js';
 import { checkUrl } from '../catalog/url-rules.js';
 import { clock } from '../common/clock.js';
 import { webhookEntity } from '../common/entities.js';
@@ -20,7 +35,13 @@ const CREDENTIALS_RULE = 'url must not carry credentials; deliveries are authent
 
 /** The record every read returns: absent optional state shown as null, the secret never. */
 export function webhookView(w: Webhook): Webhook {
-  return { ...w, description: w.description ?? null, disabledReason: w.disabledReason ?? null, disabledAt: w.disabledAt ?? null, failingSince: w.failingSince ?? null };
+  return {
+    ...w,
+    description: w.description ?? null,
+    disabledReason: w.disabledReason ?? null,
+    disabledAt: w.disabledAt ?? null,
+    failingSince: w.failingSince ?? null,
+  };
 }
 
 export function deliveryView(d: StoredDelivery): Delivery {
@@ -32,7 +53,8 @@ export function deliveryView(d: StoredDelivery): Delivery {
 export async function createWebhook(auth: AuthContext, input: WebhookCreate): Promise<Webhook & { secret: string }> {
   checkUrl(input.url, CREDENTIALS_RULE);
   const existing = await listOrgRecords<Webhook>(webhookEntity, auth.organizationId);
-  if (existing.length >= MAX_WEBHOOKS) throw new ConflictError(`an organization may have at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+  if (existing.length >= MAX_WEBHOOKS)
+    throw new ConflictError(`an organization may have at most ${MAX_WEBHOOKS} webhooks; delete one first`);
   const secret = newSigningSecret();
   const record: Webhook = {
     id: newId('webhook'),
@@ -98,8 +120,12 @@ export async function updateWebhook(auth: AuthContext, id: string, body: Webhook
 export async function deleteWebhook(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {
   await liveWebhook(auth, id);
   const deletedAt = clock.now().toISOString();
-  await transact([{ Update: updateItem(webhookEntity, auth.organizationId, id, { deletedAt }) }, webhookSecretDelete(auth.organizationId, id)], (codes) =>
-    codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`webhook ${id} not found`) : undefined,
+  await transact(
+    [
+      { Update: updateItem(webhookEntity, auth.organizationId, id, { deletedAt }) },
+      webhookSecretDelete(auth.organizationId, id),
+    ],
+    (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`webhook ${id} not found`) : undefined),
   );
   return { id, deletedAt };
 }
@@ -114,14 +140,30 @@ export async function pingWebhook(auth: AuthContext, id: string): Promise<Delive
   const now = clock.now();
   const at = now.toISOString();
   const messageId = newId('message', now.getTime());
-  const delivery = newDelivery(webhook, messageId, 'ping', messageBody('ping', at, { webhookId: webhook.id, message: 'a test message from the evaluation platform' }), at);
+  const delivery = newDelivery(
+    webhook,
+    messageId,
+    'ping',
+    messageBody('ping', at, { webhookId: webhook.id, message: 'a test message from the evaluation platform' }),
+    at,
+  );
   await commitOnce([deliveryPut(delivery, retentionTtl(now))]);
-  await attemptDelivery({ kind: 'deliver', organizationId: auth.organizationId, webhookId: id, deliveryId: messageId, attempt: 1 });
+  await attemptDelivery({
+    kind: 'deliver',
+    organizationId: auth.organizationId,
+    webhookId: id,
+    deliveryId: messageId,
+    attempt: 1,
+  });
   return deliveryView((await getDelivery(id, messageId))!);
 }
 
 /** GET /webhooks/{id}/deliveries: newest first by default; each with its attempts. */
-export async function listWebhookDeliveries(auth: AuthContext, id: string, query: DeliveryListQuery): Promise<Page<Delivery>> {
+export async function listWebhookDeliveries(
+  auth: AuthContext,
+  id: string,
+  query: DeliveryListQuery,
+): Promise<Page<Delivery>> {
   await liveWebhook(auth, id);
   const deliveries = (await listDeliveries(id)).map(deliveryView);
   return applyList(deliveries, query, {

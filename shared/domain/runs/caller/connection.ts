@@ -34,7 +34,10 @@ export function toAgentConnection(record: EndpointConnection, secrets: EndpointS
  * Loads a live endpoint connection of the organization with its secrets, ready to call
  * (403 another organization's, 404 unknown or deleted). Only the caller's users need this.
  */
-export async function loadAgentConnection(orgId: string, connectionId: string): Promise<{ record: EndpointConnection; connection: AgentConnection }> {
+export async function loadAgentConnection(
+  orgId: string,
+  connectionId: string,
+): Promise<{ record: EndpointConnection; connection: AgentConnection }> {
   const record = await getRecord<EndpointConnection>(endpointConnectionEntity, orgId, connectionId);
   const secrets = record.hasAuthToken || record.hasPassword ? await getEndpointSecrets(orgId, connectionId) : {};
   return { record, connection: toAgentConnection(record, secrets) };

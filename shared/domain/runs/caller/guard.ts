@@ -36,7 +36,15 @@ const RULES: Rule[] = [
   { kind: 'multicast', always: true, ipv4: [['224.0.0.0', 4]], ipv6: [['ff00::', 8]] },
   { kind: 'reserved', always: true, ipv4: [['240.0.0.0', 4]] },
   { kind: 'loopback', always: false, ipv4: [['127.0.0.0', 8]] },
-  { kind: 'private (RFC 1918)', always: false, ipv4: [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]] },
+  {
+    kind: 'private (RFC 1918)',
+    always: false,
+    ipv4: [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+    ],
+  },
   { kind: 'shared address space (RFC 6598)', always: false, ipv4: [['100.64.0.0', 10]] },
   { kind: 'IETF protocol assignments (RFC 6890)', always: false, ipv4: [['192.0.0.0', 24]] },
   { kind: 'benchmarking (RFC 2544)', always: false, ipv4: [['198.18.0.0', 15]] },
@@ -84,7 +92,10 @@ export async function resolveChecked(host: string, allowPrivate: boolean): Promi
   const family = isIP(literal);
   const addresses: ResolvedAddress[] = family
     ? [{ address: literal, family: family as 4 | 6 }]
-    : (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
+    : (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+        address: a.address,
+        family: a.family as 4 | 6,
+      }));
   if (addresses.length === 0) throw new Error(`${host} resolved to no address`);
   for (const a of addresses) {
     const check = checkAddress(a.address, allowPrivate);

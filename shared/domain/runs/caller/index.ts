@@ -48,7 +48,11 @@ type Attempt =
   | { kind: 'retryable'; error: string; retryAfterMs?: number; outcome?: SendOutcome; failure?: AgentStatusClass }
   | { kind: 'fatal'; error: string; outcome?: SendOutcome; failure?: AgentStatusClass };
 
-export async function callAgent(connection: AgentConnection, variables: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult> {
+export async function callAgent(
+  connection: AgentConnection,
+  variables: Record<string, unknown>,
+  options: CallOptions = {},
+): Promise<CallResult> {
   const callStarted = Date.now();
   const redact = redactorFor(secretsOf(connection));
   const allowPrivate = options.allowPrivateNetworks ?? privateNetworksAllowed();
@@ -73,17 +77,22 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
 
   let attempts = options.attemptsSoFar ?? 0;
   for (;;) {
-    if (options.signal?.aborted) return { kind: 'failed', error: 'the call was cancelled', attempts, exchange: { request: shownRequest } };
+    if (options.signal?.aborted)
+      return { kind: 'failed', error: 'the call was cancelled', attempts, exchange: { request: shownRequest } };
     // Too little time for an attempt: go back on the queue before taking a slot or an attempt.
     if (left() < MIN_ATTEMPT_MS) return { kind: 'requeue', reason: 'retry_wait', delayMs: 0, attempts };
     if (options.takeSlot) {
       const slot = await options.takeSlot();
-      if (!slot.ok) return { kind: 'requeue', reason: 'rate_limited', delayMs: Math.max(0, slot.retryAt - Date.now()), attempts };
+      if (!slot.ok)
+        return { kind: 'requeue', reason: 'rate_limited', delayMs: Math.max(0, slot.retryAt - Date.now()), attempts };
     }
     attempts++;
     const budget = Math.min(timeoutMs, left());
     const { attempt, outcome } = await attemptOnce(request, allowPrivate, budget, retryable, options.signal);
-    const exchange: CallExchange = { request: shownRequest, ...(outcome && 'status' in outcome ? { response: exchangeResponse(outcome, redact) } : {}) };
+    const exchange: CallExchange = {
+      request: shownRequest,
+      ...(outcome && 'status' in outcome ? { response: exchangeResponse(outcome, redact) } : {}),
+    };
     const latencyMs = outcome?.durationMs;
     observeAttempt(request, attempts, attempt, outcome);
 
@@ -91,7 +100,13 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
       const mapped = mapAnswer(attempt.outcome.body, connection.outputMapping);
       if (!mapped.ok) {
         countAgentCallError('invalid_answer');
-        return { kind: 'failed', error: redact.text(`${mapped.error}; the answer was: ${excerpt(attempt.outcome.body)}`), attempts, latencyMs, exchange };
+        return {
+          kind: 'failed',
+          error: redact.text(`${mapped.error}; the answer was: ${excerpt(attempt.outcome.body)}`),
+          attempts,
+          latencyMs,
+          exchange,
+        };
       }
       const { ok: _ok, ...answer } = mapped;
       return { kind: 'ok', ...redact.deep(answer), latencyMs: attempt.outcome.durationMs, attempts, exchange };
@@ -106,7 +121,14 @@ export async function callAgent(connection: AgentConnection, variables: Record<s
     const wait = retryWait(policy, retriesDone + 1, attempt.retryAfterMs);
     // The wait and the next attempt must fit the time left, or the job goes back on the queue.
     if (wait + Math.min(timeoutMs, MIN_ATTEMPT_MS) > left()) {
-      return { kind: 'requeue', reason: 'retry_wait', delayMs: wait, attempts, exchange, lastError: redact.text(attempt.error) };
+      return {
+        kind: 'requeue',
+        reason: 'retry_wait',
+        delayMs: wait,
+        attempts,
+        exchange,
+        lastError: redact.text(attempt.error),
+      };
     }
     if (wait > 0) {
       try {
@@ -188,8 +210,20 @@ function observeAttempt(request: AgentRequest, attempt: number, result: Attempt,
   });
 }
 
-function failed(error: string, attempts: number, latencyMs: number | undefined, exchange: CallExchange, redact: Redactor): CallResult {
-  return { kind: 'failed', error: redact.text(error), attempts, ...(latencyMs !== undefined ? { latencyMs } : {}), exchange };
+function failed(
+  error: string,
+  attempts: number,
+  latencyMs: number | undefined,
+  exchange: CallExchange,
+  redact: Redactor,
+): CallResult {
+  return {
+    kind: 'failed',
+    error: redact.text(error),
+    attempts,
+    ...(latencyMs !== undefined ? { latencyMs } : {}),
+    exchange,
+  };
 }
 
 function excerpt(body: string): string {
@@ -213,7 +247,10 @@ function exchangeRequest(request: AgentRequest, redact: Redactor): CallExchange[
   };
 }
 
-function exchangeResponse(outcome: Extract<SendOutcome, { status: number }>, redact: Redactor): CallExchange['response'] {
+function exchangeResponse(
+  outcome: Extract<SendOutcome, { status: number }>,
+  redact: Redactor,
+): CallExchange['response'] {
   return {
     status: outcome.status,
     headers: redact.headers(outcome.headers),

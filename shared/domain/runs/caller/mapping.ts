@@ -45,13 +45,22 @@ export function mapAnswer(body: string, mapping: Record<string, string>): MapRes
   const outputPath = mapping.output ?? '$';
   const raw = Object.prototype.hasOwnProperty.call(mapping, 'output') ? extracted.output : json;
   if (raw === undefined || raw === null) {
-    return { ok: false, error: `the answer has no output: outputMapping.output (${outputPath}) matched ${raw === null ? 'null' : 'nothing'}` };
+    return {
+      ok: false,
+      error: `the answer has no output: outputMapping.output (${outputPath}) matched ${raw === null ? 'null' : 'nothing'}`,
+    };
   }
-  const result: { ok: true } & MappedAnswer = { ok: true, output: typeof raw === 'string' ? raw : JSON.stringify(raw), extracted };
+  const result: { ok: true } & MappedAnswer = {
+    ok: true,
+    output: typeof raw === 'string' ? raw : JSON.stringify(raw),
+    extracted,
+  };
 
   const retrieval = extracted.retrieval_context;
   if (retrieval !== undefined && retrieval !== null) {
-    result.retrievalContext = (Array.isArray(retrieval) ? retrieval : [retrieval]).filter((v) => v !== null && v !== undefined).map(asText);
+    result.retrievalContext = (Array.isArray(retrieval) ? retrieval : [retrieval])
+      .filter((v) => v !== null && v !== undefined)
+      .map(asText);
   }
   const traces = extracted.traces;
   if (traces !== undefined && traces !== null) result.traces = Array.isArray(traces) ? traces : [traces];
@@ -67,7 +76,8 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const tokenCount = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER ? v : undefined);
+const tokenCount = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER ? v : undefined;
 
 /** `{input_tokens, output_tokens}` (OpenAI's `prompt_tokens`/`completion_tokens` are read too). */
 function usageOf(value: unknown): MappedAnswer['usage'] | undefined {
@@ -76,5 +86,8 @@ function usageOf(value: unknown): MappedAnswer['usage'] | undefined {
   const inputTokens = tokenCount(u.input_tokens) ?? tokenCount(u.prompt_tokens) ?? tokenCount(u.inputTokens);
   const outputTokens = tokenCount(u.output_tokens) ?? tokenCount(u.completion_tokens) ?? tokenCount(u.outputTokens);
   if (inputTokens === undefined && outputTokens === undefined) return undefined;
-  return { ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) };
+  return {
+    ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(outputTokens !== undefined ? { outputTokens } : {}),
+  };
 }

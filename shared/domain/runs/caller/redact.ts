@@ -17,7 +17,8 @@ export function redactorFor(secrets: (string | undefined | null)[]): Redactor {
   for (const s of secrets) if (s) exact.add(s);
   const variants = new Set<string>();
   for (const s of exact) {
-    for (const v of [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]) if (v.length >= MIN_SUBSTRING_SECRET) variants.add(v);
+    for (const v of [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)])
+      if (v.length >= MIN_SUBSTRING_SECRET) variants.add(v);
   }
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...variants].sort((a, b) => b.length - a.length);

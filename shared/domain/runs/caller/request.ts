@@ -25,11 +25,17 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase() === lower);
 }
 
-function render(template: string, variables: Record<string, unknown>, context: 'json' | 'url' | 'raw', what: string): string {
+function render(
+  template: string,
+  variables: Record<string, unknown>,
+  context: 'json' | 'url' | 'raw',
+  what: string,
+): string {
   try {
     return renderTemplate(template, variables, context);
   } catch (error) {
-    if (error instanceof TemplateRenderError) throw new RequestBuildError(`the ${what} could not be rendered: ${error.message}`);
+    if (error instanceof TemplateRenderError)
+      throw new RequestBuildError(`the ${what} could not be rendered: ${error.message}`);
     throw error;
   }
 }
@@ -47,13 +53,15 @@ export function buildRequest(connection: AgentConnection, variables: Record<stri
   } catch {
     throw new RequestBuildError('the rendered url is not an absolute URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RequestBuildError('the rendered url must use http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RequestBuildError('the rendered url must use http or https');
   if (url.username || url.password) throw new RequestBuildError('the rendered url must not carry credentials');
 
   const headers: Record<string, string> = {};
   for (const [name, template] of Object.entries(connection.headers ?? {})) {
     const value = render(template, variables, 'raw', `header ${name}`);
-    if (FORBIDDEN_CHARS.test(value)) throw new RequestBuildError(`header ${name} contains a line break or NUL after rendering`);
+    if (FORBIDDEN_CHARS.test(value))
+      throw new RequestBuildError(`header ${name} contains a line break or NUL after rendering`);
     headers[name] = value;
   }
 
@@ -62,7 +70,9 @@ export function buildRequest(connection: AgentConnection, variables: Record<stri
   try {
     parsed = JSON.parse(rendered);
   } catch (error) {
-    throw new RequestBuildError(`the rendered inputTemplate is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+    throw new RequestBuildError(
+      `the rendered inputTemplate is not valid JSON: ${(error as Error).message.slice(0, 200)}`,
+    );
   }
 
   let body: string | null = null;
@@ -72,7 +82,9 @@ export function buildRequest(connection: AgentConnection, variables: Record<stri
   } else {
     // GET and DELETE: the rendered object becomes query parameters.
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new RequestBuildError(`the rendered inputTemplate must be a JSON object for ${connection.httpMethod} (its fields become query parameters)`);
+      throw new RequestBuildError(
+        `the rendered inputTemplate must be a JSON object for ${connection.httpMethod} (its fields become query parameters)`,
+      );
     }
     for (const [key, value] of Object.entries(parsed)) {
       for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(key, queryValue(v));
@@ -81,7 +93,8 @@ export function buildRequest(connection: AgentConnection, variables: Record<stri
 
   if (!hasHeader(headers, 'user-agent')) headers['User-Agent'] = USER_AGENT;
   const turnId = variables.inference_result_id;
-  if (typeof turnId === 'string' && turnId !== '' && !hasHeader(headers, 'x-inference-result-id')) headers['X-Inference-Result-Id'] = turnId;
+  if (typeof turnId === 'string' && turnId !== '' && !hasHeader(headers, 'x-inference-result-id'))
+    headers['X-Inference-Result-Id'] = turnId;
 
   const auth = authHeader(connection);
   let authName: string | undefined;

@@ -15,7 +15,6 @@ export type SendOutcome =
   | { kind: 'too_large'; status: number; headers: Record<string, string>; durationMs: number }
   | { kind: 'aborted'; durationMs: number };
 
-
 /**
  * Connects only to the checked addresses, whatever name the URL holds: the name stays for Host and
  * SNI, and there is no second lookup. Node asks for all of them when it races IPv6 and IPv4
@@ -23,7 +22,11 @@ export type SendOutcome =
  */
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    if (options?.all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, addresses[0]!.address, addresses[0]!.family);
   }) as unknown as LookupFunction;
 }
@@ -34,7 +37,12 @@ function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-export function sendOnce(req: AgentRequest, addresses: ResolvedAddress[], timeoutMs: number, signal?: AbortSignal): Promise<SendOutcome> {
+export function sendOnce(
+  req: AgentRequest,
+  addresses: ResolvedAddress[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const isHttps = req.url.protocol === 'https:';

@@ -31,10 +31,17 @@ interface NjNode {
 }
 interface NjInternals {
   parser: { parse(src: string, extensions: unknown[], opts: unknown): NjNode };
-  compiler: { Compiler: new (name: string, throwOnUndefined: boolean) => { compile(node: NjNode): void; getCode(): string } };
+  compiler: {
+    Compiler: new (name: string, throwOnUndefined: boolean) => { compile(node: NjNode): void; getCode(): string };
+  };
   nodes: Record<'Node' | 'NodeList' | 'Output' | 'TemplateData' | 'Filter' | 'Symbol', new (...args: any[]) => any>;
   runtime: { SafeString: new (value: string) => unknown };
-  Template: new (src: { type: 'code'; obj: unknown }, env: nunjucks.Environment, path: string, eagerCompile: boolean) => nunjucks.Template;
+  Template: new (
+    src: { type: 'code'; obj: unknown },
+    env: nunjucks.Environment,
+    path: string,
+    eagerCompile: boolean,
+  ) => nunjucks.Template;
 }
 const nj = nunjucks as unknown as NjInternals;
 const { nodes } = nj;
@@ -45,7 +52,11 @@ const VERBATIM_FILTERS = new Set(['dump', 'safe']);
 
 const env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
 // In a JSON document an object or array prints as JSON (as `dump` would); only strings are escaped.
-env.addFilter(PRINT_FILTER.json, (value: unknown) => (typeof value === 'object' && value !== null && !(value instanceof nj.runtime.SafeString) ? JSON.stringify(value) : printValue(value, (s) => JSON.stringify(s).slice(1, -1))));
+env.addFilter(PRINT_FILTER.json, (value: unknown) =>
+  typeof value === 'object' && value !== null && !(value instanceof nj.runtime.SafeString)
+    ? JSON.stringify(value)
+    : printValue(value, (s) => JSON.stringify(s).slice(1, -1)),
+);
 env.addFilter(PRINT_FILTER.url, (value: unknown) => printValue(value, encodeURIComponent));
 env.addFilter(PRINT_FILTER.raw, (value: unknown) => printValue(value, (s) => s));
 
@@ -68,7 +79,12 @@ function wrapOutputs(node: unknown, filter: string): void {
         return child;
       }
       wrapOutputs(child, filter);
-      return new nodes.Filter(child.lineno, child.colno, new nodes.Symbol(child.lineno, child.colno, filter), new nodes.NodeList(child.lineno, child.colno, [child]));
+      return new nodes.Filter(
+        child.lineno,
+        child.colno,
+        new nodes.Symbol(child.lineno, child.colno, filter),
+        new nodes.NodeList(child.lineno, child.colno, [child]),
+      );
     });
     return;
   }
@@ -123,7 +139,11 @@ function templateMessage(error: unknown): string {
  * undefined variable prints nothing. Throws TemplateRenderError when the template cannot be
  * compiled or rendered.
  */
-export function renderTemplate(template: string, variables: Record<string, unknown>, context: TemplateContext = 'json'): string {
+export function renderTemplate(
+  template: string,
+  variables: Record<string, unknown>,
+  context: TemplateContext = 'json',
+): string {
   const compiled = compileTemplate(template, context);
   try {
     return compiled.render(variables);

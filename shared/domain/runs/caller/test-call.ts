@@ -2,7 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthContext } from '../../../auth/context.js';
 import { takeRateSlot } from '../../../db/rate-limits.js';
 import { ValidationError } from '../../../http/errors.js';
-import type { EndpointConnectionTestBody, EndpointConnectionTestResult } from '../../../schemas/endpoint-connection-test.js';
+import type {
+  EndpointConnectionTestBody,
+  EndpointConnectionTestResult,
+} from '../../../schemas/endpoint-connection-test.js';
 import { newId } from '../../common/ids.js';
 import { loadAgentConnection } from './connection.js';
 import { callAgent } from './index.js';
@@ -23,7 +26,11 @@ const RESERVED_VARIABLES = ['input', 'context'];
  * timeout, retries, rate limit), as a run would make it. Nothing is stored except the rate-limit
  * token the call takes.
  */
-export async function testEndpointConnection(auth: AuthContext, id: string, body: EndpointConnectionTestBody): Promise<EndpointConnectionTestResult> {
+export async function testEndpointConnection(
+  auth: AuthContext,
+  id: string,
+  body: EndpointConnectionTestBody,
+): Promise<EndpointConnectionTestResult> {
   for (const name of RESERVED_VARIABLES) {
     if (body.variables && Object.prototype.hasOwnProperty.call(body.variables, name)) {
       throw new ValidationError(`variables.${name} is not allowed: the ${name} field sets it`);
@@ -54,7 +61,10 @@ export async function testEndpointConnection(auth: AuthContext, id: string, body
         }
       : undefined;
 
-  const result = await callAgent(connection, variables, { remainingMs: remaining(), ...(takeSlot ? { takeSlot } : {}) });
+  const result = await callAgent(connection, variables, {
+    remainingMs: remaining(),
+    ...(takeSlot ? { takeSlot } : {}),
+  });
   switch (result.kind) {
     case 'ok':
       return {
