@@ -1462,7 +1462,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   },
   'webhooks/get': {
     summary: 'Read a webhook endpoint',
-    description: read('webhook endpoint') + ' The secret is never part of it.',
+    description: `${read('webhook endpoint')} The secret is never part of it.`,
     record: 'webhook',
     example: { response: webhook },
   },

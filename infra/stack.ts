@@ -282,7 +282,7 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
           if (cap === 'webhookQueueSend') webhookQueue.grantSendMessages(role);
           if (cap === 'generationQueueSend') generationQueue.grantSendMessages(role);
-          if (cap === 'invokeJobs') jobFunctions.forEach((f) => f.fn.grantInvoke(role!));
+          if (cap === 'invokeJobs') for (const f of jobFunctions.values()) f.fn.grantInvoke(role!);
           // Several partitions of an index in one request (PartiQL IN), e.g. a monitor's families.
           if (cap === 'tableSelect') table.grant(role, 'dynamodb:PartiQLSelect');
         }

@@ -192,6 +192,6 @@ export function routeOf(handler: string): Route {
 
 /** A stable construct id for a route, e.g. `GET /phoneConnections/{id}` → `GetPhoneConnectionsId`. */
 export function routeId(route: Route): string {
-  const words = [route.method.toLowerCase(), ...route.path.split(/[/{}\-]+/).filter(Boolean)];
+  const words = [route.method.toLowerCase(), ...route.path.split(/[/{}-]+/).filter(Boolean)];
   return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }

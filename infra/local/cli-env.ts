@@ -14,7 +14,7 @@ export async function loadCliEnv(): Promise<CliTarget> {
   if (process.env.TABLE_NAME) return { kind: 'deployed' };
   const dataDir = localDataDir();
   const start = 'start it with `npm start` (or set TABLE_NAME for a deployed table)';
-  let record;
+  let record: ReturnType<typeof readRuntimeRecord>;
   try {
     record = readRuntimeRecord(dataDir);
   } catch (error) {

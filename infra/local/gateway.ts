@@ -123,7 +123,9 @@ export function matchRoute(method: string, path: string): { route: Route; params
     const m = c.regex.exec(path);
     if (!m) continue;
     const params: Record<string, string> = {};
-    c.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+    c.names.forEach((n, i) => {
+      params[n] = decodeURIComponent(m[i + 1]!);
+    });
     return { route: c.route, params };
   }
   return undefined;
@@ -187,7 +189,7 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 
   // The TOKEN authorizer: identity source is the Authorization header.
-  const token = headers['authorization'];
+  const token = headers.authorization;
   if (!token) return gatewayAnswer(401, GATEWAY_BODIES.unauthorized);
   const methodArn = `${API_ARN}/local/${method}${req.path}`;
   let authorizer: APIGatewayAuthorizerResult;

@@ -107,7 +107,7 @@ export function startRunQueueConsumer(
       });
       running.add(p);
     }
-    if (inFlight === 0 && messages.length === 0) idleWaiters.splice(0).forEach((f) => f());
+    if (inFlight === 0 && messages.length === 0) for (const f of idleWaiters.splice(0)) f();
     const next = Math.min(...messages.map((m) => m.visibleAt));
     if (Number.isFinite(next) && inFlight < options.concurrency) {
       timer = setTimeout(pump, Math.max(5, next - q.now()));

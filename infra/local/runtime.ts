@@ -78,7 +78,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const cleanup: (() => void)[] = [];
   const stopAll = async () => {
     for (const c of children.reverse()) await c.stop().catch(() => undefined);
-    cleanup.forEach((f) => f());
+    for (const f of cleanup) f();
   };
   // Only holders of this secret may invoke the job functions (see server.ts).
   const invokeSecret = randomBytes(24).toString('base64url');

@@ -88,7 +88,7 @@ function answerAndClose(req: IncomingMessage, res: ServerResponse, answer: { sta
   };
   const timer = setTimeout(end, LINGER_MS);
   timer.unref();
-  if (req.complete || req.destroyed) return end();
+  if (req.complete || req.destroyed) return void end();
   req.once('end', end);
   req.once('close', end);
   req.resume();

@@ -25,6 +25,7 @@ export function safeFileName(name: string): string {
   if (/[/\\]/.test(name)) throw new ValidationError('fileName must not contain path separators');
   if (name.includes('..')) throw new ValidationError("fileName must not contain '..'");
   // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new ValidationError('fileName must not contain control characters');
   const cleaned = name.trim().replace(/[^A-Za-z0-9._-]+/g, '_');
   if (!cleaned || cleaned === '.' || /^_*$/.test(cleaned))

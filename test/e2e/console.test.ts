@@ -67,9 +67,9 @@ describe('the console in Chromium', () => {
     expect(await unknown.json()).toEqual({ error: 'Not Found', message: expect.any(String) });
     // an encoded `../` never leaves console/dist (fetch would resolve a plain one before sending)
     for (const path of ['/..%2Fpackage.json', '/assets/..%2F..%2F..%2Fpackage.json', '/%2e%2e%2fpackage.json']) {
-      const escape = await fetch(`${base}${path}`);
-      expect(escape.status, path).toBe(404);
-      expect(await escape.json()).toEqual({ error: 'Not Found', message: expect.any(String) });
+      const escaped = await fetch(`${base}${path}`);
+      expect(escaped.status, path).toBe(404);
+      expect(await escaped.json()).toEqual({ error: 'Not Found', message: expect.any(String) });
     }
   });
 

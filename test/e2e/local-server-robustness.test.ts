@@ -187,7 +187,9 @@ describe('the local Lambda Invoke API', () => {
 
 describe('a second npm start', () => {
   const emptyDirs: string[] = [];
-  afterAll(() => emptyDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  afterAll(() => {
+    for (const d of emptyDirs) rmSync(d, { recursive: true, force: true });
+  });
 
   function start(env: Record<string, string>) {
     return runScript('infra/local/start.ts', ['--in-memory'], {

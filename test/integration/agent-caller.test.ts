@@ -372,7 +372,7 @@ describe('callAgent against local agents', () => {
     use();
     const literal = await callAgent(conn(), vars(), { allowPrivateNetworks: false });
     expect(literal).toMatchObject({ kind: 'failed', attempts: 1, error: 'address not allowed: 127.0.0.1 is loopback' });
-    const byName = await callAgent(conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }), vars(), {
+    const byName = await callAgent(conn({ url: `${agent.url.replace('127.0.0.1', 'localhost')}/chat` }), vars(), {
       allowPrivateNetworks: false,
     });
     expect(byName).toMatchObject({ kind: 'failed', attempts: 1 });
@@ -396,7 +396,7 @@ describe('callAgent against local agents', () => {
   it('a name resolving to several addresses reaches the agent on whichever it listens (localhost: ::1 and 127.0.0.1)', async () => {
     use();
     const result = await callAgent(
-      conn({ url: agent.url.replace('127.0.0.1', 'localhost') + '/chat' }),
+      conn({ url: `${agent.url.replace('127.0.0.1', 'localhost')}/chat` }),
       vars('by name'),
       local,
     );
@@ -471,7 +471,10 @@ describe('callAgent against local agents', () => {
     const result = await callAgent(conn(), vars(), {
       ...local,
       remainingMs: 300,
-      takeSlot: async () => (slots++, { ok: true }),
+      takeSlot: async () => {
+        slots++;
+        return { ok: true };
+      },
     });
     expect(result).toEqual({ kind: 'requeue', reason: 'retry_wait', delayMs: 0, attempts: 0 });
     expect(slots).toBe(0);

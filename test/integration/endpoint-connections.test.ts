@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newTenant, type Client } from '../support/api.js';
+import { newTenant } from '../support/api.js';
 import { connectionBody, createProduct } from '../support/fixtures.js';
 
 const TOKEN = 'tok-SUPERSECRET-7f3a9c';
@@ -281,5 +281,3 @@ describe('endpoint connections', () => {
     expect((await t.api.del(`/endpointConnections/${c.id}`)).status).toBe(404);
   });
 });
-
-export type { Client };

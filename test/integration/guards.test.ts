@@ -8,7 +8,7 @@ const MAX = Number.MAX_SAFE_INTEGER;
 const NUMBER_RULE = `must be a finite number within ±${MAX}`;
 
 /** `{"a":{"a":…1}}` with `levels` objects, as JSON text. */
-const nestedJson = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+const nestedJson = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 async function setup() {
   const t = await newTenant();

@@ -632,7 +632,7 @@ function bodyArb(c: RouteContract, o: FuzzOptions): fc.Arbitrary<string | undefi
         '['.repeat(5000),
       ),
     },
-    { weight: 1, arbitrary: fc.integer({ min: 30, max: 20_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)) },
+    { weight: 1, arbitrary: fc.integer({ min: 30, max: 20_000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`) },
   );
 }
 
@@ -692,7 +692,7 @@ export function resolveRefs(text: string, pool: Pool): string {
 
 const INTERNALS = [
   /\n\s+at /,
-  /    at /,
+  / {4}at /,
   /DynamoDB/i,
   /ValidationException/,
   /ConditionalCheckFailed/,

@@ -1,7 +1,7 @@
 /** A minimal valid one-page PDF showing `lines` of text (Helvetica), for tests that read PDFs. */
 export function minimalPdf(lines: string[]): Buffer {
-  const escape = (t: string) => t.replace(/[\\()]/g, (c) => `\\${c}`);
-  const content = `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((l) => `(${escape(l)}) '`).join(' ')} ET`;
+  const escapeText = (t: string) => t.replace(/[\\()]/g, (c) => `\\${c}`);
+  const content = `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((l) => `(${escapeText(l)}) '`).join(' ')} ET`;
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

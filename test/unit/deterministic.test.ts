@@ -80,7 +80,7 @@ describe('BLEU-4 (Papineni et al. 2002: clipped n-gram precision, uniform weight
   });
   it('matches a hand computation', () => {
     // candidate 8 words, reference 9: p1 = 8/8, p2 = 6/7, p3 = 5/6, p4 = 4/5; BP = e^(1 − 9/8)
-    const expected = Math.exp(1 - 9 / 8) * Math.pow((8 / 8) * (6 / 7) * (5 / 6) * (4 / 5), 1 / 4);
+    const expected = Math.exp(1 - 9 / 8) * ((8 / 8) * (6 / 7) * (5 / 6) * (4 / 5)) ** (1 / 4);
     const score = bleu('the quick brown fox jumps over the dog', 'the quick brown fox jumps over the lazy dog');
     expect(score).toBeCloseTo(expected, 12);
     expect(score).toBeCloseTo(0.7673, 4);

@@ -78,7 +78,9 @@ describe('weighted score statistics', () => {
         fc.array(fc.nat(6), { minLength: 80, maxLength: 80 }),
         (pairs, cuts) => {
           const buckets: [number, number][][] = Array.from({ length: 7 }, () => []);
-          pairs.forEach((p, i) => buckets[cuts[i]!]!.push(p));
+          pairs.forEach((p, i) => {
+            buckets[cuts[i]!]!.push(p);
+          });
           const merged = scorePoint(mergeSums(...buckets.map(sumsOf)));
           const whole = scorePoint(sumsOf(pairs));
           expect(merged.scoredSessions).toBe(whole.scoredSessions);

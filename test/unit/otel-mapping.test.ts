@@ -79,6 +79,7 @@ describe('OTLP decoding', () => {
                   startTimeUnixNano: 1_700_000_000_000_000_000,
                   endTimeUnixNano: '1700000000250000000',
                   attributes: [
+                    // biome-ignore lint/correctness/noPrecisionLoss: a JSON exporter's unsafe integer, as it arrives.
                     { key: 'n', value: { intValue: 9007199254740993 } },
                     { key: 'big', value: { intValue: '9007199254740993' } },
                   ],

@@ -29,7 +29,7 @@ function filterText(query: string | null, target: string | null): string {
   return query === null ? 'none' : `${query} (${target?.toLowerCase() ?? 'either'})`;
 }
 
-function familySection(results: MonitorResults, family: ResultsFamily): { section: HTMLElement; chart: HTMLElement } {
+function familySection(_results: MonitorResults, family: ResultsFamily): { section: HTMLElement; chart: HTMLElement } {
   const chart = h('div', { class: 'chart', 'data-testid': 'chart', 'data-metric-group-id': family.metricGroupId });
   const rows = family.buckets.map((b) => [
     formatDay(b.bucket),
@@ -132,15 +132,15 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
     sessionsSection(results),
   );
   const range = { from: Date.parse(results.range.from) / 1000, to: Date.parse(results.range.to) / 1000 };
-  results.metrics.forEach((family, i) =>
+  results.metrics.forEach((family, i) => {
     scoreChart(
       families[i]!.chart,
       familySeries(family),
       familyMarkers(results, family.metricGroupId),
       range,
       family.name,
-    ),
-  );
+    );
+  });
 }
 
 function monitorFacts(monitor: Monitor, results: MonitorResults): HTMLElement {

@@ -69,7 +69,7 @@ export function checkHeaders(headers: Record<string, string>): void {
 const MAX_OUTPUT_NAME = 200;
 
 export function checkOutputMapping(mapping: Record<string, string>): void {
-  if (!Object.prototype.hasOwnProperty.call(mapping, 'output')) {
+  if (!Object.hasOwn(mapping, 'output')) {
     throw new ValidationError("outputMapping must contain the key 'output'");
   }
   for (const [name, expression] of Object.entries(mapping)) {

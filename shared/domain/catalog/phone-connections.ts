@@ -76,7 +76,7 @@ export async function deletePhoneConnections(
   await transact(
     body.ids.map((id) => ({ Update: updateItem(phoneConnectionEntity, auth.organizationId, id, { deletedAt }) })),
     (codes) => {
-      const failed = codes.findIndex((c) => c === 'ConditionalCheckFailed');
+      const failed = codes.indexOf('ConditionalCheckFailed');
       return failed >= 0 ? new NotFoundError(`phone connection ${body.ids[failed]} not found`) : undefined;
     },
   );

@@ -35,7 +35,7 @@ function newOutputAvailability(src: EvaluationSources, param: EvaluationParam, m
       available: false,
       reason: `${param}: the session has no turns and its version has no conversation endpoint connection to produce them`,
     };
-  if (!Object.prototype.hasOwnProperty.call(c.outputMapping, mapped)) {
+  if (!Object.hasOwn(c.outputMapping, mapped)) {
     return {
       available: false,
       reason: `${param}: the session has no turns and the conversation endpoint connection does not map ${mapped}`,

@@ -121,7 +121,7 @@ interface Difference {
   what: string;
 }
 
-const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const has = (o: object, k: string) => Object.hasOwn(o, k);
 /** `path.key`, or `path["odd key"]` when the key is not an identifier. */
 export const member = (path: string, key: string) =>
   /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}${path ? '.' : ''}${key}` : `${path}[${JSON.stringify(key)}]`;
@@ -241,12 +241,12 @@ function bestBoxes(output: string, expected: string): { best: number; pair: stri
   const exps = boxesOf(expected, 'expected_output');
   let best = 0;
   let at: [number, number] | undefined;
-  outs.forEach((o, i) =>
+  outs.forEach((o, i) => {
     exps.forEach((e, j) => {
       const v = iouOfBoxes(o, e);
       if (at === undefined || v > best) [best, at] = [v, [i, j]];
-    }),
-  );
+    });
+  });
   const label = (list: Box[], i: number, what: string) =>
     `${what}${list.length > 1 ? ` box ${i + 1}` : ''} ${JSON.stringify(list[i])}`;
   const counts = outs.length > 1 || exps.length > 1 ? `; ${outs.length} actual and ${exps.length} expected boxes` : '';

@@ -95,7 +95,7 @@ export async function abandonEvaluation(
   cause: string,
 ): Promise<Evaluation | undefined> {
   const evaluation = await getEvaluationItem(sessionId, evaluationId);
-  if (!evaluation || evaluation.status !== 'PENDING') return evaluation;
+  if (evaluation?.status !== 'PENDING') return evaluation;
   const { reserved, orgKey, cycle } = ledgerOf(evaluation, clock.now());
   const monitor =
     reserved && evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
@@ -128,7 +128,7 @@ export const evaluationExtensions: EvaluationExtensions = {};
  */
 export async function runEvaluation(sessionId: string, evaluationId: string): Promise<Evaluation | undefined> {
   let evaluation = await getEvaluationItem(sessionId, evaluationId);
-  if (!evaluation || evaluation.status !== 'PENDING') return evaluation;
+  if (evaluation?.status !== 'PENDING') return evaluation;
   const now = clock.now();
   const metric = await getVisibleMetric(evaluation.organizationId, evaluation.metricId);
   const { credits, model } = await chargeOf(metric);

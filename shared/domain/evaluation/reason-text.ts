@@ -270,10 +270,10 @@ export function jsonSyntaxError(text: string): string | undefined {
         fail('"," or "]"');
       }
     }
-    if (c === '"') return string();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
+    if (c === '"') return void string();
+    if (c === 't') return void literal('true');
+    if (c === 'f') return void literal('false');
+    if (c === 'n') return void literal('null');
     if (c === '-' || /[0-9]/.test(c ?? '')) {
       if (c === '-') i++;
       if (text[i] === '0') i++;

@@ -239,7 +239,7 @@ function scenarioCall(
 /** What step `index` of the action asks the generator, and how its answer becomes cases. */
 function callFor(
   test: GeneratingTest,
-  gen: GenerationState,
+  _gen: GenerationState,
   sources: Sources,
   step: GenerationStep,
   index: number,
@@ -406,9 +406,9 @@ export async function processGenerationStep(
         throw new Error(`test cases kept being added to test ${test.id} while generated cases were written`);
       }
       base = committed.moved;
-      offloaded.forEach(([r], i) =>
-        Object.assign(r.item, { index: base + i + 1, ...keys.byTest(test.id, base + i + 1, r.item.id as string) }),
-      );
+      offloaded.forEach(([r], i) => {
+        Object.assign(r.item, { index: base + i + 1, ...keys.byTest(test.id, base + i + 1, r.item.id as string) });
+      });
       committed = await commitStep(org, test.id, at, items, cases.length, charge, base);
     }
     if (!committed) {

@@ -24,9 +24,11 @@ export interface Cell<V> {
 export function spreadOverCells<V>(total: number, variants: readonly V[], strategies: readonly string[]): Cell<V>[] {
   const counts = spreadEvenly(total, variants.length * strategies.length);
   const cells: Cell<V>[] = [];
-  strategies.forEach((strategy, s) =>
-    variants.forEach((variant, v) => cells.push({ variant, strategy, count: counts[s * variants.length + v]! })),
-  );
+  strategies.forEach((strategy, s) => {
+    variants.forEach((variant, v) => {
+      cells.push({ variant, strategy, count: counts[s * variants.length + v]! });
+    });
+  });
   return cells;
 }
 

@@ -77,7 +77,10 @@ export function schemaPatterns(
   }
   for (const k of SUBSCHEMA) if (k in s) schemaPatterns(s[k], member(at, k), out);
   for (const k of SUBSCHEMA_LISTS)
-    if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((x, i) => schemaPatterns(x, `${member(at, k)}[${i}]`, out));
+    if (Array.isArray(s[k]))
+      (s[k] as unknown[]).forEach((x, i) => {
+        schemaPatterns(x, `${member(at, k)}[${i}]`, out);
+      });
   for (const k of SUBSCHEMA_MAPS) {
     const map = s[k];
     if (typeof map === 'object' && map !== null && !Array.isArray(map))

@@ -183,7 +183,7 @@ export async function evaluateAlertRules(monitor: Monitor, now: Date): Promise<{
     const score = sums.swx / sums.sw;
     const at = now.toISOString();
     let writes: EventWrites;
-    let items;
+    let items: ReturnType<typeof openAlertItems>;
     if (decision === 'open') {
       const alert: Alert = {
         id: newId('alert', now.getTime()),

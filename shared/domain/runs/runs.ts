@@ -121,7 +121,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
         `metricIds: nothing to score: test ${test.id} has no specification with linked metrics; link metrics to its specification or give metricIds`,
       );
     }
-    metrics.forEach((m) => names.set(m.id, m.name));
+    for (const m of metrics) names.set(m.id, m.name);
     plan.push({
       testId: test.id,
       testType: test.type,
@@ -153,7 +153,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
         throw new ValidationError(
           `metricIds: nothing to score: specification ${spec.id} has no linked metrics; link metrics or give metricIds`,
         );
-      metrics.forEach((m) => names.set(m.id, m.name));
+      for (const m of metrics) names.set(m.id, m.name);
       for (const t of runnable)
         plan.push({
           testId: t.id,

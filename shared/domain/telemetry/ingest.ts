@@ -168,6 +168,7 @@ export async function ingestSpans(auth: AuthContext, spans: OtelSpan[]): Promise
 }
 
 function startOf(spans: OtelSpan[]): bigint {
+  // biome-ignore lint/complexity/useMathMinMax: nanoseconds are bigints, which Math.min does not take.
   return spans.reduce((min, s) => (s.startNs < min ? s.startNs : min), spans[0]!.startNs);
 }
 
@@ -216,7 +217,9 @@ class Placer {
           chunk.map(([, spans]) => draftFor(fieldsOfTrace(spans))),
           { guard: (made) => made.map((t, k) => traceLinkPut(this.auth.organizationId, linkOf(chunk[k]![0], t), now)) },
         );
-        chunk.forEach(([traceId], k) => out.set(traceId, { link: linkOf(traceId, turns[k]!), session }));
+        chunk.forEach(([traceId], k) => {
+          out.set(traceId, { link: linkOf(traceId, turns[k]!), session });
+        });
       } catch (error) {
         if (error instanceof GuardTakenError) return out;
         throw error;

@@ -298,7 +298,7 @@ export function attributesOf(list: PlainKeyValue[] | undefined, depth = 0): Attr
     const key = kv.key === undefined ? undefined : wellFormed(kv.key);
     if (key === undefined || UNSAFE_KEYS.has(key)) continue;
     Object.defineProperty(out, key, {
-      value: valueOf(kv.value, depth),
+      value: anyValueOf(kv.value, depth),
       enumerable: true,
       writable: true,
       configurable: true,
@@ -312,7 +312,7 @@ function storableNumber(n: number): boolean {
   return Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-100);
 }
 
-function valueOf(v: PlainAnyValue | undefined, depth: number): AttributeValue {
+function anyValueOf(v: PlainAnyValue | undefined, depth: number): AttributeValue {
   if (!v) return null;
   if (v.stringValue !== undefined) return wellFormed(v.stringValue);
   if (v.boolValue !== undefined) return v.boolValue;
@@ -323,7 +323,7 @@ function valueOf(v: PlainAnyValue | undefined, depth: number): AttributeValue {
   if (v.doubleValue !== undefined) return storableNumber(v.doubleValue) ? v.doubleValue : String(v.doubleValue);
   if (v.bytesValue !== undefined) return v.bytesValue;
   if (depth >= MAX_DEPTH) return JSON.stringify(v);
-  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map((x) => valueOf(x, depth + 1));
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map((x) => anyValueOf(x, depth + 1));
   if (v.kvlistValue !== undefined) return attributesOf(v.kvlistValue.values, depth + 1);
   return null;
 }

@@ -235,7 +235,9 @@ export async function offloadCases(cases: TestCase[]): Promise<[OffloadResult, R
           }),
         ),
       );
-      results.forEach((r, j) => out.push([r, caseItems(chunk[j]!)[1]!]));
+      results.forEach((r, j) => {
+        out.push([r, caseItems(chunk[j]!)[1]!]);
+      });
     }
   } catch (error) {
     await discardObjects(out.flatMap(([r]) => r.written));

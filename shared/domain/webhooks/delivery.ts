@@ -69,7 +69,7 @@ export async function postMessage(
   } catch {
     return { responseCode: null, durationMs: 0, ok: false, error: 'the url is not an absolute URL' };
   }
-  let addresses;
+  let addresses: Awaited<ReturnType<typeof resolveChecked>>;
   try {
     addresses = await resolveChecked(target.hostname, privateNetworksAllowed());
   } catch (error) {
@@ -121,7 +121,7 @@ export async function postMessage(
  */
 export async function attemptDelivery(job: DeliveryJob): Promise<void> {
   const delivery = await getDelivery(job.webhookId, job.deliveryId);
-  if (!delivery || delivery.status !== 'PENDING' || delivery.attemptCount !== job.attempt - 1) return;
+  if (delivery?.status !== 'PENDING' || delivery.attemptCount !== job.attempt - 1) return;
   const now = clock.now();
   const wait = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - now.getTime() : 0;
   if (wait > EARLY_TOLERANCE_MS) {

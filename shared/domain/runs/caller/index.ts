@@ -147,7 +147,7 @@ async function attemptOnce(
   retryable: Set<number>,
   signal?: AbortSignal,
 ): Promise<{ attempt: Attempt; outcome?: SendOutcome }> {
-  let addresses;
+  let addresses: Awaited<ReturnType<typeof resolveChecked>>;
   try {
     addresses = await resolveChecked(request.url.hostname, allowPrivate);
   } catch (error) {

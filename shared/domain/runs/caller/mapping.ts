@@ -43,7 +43,7 @@ export function mapAnswer(body: string, mapping: Record<string, string>): MapRes
   }
 
   const outputPath = mapping.output ?? '$';
-  const raw = Object.prototype.hasOwnProperty.call(mapping, 'output') ? extracted.output : json;
+  const raw = Object.hasOwn(mapping, 'output') ? extracted.output : json;
   if (raw === undefined || raw === null) {
     return {
       ok: false,

@@ -60,12 +60,12 @@ env.addFilter(PRINT_FILTER.json, (value: unknown) =>
 env.addFilter(PRINT_FILTER.url, (value: unknown) => printValue(value, encodeURIComponent));
 env.addFilter(PRINT_FILTER.raw, (value: unknown) => printValue(value, (s) => s));
 
-function printValue(value: unknown, escape: (s: string) => string): unknown {
+function printValue(value: unknown, escapeText: (s: string) => string): unknown {
   if (value === undefined || value === null) return '';
   if (value instanceof nj.runtime.SafeString) return value;
-  if (typeof value === 'string') return escape(value);
-  if (typeof value === 'object') return escape(JSON.stringify(value) ?? '');
-  return escape(String(value));
+  if (typeof value === 'string') return escapeText(value);
+  if (typeof value === 'object') return escapeText(JSON.stringify(value) ?? '');
+  return escapeText(String(value));
 }
 
 function wrapOutputs(node: unknown, filter: string): void {
@@ -93,7 +93,7 @@ function wrapOutputs(node: unknown, filter: string): void {
     return;
   }
   (node as NjNode).iterFields((value) => {
-    if (Array.isArray(value)) value.forEach((v) => wrapOutputs(v, filter));
+    if (Array.isArray(value)) for (const v of value) wrapOutputs(v, filter);
     else wrapOutputs(value, filter);
   });
 }

@@ -32,7 +32,7 @@ export async function testEndpointConnection(
   body: EndpointConnectionTestBody,
 ): Promise<EndpointConnectionTestResult> {
   for (const name of RESERVED_VARIABLES) {
-    if (body.variables && Object.prototype.hasOwnProperty.call(body.variables, name)) {
+    if (body.variables && Object.hasOwn(body.variables, name)) {
       throw new ValidationError(`variables.${name} is not allowed: the ${name} field sets it`);
     }
   }
