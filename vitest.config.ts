@@ -9,6 +9,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/support/unit-setup.ts'],
           env: { ...env, TABLE_NAME: 'unit-tests-have-no-table', BUCKET_NAME: 'unit-tests-have-no-bucket' },
         },
       },

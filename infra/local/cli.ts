@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/errors.js';
 
 /**
  * How the CLIs (`npm run admin`, `npm run invoke`, `npm run demo`) end: one line on stderr and a
@@ -20,14 +20,14 @@ export class UsageError extends CliError {
   }
 }
 
-/** Prints why `error` ended the command and exits; HttpErrors below 500 are ordinary mistakes (unknown org, bad value). */
+/** Prints why `error` ended the command and exits; domain errors the caller can fix are ordinary mistakes (unknown org, bad value). */
 export function exitWith(error: unknown): never {
   if (process.env.DEBUG && error instanceof Error && error.stack) console.error(error.stack);
   if (error instanceof CliError) {
     if (!process.env.DEBUG) console.error(error.message);
     process.exit(error.exitCode);
   }
-  if (error instanceof HttpError && error.statusCode < 500) {
+  if (error instanceof DomainError && error.isClientFault) {
     if (!process.env.DEBUG) console.error(error.message);
     process.exit(1);
   }

@@ -1,5 +1,5 @@
+import { localQueue } from './queues.js';
 import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
 
 /** Messages that failed three receives (the local stand-in for the DLQ). */
 export const deadLetters: { id: string; body: string }[] = [];

@@ -1,6 +1,5 @@
+import { localRunQueue, type LocalQueue, type LocalQueueMessage } from './queues.js';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { localRunQueue } from '../../shared/queue/run-queue.js';
-import type { LocalQueue, LocalQueueMessage } from '../../shared/queue/sqs.js';
 
 /** Run jobs that failed three receives (the local stand-in for the run DLQ). */
 export const runDeadLetters: { id: string; body: string }[] = [];

@@ -10,6 +10,8 @@ import { jobs } from '../../shared/routes.js';
 import { createLocalServer, INVOKE_PREFIX } from './server.js';
 import { ensureConsoleBuilt } from '../console-build.js';
 import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } from './state.js';
+// Installs the in-process job queues before any handler can enqueue.
+import './queues.js';
 
 export interface LocalRuntimeOptions {
   port: number;
@@ -179,7 +181,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Loaded now rather than on the first invoke, which the build-info probe gives only 2 s.
     await Promise.all(jobs.map((j) => loadHandler(j.handler)));
     // The evaluation queue: drained by the real evaluator handler whenever something is enqueued.
-    const { localQueue } = await import('../../shared/queue/evaluation-queue.js');
+    const { localQueue } = await import('./queues.js');
     const { drainLocalQueue } = await import('./queue.js');
     let draining: Promise<unknown> | undefined;
     const drain = () => {
@@ -204,7 +206,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       queue: webhookDelayQueue,
     });
     // The generation queue: the real generator handler, a few steps at once.
-    const { localGenerationQueue } = await import('../../shared/queue/generation-queue.js');
+    const { localGenerationQueue } = await import('./queues.js');
     const { generationDeadLetters } = await import('./run-queue.js');
     const generationConsumer = startRunQueueConsumer((event) => invokeJob('generator', event), {
       concurrency: 4,

@@ -1,5 +1,5 @@
+import { localWebhookQueue } from './queues.js';
 import { clock } from '../../shared/domain/common/clock.js';
-import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { LocalDelayQueue } from './run-queue.js';
 
 /** Delivery jobs that failed three receives (the local stand-in for the webhook DLQ). */

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Access } from '../routes.js';
-import { ForbiddenError, UnauthorizedError } from '../http/errors.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
 
 export const ROLES = ['ADMIN', 'MEMBER'] as const;
 export type Role = (typeof ROLES)[number];

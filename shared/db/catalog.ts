@@ -5,7 +5,7 @@ import { isConditionalCheckFailed, transactionCancellationCodes } from './errors
 import { batchGet, queryIndex, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import { allOf, LIVE, updateOf, type Condition } from './update.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
 type Item = Record<string, unknown>;
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -5,7 +5,7 @@ import { toRecord } from './records.js';
 import { createRecord, type CatalogEntity } from './catalog.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { updateOf } from './update.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import type { ApiKeyRecord, Organization, Spend } from '../domain/accounts/organization.js';
 import type { Role } from '../auth/context.js';
 import type { GeneratedKey } from '../auth/api-key.js';

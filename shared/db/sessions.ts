@@ -7,7 +7,7 @@ import { isConditionalCheckFailed } from './errors.js';
 import type { TransactItem } from './catalog.js';
 import { allOf, LIVE, updateOf } from './update.js';
 import { restoreItem, restoreItems } from './offload.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Evaluation, Session, Span, Turn } from '../schemas/sessions.js';
 
 // ---------- sessions ----------

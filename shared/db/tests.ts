@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 
 /** Reserves the next case index of a live test (a counter on the test); 404 when the test is gone. */
 export async function reserveCaseIndex(orgId: string, testId: string): Promise<number> {

@@ -1,4 +1,6 @@
-/** Typed errors thrown by domain and data code; `toErrorResponse` maps them once. */
+import { DomainError, type ErrorKind } from '../errors.js';
+
+/** The HTTP side of the domain errors (shared/errors.ts): `toErrorResponse` maps them once. */
 
 export const REASON_PHRASES: Record<number, string> = {
   400: 'Bad Request',
@@ -13,62 +15,22 @@ export const REASON_PHRASES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export class HttpError extends Error {
-  readonly statusCode: number;
-  constructor(statusCode: number, message: string) {
-    super(message);
-    this.statusCode = statusCode;
-    this.name = new.target.name;
-  }
-  get reason(): string {
-    return REASON_PHRASES[this.statusCode] ?? 'Error';
-  }
-}
+/** The HTTP status of each kind of domain error. */
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  conflict: 409,
+  tooLarge: 413,
+  unsupportedMediaType: 415,
+  tooManyRequests: 429,
+  unavailable: 503,
+};
 
-export class ValidationError extends HttpError {
-  constructor(message: string) {
-    super(400, message);
-  }
-}
-export class UnauthorizedError extends HttpError {
-  constructor(message = 'missing or invalid API key') {
-    super(401, message);
-  }
-}
-export class ForbiddenError extends HttpError {
-  constructor(message: string) {
-    super(403, message);
-  }
-}
-export class NotFoundError extends HttpError {
-  constructor(message: string) {
-    super(404, message);
-  }
-}
-export class ConflictError extends HttpError {
-  constructor(message: string) {
-    super(409, message);
-  }
-}
-export class PayloadTooLargeError extends HttpError {
-  constructor(message: string) {
-    super(413, message);
-  }
-}
-export class UnsupportedMediaTypeError extends HttpError {
-  constructor(message: string) {
-    super(415, message);
-  }
-}
-export class TooManyRequestsError extends HttpError {
-  constructor(message: string) {
-    super(429, message);
-  }
-}
-export class ServiceUnavailableError extends HttpError {
-  constructor(message: string) {
-    super(503, message);
-  }
+/** The status a thrown value answers with: its kind's for a domain error, else 500. */
+export function statusOf(error: unknown): number {
+  return error instanceof DomainError ? STATUS[error.kind] : 500;
 }
 
 export interface ErrorBody {
@@ -79,16 +41,16 @@ export interface ErrorBody {
 const INTERNAL_MESSAGE = 'an unexpected error occurred; it has been logged';
 
 /**
- * The one mapping from a thrown value to `{statusCode, body}`. Only an `HttpError` below 500
+ * The one mapping from a thrown value to `{statusCode, body}`. Only a domain error below 500
  * exposes its message; anything else is a 500 with a fixed message and no internals.
  */
 export function toErrorResponse(error: unknown): { statusCode: number; body: ErrorBody } {
-  if (error instanceof HttpError && error.statusCode < 500) {
-    return { statusCode: error.statusCode, body: { error: error.reason, message: error.message } };
-  }
-  if (error instanceof HttpError) {
-    return { statusCode: error.statusCode, body: { error: error.reason, message: fixedMessage(error.statusCode) } };
-  }
+  const status = statusOf(error);
+  const reason = REASON_PHRASES[status] ?? 'Error';
+  if (error instanceof DomainError && status < 500)
+    return { statusCode: status, body: { error: reason, message: error.message } };
+  if (error instanceof DomainError)
+    return { statusCode: status, body: { error: reason, message: fixedMessage(status) } };
   return { statusCode: 500, body: { error: REASON_PHRASES[500]!, message: INTERNAL_MESSAGE } };
 }
 

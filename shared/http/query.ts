@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { TObject } from '@sinclair/typebox';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../errors.js';
 import { numberProblem } from '../schemas/storable.js';
 
 /** A plain decimal number: what a numeric query parameter may be (no blanks, hex, Infinity or NaN). */

@@ -1,7 +1,7 @@
 import type { Access } from '../routes.js';
 import type { ErrorObject } from 'ajv';
 import { describeErrors } from '../schemas/describe.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../errors.js';
 
 export type Where = 'body' | 'query' | 'path';
 export type Validator<T> = (value: unknown) => T;

@@ -1,5 +1,5 @@
 import { ENV, optionalEnv } from '../config/env.js';
-import { sendJobs, type LocalQueue } from './sqs.js';
+import { sendJobs } from './sqs.js';
 
 /**
  * A job on the generation queue (DESIGN.md §12): step `step` of generation action `seq` of a
@@ -14,12 +14,9 @@ export interface GenerationJob {
 
 const queueUrl = optionalEnv(ENV.generationQueueUrl);
 
-/** The local stand-in for the generation queue (`GENERATION_QUEUE_URL=local://…` or unset). */
-export const localGenerationQueue: LocalQueue = { messages: [], onEnqueue: undefined };
-
 export async function enqueueGenerationJobs(jobs: GenerationJob[]): Promise<void> {
   await sendJobs(
-    { queueUrl, label: 'generation queue', idPrefix: 'gen', local: localGenerationQueue },
+    { queueUrl, label: 'generation queue', name: 'generation' },
     jobs.map((job) => JSON.stringify(job)),
   );
 }

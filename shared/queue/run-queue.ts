@@ -1,5 +1,5 @@
 import { ENV, optionalEnv } from '../config/env.js';
-import { sendJobs, type LocalQueue } from './sqs.js';
+import { sendJobs } from './sqs.js';
 
 /**
  * A job on the run queue (DESIGN.md §10). Delivery is at least once: every job is idempotent.
@@ -22,15 +22,9 @@ export { MAX_DELAY_SECONDS } from './sqs.js';
 
 const queueUrl = optionalEnv(ENV.runQueueUrl);
 
-/**
- * The local stand-in for the run queue (`RUN_QUEUE_URL=local://…` or unset): messages wait here,
- * with their delays, until the local runtime's consumer (or a test) takes them.
- */
-export const localRunQueue: LocalQueue = { messages: [], onEnqueue: undefined };
-
 export async function enqueueRunJobs(jobs: RunJob[], delayMs = 0): Promise<void> {
   await sendJobs(
-    { queueUrl, label: 'run queue', idPrefix: 'run', local: localRunQueue },
+    { queueUrl, label: 'run queue', name: 'run' },
     jobs.map((job) => JSON.stringify(job)),
     delayMs,
   );

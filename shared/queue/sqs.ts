@@ -37,42 +37,35 @@ export async function sendBatches(queueUrl: string, label: string, bodies: strin
 /** SQS caps a message's delay at 15 minutes; a longer wait is taken in several hops. */
 export const MAX_DELAY_SECONDS = 900;
 
-/** A message of a local queue: its body, how often it was received, and when it becomes visible. */
-export interface LocalQueueMessage {
-  id: string;
-  body: string;
-  receiveCount: number;
-  /** Epoch ms (of the queue's clock) before which the message is not delivered (its delay). */
-  visibleAt: number;
-}
+/** The job queues of the service. */
+export type QueueName = 'evaluation' | 'run' | 'webhook' | 'generation';
 
-/** The local stand-in for an SQS queue: messages wait here until the local consumer (or a test) takes them. */
-export interface LocalQueue {
-  messages: LocalQueueMessage[];
-  /** Set by the local consumer: called after each enqueue. */
-  onEnqueue: (() => void) | undefined;
-}
+/** Takes the jobs of a `local://` queue (the local runtime's in-process queues, infra/local/queues.ts). */
+export type LocalTransport = (queue: QueueName, bodies: string[], delayMs: number) => void;
 
-let counter = 0;
+let localTransport: LocalTransport | undefined;
+
+/** Installed by the local runtime (and the tests) for queues whose URL is `local://…` or unset. */
+export function useLocalTransport(transport: LocalTransport | undefined): void {
+  localTransport = transport;
+}
 
 /**
  * Puts message bodies on a job queue, visible after `delayMs` (at most SQS's 15 minutes): SQS at
- * `queueUrl`, or, when that is `local://…` or unset, the in-process `local` queue, whose delays are
- * counted on `now` (default the wall clock). A plain function the queue modules call from their
- * enqueue functions, so a bundle that never enqueues carries no SQS client.
+ * `queueUrl`, or, when that is `local://…` or unset, the local transport. A plain function the
+ * queue modules call from their enqueue functions, so a bundle that never enqueues carries no SQS
+ * client.
  */
 export async function sendJobs(
-  queue: { queueUrl: string | undefined; label: string; idPrefix: string; local: LocalQueue; now?: () => number },
+  queue: { queueUrl: string | undefined; label: string; name: QueueName },
   bodies: string[],
   delayMs = 0,
 ): Promise<void> {
   if (bodies.length === 0) return;
   const delay = Math.min(MAX_DELAY_SECONDS * 1000, Math.max(0, delayMs));
   if (isLocalQueue(queue.queueUrl)) {
-    const visibleAt = (queue.now ?? Date.now)() + delay;
-    for (const body of bodies)
-      queue.local.messages.push({ id: `${queue.idPrefix}-${++counter}`, body, receiveCount: 0, visibleAt });
-    queue.local.onEnqueue?.();
+    if (!localTransport) throw new Error(`the ${queue.label} is local but no local runtime installed its queues`);
+    localTransport(queue.name, bodies, delay);
     return;
   }
   await sendBatches(queue.queueUrl!, queue.label, bodies, Math.ceil(delay / 1000));

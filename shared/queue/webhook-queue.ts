@@ -1,6 +1,5 @@
 import { ENV, optionalEnv } from '../config/env.js';
-import { clock } from '../domain/common/clock.js';
-import { sendJobs, type LocalQueue } from './sqs.js';
+import { sendJobs } from './sqs.js';
 
 /**
  * A job on the webhook delivery queue (DESIGN.md §16): attempt number `attempt` of one delivery.
@@ -16,23 +15,10 @@ export interface DeliveryJob {
 
 const queueUrl = optionalEnv(ENV.webhookQueueUrl);
 
-/**
- * The local stand-in for the webhook queue (`WEBHOOK_QUEUE_URL=local://…` or unset). Delays are
- * counted on the service clock (`clock.now()`), so a test that moves the clock makes them due.
- */
-export const localWebhookQueue: LocalQueue = { messages: [], onEnqueue: undefined };
-
 /** Puts delivery jobs on the queue, visible after `delayMs` (at most SQS's 15 minutes). */
 export async function enqueueDeliveries(jobs: DeliveryJob[], delayMs = 0): Promise<void> {
-  const queue = {
-    queueUrl,
-    label: 'webhook queue',
-    idPrefix: 'wh',
-    local: localWebhookQueue,
-    now: () => clock.now().getTime(),
-  };
   await sendJobs(
-    queue,
+    { queueUrl, label: 'webhook queue', name: 'webhook' },
     jobs.map((job) => JSON.stringify(job)),
     delayMs,
   );

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../errors.js';
 import { describeErrors } from './describe.js';
 
 const addFormats = addFormatsModule.default;

@@ -1,4 +1,4 @@
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../errors.js';
 
 /** Content types accepted for uploads: datasets, documents and call recordings. */
 export const UPLOAD_CONTENT_TYPES = [

@@ -1,4 +1,4 @@
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../errors.js';
 
 /**
  * Canonical storage URIs (service-interface.md, Test.groundTruthUri): S3 objects are

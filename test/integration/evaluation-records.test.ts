@@ -1,10 +1,10 @@
+import { localQueue } from '../../infra/local/queues.js';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { doc, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 

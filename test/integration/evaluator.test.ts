@@ -1,9 +1,9 @@
+import { localQueue } from '../../infra/local/queues.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { startJudge } from '../support/judge-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { deadLetters } from '../../infra/local/queue.js';
@@ -206,6 +206,7 @@ describe('evaluator', () => {
       id: 'again',
       body: JSON.stringify({ kind: 'evaluation', sessionId: t.session.id, evaluationId: e!.id }),
       receiveCount: 2,
+      visibleAt: 0,
     });
     await drain();
     expect(await t.read(e!.id)).toMatchObject({ status: 'FAILED', creditsUsed: 0 });

@@ -1,3 +1,4 @@
+import { localGenerationQueue, localWebhookQueue } from '../../infra/local/queues.js';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant } from '../support/api.js';
@@ -5,8 +6,6 @@ import { createProduct } from '../support/fixtures.js';
 import { sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { generatorAnswer, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
-import { localGenerationQueue } from '../../shared/queue/generation-queue.js';
-import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { drainRunQueue, generationDeadLetters } from '../../infra/local/run-queue.js';
 import { webhookDelayQueue } from '../../infra/local/webhook-queue.js';
 import { handler as generator } from '../../functions/jobs/generator.js';

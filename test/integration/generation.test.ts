@@ -1,3 +1,4 @@
+import { localGenerationQueue } from '../../infra/local/queues.js';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
@@ -5,7 +6,6 @@ import { createProduct } from '../support/fixtures.js';
 import { generatorAnswer, reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { minimalPdf } from '../support/pdf.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
-import { localGenerationQueue } from '../../shared/queue/generation-queue.js';
 import { drainRunQueue, generationDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as generator } from '../../functions/jobs/generator.js';
 import { base64, leetspeak } from '../../shared/domain/generation/strategies.js';

@@ -1,7 +1,7 @@
+import { localQueue } from '../../infra/local/queues.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
 import { connectionBody, createProduct, createVersion } from '../support/fixtures.js';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';

@@ -1,3 +1,4 @@
+import { localRunQueue, localWebhookQueue } from '../../infra/local/queues.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Read at load by the logger and the metrics: every line at debug, and metric lines printed too.
@@ -17,8 +18,6 @@ import { sendJson, startAgent, type TestAgentServer } from '../support/agent-ser
 import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { basicCredentials } from '../../shared/domain/runs/caller/request.js';
-import { localRunQueue } from '../../shared/queue/run-queue.js';
-import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { drainRunQueue } from '../../infra/local/run-queue.js';
 import { webhookDelayQueue } from '../../infra/local/webhook-queue.js';
 import { lambdaContext } from '../../infra/local/gateway.js';

@@ -1,8 +1,8 @@
+import { localQueue } from '../../infra/local/queues.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { runScanner } from '../../shared/domain/monitors/scanner.js';

@@ -23,7 +23,7 @@ import {
 } from '../../shared/db/sessions.js';
 import { reserveCaseIndex } from '../../shared/db/tests.js';
 import { versionIdHoldingName } from '../../shared/db/versions.js';
-import { ConflictError, NotFoundError } from '../../shared/http/errors.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import type { Evaluation } from '../../shared/schemas/sessions.js';
 
 const uid = () => randomUUID().slice(0, 8);

@@ -1,3 +1,4 @@
+import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
@@ -5,8 +6,6 @@ import { createConnection, createProduct, createVersion } from '../support/fixtu
 import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
-import { localRunQueue } from '../../shared/queue/run-queue.js';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
 import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { abandonStep } from '../../shared/domain/runs/execution.js';

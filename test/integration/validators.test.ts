@@ -1,3 +1,4 @@
+import { statusOf } from '../../shared/http/errors.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,7 +19,7 @@ function outcome(validate: Validator<unknown> | undefined, value: unknown): unkn
   try {
     return { value: validate(structuredClone(value)) };
   } catch (error) {
-    return { status: (error as { statusCode?: number }).statusCode, message: (error as Error).message };
+    return { status: statusOf(error), message: (error as Error).message };
   }
 }
 

@@ -1,12 +1,10 @@
+import { localQueue, localRunQueue, localWebhookQueue } from '../../infra/local/queues.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
 import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
 import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { clock } from '../../shared/domain/common/clock.js';
 import { runScanner } from '../../shared/domain/monitors/scanner.js';
-import { localQueue } from '../../shared/queue/evaluation-queue.js';
-import { localRunQueue } from '../../shared/queue/run-queue.js';
-import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { drainRunQueue } from '../../infra/local/run-queue.js';
 import { webhookDelayQueue } from '../../infra/local/webhook-queue.js';

@@ -1,3 +1,4 @@
+import { localWebhookQueue } from '../../infra/local/queues.js';
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTenant } from '../support/api.js';
@@ -5,7 +6,6 @@ import { sendJson, startAgent, type SeenRequest, type TestAgentServer } from '..
 import { clock } from '../../shared/domain/common/clock.js';
 import { emitEvent } from '../../shared/domain/webhooks/events.js';
 import { sweepDueDeliveries } from '../../shared/domain/webhooks/delivery.js';
-import { localWebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { drainRunQueue } from '../../infra/local/run-queue.js';
 import { webhookDeadLetters, webhookDelayQueue } from '../../infra/local/webhook-queue.js';
 import { handler as deliverer } from '../../functions/jobs/deliverer.js';

@@ -112,6 +112,18 @@ describe('house: dependencies one way, nothing generated committed', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("domain and data code throw domain errors (shared/errors.ts), never an HTTP module's values", () => {
+    const inner = ['db', 'domain', 'queue', 'llm', 'storage', 'schemas'].flatMap((d) =>
+      sourceFiles(join(ROOT, 'shared', d)),
+    );
+    const offenders = inner.flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/^import (?!type )[^;]*from '([^']*\/http\/(?:errors|logger)\.js)'/gm)].map(
+        (m) => `${relative(ROOT, f)} imports ${m[1]}`,
+      ),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('git tracks no generated validator module', () => {
     const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(tracked.length).toBeGreaterThan(100);

@@ -4,7 +4,7 @@ import { MetricInputError } from '../../shared/domain/evaluation/deterministic.j
 import { catastrophicBacktracking, flatness, withoutGroupNames } from '../../shared/domain/evaluation/regex-safety.js';
 import { normaliseCheck, schemaPatterns, scoringOf } from '../../shared/domain/metrics/check-rules.js';
 import { compileUserSchema } from '../../shared/schemas/user-schemas.js';
-import { ValidationError } from '../../shared/http/errors.js';
+import { ValidationError } from '../../shared/errors.js';
 import type { Check } from '../../shared/schemas/metrics.js';
 
 const score = (check: Check, params: Record<string, unknown>) => scoreCheck('guard', normaliseCheck(check), params);

@@ -4,10 +4,10 @@ import {
   ForbiddenError,
   NotFoundError,
   ServiceUnavailableError,
-  toErrorResponse,
   UnsupportedMediaTypeError,
   ValidationError,
-} from '../../shared/http/errors.js';
+} from '../../shared/errors.js';
+import { toErrorResponse } from '../../shared/http/errors.js';
 
 describe('error mapper', () => {
   it.each([
@@ -29,7 +29,7 @@ describe('error mapper', () => {
     expect(out.body.message).not.toMatch(/secret|10\.0|Exception/);
   });
 
-  it('gives 5xx HttpErrors a fixed message', () => {
+  it('gives 5xx domain errors a fixed message', () => {
     const out = toErrorResponse(new ServiceUnavailableError('dynamo throttled at partition X'));
     expect(out).toEqual({
       statusCode: 503,

@@ -6,7 +6,7 @@ import { deletePhoneConnections } from '../../shared/domain/catalog/phone-connec
 import { handler as getPhoneConnection } from '../../functions/phone-connections/get.js';
 import { handler as authorizer } from '../../functions/authorizer.js';
 import { generateApiKey } from '../../shared/auth/api-key.js';
-import { NotFoundError } from '../../shared/http/errors.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { context, proxyEvent } from '../support/events.js';
 
 // Faults the real engine cannot be made to produce on demand (races, throttling, outages).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Type from '@sinclair/typebox';
 import { created, httpHandler, ok, page } from '../../shared/http/handler.js';
-import { ConflictError } from '../../shared/http/errors.js';
+import { ConflictError } from '../../shared/errors.js';
 import { proxyEvent, context } from '../support/events.js';
 
 const Body = Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false });

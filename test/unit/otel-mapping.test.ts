@@ -132,18 +132,20 @@ describe('OTLP decoding', () => {
       ),
     );
     expect(() => decodeJson(many)).toThrow(
-      expect.objectContaining({ statusCode: 413, message: expect.stringMatching(/at most 1000 spans/) }),
+      expect.objectContaining({ kind: 'tooLarge', message: expect.stringMatching(/at most 1000 spans/) }),
     );
     const big = Buffer.alloc(MAX_DECODED_BYTES + 1, 0x20);
-    expect(() => decodedBody(gzipSync(big), 'gzip')).toThrow(expect.objectContaining({ statusCode: 413 }));
-    expect(() => decodedBody(big, undefined)).toThrow(expect.objectContaining({ statusCode: 413 }));
+    expect(() => decodedBody(gzipSync(big), 'gzip')).toThrow(expect.objectContaining({ kind: 'tooLarge' }));
+    expect(() => decodedBody(big, undefined)).toThrow(expect.objectContaining({ kind: 'tooLarge' }));
     expect(decodedBody(gzipSync(Buffer.from('{}')), 'gzip').toString()).toBe('{}');
-    expect(() => decodedBody(Buffer.from('not gzip'), 'gzip')).toThrow(expect.objectContaining({ statusCode: 400 }));
-    expect(() => decodedBody(Buffer.from('{}'), 'br')).toThrow(expect.objectContaining({ statusCode: 415 }));
+    expect(() => decodedBody(Buffer.from('not gzip'), 'gzip')).toThrow(expect.objectContaining({ kind: 'invalid' }));
+    expect(() => decodedBody(Buffer.from('{}'), 'br')).toThrow(
+      expect.objectContaining({ kind: 'unsupportedMediaType' }),
+    );
     expect(formatOf('application/x-protobuf')).toBe('protobuf');
     expect(formatOf('application/json; charset=utf-8')).toBe('json');
-    expect(() => formatOf('text/plain')).toThrow(expect.objectContaining({ statusCode: 415 }));
-    expect(() => formatOf(undefined)).toThrow(expect.objectContaining({ statusCode: 415 }));
+    expect(() => formatOf('text/plain')).toThrow(expect.objectContaining({ kind: 'unsupportedMediaType' }));
+    expect(() => formatOf(undefined)).toThrow(expect.objectContaining({ kind: 'unsupportedMediaType' }));
   });
 
   it('answers in the request encoding: empty success, partialSuccess, protobuf google.rpc.Status', () => {

@@ -2,7 +2,7 @@ import { generateApiKey, type GeneratedKey } from '../../auth/api-key.js';
 import type { AuthContext, Plan, Role } from '../../auth/context.js';
 import { apiKeyEntity, insertApiKey, keyHashOf, revokeItems } from '../../db/organizations.js';
 import { getRecord, listOrgRecords, transact, throwMissing } from '../../db/catalog.js';
-import { NotFoundError } from '../../http/errors.js';
+import { NotFoundError } from '../../errors.js';
 import { keys } from '../../db/keys.js';
 import { queryPrefix } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';

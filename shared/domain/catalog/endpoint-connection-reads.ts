@@ -2,7 +2,7 @@ import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listOrgRecords, listProductRecords, transact, updateItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
-import { ConflictError } from '../../http/errors.js';
+import { ConflictError } from '../../errors.js';
 import type { EndpointConnection, EndpointConnectionListQuery } from '../../schemas/endpoint-connections.js';
 import type { Version } from '../../schemas/products.js';
 import { endpointConnectionEntity, versionEntity } from '../common/entities.js';

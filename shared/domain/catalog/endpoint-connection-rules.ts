@@ -1,6 +1,6 @@
 import nunjucks from 'nunjucks';
 import { JSONPath } from 'jsonpath-plus';
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
 export { checkUrl } from './url-rules.js';
 import type {

@@ -9,7 +9,7 @@ import {
   updateItem,
   updateRecord,
 } from '../../db/catalog.js';
-import { NotFoundError } from '../../http/errors.js';
+import { NotFoundError } from '../../errors.js';
 import type {
   BatchIds,
   PhoneConnection,

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import { checkAddress, privateNetworksAllowed } from '../runs/caller/guard.js';
 
 /** An absolute http(s) URL without credentials whose literal address the network guard accepts. */

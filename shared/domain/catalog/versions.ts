@@ -10,7 +10,7 @@ import {
 } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
-import { ConflictError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ValidationError } from '../../errors.js';
 import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Version, VersionCreate, VersionListQuery, VersionUpdate } from '../../schemas/products.js';
 import { endpointConnectionEntity, versionEntity } from '../common/entities.js';

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 
 /**
  * Reading request date-times. The schemas accept what RFC 3339 (ajv-formats `date-time`) accepts:

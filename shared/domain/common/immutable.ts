@@ -1,4 +1,4 @@
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 
 /** PATCH rule: an immutable field in the body is a 400 naming it. */
 export function rejectImmutable(body: Record<string, unknown>, fields: readonly string[]): void {

@@ -1,5 +1,5 @@
 import { DEFAULT_LIMIT } from '../../schemas/common.js';
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import { parseDateTime } from './dates.js';
 
 /** The query parameters every list takes (DESIGN.md §3), after validation. */

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '../../http/errors.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
 
 /**
  * A record named in a request body: another organization's stays a 403, but an unknown or deleted

@@ -15,7 +15,7 @@
  */
 import vm from 'node:vm';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import type { Check } from '../../schemas/metrics.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
 import { isJsonFinding, MetricInputError, type Finding, type MetricResult } from './deterministic.js';

@@ -10,7 +10,7 @@ import {
   listEvaluations,
   requeueFailedEvaluation,
 } from '../../db/sessions.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type {
   Evaluation,

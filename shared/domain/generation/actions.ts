@@ -2,7 +2,7 @@ import type { AuthContext } from '../../auth/context.js';
 import { getRecord } from '../../db/catalog.js';
 import { getGeneratingTest, transitionTest } from '../../db/generation.js';
 import { toRecord } from '../../db/records.js';
-import { ConflictError } from '../../http/errors.js';
+import { ConflictError } from '../../errors.js';
 import type { TestGenerateMore, TestRecord, TestStatus } from '../../schemas/tests.js';
 import { testEntity } from '../common/entities.js';
 import { ACTIVE_STATUS, CANCELLABLE, finishGeneration, newGenerationState, queueGeneration } from './lifecycle.js';

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import type { Check, MetricCreate } from '../../schemas/metrics.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
 import { checkPattern, targetOf } from '../evaluation/checks.js';

@@ -4,7 +4,7 @@ import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { getVisibleMetric, linkPut, metricEntity, metricItem } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
-import { NotFoundError, ValidationError } from '../../http/errors.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
 import type { EvaluatorModel, Metric, MetricCreate, StoredMetric } from '../../schemas/metrics.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';

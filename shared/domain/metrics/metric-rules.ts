@@ -1,4 +1,4 @@
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import type { EvaluatorModel, Metric, MetricCreate, StoredMetric } from '../../schemas/metrics.js';
 import { AI_JUDGED_SOURCES, TEST_CASE_ONLY_PARAMS } from '../evaluation/params.js';
 

@@ -11,7 +11,7 @@ import {
   type MetricLink,
 } from '../../db/metrics.js';
 import { getModel, listModels } from '../../db/models.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import {
   SCORING_FIELDS,
   type EvaluatorModel,

@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getLiveRecords } from '../../db/catalog.js';
-import { NotFoundError, ValidationError } from '../../http/errors.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import { specificationEntity } from '../common/entities.js';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import { variantsOf } from '../evaluation/params.js';
 

@@ -15,7 +15,7 @@ import {
   listSpecLinks,
   type MetricLink,
 } from '../../db/metrics.js';
-import { NotFoundError } from '../../http/errors.js';
+import { NotFoundError } from '../../errors.js';
 import type { Metric } from '../../schemas/metrics.js';
 import type {
   MetricLinkBody,

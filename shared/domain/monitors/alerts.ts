@@ -10,7 +10,7 @@ import {
   rulePut,
   scoresBetween,
 } from '../../db/alerts.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import {
   WINDOW_MS,
   type Alert,

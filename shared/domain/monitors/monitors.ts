@@ -11,7 +11,7 @@ import {
 import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { monitorItem } from '../../db/monitors.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { Version } from '../../schemas/products.js';
 import {
   SYSTEM_STATUSES,

@@ -23,7 +23,7 @@ import {
 } from '../../db/runs.js';
 import { customIdItem, evaluationItem, listTurns } from '../../db/sessions.js';
 import type { AuthContext } from '../../auth/context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
 import { countMetric, METRIC } from '../../observability/metrics.js';
 import type { StoredMetric } from '../../schemas/metrics.js';

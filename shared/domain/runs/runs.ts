@@ -16,7 +16,7 @@ import {
   type RunPlanEntry,
   type StoredRun,
 } from '../../db/runs.js';
-import { ConflictError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import {

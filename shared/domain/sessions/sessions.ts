@@ -16,7 +16,7 @@ import {
 } from '../../db/sessions.js';
 import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
 import { testVersionMark } from '../../db/tests.js';
-import { NotFoundError, ValidationError } from '../../http/errors.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Version } from '../../schemas/products.js';
 import type { Session, SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
 import type { TestCase } from '../../schemas/tests.js';

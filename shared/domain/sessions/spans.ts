@@ -11,7 +11,7 @@ import {
   spansOfSession,
   spansOfTurn,
 } from '../../db/sessions.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import {
   MAX_DESCRIPTION_BYTES,
   type Session,

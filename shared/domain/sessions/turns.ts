@@ -25,7 +25,7 @@ import {
   restoreItems,
   supersededObjects,
 } from '../../db/offload.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';

@@ -20,7 +20,7 @@ import {
   unparkSpans,
   type TraceLink,
 } from '../../db/telemetry.js';
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../../errors.js';
 import { MAX_TURN_TEXT, type Session, type Span, type Turn } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { createSession, testActivityUpdate } from '../sessions/sessions.js';
@@ -201,7 +201,7 @@ class Placer {
     try {
       session = await this.sessionFor(key.key, key.from);
     } catch (error) {
-      if (!(error instanceof HttpError && error.statusCode < 500)) throw error;
+      if (!(error instanceof DomainError && error.isClientFault)) throw error;
       for (const [traceId, spans] of traces) {
         this.rejections.add(spans, otelWording(error.message));
         out.set(traceId, undefined);
@@ -267,7 +267,7 @@ class Placer {
       if (fields) await this.fillTurn(session, link, fields);
       return { link, session };
     } catch (error) {
-      if (error instanceof HttpError && error.statusCode < 500) {
+      if (error instanceof DomainError && error.isClientFault) {
         this.rejections.add(spans, otelWording(error.message));
         return undefined;
       }

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs/light.js';
 import descriptor from './proto/otlp.json' with { type: 'json' };
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../http/errors.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js';
 
 /**
  * OTLP/HTTP trace export (DESIGN.md §13): the request body decoded with protobufjs over the

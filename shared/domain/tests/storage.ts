@@ -1,5 +1,5 @@
 import type { AuthContext } from '../../auth/context.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { bucketName, localS3Endpoints, objectExists, presignGet, presignPut } from '../../storage/s3.js';
 import { canonicalStorageUri, orgPrefix, parseS3Uri, s3Uri } from '../../storage/uri.js';
 import { ulid } from '../common/ids.js';

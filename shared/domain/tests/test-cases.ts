@@ -4,7 +4,7 @@ import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import { queryIndex } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
-import { ConflictError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ValidationError } from '../../errors.js';
 import type { TestCase, TestCaseCreate, TestCaseListQuery, TestRecord } from '../../schemas/tests.js';
 import { clock } from '../common/clock.js';
 import { testCaseEntity, testEntity } from '../common/entities.js';

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import type { TestCreate, TestRecord } from '../../schemas/tests.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import { variantsOf, type TestType } from '../evaluation/params.js';

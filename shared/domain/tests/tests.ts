@@ -14,7 +14,7 @@ import { reserveCaseIndex } from '../../db/tests.js';
 import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../errors.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import type { TestActivity, TestCase, TestCreate, TestListQuery, TestRecord, TestUpdate } from '../../schemas/tests.js';
 import { bucketName, localS3Endpoints, readObjectStream } from '../../storage/s3.js';

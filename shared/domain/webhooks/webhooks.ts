@@ -9,7 +9,7 @@ import {
   webhookSecretPut,
   type StoredDelivery,
 } from '../../db/webhooks.js';
-import { ConflictError, NotFoundError } from '../../http/errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import type {
   Delivery,
   DeliveryListQuery,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthContext } from '../../../auth/context.js';
 import { takeRateSlot } from '../../../db/rate-limits.js';
-import { ValidationError } from '../../../http/errors.js';
+import { ValidationError } from '../../../errors.js';
 import type {
   EndpointConnectionTestBody,
   EndpointConnectionTestResult,
