@@ -3,7 +3,7 @@ import { clock } from '../domain/common/clock.js';
 import { sendJobs, type LocalQueue } from './sqs.js';
 
 /**
- * A job on the webhook delivery queue (DESIGN.md §16): attempt number `attempt` of one delivery.
+ * A job on the webhook delivery queue: attempt number `attempt` of one delivery.
  * Delivery is at least once: a job whose attempt was already made changes nothing.
  */
 export interface DeliveryJob {
