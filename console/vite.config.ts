@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 
 /**
- * The console (DESIGN.md §14): a static single-page app built by `vite build console` (root =
+ * The console: a static single-page app built by `vite build console` (root =
  * this folder). Relative asset paths, so the same build works at `/` locally and behind
  * CloudFront; every dependency is bundled (no CDN at run time).
  */

@@ -9,7 +9,7 @@ await writeValidators();
 const app = new App();
 new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  // The LLM of judge, simulated user and generator, from the deploying shell (README, Deploying).
+  // The LLM of judge, simulated user and generator, from the deploying shell (docs/deploying.md).
   llm: {
     baseUrl: process.env.LLM_BASE_URL || undefined,
     apiKeySecretName: process.env.LLM_API_KEY_SECRET || undefined,

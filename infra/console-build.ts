@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 
 /**
- * The console's build (DESIGN.md §14), shared by `npm start` (serves console/dist) and CDK
+ * The console's build, shared by `npm start` (serves console/dist) and CDK
  * (deploys it): build when console/dist is missing or older than a source, one builder at a time.
  */
 /**

@@ -63,7 +63,7 @@ export function acknowledgeNagFindings(
       {
         id: 'AwsSolutions-APIG4',
         reason:
-          'The API reference (GET /openapi.json, /docs and its assets) is public on purpose (DESIGN.md §14): it holds the published document and Swagger UI, no data.',
+          'The API reference (GET /openapi.json, /docs and its assets) is public on purpose: it holds the published document and Swagger UI, no data.',
       },
     ]);
   }

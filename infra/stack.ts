@@ -132,7 +132,7 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: dlq, maxReceiveCount: 3 },
     });
 
-    // The run queue (DESIGN.md §10): fan-out pages and session steps, one agent call per job.
+    // The run queue: fan-out pages and session steps, one agent call per job.
     const runDlq = new Queue(this, 'RunDlq', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -146,7 +146,7 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: runDlq, maxReceiveCount: 3 },
     });
 
-    // Webhook deliveries (DESIGN.md §16): one attempt per job; waits over 15 minutes come back through the sweep.
+    // Webhook deliveries: one attempt per job; waits over 15 minutes come back through the sweep.
     const webhookDlq = new Queue(this, 'WebhookDlq', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -160,7 +160,7 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: webhookDlq, maxReceiveCount: 3 },
     });
 
-    // The generation queue (DESIGN.md §12): one generator step per job.
+    // The generation queue: one generator step per job.
     const generationDlq = new Queue(this, 'GenerationDlq', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -377,7 +377,7 @@ export class EvalPlatformStack extends Stack {
         });
     }
 
-    // The API reference (DESIGN.md §14): no authorizer; one small function serving files shipped in its asset.
+    // The API reference: no authorizer; one small function serving files shipped in its asset.
     const docsFn = new AppFunction(this, 'ApiDocs', {
       handler: 'docs/serve',
       role: newRole('ApiDocsRole', apiLogs),
@@ -391,7 +391,7 @@ export class EvalPlatformStack extends Stack {
       api.root.resourceForPath(path).addMethod('GET', docsIntegration, { authorizationType: AuthorizationType.NONE }),
     );
 
-    // ---------- console (DESIGN.md §14): S3 behind CloudFront, the API at /api/* ----------
+    // ---------- console: S3 behind CloudFront, the API at /api/* ----------
     const site = new ConsoleSite(this, 'Console', { api, accessLogsBucket });
 
     // ---------- operations (docs/operations.md): alarms to an SNS topic, one dashboard ----------
@@ -416,7 +416,7 @@ export class EvalPlatformStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'ConsoleUrl', { value: `https://${site.distribution.distributionDomainName}/` });
-    // Subscribe an address to it (README, Deploying). An output of the nested stack, read here.
+    // Subscribe an address to it (docs/deploying.md). An output of the nested stack, read here.
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.topic.topicArn });
   }
 }

@@ -76,7 +76,7 @@ export const routes: readonly Route[] = [
   ...crud('/tests', 'tests').map((x) =>
     x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead', 'generationQueueSend'] as const } : x,
   ),
-  // generation (DESIGN.md §12)
+  // generation
   r('POST', '/tests/{id}/extend', 'tests/extend', 'write', { capabilities: ['generationQueueSend'] }),
   r('POST', '/tests/{id}/augment', 'tests/augment', 'write', { capabilities: ['generationQueueSend'] }),
   r('POST', '/tests/{id}/cancel', 'tests/cancel', 'write'),
@@ -108,22 +108,22 @@ export const routes: readonly Route[] = [
   r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
   r('POST', '/evaluations/{id}/retry', 'evaluations/retry', 'write', { capabilities: ['queueSend'] }),
 
-  // OpenTelemetry ingestion (DESIGN.md §13): OTLP/HTTP protobuf or JSON, maybe gzip
+  // OpenTelemetry ingestion: OTLP/HTTP protobuf or JSON, maybe gzip
   r('POST', '/otel/v1/traces', 'otel/export-traces', 'write', { capabilities: ['bucketWrite'] }),
 
-  // runs: the service calls the agent (DESIGN.md §10)
+  // runs: the service calls the agent
   r('POST', '/runs', 'runs/create', 'write', { capabilities: ['runQueueSend'] }),
   r('GET', '/runs', 'runs/list', 'read'),
   r('GET', '/runs/{id}', 'runs/get', 'read'),
   r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write'),
 
   // monitors
-  // A user's status write sends monitor.status_changed (DESIGN.md §16).
+  // A user's status write sends monitor.status_changed.
   ...crud('/monitors', 'monitors').map((x) =>
     x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x,
   ),
   r('GET', '/monitors/{id}/results', 'monitors/results', 'read', { capabilities: ['tableSelect'] }),
-  // alert rules and alerts (DESIGN.md §16); deleting a rule resolves its open alert (alert.resolved)
+  // alert rules and alerts; deleting a rule resolves its open alert (alert.resolved)
   r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
   r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),
   r('GET', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/get', 'read'),
@@ -132,7 +132,7 @@ export const routes: readonly Route[] = [
   }),
   r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
 
-  // webhooks (DESIGN.md §16)
+  // webhooks
   ...crud('/webhooks', 'webhooks'),
   r('POST', '/webhooks/{id}/test', 'webhooks/test', 'write', { capabilities: ['webhookQueueSend'] }),
   r('GET', '/webhooks/{id}/deliveries', 'webhooks/deliveries', 'read'),
@@ -164,7 +164,7 @@ export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 export interface Job {
   name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'generator' | 'deliverer' | 'sweeper';
   handler: string;
-  /** `queue`: the evaluation queue; `runQueue`: the run queue (DESIGN.md §10); `generationQueue`: the generation queue (§12); `webhookQueue`: webhook deliveries (§16). */
+  /** `queue`: the evaluation queue; `runQueue`: the run queue; `generationQueue`: the generation queue; `webhookQueue`: webhook deliveries. */
   trigger: 'schedule' | 'queue' | 'runQueue' | 'generationQueue' | 'webhookQueue';
   /** Period of a scheduled job (default 5 minutes). */
   everyMinutes?: number;

@@ -11,7 +11,7 @@ export interface Interval {
   upper: number;
 }
 
-/** Monitor score point (service-interface.md). */
+/** Monitor score point. */
 export interface ScorePoint {
   scoredSessions: number;
   score: number | null;

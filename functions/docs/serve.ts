@@ -7,7 +7,7 @@ import { GATEWAY_BODIES } from '../../shared/http/errors.js';
 const dir = import.meta.dirname;
 const files = { document: join(dir, 'openapi.json'), assets: dir };
 
-/** `GET /openapi.json`, `/docs` and `/docs/{asset}` without a key: the API reference (DESIGN.md §14). */
+/** `GET /openapi.json`, `/docs` and `/docs/{asset}` without a key: the API reference. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   // `/docs/` reaches the page's resource: told apart by the path, so it is redirected to `/docs`.
   const trailing = event.resource === DOCS_PATHS.page && event.path?.endsWith('/');

@@ -24,7 +24,7 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { CONSOLE_CSP, CONSOLE_DIR, CONSOLE_DIST, ensureConsoleBuilt } from '../console-build.js';
 
-/** Where the console finds the API: the same domain, under this prefix (DESIGN.md §14). */
+/** Where the console finds the API: the same domain, under this prefix. */
 export const CONSOLE_API_PREFIX = '/api';
 
 /** The CloudFront Function that maps `/api/<path>` to the stage's `/<path>` (the origin path adds the stage). */

@@ -3,7 +3,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { CONSOLE_CSP, CONSOLE_DIST } from '../console-build.js';
 
 /**
- * The console on the local server (DESIGN.md §14): `/`, `/console-config.json` and the files of
+ * The console on the local server: `/`, `/console-config.json` and the files of
  * console/dist. The console's own routes live after `#`, so there is no fallback: any other path
  * is not answered here and keeps the API's 404 JSON.
  */

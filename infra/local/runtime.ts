@@ -69,7 +69,7 @@ function gitCommit(): string {
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   await assertNoRunningRuntime(options.port, options.dataDir);
-  // The console served at `/` (DESIGN.md §14): built now when console/dist is missing or stale.
+  // The console served at `/`: built now when console/dist is missing or stale.
   // A failed build is reported and the API still starts (the console's paths then answer 404).
   try {
     if (ensureConsoleBuilt() && !options.quiet) console.log('Built the console (console/dist)');

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 
 /**
- * API key format (DESIGN.md §3): `evk_<body>` (current) or `evk-<body>` (legacy); both name the
+ * API key format: `evk_<body>` (current) or `evk-<body>` (legacy); both name the
  * same key. The body is 34 random base62 characters followed by a 6-character checksum: the
  * CRC-32 (IEEE, as zlib) of those 34 characters, written in base62 big-endian, left-padded with `0`.
  */

@@ -42,7 +42,7 @@ export function authFromEvent(event: Pick<APIGatewayProxyEvent, 'requestContext'
   };
 }
 
-/** The route-level access rule (DESIGN.md §3). */
+/** The route-level access rule. */
 export function assertAccess(auth: AuthContext, access: Access): void {
   if (access === 'member') return;
   if (auth.role === 'ADMIN') return;

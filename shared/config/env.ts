@@ -7,7 +7,7 @@ export const ENV = {
   bucketName: 'BUCKET_NAME',
   queueUrl: 'EVALUATION_QUEUE_URL',
   runQueueUrl: 'RUN_QUEUE_URL',
-  /** The webhook delivery queue (DESIGN.md §16). */
+  /** The webhook delivery queue. */
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   generationQueueUrl: 'GENERATION_QUEUE_URL',
   /** How many run jobs the local runtime processes at once (the stand-in for Lambda concurrency). */

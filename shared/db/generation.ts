@@ -10,7 +10,7 @@ import type { TestRecord, TestStatus } from '../schemas/tests.js';
 
 /**
  * The generation cursor kept on the test item (`_gen`, never shown to clients) and the writes of
- * the generation job (DESIGN.md §12). Every write is conditional on the action (`seq`), the step
+ * the generation job. Every write is conditional on the action (`seq`), the step
  * and the test's status, so a redelivered or stale job changes nothing, and a cancelled test
  * takes no more cases.
  */

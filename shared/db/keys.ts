@@ -1,5 +1,5 @@
 /**
- * Every key of the table, built by pure functions (DESIGN.md §7). Nothing else writes a key.
+ * Every key of the table, built by pure functions. Nothing else writes a key.
  */
 export interface Key {
   pk: string;
@@ -179,7 +179,7 @@ export const keys = {
   }),
   runSessionPartition: (runId: string): string => `RUN#${runId}`,
 
-  // ---------- webhooks and alerts (DESIGN.md §16) ----------
+  // ---------- webhooks and alerts ----------
   /** The signing secret of a webhook endpoint: a separate item that no read route loads. */
   webhookSecret: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#WEBHOOK#${id}` }),
   /** One message to one endpoint (its attempts inside), newest last by its ULID id. */
@@ -203,7 +203,7 @@ export const keys = {
   alertRule: (monitorId: string, ruleId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERTRULE#${ruleId}` }),
   alert: (monitorId: string, alertId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERT#${alertId}` }),
 
-  // ---------- OpenTelemetry ingestion (DESIGN.md §13) ----------
+  // ---------- OpenTelemetry ingestion ----------
   /** An OTel trace of an organization → its session and turn (one trace is one turn). */
   otelTrace: (orgId: string, traceId: string): Key => ({ pk: `OTEL#${orgId}#TRACE#${traceId}`, sk: 'TRACE' }),
   /** The session OTel ingestion created for a customId (so two exports never create two). */

@@ -3,7 +3,7 @@ import { deleteObjects, putObject, readObjectText } from '../storage/s3.js';
 import { orgPrefix } from '../storage/uri.js';
 
 /**
- * Large values (DESIGN.md §9): a field that would push an item past its budget is stored in S3
+ * Large values: a field that would push an item past its budget is stored in S3
  * under `orgs/<org>/<kind>/<id>/<field>.json` and replaced in the item by null, with the item's
  * `_offloaded` map (field → object key) pointing at it. Objects are written before the item and
  * read back whole with it, so a reader never sees a half-stored record.

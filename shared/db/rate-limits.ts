@@ -4,7 +4,7 @@ import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
 
 /**
- * Rate-limit tokens of endpoint connections (DESIGN.md §10 Rate limit): GCRA without burst.
+ * Rate-limit tokens of endpoint connections: GCRA without burst.
  *
  * One item per connection holds `tat`, the earliest moment (epoch ms) the next call may start.
  * A call at `now` takes its slot with one conditional update: `tat := now + 60000/rateLimit`

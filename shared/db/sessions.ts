@@ -97,7 +97,7 @@ export function turnItem(t: Turn): Record<string, unknown> {
   return { ...keys.turn(t.sessionId, t.index), ...keys.byOwnId(t.id), entity: 'TURN', ...t };
 }
 
-/** Turn fields that may live in S3 (DESIGN.md §9): the texts. */
+/** Turn fields that may live in S3: the texts. */
 export const TURN_OFFLOADABLE = ['input', 'output', 'retrievalContext'] as const;
 /** The S3 path segment of turns: `orgs/<org>/inferenceResults/<id>/<field>.json`. */
 export const TURN_KIND = 'inferenceResults';

@@ -7,7 +7,7 @@ import { transact, type TransactItem } from './catalog.js';
 import { GuardTakenError } from './errors.js';
 
 /**
- * What OpenTelemetry ingestion stores beside sessions, turns and spans (DESIGN.md §13): the trace
+ * What OpenTelemetry ingestion stores beside sessions, turns and spans: the trace
  * → turn link of each OTel trace and the customId → session claim, both written once, in the
  * transaction that creates what they point at.
  */

@@ -9,7 +9,7 @@ import { toRecord } from './records.js';
 import { updateOf } from './update.js';
 import type { Delivery, DeliveryAttempt, WebhookEventType } from '../schemas/webhooks.js';
 
-/** Data access of webhook endpoints, their secrets, deliveries and event guards (DESIGN.md §16). */
+/** Data access of webhook endpoints, their secrets, deliveries and event guards. */
 
 export const DELIVERY_SHARDS = MONITOR_SHARDS;
 

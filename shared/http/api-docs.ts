@@ -1,5 +1,5 @@
 /**
- * The API reference, served without a key (DESIGN.md §14): `GET /openapi.json` (the committed
+ * The API reference, served without a key: `GET /openapi.json` (the committed
  * docs/openapi.json) and `GET /docs`, a Swagger UI page whose assets are served from this API too
  * (`/docs/<asset>`): no CDN at run time. The local gateway and the CDK docs function
  * (functions/docs/serve.ts) answer with this one function; only where the files live differs.

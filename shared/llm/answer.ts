@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { describeError } from '../schemas/describe.js';
 
 /**
- * Pure parts of the LLM client (DESIGN.md §11): reading and validating a structured answer, and
+ * Pure parts of the LLM client: reading and validating a structured answer, and
  * the wait before a retry. No I/O here, so unit tests cover every branch.
  */
 

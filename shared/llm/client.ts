@@ -9,9 +9,9 @@ import { countMetric, METRIC, recordLatency } from '../observability/metrics.js'
 import { answerContent, parseAnswer, quote, retryAfterMs, retryDelayMs, type LlmPurpose } from './answer.js';
 
 /**
- * The one client for LLM calls (DESIGN.md §11): judge, simulator and generator all send an
+ * The one client for LLM calls: judge, simulator and generator all send an
  * OpenAI-compatible Chat Completions request with a strict JSON-schema `response_format`, and get
- * back a value that matched that schema, or an error sentence. Credits (§10) are reserved on the
+ * back a value that matched that schema, or an error sentence. Credits are reserved on the
  * organization before the call and settled only for a valid answer.
  */
 

@@ -2,7 +2,7 @@ import { ENV, optionalEnv } from '../config/env.js';
 import { getModel } from '../db/models.js';
 
 /**
- * Which model each LLM step uses (DESIGN.md §11). A name is looked up as an evaluator-model record:
+ * Which model each LLM step uses. A name is looked up as an evaluator-model record:
  * the record gives the provider's model id and the credits per call; a name without a record is
  * sent as it is and costs 1 credit.
  */

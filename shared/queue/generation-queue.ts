@@ -2,7 +2,7 @@ import { ENV, optionalEnv } from '../config/env.js';
 import { sendJobs } from './sqs.js';
 
 /**
- * A job on the generation queue (DESIGN.md §12): step `step` of generation action `seq` of a
+ * A job on the generation queue: step `step` of generation action `seq` of a
  * test, at most one call of the generator. Delivery is at least once: the job is idempotent.
  */
 export interface GenerationJob {

@@ -2,7 +2,7 @@ import { ENV, optionalEnv } from '../config/env.js';
 import { sendJobs } from './sqs.js';
 
 /**
- * A job on the run queue (DESIGN.md §10). Delivery is at least once: every job is idempotent.
+ * A job on the run queue. Delivery is at least once: every job is idempotent.
  * - `fanout`: creates one page of a run's sessions (test `planIndex` of the run's plan, from
  *   `startKey`) and enqueues their first steps, then the next page.
  * - `step`: performs step `seq` of one session (at most one agent call) and enqueues the next.

@@ -2,7 +2,7 @@ import { ENV, optionalEnv } from '../config/env.js';
 import { sendJobs } from './sqs.js';
 
 /**
- * A job on the webhook delivery queue (DESIGN.md §16): attempt number `attempt` of one delivery.
+ * A job on the webhook delivery queue: attempt number `attempt` of one delivery.
  * Delivery is at least once: a job whose attempt was already made changes nothing.
  */
 export interface DeliveryJob {

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { DateTime, Id, IdList, Nullable, StringEnum } from './common.js';
 import { MAX_LIMIT } from './common.js';
 
-/** Alert rules on a monitor's metric families and the alerts they raise (DESIGN.md §16). */
+/** Alert rules on a monitor's metric families and the alerts they raise. */
 
 export const ALERT_WINDOWS = ['15m', '1h', '6h', '24h'] as const;
 export type AlertWindow = (typeof ALERT_WINDOWS)[number];
@@ -29,7 +29,7 @@ export type AlertRuleCreate = Static<typeof AlertRuleCreate>;
 
 export const RuleParams = Type.Object({ id: Id, ruleId: Id }, { additionalProperties: false });
 
-/** The common list parameters of DESIGN.md §3 these records have (they carry no name). */
+/** The common list parameters these records have (they carry no name). */
 const page = {
   ids: Type.Optional(IdList),
   fromCreatedAt: Type.Optional(DateTime),

@@ -76,7 +76,7 @@ const IdList = Type.Array(Id, { maxItems: 100 });
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
 
-/** Query parameters every list accepts (DESIGN.md §3). */
+/** Query parameters every list accepts. */
 export const ListQueryBase = {
   ids: Type.Optional(IdList),
   names: Type.Optional(StringList),

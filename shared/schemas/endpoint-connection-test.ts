@@ -2,7 +2,7 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
 
-/** `POST /endpointConnections/{id}/test`: one real call with the connection's settings (DESIGN.md §10). */
+/** `POST /endpointConnections/{id}/test`: one real call with the connection's settings. */
 export const EndpointConnectionTestBody = Type.Object(
   {
     /** The turn's input: `user_message` and any other fields the template reads as `input.<name>`. */

@@ -44,7 +44,7 @@ const editable = {
     propertyNames: { type: 'string', maxLength: 256 },
     maxBytes: 32 * 1024,
   }),
-  // Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9).
+  // Byte budgets keep the worst-case item under 350 KB.
   inputTemplate: Type.String({ minLength: 1, maxLength: 100_000, maxBytes: 100 * 1024 }),
   outputMapping: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 1000 }), {
     maxProperties: 50,

@@ -9,7 +9,7 @@ import { freeFormProblem } from './storable.js';
 
 /**
  * The bytes a value takes when stored: UTF-8 of a string, of the JSON of anything else. The
- * `maxBytes` keyword bounds it, so a record's worst case fits a DynamoDB item (DESIGN.md §9).
+ * `maxBytes` keyword bounds it, so a record's worst case fits a DynamoDB item.
  */
 export function byteSize(value: unknown): number {
   return Buffer.byteLength(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 'utf8');

@@ -23,7 +23,7 @@ const UserGroupIds = Type.Array(Id, { maxItems: 100, uniqueItems: true });
 export const CHECK_MAX_BYTES = 32 * 1024;
 
 /**
- * A check an organization writes (DESIGN.md §15): scored in code, 1 or 0. Which fields a type takes
+ * A check an organization writes: scored in code, 1 or 0. Which fields a type takes
  * is checked by the metric rules (shared/domain/metrics/check-rules.ts), so each message names the
  * field and the type.
  */
@@ -60,7 +60,7 @@ export const Check = Type.Object(
       }),
     ),
   },
-  // A metric item must fit DynamoDB with the rest of the metric at its maxima (DESIGN.md §9).
+  // A metric item must fit DynamoDB with the rest of the metric at its maxima.
   { additionalProperties: false, maxBytes: CHECK_MAX_BYTES },
 );
 export type Check = Static<typeof Check>;

@@ -4,7 +4,7 @@ import { Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
 
 const Text = (max: number, maxBytes?: number) => Type.String({ maxLength: max, ...(maxBytes ? { maxBytes } : {}) });
 /**
- * Byte budgets keep the worst-case item under 350 KB (DESIGN.md §9): four statement lists of
+ * Byte budgets keep the worst-case item under 350 KB: four statement lists of
  * 64 KB, a 40 KB description. A system prompt may take 100,000 characters up to 256 KB of UTF-8.
  */
 const Statements = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 100, maxBytes: 64 * 1024 });

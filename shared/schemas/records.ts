@@ -1,7 +1,7 @@
 /**
  * The records the API answers with, as JSON Schema (TypeBox): the response schemas of the OpenAPI
  * document (infra/openapi.ts, per route in infra/api-reference.ts) and the types of the generated
- * client. Field lists follow the contract (service-interface.md) and DESIGN.md §5; records that
+ * client. Field lists are every field the service writes on a record; records that
  * already had a schema (runs, evaluations, phone connections) are reused from their files.
  */
 import * as Type from '@sinclair/typebox';

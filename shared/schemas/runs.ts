@@ -7,7 +7,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** A run that reached one of these changes no more. */
 export const FINISHED_RUN_STATUSES: readonly RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
 
-/** Most test cases one run may execute (DESIGN.md §10). */
+/** Most test cases one run may execute. */
 export const MAX_RUN_CASES = 5000;
 
 export const RunCreate = Type.Object(

@@ -22,7 +22,7 @@ export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
 
 export const MAX_TURN_TEXT = 250_000;
 const MAX_CONTEXT = 100_000;
-/** 100,000 characters up to 128 KB of UTF-8, or an object of 64 KB: the worst-case session item stays under 350 KB (DESIGN.md §9). */
+/** 100,000 characters up to 128 KB of UTF-8, or an object of 64 KB: the worst-case session item stays under 350 KB. */
 const Context = Type.Union([
   Type.String({ maxLength: MAX_CONTEXT, maxBytes: 128 * 1024 }),
   FreeForm({ maxBytes: 64 * 1024 }),
@@ -79,7 +79,7 @@ export interface Session {
   customId: string | null;
   testId: string | null;
   testCaseId: string | null;
-  /** The run that created the session (DESIGN.md §10); absent for sessions created through the API. */
+  /** The run that created the session; absent for sessions created through the API. */
   runId?: string | null;
   context: Record<string, unknown> | null;
   stoppingReason: string | null;

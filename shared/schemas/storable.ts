@@ -1,5 +1,5 @@
 /**
- * What DynamoDB can store (DESIGN.md §9): the rules every request value meets before any schema
+ * What DynamoDB can store: the rules every request value meets before any schema
  * or domain code sees it. Pure functions, shared by the body parser, the `freeForm` ajv keyword
  * and the query normaliser, so each rule and its message is written once.
  */

@@ -10,7 +10,7 @@ export const NOISE_LEVELS = ['light', 'medium', 'heavy'] as const;
 
 const Uri = Type.String({ minLength: 1, maxLength: 4096 });
 const Short = Type.String({ minLength: 1, maxLength: 200 });
-/** 50,000 characters up to 64 KB of UTF-8: the worst-case test item stays under 350 KB (DESIGN.md §9). */
+/** 50,000 characters up to 64 KB of UTF-8: the worst-case test item stays under 350 KB. */
 const Long = Type.String({ maxLength: 50_000, maxBytes: 64 * 1024 });
 
 export const TestCreate = Type.Object(
@@ -45,7 +45,7 @@ export const TestUpdate = Type.Object(
 );
 export type TestUpdate = Static<typeof TestUpdate>;
 
-/** POST /tests/{id}/extend and /augment (DESIGN.md §12). */
+/** POST /tests/{id}/extend and /augment. */
 export const TestGenerateMore = Type.Object(
   { count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) },
   { additionalProperties: false },
@@ -156,7 +156,7 @@ export interface TestCase {
   scenario: string | null;
   stoppingCriterias: string[];
   maxIterations: number | null;
-  /** Written by POST /tests/{id}/augment from the test's other cases (DESIGN.md §12). */
+  /** Written by POST /tests/{id}/augment from the test's other cases. */
   isAugmented: boolean;
   createdAt: string;
   deletedAt?: string;

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { DateTime, Id, IdList, Nullable, StringEnum } from './common.js';
 import { MAX_LIMIT } from './common.js';
 
-/** The events a webhook endpoint may subscribe to (DESIGN.md §16). */
+/** The events a webhook endpoint may subscribe to. */
 export const WEBHOOK_EVENTS = [
   'run.completed',
   'run.failed',

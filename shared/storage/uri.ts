@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js';
 
 /**
- * Canonical storage URIs (service-interface.md, Test.groundTruthUri): S3 objects are
+ * Canonical storage URIs: S3 objects are
  * `s3://<bucket>/<key>`; Azure blobs are the blob URL without its (SAS) query. Every field that
  * stores a URI goes through `canonicalStorageUri`.
  */

@@ -11,7 +11,7 @@ import { webhookDelayQueue } from '../../infra/local/webhook-queue.js';
 import { handler as generator } from '../../functions/jobs/generator.js';
 import { handler as deliverer } from '../../functions/jobs/deliverer.js';
 
-/** test.generated / test.failed (DESIGN.md §16): sent once per generation, also when every job is delivered twice. */
+/** test.generated / test.failed: sent once per generation, also when every job is delivered twice. */
 
 let llm: LlmStub;
 let receiver: TestAgentServer;

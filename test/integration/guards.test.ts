@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, newTenant, type ApiResponse } from '../support/api.js';
 import { connectionBody, createConnection, createProduct, createVersion } from '../support/fixtures.js';
 
-/** DESIGN.md §9: what DynamoDB cannot store is a 400 naming the field, never a 5xx. */
+/** What DynamoDB cannot store is a 400 naming the field, never a 5xx. */
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const NUMBER_RULE = `must be a finite number within ±${MAX}`;

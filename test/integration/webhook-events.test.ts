@@ -314,7 +314,7 @@ describe('alert rule routes', () => {
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules/bad%20id`)).status).toBe(400);
     expect(page.body.map((r: { window: string }) => r.window)).toEqual(['15m', '1h']);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 0 })).status).toBe(400);
-    // The common list parameters of DESIGN.md §3 these records have: ids, fromCreatedAt, toCreatedAt.
+    // The common list parameters these records have: ids, fromCreatedAt, toCreatedAt.
     const byIds = await t.api.get(`/monitors/${monitor.id}/alertRules`, { ids: `${page.body[1].id},alr_01NOSUCHRULE` });
     expect(byIds.body.map((r: { id: string }) => r.id)).toEqual([page.body[1].id]);
     const since = await t.api.get(`/monitors/${monitor.id}/alertRules`, {

@@ -189,7 +189,7 @@ describe('OTLP decoding', () => {
   });
 });
 
-describe('§13 mapping', () => {
+describe('OTel span mapping', () => {
   it('GenAI conventions (the JS SDK): session.id, turn from the root messages, types from gen_ai.operation.name', async () => {
     const sdk = sdkTracer({ 'platform.version.id': 'ver_1' });
     genAiTurn(

@@ -10,7 +10,7 @@ import type {
   EndpointSecrets,
 } from '../../schemas/endpoint-connections.js';
 
-/** Pure rules of an endpoint connection (service-interface.md, Endpoint connection table). */
+/** Pure rules of an endpoint connection. */
 
 export const TIMEOUT_DEFAULT = 15;
 export const TIMEOUT_MAX = 120;

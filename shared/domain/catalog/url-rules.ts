@@ -17,7 +17,7 @@ export function checkUrl(
     throw new ValidationError('url must be an absolute http or https URL');
   if (parsed.username || parsed.password) throw new ValidationError(credentialsRule);
   // A literal address the network guard would refuse is caught now rather than at every call
-  // (DESIGN.md §10); names are resolved and checked at call time. The URL parser has already
+  //; names are resolved and checked at call time. The URL parser has already
   // normalised odd forms (`0x7f.1`, `2852039166`, `[::ffff:a9fe:a9fe]`).
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {

@@ -21,7 +21,7 @@ export function ulid(now: number = Date.now()): string {
   return time + random;
 }
 
-/** Type prefixes of opaque ids (DESIGN.md §3). */
+/** Type prefixes of opaque ids. */
 export const ID_PREFIX = {
   organization: 'org',
   user: 'usr',

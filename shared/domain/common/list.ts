@@ -2,7 +2,7 @@ import { DEFAULT_LIMIT } from '../../schemas/common.js';
 import { ValidationError } from '../../errors.js';
 import { parseDateTime } from './dates.js';
 
-/** The query parameters every list takes (DESIGN.md §3), after validation. */
+/** The query parameters every list takes, after validation. */
 export interface ListQuery {
   ids?: string[];
   names?: string[];

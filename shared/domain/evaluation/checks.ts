@@ -1,5 +1,5 @@
 /**
- * Checks an organization writes (DESIGN.md §15), scored in code: 1 or 0, with a reason that says
+ * Checks an organization writes, scored in code: 1 or 0, with a reason that says
  * what matched or what was missing, and where (personal data masked as in the predefined
  * deterministic metrics). Pure apart from the time budget every evaluation runs under.
  *
@@ -336,7 +336,7 @@ const cpuMs = (): number => {
 
 /** Attempts after the first when an attempt was stopped without having had the CPU (see withinTimeBudget). */
 const STARVED_RETRIES = 3;
-/** CPU time every attempt of one evaluation may take together, below DESIGN.md §15's 100 ms with a margin for the timer's lag. */
+/** CPU time every attempt of one evaluation may take together, below the 100 ms no check evaluation may exceed, with a margin for the timer's lag. */
 const STARVED_TOTAL_CPU_MS = 90;
 
 /**

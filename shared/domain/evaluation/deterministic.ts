@@ -1,5 +1,5 @@
 /**
- * The deterministic predefined metrics (DESIGN.md §6), as pure functions of the evaluation
+ * The deterministic predefined metrics, as pure functions of the evaluation
  * parameter values. Each gives a score in [0, 1] and a reason that says what matched or was
  * missing, and where (personal data and secret-looking values masked, at most ~500 characters);
  * or throws MetricInputError (the evaluation then FAILS with that message).

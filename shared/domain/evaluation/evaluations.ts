@@ -60,7 +60,7 @@ export function newEvaluation(f: {
   };
 }
 
-/** The status an evaluation starts in, by its metric's source (DESIGN.md §6; issue "evaluation records"). */
+/** The status an evaluation starts in, by its metric's source. */
 export function initialStatus(metric: Pick<StoredMetric, 'source'>): Evaluation['status'] {
   if (metric.source === 'SELF_HOSTED') return 'SUCCESS';
   if (metric.source === 'HUMAN_EVALUATION') return 'PENDING_HUMAN';

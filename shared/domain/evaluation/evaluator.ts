@@ -35,7 +35,7 @@ export async function score(
 ): Promise<Outcome> {
   const values = parameterValues(src, turnId);
   if (metric.source === 'DETERMINISTIC') {
-    // An organization's own deterministic metric is its check (DESIGN.md §15); a predefined one is code, by name.
+    // An organization's own deterministic metric is its check; a predefined one is code, by name.
     const check = metric.check;
     const fn = check
       ? (p: Record<string, unknown>) => scoreCheck(metric.name, check, p)

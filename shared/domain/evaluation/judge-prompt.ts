@@ -1,7 +1,7 @@
 import type { EvaluationParam } from './params.js';
 
 /**
- * The judge prompt (DESIGN.md §6 "Judge"): the selected parameters in clearly delimited blocks
+ * The judge prompt: the selected parameters in clearly delimited blocks
  * (at the top when `areEvalParamsTop`, else as the conversation context), then the metric's judge
  * prompt, then the answer format. Parameter values are data: any delimiter inside a value is
  * neutralised, so agent output cannot close its block and pose as instructions.

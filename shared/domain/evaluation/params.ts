@@ -1,4 +1,4 @@
-/** The complete list of evaluation parameters (DESIGN.md §6), in snake_case as the contract names them. */
+/** The complete list of evaluation parameters, in snake_case as the contract names them. */
 export const EVALUATION_PARAMS = [
   'input',
   'actual_output',
@@ -41,7 +41,7 @@ export const METRIC_SOURCES = [
 ] as const;
 export type MetricSource = (typeof METRIC_SOURCES)[number];
 
-/** The types of a check an organization writes (DESIGN.md §15). */
+/** The types of a check an organization writes. */
 export const CHECK_TYPES = [
   'contains',
   'not_contains',

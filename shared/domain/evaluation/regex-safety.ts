@@ -1,5 +1,5 @@
 /**
- * Whether a pattern a user writes can backtrack catastrophically (DESIGN.md §15), decided once,
+ * Whether a pattern a user writes can backtrack catastrophically, decided once,
  * when the check is written, with redos-detector. Evaluations are bounded separately by a time
  * budget (checks.ts): this refusal keeps patterns that can never finish out of the table.
  */

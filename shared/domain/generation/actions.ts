@@ -8,7 +8,7 @@ import { testEntity } from '../common/entities.js';
 import { ACTIVE_STATUS, CANCELLABLE, finishGeneration, newGenerationState, queueGeneration } from './lifecycle.js';
 import type { GenerationAction } from './plan.js';
 
-/** Cases an extend or augment writes when `count` is not given (DESIGN.md §12). */
+/** Cases an extend or augment writes when `count` is not given. */
 export const DEFAULT_MORE_CASES = 10;
 
 /**

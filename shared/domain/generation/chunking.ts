@@ -1,5 +1,5 @@
 /**
- * Splits a document's text into chunks for generation (DESIGN.md §12). Pure: paragraphs are kept
+ * Splits a document's text into chunks for generation. Pure: paragraphs are kept
  * together up to `maxChars`; a longer paragraph is cut at sentence ends, then at spaces, then
  * anywhere. No chunk is empty or longer than `maxChars`, and no text is lost but whitespace.
  */

@@ -4,7 +4,7 @@ import { bucketName, readObjectStream } from '../../storage/s3.js';
 import { orgPrefix, parseS3Uri } from '../../storage/uri.js';
 
 /**
- * Reading a ground-truth or data-catalog document (DESIGN.md §12): text, Markdown, JSON, CSV,
+ * Reading a ground-truth or data-catalog document: text, Markdown, JSON, CSV,
  * HTML (tags stripped) and PDF, up to 20 MB, from the organization's own storage. A document that
  * cannot be read is a `DocumentError` whose message names the file and why.
  */

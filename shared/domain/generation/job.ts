@@ -52,7 +52,7 @@ import { spreadEvenly, type AttackSlot } from './spread.js';
 import { isDeterministic, transform } from './strategies.js';
 
 /**
- * The generation job (DESIGN.md §12): one step of one action per message, at most one call of
+ * The generation job: one step of one action per message, at most one call of
  * the generator, then the next step on the queue. Idempotent under redelivery: a step is taken
  * with a lease, its credits are reserved with the lease and settled in the same transaction that
  * writes its cases and moves the cursor, so a step never writes cases or charges credits twice.

@@ -7,7 +7,7 @@ import type { GenerationAction } from './plan.js';
 import { emitEvent } from '../webhooks/events.js';
 
 /**
- * The states of a generated test (DESIGN.md §12) in one place: the status an action works in,
+ * The states of a generated test in one place: the status an action works in,
  * its start, and every terminal transition (SUCCESS, FAILED, CANCELLED) of a generation.
  */
 
@@ -31,7 +31,7 @@ export type GenerationOutcome = { status: 'SUCCESS' } | { status: 'FAILED'; erro
  * the cases written so far stay), only for action `seq` when given. Undefined when the test was no
  * longer in `from` (another worker or a cancel got there first), so each end happens once.
  *
- * SUCCESS and FAILED are sent as `test.generated` / `test.failed` (DESIGN.md §16), once per
+ * SUCCESS and FAILED are sent as `test.generated` / `test.failed`, once per
  * action: the event's key is the test and its action, and a redelivered job that finds the test
  * already ended by this action sends it again under the same key (a no-op when it was sent), so
  * a worker stopped between the two writes loses no event.

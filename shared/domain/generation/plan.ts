@@ -3,7 +3,7 @@ import { RED_TEAMING_VARIANTS } from '../evaluation/params.js';
 import { attackSlots, spreadEvenly, spreadOverCells, type AttackSlot } from './spread.js';
 
 /**
- * The steps of one generation action (DESIGN.md §12): each step is one call of the generator and
+ * The steps of one generation action: each step is one call of the generator and
  * writes at most `MAX_CASES_PER_STEP` cases in one transaction. Pure: a step is recomputed from
  * the test and the action's cursor, so nothing but the cursor is stored.
  */

@@ -7,8 +7,8 @@ import type { AttackSlot } from './spread.js';
 import { isDeterministic } from './strategies.js';
 
 /**
- * The generator's prompts and answer schemas (DESIGN.md §12), written for this project. Every
- * answer is a structured output of the one LLM client (§11); what a schema cannot say is checked
+ * The generator's prompts and answer schemas, written for this project. Every
+ * answer is a structured output of the one LLM client; what a schema cannot say is checked
  * by the `refine` functions here.
  */
 
@@ -137,7 +137,7 @@ const SYSTEM = [
 
 const block = (name: string, value: unknown) => `<<<BEGIN ${name}>>>\n${renderValue(value)}\n<<<END ${name}>>>`;
 
-/** The base language of a BCP-47 tag, in words (generated text keeps the base language, §12). */
+/** The base language of a BCP-47 tag, in words (generated text keeps the base language). */
 export function baseLanguage(tag: string): string {
   try {
     return describeLanguage(new Intl.Locale(tag).language);

@@ -1,5 +1,5 @@
 /**
- * How many cases go where (DESIGN.md §12): as evenly as possible, never more than asked. Pure.
+ * How many cases go where: as evenly as possible, never more than asked. Pure.
  */
 
 /** `total` split over `parts` as evenly as possible: the first `total mod parts` get one more. */
@@ -32,7 +32,7 @@ export function spreadOverCells<V>(total: number, variants: readonly V[], strate
   return cells;
 }
 
-/** One base attack to write and the strategies it yields a case for (the spread of §12). */
+/** One base attack to write and the strategies it yields a case for (maxTestCases spread over variants × strategies). */
 export interface AttackSlot {
   variant: string;
   strategies: string[];

@@ -1,5 +1,5 @@
 /**
- * Red-team and scenario strategies (DESIGN.md §12). The deterministic ones are pure functions of
+ * Red-team and scenario strategies. The deterministic ones are pure functions of
  * the attack text, implemented exactly as the design states; the others are written by the
  * generator model.
  */

@@ -6,7 +6,7 @@ import { member } from '../evaluation/deterministic.js';
 import type { CheckType, EvaluationParam } from '../evaluation/params.js';
 import { catastrophicBacktracking } from '../evaluation/regex-safety.js';
 
-/** Pure rules of a check an organization writes (DESIGN.md §15): which fields each type takes. */
+/** Pure rules of a check an organization writes: which fields each type takes. */
 
 const OPTIONAL_FIELDS = ['value', 'values', 'caseSensitive', 'min', 'max', 'schema'] as const;
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];

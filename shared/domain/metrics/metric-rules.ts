@@ -35,7 +35,7 @@ export function isLegacy(metric: Pick<Metric, 'legacyAt'>): boolean {
   return metric.legacyAt !== null;
 }
 
-/** Whether a monitor may bind this metric (DESIGN.md §6). */
+/** Whether a monitor may bind this metric. */
 export function isMonitorable(metric: Metric, now: Date): boolean {
   return (
     !metric.deletedAt &&
@@ -59,7 +59,7 @@ export function whyNotMonitorable(metric: Metric, now: Date): string | undefined
   return undefined;
 }
 
-/** Per-source requirements of POST /metrics (DESIGN.md §6, Errors 3). */
+/** Per-source requirements of POST /metrics. */
 export function checkSourceRequirements(
   input: Pick<MetricCreate, 'source' | 'judgePrompt' | 'evaluatorModelName' | 'check'>,
 ): void {
@@ -68,7 +68,7 @@ export function checkSourceRequirements(
     throw new ValidationError('source FULL_PROMPT is deprecated for creation; use PARTIAL_PROMPT');
   }
   if (source === 'DETERMINISTIC') {
-    // An organization's deterministic metric is a check (DESIGN.md §15); the predefined ones are the platform's.
+    // An organization's deterministic metric is a check; the predefined ones are the platform's.
     if (!input.check) throw new ValidationError('check is required when source is DETERMINISTIC');
     if (input.judgePrompt) throw new ValidationError('judgePrompt must not be set when source is DETERMINISTIC');
     if (input.evaluatorModelName)

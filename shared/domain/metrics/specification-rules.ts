@@ -2,7 +2,7 @@ import { ValidationError } from '../../errors.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import { variantsOf } from '../evaluation/params.js';
 
-/** DESIGN.md §5: testType required for POLICY and forbidden otherwise; testVariant by test type. */
+/** testType required for POLICY and forbidden otherwise; testVariant by test type. */
 export function checkSpecification(spec: Pick<StoredSpecification, 'type' | 'testType' | 'testVariant'>): void {
   if (spec.type === 'POLICY' && !spec.testType) throw new ValidationError('testType is required when type is POLICY');
   if (spec.type !== 'POLICY' && spec.testType)

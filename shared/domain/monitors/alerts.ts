@@ -29,7 +29,7 @@ import { alertDecision } from './rules.js';
 import { addScore, emptySums, type Sums } from './statistics.js';
 
 /**
- * Alert rules (DESIGN.md §16): over the rule's trailing window, when at least `minSessions`
+ * Alert rules: over the rule's trailing window, when at least `minSessions`
  * sessions of its family were scored and their weighted score (the results' Σwx/Σw) is below
  * `below`, the scanner opens an alert; when, again over at least `minSessions` sessions, the score
  * is back at or above `below`, it resolves it. Each opening and resolution is one conditional

@@ -32,7 +32,7 @@ import { bodyReference } from '../common/references.js';
 import { NO_EVENT, publish } from '../webhooks/events.js';
 import { monitorStatusEvent } from './status-events.js';
 
-/** Each bound family's current revision must be monitorable (DESIGN.md §6). */
+/** Each bound family's current revision must be monitorable. */
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {
   for (const [i, groupId] of groupIds.entries()) {
     const family = await loadFamily(auth.organizationId, groupId, now);

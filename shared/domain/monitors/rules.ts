@@ -16,7 +16,7 @@ export interface ScanFacts {
 }
 
 /**
- * The scanner's status rules, in their order (DESIGN.md §6): CAPPED, NO_CREDITS, FAILING, else a
+ * The scanner's status rules, in their order: CAPPED, NO_CREDITS, FAILING, else a
  * system-set status returns to ACTIVE. PAUSED is the user's and is left alone.
  */
 export function desiredStatus(monitor: Pick<Monitor, 'status' | 'monthlyCreditCap'>, facts: ScanFacts): MonitorStatus {
@@ -40,7 +40,7 @@ export function windowDays(now: Date, days: number): string[] {
 export type AlertDecision = 'open' | 'resolve' | 'none';
 
 /**
- * An alert rule on one window's sums (DESIGN.md §16): with at least `minSessions` sessions scored,
+ * An alert rule on one window's sums: with at least `minSessions` sessions scored,
  * a weighted score (Σwx / Σw) below `below` opens an alert, and one at or above `below` resolves an
  * open one; fewer sessions decide nothing.
  */

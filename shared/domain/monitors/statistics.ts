@@ -1,5 +1,5 @@
 /**
- * Weighted score statistics of a monitor (DESIGN.md §6 "Results"). A bucket keeps additive sums
+ * Weighted score statistics of a monitor. A bucket keeps additive sums
  * of its scores x (0–1) with weights w, so buckets and the headline merge by adding sums.
  */
 export interface Sums {

@@ -49,7 +49,7 @@ import { deterministicSessionId } from './session-ids.js';
 
 /** Test cases one fan-out job turns into sessions. */
 export const FANOUT_PAGE = 100;
-/** SCENARIOS conversations stop after this many turns unless the case says otherwise (DESIGN.md §10). */
+/** SCENARIOS conversations stop after this many turns unless the case says otherwise. */
 export const DEFAULT_MAX_ITERATIONS = 10;
 const SINGLE_TURN_TYPES = new Set(['QUALITY', 'RED_TEAMING']);
 
@@ -385,7 +385,7 @@ function endStep(s: RunSession, end: NonNullable<RunSession['_end']>): Promise<S
   );
 }
 
-/** Template variables of a call (DESIGN.md §10 "Request"). */
+/** Template variables of a call. */
 function variablesOf(ctx: StepContext, s: RunSession, extra: Record<string, unknown>): Record<string, unknown> {
   const tc = ctx.testCase;
   const { finalizationError: _f, ...extracted } = s.metadata;
@@ -609,7 +609,7 @@ const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isN
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The turn's spans (DESIGN.md §10 "Answer"): a RETRIEVER span for `retrieval_context`, and one span
+ * The turn's spans: a RETRIEVER span for `retrieval_context`, and one span
  * per object of `traces`. Ids derive from the turn, so a second attempt finds them (409) and adds
  * nothing; a trace the span schema refuses is left out and logged, it never fails the turn.
  */

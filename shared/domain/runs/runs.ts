@@ -40,7 +40,7 @@ import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
 
-/** The reason a session ends when its run is cancelled (DESIGN.md §10). */
+/** The reason a session ends when its run is cancelled. */
 export const CANCELLED_REASON = 'cancelled';
 
 async function metricsById(auth: AuthContext, ids: string[]): Promise<StoredMetric[]> {

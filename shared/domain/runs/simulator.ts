@@ -5,7 +5,7 @@ import { renderValue } from '../evaluation/judge-prompt.js';
 export { generatorModelName } from '../../llm/models.js';
 
 /**
- * The simulated user of SCENARIOS tests (DESIGN.md §10 "Simulated user"): plays a persona talking
+ * The simulated user of SCENARIOS tests: plays a persona talking
  * to the customer's agent, pursues a goal within a scenario, and says when to stop. One call of
  * the LLM client per turn, answered as the structured output `simulated_user_turn`.
  */

@@ -41,7 +41,7 @@ import {
 import type { OtelSpan } from './otlp.js';
 
 /**
- * OpenTelemetry ingestion (DESIGN.md §13): places the spans of one OTLP export in sessions, turns
+ * OpenTelemetry ingestion: places the spans of one OTLP export in sessions, turns
  * and spans of the caller's organization.
  *
  * - Idempotent: a span id stored before is skipped (accepted, nothing changes); a trace's turn

@@ -2,7 +2,7 @@ import type { SpanType } from '../../schemas/sessions.js';
 import type { AttributeValue, Attributes, OtelSpan } from './otlp.js';
 
 /**
- * The pure mapping of DESIGN.md §13 from OTel spans to sessions, turns and spans. Attributes are
+ * The pure mapping from OTel spans to sessions, turns and spans. Attributes are
  * read from the span, then from its resource.
  */
 

@@ -4,7 +4,7 @@ import descriptor from './proto/otlp.json' with { type: 'json' };
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js';
 
 /**
- * OTLP/HTTP trace export (DESIGN.md §13): the request body decoded with protobufjs over the
+ * OTLP/HTTP trace export: the request body decoded with protobufjs over the
  * official opentelemetry-proto definitions (`proto/`), in binary protobuf or in OTLP's JSON
  * mapping (hex trace and span ids, integer enums, 64-bit integers as strings or numbers), and the
  * answers encoded in the request's format.

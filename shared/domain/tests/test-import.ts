@@ -1,7 +1,7 @@
 import type { TestType } from '../evaluation/params.js';
 import { CsvError, readCsv, type CsvRecord } from './csv.js';
 
-/** CSV columns per test type (DESIGN.md §5). */
+/** CSV columns per test type. */
 export const CSV_COLUMNS: Record<TestType, { required: string[]; optional: string[] }> = {
   QUALITY: { required: ['input', 'expected_output'], optional: [] },
   RED_TEAMING: { required: ['input'], optional: [] },

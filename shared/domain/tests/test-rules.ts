@@ -4,7 +4,7 @@ import type { StoredSpecification } from '../../schemas/specifications.js';
 import { variantsOf, type TestType } from '../evaluation/params.js';
 import { RED_TEAMING_STRATEGIES, SCENARIOS_STRATEGIES } from '../generation/strategies.js';
 
-/** Pure rules of a test (service-interface.md, Test table). */
+/** Pure rules of a test. */
 
 /**
  * A valid BCP-47 tag in canonical case (language lower, script title, region upper), keeping the
@@ -54,7 +54,7 @@ export function defaultStrategies(type: TestType, given: string[] | undefined): 
   return ['original', ...(given ?? []).filter((s) => s !== 'original')];
 }
 
-/** maxTestCases of a generated test (DESIGN.md §12): its default and its upper bound per type. */
+/** maxTestCases of a generated test: its default and its upper bound per type. */
 export const TEST_CASE_LIMITS: Readonly<Record<TestType, { default: number; max: number }>> = {
   QUALITY: { default: 50, max: 1000 },
   RED_TEAMING: { default: 50, max: 1000 },

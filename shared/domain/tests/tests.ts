@@ -203,7 +203,7 @@ export function caseItems(c: TestCase): Record<string, unknown>[] {
   ];
 }
 
-/** Test-case fields that may live in S3 (DESIGN.md §9): `orgs/<org>/testCases/<id>/<field>.json`. */
+/** Test-case fields that may live in S3: `orgs/<org>/testCases/<id>/<field>.json`. */
 export const CASE_OFFLOADABLE = [
   'input',
   'expectedOutput',

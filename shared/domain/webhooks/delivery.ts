@@ -26,8 +26,8 @@ import { sendOnce } from '../runs/caller/send.js';
 import { signedHeaders } from './signing.js';
 
 /**
- * Delivery of webhook messages (DESIGN.md §16): one attempt per job, through the network guard of
- * §10, 10 s per attempt; a non-2xx answer, a timeout or a refused address is retried after 5 s,
+ * Delivery of webhook messages: one attempt per job, through the network guard of
+ * runs (shared/domain/runs/caller), 10 s per attempt; a non-2xx answer, a timeout or a refused address is retried after 5 s,
  * 5 min, 30 min, 2 h, 5 h and 10 h, then the delivery gives up. Every attempt is kept on the
  * delivery. Waits up to SQS's 15-minute delay go back on the queue with that delay; longer ones
  * wait on the due index for the sweep (every minute). An endpoint whose attempts have all failed

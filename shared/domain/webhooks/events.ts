@@ -8,7 +8,7 @@ import { webhookEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
 
 /**
- * Events (DESIGN.md §16). An event is written together with the change that causes it: its
+ * Events. An event is written together with the change that causes it: its
  * once-only guard (keyed by the change) and one delivery per subscribed endpoint, in the same
  * transaction as the change where there is one, so a redelivered job or a lost race sends nothing
  * twice. The delivery jobs are put on the queue after the commit; the sweep picks up any that

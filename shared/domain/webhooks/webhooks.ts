@@ -27,7 +27,7 @@ import { attemptDelivery } from './delivery.js';
 import { messageBody, newDelivery, retentionTtl } from './events.js';
 import { newSigningSecret } from './signing.js';
 
-/** Webhook endpoints of an organization (DESIGN.md §16). */
+/** Webhook endpoints of an organization. */
 
 /** Every event transaction holds a delivery per endpoint: this keeps it far below DynamoDB's 100 items. */
 export const MAX_WEBHOOKS = 20;

@@ -1,4 +1,4 @@
-/** Retry delays of an endpoint connection (DESIGN.md §10 Retries). Pure. */
+/** Retry delays of an endpoint connection. Pure. */
 
 export type BackoffStrategy = 'FIXED' | 'EXPONENTIAL' | 'LINEAR';
 

@@ -3,7 +3,7 @@ import { BlockList, isIP } from 'node:net';
 import { ENV } from '../../../config/env.js';
 
 /**
- * The network guard (DESIGN.md §10): which addresses an agent call, a connection test or a webhook
+ * The network guard: which addresses an agent call, a connection test or a webhook
  * delivery may connect to. Ranges are decided by node:net's BlockList, not by parsing addresses here.
  *
  * Always refused: link-local (169.254.0.0/16, fe80::/10: every cloud metadata address),

@@ -11,7 +11,7 @@ import { countAgentCallError, METRIC, recordLatency, statusClassOf } from '../..
 import type { AgentStatusClass } from '../../../observability/metrics.js';
 
 /**
- * The agent caller (DESIGN.md §10): one module calls a customer's agent. It renders the request,
+ * The agent caller: one module calls a customer's agent. It renders the request,
  * adds the auth header, resolves and checks the address before every attempt, takes a rate slot
  * before every attempt, sends with the per-attempt timeout, reads at most 5 MiB, retries by the
  * connection's strategy (Retry-After honoured) and maps the answer. Nothing it returns holds a

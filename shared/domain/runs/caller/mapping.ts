@@ -1,6 +1,6 @@
 import { JSONPath } from 'jsonpath-plus';
 
-/** Mapping of an agent's answer by the connection's outputMapping (DESIGN.md §10 Answer). Pure. */
+/** Mapping of an agent's answer by the connection's outputMapping. Pure. */
 
 export interface MappedAnswer {
   output: string;

@@ -2,7 +2,7 @@ import { USER_AGENT } from './user-agent.js';
 import { renderTemplate, TemplateRenderError } from './template.js';
 import type { AgentConnection } from './types.js';
 
-/** Building one agent request from a connection and the turn's variables (DESIGN.md §10 Request). */
+/** Building one agent request from a connection and the turn's variables. */
 
 export { SERVICE_NAME, USER_AGENT } from './user-agent.js';
 

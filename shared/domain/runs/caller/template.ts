@@ -1,7 +1,7 @@
 import nunjucks from 'nunjucks';
 
 /**
- * Template rendering for agent requests (DESIGN.md §10 Request).
+ * Template rendering for agent requests.
  *
  * Nunjucks has no finalize hook, and its autoescape only knows HTML. So each template is parsed,
  * every `{{ … }}` output is wrapped in a printing filter of the context it lands in, and the
