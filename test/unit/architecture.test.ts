@@ -124,6 +124,22 @@ describe('house: dependencies one way, nothing generated committed', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('outbound HTTP (the network guard and the sender) is one module the agent caller and webhook delivery share', () => {
+    const webhookFiles = sourceFiles(join(ROOT, 'shared', 'domain', 'webhooks'));
+    const reachingIntoRuns = webhookFiles.filter((f) => importsOf(f).some((s) => s.includes('runs/caller')));
+    expect(reachingIntoRuns.map((f) => relative(ROOT, f))).toEqual([]);
+    for (const f of ['shared/domain/webhooks/delivery.ts', 'shared/domain/runs/caller/index.ts']) {
+      expect(
+        importsOf(join(ROOT, f)).some((s) => s.endsWith('outbound/guard.js')),
+        f,
+      ).toBe(true);
+      expect(
+        importsOf(join(ROOT, f)).some((s) => s.endsWith('outbound/send.js')),
+        f,
+      ).toBe(true);
+    }
+  });
+
   it('git tracks no generated validator module', () => {
     const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(tracked.length).toBeGreaterThan(100);

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ValidationError } from '../../errors.js';
-import { checkAddress, privateNetworksAllowed } from '../runs/caller/guard.js';
+import { checkAddress, privateNetworksAllowed } from '../../outbound/guard.js';
 
 /** An absolute http(s) URL without credentials whose literal address the network guard accepts. */
 export function checkUrl(

@@ -20,9 +20,9 @@ import { MAX_DELAY_SECONDS } from '../../queue/run-queue.js';
 import type { DeliveryAttempt, Webhook } from '../../schemas/webhooks.js';
 import { clock } from '../common/clock.js';
 import { webhookEntity } from '../common/entities.js';
-import { AddressNotAllowedError, privateNetworksAllowed, resolveChecked } from '../runs/caller/guard.js';
-import { USER_AGENT } from '../runs/caller/user-agent.js';
-import { sendOnce } from '../runs/caller/send.js';
+import { AddressNotAllowedError, privateNetworksAllowed, resolveChecked } from '../../outbound/guard.js';
+import { USER_AGENT } from '../../outbound/user-agent.js';
+import { sendOnce } from '../../outbound/send.js';
 import { signedHeaders } from './signing.js';
 
 /**

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfter, retryWait } from './backoff.js';
-import { AddressNotAllowedError, privateNetworksAllowed, resolveChecked } from './guard.js';
+import { AddressNotAllowedError, privateNetworksAllowed, resolveChecked } from '../../../outbound/guard.js';
 import { mapAnswer } from './mapping.js';
 import { cutBody, redactorFor, REDACTED, type Redactor } from './redact.js';
 import { buildRequest, RequestBuildError, secretsOf, type AgentRequest } from './request.js';
-import { sendOnce, type SendOutcome } from './send.js';
+import { sendOnce, type SendOutcome } from '../../../outbound/send.js';
 import type { AgentConnection, CallExchange, CallOptions, CallResult } from './types.js';
 import { logger } from '../../../observability/logger.js';
 import { countAgentCallError, METRIC, recordLatency, statusClassOf } from '../../../observability/metrics.js';
@@ -19,13 +19,13 @@ import type { AgentStatusClass } from '../../../observability/metrics.js';
  */
 
 export type { AgentConnection, CallExchange, CallOptions, CallResult, SlotResult } from './types.js';
-export { privateNetworksAllowed } from './guard.js';
+export { privateNetworksAllowed } from '../../../outbound/guard.js';
 export { renderTemplate, TemplateRenderError, type TemplateContext } from './template.js';
-export { checkAddress, resolveChecked, AddressNotAllowedError, type AddressCheck } from './guard.js';
+export { checkAddress, resolveChecked, AddressNotAllowedError, type AddressCheck } from '../../../outbound/guard.js';
 export { backoffDelay, parseRetryAfter, retryWait } from './backoff.js';
 export { mapAnswer, parseAnswerBody, type MappedAnswer } from './mapping.js';
 export { buildRequest, RequestBuildError, USER_AGENT } from './request.js';
-export { MAX_ANSWER_BYTES } from './send.js';
+export { MAX_ANSWER_BYTES } from '../../../outbound/send.js';
 export { REDACTED, cutBody } from './redact.js';
 // toAgentConnection and loadAgentConnection live in ./connection.js (it reads the table; this module does not).
 

@@ -1,10 +1,10 @@
-import { USER_AGENT } from './user-agent.js';
+import { USER_AGENT } from '../../../outbound/user-agent.js';
 import { renderTemplate, TemplateRenderError } from './template.js';
 import type { AgentConnection } from './types.js';
 
 /** Building one agent request from a connection and the turn's variables. */
 
-export { SERVICE_NAME, USER_AGENT } from './user-agent.js';
+export { SERVICE_NAME, USER_AGENT } from '../../../outbound/user-agent.js';
 
 export interface AgentRequest {
   method: AgentConnection['httpMethod'];

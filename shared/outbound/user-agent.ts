@@ -1,4 +1,4 @@
-import { buildStamp } from '../../../build/stamp.js';
+import { buildStamp } from '../build/stamp.js';
 
 /** The package name: agents and webhook receivers see `User-Agent: eval-platform-api/<version>`. */
 export const SERVICE_NAME = 'eval-platform-api';

@@ -1,8 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { AgentRequest } from './request.js';
 import type { ResolvedAddress } from './guard.js';
+
+/** An outbound request: the agent caller's, a connection test's or a webhook delivery's. */
+export interface OutboundRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string | null;
+}
 
 /** One HTTP attempt to the checked address: per-attempt timeout, no redirects, at most 5 MiB read. */
 
@@ -38,7 +45,7 @@ function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
 }
 
 export function sendOnce(
-  req: AgentRequest,
+  req: OutboundRequest,
   addresses: ResolvedAddress[],
   timeoutMs: number,
   signal?: AbortSignal,

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { ENV } from '../../../config/env.js';
+import { ENV } from '../config/env.js';
 
 /**
  * The network guard: which addresses an agent call, a connection test or a webhook
