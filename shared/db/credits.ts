@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from './catalog.js';
+import { transact, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys, type Key } from './keys.js';
@@ -101,6 +101,31 @@ export async function reserveOrgCredits(
 export async function settleOrgCredits(orgId: string, cycle: string, amount: number): Promise<void> {
   await doc.send(new UpdateCommand(settleItem(keys.orgSpend(orgId, cycle), amount).Update!));
 }
+
+/**
+ * Settles a reservation (when `amount` > 0) in one transaction with `items` (what the caller
+ * records of the answer it paid for); false when an item's condition failed: then the credits are
+ * settled alone, and the items are not written.
+ */
+export async function settleOrgCreditsWith(
+  orgId: string,
+  cycle: string,
+  amount: number,
+  items: TransactItem[],
+): Promise<boolean> {
+  const settle = amount > 0 ? [settleItem(keys.orgSpend(orgId, cycle), amount)] : [];
+  try {
+    await transact([...settle, ...items], (codes) =>
+      codes.includes('ConditionalCheckFailed') ? new ItemsRefused() : undefined,
+    );
+    return true;
+  } catch (error) {
+    if (!(error instanceof ItemsRefused)) throw error;
+    if (amount > 0) await settleOrgCredits(orgId, cycle, amount);
+    return false;
+  }
+}
+class ItemsRefused extends Error {}
 
 /** Gives a reservation made by `reserveOrgCredits` back. */
 export async function releaseOrgCredits(orgId: string, cycle: string, amount: number): Promise<void> {

@@ -16,12 +16,24 @@ export async function getModels(names: string[]): Promise<EvaluatorModel[]> {
   return (await batchGet(names.map((n) => keys.model(n)))).map((i) => toRecord<EvaluatorModel>(i));
 }
 
+/**
+ * Models are platform settings that change rarely, and every judged evaluation and simulated turn
+ * looks one up (twice: its provider id and its credits): a process keeps what it read for a minute.
+ */
+const MODEL_CACHE_MS = 60_000;
+const cached = new Map<string, { at: number; model: EvaluatorModel | undefined }>();
+
 export async function getModel(name: string): Promise<EvaluatorModel | undefined> {
+  const hit = cached.get(name);
+  if (hit && Date.now() - hit.at < MODEL_CACHE_MS) return hit.model;
   const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.model(name) }));
-  return out.Item ? toRecord<EvaluatorModel>(out.Item) : undefined;
+  const model = out.Item ? toRecord<EvaluatorModel>(out.Item) : undefined;
+  cached.set(name, { at: Date.now(), model });
+  return model;
 }
 
 export async function putModel(model: EvaluatorModel): Promise<EvaluatorModel> {
+  cached.delete(model.name);
   await doc.send(
     new PutCommand({ TableName: tableName, Item: { ...keys.model(model.name), entity: 'MODEL', ...model } }),
   );

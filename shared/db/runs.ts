@@ -11,14 +11,17 @@ import {
 } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
-import { keys } from './keys.js';
+import { keys, PLATFORM_ORG, type Key } from './keys.js';
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
 import { sessionItem, turnItem } from './sessions.js';
 import { testVersionMark } from './tests.js';
+import type { EndpointConnection, EndpointSecrets } from '../schemas/endpoint-connections.js';
+import type { StoredMetric } from '../schemas/metrics.js';
+import type { Product, Version } from '../schemas/products.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
 import type { Session, Turn } from '../schemas/sessions.js';
-import type { TestCase } from '../schemas/tests.js';
+import type { TestCase, TestRecord } from '../schemas/tests.js';
 import type { CatalogEntity } from './catalog.js';
 
 export const runEntity: CatalogEntity = { type: 'RUN', label: 'run', byProduct: true };
@@ -143,9 +146,14 @@ export function runCountersUpdate(
   runId: string,
   moves: Partial<Record<keyof Omit<RunProgress, 'total'>, number>>,
   outcomes: { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPED'; score?: number }[] = [],
+  options: { unlessCancelled?: boolean } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#p': 'progress', ...(outcomes.length ? { '#st': '_stats' } : {}) };
   const values: Record<string, unknown> = {};
+  if (options.unlessCancelled) {
+    names['#status'] = 'status';
+    values[':cancelled'] = 'CANCELLED';
+  }
   const parts: string[] = [];
   for (const [field, delta] of Object.entries(moves)) {
     if (!delta) continue;
@@ -172,7 +180,7 @@ export function runCountersUpdate(
       TableName: tableName,
       Key: keys.catalog(orgId, 'RUN', runId),
       UpdateExpression: `SET ${parts.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk)',
+      ConditionExpression: `attribute_exists(pk)${options.unlessCancelled ? ' AND #status <> :cancelled' : ''}`,
       ExpressionAttributeNames: names,
       ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
     },
@@ -217,19 +225,45 @@ export function runSessionItems(session: RunSession): TransactItem[] {
   ];
 }
 
-/** Creates a run's session and its index item; false when the session already exists (a redelivered fan-out). */
-export async function createRunSession(session: RunSession, extra: TransactItem[] = []): Promise<boolean> {
-  try {
-    await transact([...runSessionItems(session), ...extra], (codes) =>
-      codes[0] === 'ConditionalCheckFailed' ? new AlreadyExists() : undefined,
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof AlreadyExists) return false;
-    throw error;
+/** Sessions one transaction creates (two items each, plus what `extra` adds; DynamoDB takes 100 items). */
+const SESSIONS_PER_TRANSACTION = 25;
+
+/**
+ * Creates a page of a run's sessions and their index items, 25 to a transaction (with the items
+ * `extra` gives for each, e.g. its counters); returns the ids it created. A session that already
+ * exists (a redelivered fan-out page) is left as it is and not returned.
+ */
+export async function createRunSessions(
+  sessions: RunSession[],
+  extra: (group: RunSession[]) => TransactItem[] = () => [],
+): Promise<Set<string>> {
+  const created = new Set<string>();
+  for (let i = 0; i < sessions.length; i += SESSIONS_PER_TRANSACTION) {
+    let group = sessions.slice(i, i + SESSIONS_PER_TRANSACTION);
+    while (group.length > 0) {
+      try {
+        await transact([...group.flatMap(runSessionItems), ...extra(group)], (codes) => new Refused(codes));
+        for (const s of group) created.add(s.id);
+        break;
+      } catch (error) {
+        if (!(error instanceof Refused)) throw error;
+        // The transaction names the items whose condition failed: those sessions exist already.
+        const existing = new Set(
+          group.filter((_, j) => error.codes[2 * j] === 'ConditionalCheckFailed').map((s) => s.id),
+        );
+        if (existing.size === 0) throw error;
+        group = group.filter((s) => !existing.has(s.id));
+      }
+    }
+  }
+  return created;
+}
+/** A transaction DynamoDB cancelled, with the reason of each of its items. */
+export class Refused extends Error {
+  constructor(readonly codes: string[]) {
+    super(`the transaction was cancelled (${codes.join(', ')})`);
   }
 }
-class AlreadyExists extends Error {}
 
 export async function getRunSession(sessionId: string): Promise<RunSession | undefined> {
   const out = await doc.send(
@@ -326,6 +360,20 @@ export async function applyStep(items: TransactItem[]): Promise<boolean> {
 }
 class StepTaken extends Error {}
 
+/**
+ * Runs a step's transaction; undefined when it was written, else the reason of each item (a step
+ * that must tell "the session moved on" from "the run was cancelled").
+ */
+export async function tryStep(items: TransactItem[]): Promise<string[] | undefined> {
+  try {
+    await transact(items, (codes) => (codes.includes('ConditionalCheckFailed') ? new Refused(codes) : undefined));
+    return undefined;
+  } catch (error) {
+    if (error instanceof Refused) return error.codes;
+    throw error;
+  }
+}
+
 /** Records the session's turn together with its step: the turn index is a conditional put. */
 export function turnPut(turn: Turn): TransactItem {
   return { Put: { TableName: tableName, Item: turnItem(turn), ConditionExpression: 'attribute_not_exists(pk)' } };
@@ -351,12 +399,15 @@ export async function markQueued(sessionId: string, seq: number): Promise<void> 
 
 // ---------- what a run reads ----------
 
-/** One page of a test's cases in file order (gsi1), for the fan-out. */
+/**
+ * One page of a test's cases in file order (gsi1), for the fan-out; `offloaded` names the cases
+ * with fields kept in S3 (null in these records).
+ */
 export async function testCasePage(
   testId: string,
   limit: number,
   startKey?: Record<string, unknown>,
-): Promise<{ cases: TestCase[]; next?: Record<string, unknown> }> {
+): Promise<{ cases: TestCase[]; next?: Record<string, unknown>; offloaded: Set<string> }> {
   const out = await doc.send(
     new QueryCommand({
       TableName: tableName,
@@ -367,9 +418,30 @@ export async function testCasePage(
       ExclusiveStartKey: startKey,
     }),
   );
+  const items = out.Items ?? [];
   return {
-    cases: (out.Items ?? []).map((i) => toRecord<TestCase>(i)).filter((c) => !c.deletedAt),
+    cases: items.map((i) => toRecord<TestCase>(i)).filter((c) => !c.deletedAt),
     next: out.LastEvaluatedKey,
+    offloaded: offloadedIds(items),
+  };
+}
+
+const offloadedIds = (items: Record<string, unknown>[]) =>
+  new Set(items.filter((i) => i._offloaded && Object.keys(i._offloaded).length).map((i) => String(i.id)));
+
+/** Test cases by id in the order asked (missing and deleted ones left out), and those with fields in S3. */
+export async function testCasesPageById(
+  orgId: string,
+  ids: string[],
+): Promise<{ cases: TestCase[]; offloaded: Set<string> }> {
+  const items = await batchGet(
+    ids.map((id) => keys.catalog(orgId, 'TCASE', id)),
+    true,
+  );
+  const byId = new Map(items.map((i) => [String(i.id), toRecord<TestCase>(i)]));
+  return {
+    cases: ids.map((id) => byId.get(id)).filter((c): c is TestCase => Boolean(c) && !c!.deletedAt),
+    offloaded: offloadedIds(items),
   };
 }
 
@@ -416,4 +488,121 @@ export async function reconcileFanout(orgId: string, runId: string, missing: num
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }
+}
+
+// ---------- what a fan-out page or a step reads, in one request ----------
+
+/** The records a fan-out page or a step asks for; each is read consistently, all in one BatchGet. */
+export interface RecordsWanted {
+  orgId: string;
+  sessionId?: string;
+  runId?: string;
+  versionId?: string;
+  testId?: string;
+  testCaseId?: string;
+  productId?: string;
+  connectionIds?: string[];
+  /** Connections whose secrets the caller needs (never carried in a job). */
+  secretIds?: string[];
+  metricIds?: string[];
+  /** More items, returned as stored under `extra` (by `pk#sk`). */
+  extraKeys?: Key[];
+  /** The organization's monthly credits (what an LLM call reserves against). */
+  organization?: boolean;
+}
+
+export interface RecordsRead {
+  session?: RunSession;
+  run?: StoredRun;
+  version?: Version;
+  test?: TestRecord;
+  /** As stored: a field kept in S3 is null until restored (`testCaseItem` has the pointers). */
+  testCase?: TestCase;
+  testCaseItem?: Record<string, unknown>;
+  product?: Product;
+  /** Live connections by id (a deleted one is left out). */
+  connections: Map<string, EndpointConnection>;
+  secrets: Map<string, EndpointSecrets>;
+  /** By id: the organization's own metric, else the predefined one. */
+  metrics: Map<string, StoredMetric>;
+  /** When asked: the organization's monthly credits (null: unlimited). */
+  monthlyCredits?: number | null;
+  extra: Map<string, Record<string, unknown>>;
+}
+
+const keyId = (k: Key) => `${k.pk}#${k.sk}`;
+
+export async function readRecords(want: RecordsWanted): Promise<RecordsRead> {
+  const org = want.orgId;
+  const wanted: Key[] = [
+    ...(want.sessionId ? [keys.session(want.sessionId)] : []),
+    ...(want.runId ? [keys.catalog(org, 'RUN', want.runId)] : []),
+    ...(want.versionId ? [keys.catalog(org, 'VERSION', want.versionId)] : []),
+    ...(want.testId ? [keys.catalog(org, 'TEST', want.testId)] : []),
+    ...(want.testCaseId ? [keys.catalog(org, 'TCASE', want.testCaseId)] : []),
+    ...(want.productId ? [keys.catalog(org, 'PRODUCT', want.productId)] : []),
+    ...(want.connectionIds ?? []).map((id) => keys.catalog(org, 'ECON', id)),
+    ...(want.secretIds ?? []).map((id) => keys.endpointSecrets(org, id)),
+    ...(want.metricIds ?? []).flatMap((id) => [
+      keys.catalog(org, 'METRIC', id),
+      keys.catalog(PLATFORM_ORG, 'METRIC', id),
+    ]),
+    ...(want.extraKeys ?? []),
+    ...(want.organization ? [keys.organization(org)] : []),
+  ];
+  const items = new Map((await batchGet(wanted, true)).map((i) => [keyId(i as unknown as Key), i]));
+  const item = (k: Key) => items.get(keyId(k));
+  const record = <T>(k: Key | undefined) => {
+    const i = k && item(k);
+    return i ? toRecord<T>(i) : undefined;
+  };
+  const sessionItem = want.sessionId ? item(keys.session(want.sessionId)) : undefined;
+  const runItem = want.runId ? item(keys.catalog(org, 'RUN', want.runId)) : undefined;
+  const testCaseItem = want.testCaseId ? item(keys.catalog(org, 'TCASE', want.testCaseId)) : undefined;
+  const out: RecordsRead = {
+    ...(sessionItem ? { session: toRecord<RunSession>(sessionItem, { keepInternal: true }) } : {}),
+    ...(runItem ? { run: toRecord<StoredRun>(runItem, { keepInternal: true }) } : {}),
+    ...(testCaseItem ? { testCase: toRecord<TestCase>(testCaseItem), testCaseItem } : {}),
+    connections: new Map(),
+    secrets: new Map(),
+    metrics: new Map(),
+    extra: new Map((want.extraKeys ?? []).flatMap((k) => (item(k) ? [[keyId(k), item(k)!]] : []))),
+  };
+  const version = record<Version>(want.versionId ? keys.catalog(org, 'VERSION', want.versionId) : undefined);
+  if (version) out.version = version;
+  const test = record<TestRecord>(want.testId ? keys.catalog(org, 'TEST', want.testId) : undefined);
+  if (test) out.test = test;
+  const product = record<Product>(want.productId ? keys.catalog(org, 'PRODUCT', want.productId) : undefined);
+  if (product) out.product = product;
+  for (const id of want.connectionIds ?? []) {
+    const c = record<EndpointConnection>(keys.catalog(org, 'ECON', id));
+    if (c && !c.deletedAt) out.connections.set(id, c);
+  }
+  for (const id of want.secretIds ?? []) {
+    const s = item(keys.endpointSecrets(org, id)) ?? {};
+    out.secrets.set(id, {
+      ...(typeof s.authToken === 'string' ? { authToken: s.authToken } : {}),
+      ...(typeof s.password === 'string' ? { password: s.password } : {}),
+    });
+  }
+  if (want.organization) {
+    const credits = item(keys.organization(org))?.monthlyCredits;
+    out.monthlyCredits = typeof credits === 'number' ? credits : null;
+  }
+  for (const id of want.metricIds ?? []) {
+    const m =
+      record<StoredMetric>(keys.catalog(org, 'METRIC', id)) ??
+      record<StoredMetric>(keys.catalog(PLATFORM_ORG, 'METRIC', id));
+    if (m) out.metrics.set(id, m);
+  }
+  return out;
+}
+
+/** A run's sessions by id (internal state kept), read consistently; missing ones are left out. */
+export async function getRunSessions(ids: string[]): Promise<RunSession[]> {
+  const items = await batchGet(
+    ids.map((id) => keys.session(id)),
+    true,
+  );
+  return items.map((i) => toRecord<RunSession>(i, { keepInternal: true }));
 }

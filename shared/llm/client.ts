@@ -1,5 +1,6 @@
 import { ENV, optionalEnv } from '../config/env.js';
-import { releaseOrgCredits, reserveOrgCredits, settleOrgCredits } from '../db/credits.js';
+import type { TransactItem } from '../db/catalog.js';
+import { releaseOrgCredits, reserveOrgCredits, settleOrgCredits, settleOrgCreditsWith } from '../db/credits.js';
 import { getModel } from '../db/models.js';
 import { getOrganization } from '../db/organizations.js';
 import { cycleOf } from '../domain/accounts/organization.js';
@@ -48,10 +49,18 @@ export interface LlmCallInput<T> {
    * it (less a margin to write the outcome), so a job never dies holding a credit reservation.
    */
   remainingMs?: number;
+  /** The organization's monthly credits when the caller has read them (null: unlimited), so they are not read again. */
+  monthlyCredits?: number | null;
+  /**
+   * Items to write in the transaction that settles the credits of a valid answer (the caller's
+   * record of it), so the settlement and that record are one request; `recorded` says whether
+   * their conditions held.
+   */
+  settleWith?: (value: T) => TransactItem[];
 }
 
 export type LlmCallResult<T> =
-  | { ok: true; value: T; creditsUsed: number }
+  | { ok: true; value: T; creditsUsed: number; recorded?: boolean }
   | { ok: false; error: string; creditsUsed: 0 };
 
 export interface LlmConfig {
@@ -113,11 +122,18 @@ export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<
     });
     return { ok: false, error: answer.error, creditsUsed: 0 };
   }
-  if (charge) {
-    await settleOrgCredits(input.organizationId, charge.cycle, charge.amount);
-    countMetric(METRIC.CreditsCharged, charge.amount);
-  }
-  return { ok: true, value: answer.value, creditsUsed: charge?.amount ?? 0 };
+  const items = input.settleWith?.(answer.value) ?? [];
+  let recorded: boolean | undefined;
+  if (items.length) {
+    recorded = await settleOrgCreditsWith(input.organizationId, charge?.cycle ?? '', charge?.amount ?? 0, items);
+  } else if (charge) await settleOrgCredits(input.organizationId, charge.cycle, charge.amount);
+  if (charge) countMetric(METRIC.CreditsCharged, charge.amount);
+  return {
+    ok: true,
+    value: answer.value,
+    creditsUsed: charge?.amount ?? 0,
+    ...(recorded === undefined ? {} : { recorded }),
+  };
 }
 
 /** The credits of a model by its evaluator-model record name: its `creditsPerEvaluation`, 1 without a record. */
@@ -129,8 +145,11 @@ async function reserve<T>(input: LlmCallInput<T>): Promise<{ cycle: string; amou
   const amount = await creditsPerCall(input.creditsModelName ?? input.model);
   if (amount <= 0) return undefined;
   const cycle = cycleOf(clock.now());
-  const org = await getOrganization(input.organizationId);
-  const reserved = await reserveOrgCredits(input.organizationId, cycle, amount, org?.monthlyCredits ?? null);
+  const limit =
+    input.monthlyCredits !== undefined
+      ? input.monthlyCredits
+      : ((await getOrganization(input.organizationId))?.monthlyCredits ?? null);
+  const reserved = await reserveOrgCredits(input.organizationId, cycle, amount, limit);
   return reserved ? { cycle, amount } : 'none';
 }
 

@@ -1,11 +1,13 @@
 import { ENV, optionalEnv } from '../config/env.js';
+import type { StepCarry } from '../domain/runs/step-context.js';
 import { sendJobs } from './sqs.js';
 
 /**
  * A job on the run queue. Delivery is at least once: every job is idempotent.
  * - `fanout`: creates one page of a run's sessions (test `planIndex` of the run's plan, from
  *   `startKey`) and enqueues their first steps, then the next page.
- * - `step`: performs step `seq` of one session (at most one agent call) and enqueues the next.
+ * - `step`: performs step `seq` of one session (at most one agent call) and enqueues the next;
+ *   it carries the run's records its steps read (shared/domain/runs/step-context.ts).
  */
 export type RunJob =
   | { kind: 'fanout'; organizationId: string; runId: string; planIndex: number; startKey?: Record<string, unknown> }
@@ -16,6 +18,8 @@ export type RunJob =
       sessionId: string;
       seq: number /** Attempts a requeued call already spent (its retries go on from there). */;
       attempts?: number;
+      /** What the session's steps need that does not change during the run (never a secret). */
+      carry?: StepCarry;
     };
 
 export { MAX_DELAY_SECONDS } from './sqs.js';

@@ -1,5 +1,5 @@
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
 import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
@@ -398,7 +398,8 @@ describe('runs: execution', () => {
       delivered.push(...e.Records.map((r) => r.body));
       return runner(e);
     });
-    const stepOne = delivered.find((b) => JSON.parse(b).kind === 'step' && JSON.parse(b).seq === 1)!;
+    // The last step job of the session (its one job: the call, the close and the scoring).
+    const stepOne = delivered.filter((b) => JSON.parse(b).kind === 'step').at(-1)!;
     expect(stepOne).toBeDefined();
     const calls = agent.requests.length;
     await runner({ Records: [{ messageId: 'again', body: stepOne }] } as SQSEvent);
@@ -439,6 +440,12 @@ describe('runs: execution', () => {
     expect(runDeadLetters).toEqual([]);
   });
 
+  /**
+   * An invocation with less time left than closing a session may take: the job of the last call
+   * leaves the close and the scoring to a job of their own, the closing step these tests intercept.
+   */
+  const SHORT_INVOCATION = { getRemainingTimeInMillis: () => 30_000 } as Context;
+
   /** The first closing step (the conversation has ended, the session is not closed yet) of a drained run, handled by `take` instead of the runner. */
   async function interceptClosing(
     take: (job: RunStepJob, event: SQSEvent) => Promise<void>,
@@ -455,7 +462,7 @@ describe('runs: execution', () => {
           return { batchItemFailures: [] };
         }
       }
-      return runner(e);
+      return runner(e, SHORT_INVOCATION);
     });
     return taken;
   }
@@ -491,7 +498,8 @@ describe('runs: execution', () => {
   });
 
   it('scoring that failed on every receive: the pending evaluations end FAILED naming the cause, the session is counted, the run finishes', async () => {
-    const t = await setup();
+    // Judged metrics: those are scored after the close (deterministic ones are scored in code, written settled).
+    const t = await setup({ metricIds: ['met_answer_relevancy', 'met_correctness'] });
     const run = await t.startRun();
     const taken = await interceptClosing(async (job, event) => {
       // The session closes (its evaluations written), then storage fails while scoring them.
@@ -503,7 +511,7 @@ describe('runs: execution', () => {
         return closedWritten && mine && c instanceof GetCommand && String(c.input.Key?.sk).startsWith('EVAL#');
       }, throughput);
       try {
-        expect((await runner(event)) as SQSBatchResponse).toMatchObject({
+        expect((await runner(event, SHORT_INVOCATION)) as SQSBatchResponse).toMatchObject({
           batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }],
         });
       } finally {

@@ -194,14 +194,9 @@ class NoCredits extends Error {
   }
 }
 
-async function finish(
-  evaluation: Evaluation,
-  outcome: Outcome,
-  credits: number,
-  ledger: { orgKey: { pk: string; sk: string }; monitorKey?: { pk: string; sk: string } } | undefined,
-): Promise<Evaluation> {
-  const now = clock.now().toISOString();
-  const done: Evaluation = {
+/** An evaluation as its outcome settles it (what `runEvaluation` writes; a run writes deterministic ones so at once). */
+export function settledEvaluation(evaluation: Evaluation, outcome: Outcome, credits: number, now: string): Evaluation {
+  return {
     ...evaluation,
     status: outcome.status,
     score: outcome.status === 'SUCCESS' ? outcome.score : null,
@@ -210,6 +205,15 @@ async function finish(
     creditsUsed: outcome.status === 'SUCCESS' ? credits : 0,
     evaluatedAt: now,
   };
+}
+
+async function finish(
+  evaluation: Evaluation,
+  outcome: Outcome,
+  credits: number,
+  ledger: { orgKey: { pk: string; sk: string }; monitorKey?: { pk: string; sk: string } } | undefined,
+): Promise<Evaluation> {
+  const done = settledEvaluation(evaluation, outcome, credits, clock.now().toISOString());
   const item = evaluationItem(done);
   delete item.reservedCredits;
   const items: TransactItem[] = [

@@ -1,11 +1,13 @@
-import { getRecord, type TransactItem } from '../../db/catalog.js';
+import type { TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
-import { getVisibleMetric } from '../../db/metrics.js';
+import { restoreItems } from '../../db/offload.js';
 import { takeRateSlot } from '../../db/rate-limits.js';
+import { toRecord } from '../../db/records.js';
 import {
   applyStep,
-  createRunSession,
+  createRunSessions,
   getRunSession,
+  getRunSessions,
   getStoredRun,
   markQueued,
   markTestRunOnVersion,
@@ -15,56 +17,96 @@ import {
   sessionStepUpdate,
   setRunStatus,
   testCasePage,
-  testCasesById,
+  testCasesPageById,
+  tryStep,
   turnPut,
   type RunPlanEntry,
   type RunSession,
   type StoredRun,
 } from '../../db/runs.js';
-import { customIdItem, evaluationItem, listTurns } from '../../db/sessions.js';
+import { customIdItem, evaluationItem, listTurns, spansOfSession } from '../../db/sessions.js';
 import type { AuthContext } from '../../auth/context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
 import { countMetric, METRIC } from '../../observability/metrics.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
-import type { Version } from '../../schemas/products.js';
-import { MAX_TURN_TEXT, SPAN_TYPES, type Evaluation, type SpanCreate, type Turn } from '../../schemas/sessions.js';
-import type { TestCase, TestRecord } from '../../schemas/tests.js';
+import {
+  MAX_TURN_TEXT,
+  SPAN_TYPES,
+  type Evaluation,
+  type Span,
+  type SpanCreate,
+  type Turn,
+} from '../../schemas/sessions.js';
+import type { TestCase } from '../../schemas/tests.js';
 import { failedEveryReceive } from '../../queue/batch.js';
 import { enqueueRunJobs, type RunJob } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
-import { testCaseEntity, testEntity, versionEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
-import { missingParams } from '../evaluation/context.js';
+import { missingParams, type EvaluationSources } from '../evaluation/context.js';
 import { initialStatus, newEvaluation } from '../evaluation/evaluations.js';
-import { abandonEvaluation, runEvaluation } from '../evaluation/evaluator.js';
-import { loadSources } from '../evaluation/sources.js';
-import { testActivityUpdate } from '../sessions/sessions.js';
+import { abandonEvaluation, runEvaluation, score, settledEvaluation } from '../evaluation/evaluator.js';
 import { createSpanBatch } from '../sessions/spans.js';
 import { callAgent, type AgentConnection, type CallOptions, type CallResult } from './caller/index.js';
-import { loadAgentConnection } from './caller/connection.js';
 import { simulateUserTurn } from './simulator.js';
 import { CANCELLED_REASON, finishRun } from './runs.js';
 import { deterministicSessionId } from './session-ids.js';
+import {
+  carriedTurns,
+  carryFor,
+  carryOfRun,
+  readEntryRecords,
+  readStep,
+  type PastTurn,
+  type StepCarry,
+  type StepRecords,
+} from './step-context.js';
 
 /** Test cases one fan-out job turns into sessions. */
 export const FANOUT_PAGE = 100;
 /** SCENARIOS conversations stop after this many turns unless the case says otherwise. */
 export const DEFAULT_MAX_ITERATIONS = 10;
 const SINGLE_TURN_TYPES = new Set(['QUALITY', 'RED_TEAMING']);
+/** Closing and scoring run on in the job of the last call unless less than this is left of it. */
+const CLOSE_IN_JOB_MS = 60_000;
 
 /** What the job function gives the steps: the time left in this invocation. */
 export interface JobContext {
   remainingMs?: () => number;
 }
 
+type StepJob = Extract<RunJob, { kind: 'step' }>;
+
+// ---------------------------------------------------------------- counting
+
+/** A session leaves `pending` for `running` (its first step), unless the run was cancelled first. */
+function startCount(s: RunSession, runId: string): TransactItem {
+  return runCountersUpdate(s.organizationId, runId, { pending: -1, running: 1 }, [], { unlessCancelled: true });
+}
+
+type Outcome = { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPED'; score?: number };
+
+/** A session is counted once, with its evaluations' outcomes. */
+function doneCount(s: RunSession, runId: string, from: 'pending' | 'running', outcomes: Outcome[] = []): TransactItem {
+  const to = s.status === 'COMPLETED' ? 'completed' : 'failed';
+  return runCountersUpdate(s.organizationId, runId, { [from]: -1, [to]: 1 }, outcomes);
+}
+
+/** After a session was counted: the run finishes when it was the last. */
+async function afterCounted(orgId: string, runId: string): Promise<void> {
+  const status = await finishRun(orgId, runId, clock.now().toISOString());
+  if (status) logger.info('run finished', { runId, status });
+}
+
 // ---------------------------------------------------------------- fan-out
 
 /**
  * One page of a run's fan-out: creates the sessions of up to FANOUT_PAGE test cases (PENDING,
- * not production, with testCaseId and runId; a redelivered page finds them and creates nothing),
- * puts each one's first step on the queue, then the next page. The last page reconciles the
- * run's counters with what was actually created (cases deleted since the run was counted).
+ * not production, with testCaseId and runId), 25 to a transaction, and puts each one's first step
+ * on the queue carrying the records its steps need, then the next page. A redelivered page finds
+ * its sessions and starts again only those no step has started (a second first step is harmless:
+ * the first write of a step is conditional). The last page reconciles the run's counters with what
+ * was actually created (cases deleted since the run was counted).
  */
 export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): Promise<void> {
   const run = await getStoredRun(job.organizationId, job.runId).catch((e: unknown) =>
@@ -77,7 +119,7 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
   const entry = run._plan[job.planIndex];
   if (!entry) return;
   const offset = Number(job.startKey?.offset ?? 0);
-  const { cases, next, positions } = await casesPage(
+  const { cases, next, positions, offloaded } = await casesPage(
     run,
     entry,
     offset,
@@ -85,55 +127,38 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
   );
   const take = cases.slice(0, Math.max(0, entry.caseCount - offset));
   const cancelled = run.status === 'CANCELLED';
-  const firstSteps: RunJob[] = [];
-  const startable: string[] = [];
-  for (const testCase of take) {
-    const sessionId = deterministicSessionId(run.id, testCase.id, Date.parse(run.createdAt));
-    const session: RunSession = {
-      id: sessionId,
-      organizationId: run.organizationId,
-      productId: run.productId,
-      versionId: run.versionId,
-      userId: run.userId,
-      customId: null,
-      testId: entry.testId,
-      testCaseId: testCase.id,
-      runId: run.id,
-      context: testCase.context === null ? null : { value: testCase.context },
-      stoppingReason: cancelled ? CANCELLED_REASON : null,
-      recordingUri: null,
-      error: cancelled ? 'the run was cancelled before this session started' : null,
-      status: cancelled ? 'FAILED' : 'PENDING',
-      isProduction: false,
-      metadata: {},
-      turnCount: 0,
-      lastTurnAt: null,
-      closedAt: cancelled ? now : null,
-      createdAt: clock.now().toISOString(),
-      _seq: 0,
-      _queued: -1,
-      _phase: cancelled ? 'DONE' : 'QUEUED',
-      _runId: run.id,
-    };
-    const created = await createRunSession(
-      session,
-      cancelled ? [runCountersUpdate(run.organizationId, run.id, { pending: -1, failed: 1 })] : [],
+  const sessions = take.map((testCase) => newRunSession(run, entry, testCase, cancelled, now));
+  const created = await createRunSessions(sessions, (group) =>
+    cancelled && group.length
+      ? [runCountersUpdate(run.organizationId, run.id, { pending: -group.length, failed: group.length })]
+      : [],
+  );
+  if (!cancelled && sessions.length) {
+    const records = await readEntryRecords(run, entry);
+    const again = sessions.filter((s) => !created.has(s.id)).map((s) => s.id);
+    // A redelivered page: start again only the sessions no step has started.
+    const waiting = new Set(
+      (again.length ? await getRunSessions(again) : [])
+        .filter((s) => s._seq === 0 && s._phase === 'QUEUED')
+        .map((s) => s.id),
     );
-    if (cancelled) continue;
-    if (created) {
-      startable.push(sessionId);
-    } else {
-      // A redelivered page: start only the sessions whose first job never made it to the queue.
-      const existing = await getRunSession(sessionId);
-      if (existing && existing._seq === 0 && existing._queued < 0 && existing._phase === 'QUEUED')
-        startable.push(sessionId);
-    }
+    const byCase = new Map(take.map((c) => [c.id, c]));
+    const firstSteps: RunJob[] = sessions
+      .filter((s) => created.has(s.id) || waiting.has(s.id))
+      .map((s) => {
+        const testCase = byCase.get(s.testCaseId!)!;
+        return {
+          kind: 'step',
+          organizationId: run.organizationId,
+          runId: run.id,
+          sessionId: s.id,
+          seq: 0,
+          ...(records ? { carry: carryFor(job.planIndex, entry, records, testCase, offloaded.has(testCase.id)) } : {}),
+        };
+      });
+    if (offset === 0) await markTestRunOnVersion(run.organizationId, entry.testId, run.versionId);
+    await enqueueRunJobs(firstSteps);
   }
-  if (take.length) await markTestRunOnVersion(run.organizationId, entry.testId, run.versionId);
-  for (const id of startable)
-    firstSteps.push({ kind: 'step', organizationId: run.organizationId, runId: run.id, sessionId: id, seq: 0 });
-  await enqueueRunJobs(firstSteps);
-  await Promise.all(startable.map((id) => markQueued(id, 0)));
 
   const done = offset + positions;
   if (next && done < entry.caseCount) {
@@ -151,10 +176,45 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
       { kind: 'fanout', organizationId: run.organizationId, runId: run.id, planIndex: job.planIndex + 1 },
     ]);
   } else {
-    const created = (await runSessionIds(run.id)).length;
-    await reconcileFanout(run.organizationId, run.id, run.progress.total - created);
-    await finishRun(run.organizationId, run.id, clock.now().toISOString());
+    const count = (await runSessionIds(run.id)).length;
+    await reconcileFanout(run.organizationId, run.id, run.progress.total - count);
+    await afterCounted(run.organizationId, run.id);
   }
+}
+
+function newRunSession(
+  run: StoredRun,
+  entry: RunPlanEntry,
+  testCase: TestCase,
+  cancelled: boolean,
+  now: string,
+): RunSession {
+  return {
+    id: deterministicSessionId(run.id, testCase.id, Date.parse(run.createdAt)),
+    organizationId: run.organizationId,
+    productId: run.productId,
+    versionId: run.versionId,
+    userId: run.userId,
+    customId: null,
+    testId: entry.testId,
+    testCaseId: testCase.id,
+    runId: run.id,
+    context: testCase.context === null ? null : { value: testCase.context },
+    stoppingReason: cancelled ? CANCELLED_REASON : null,
+    recordingUri: null,
+    error: cancelled ? 'the run was cancelled before this session started' : null,
+    status: cancelled ? 'FAILED' : 'PENDING',
+    isProduction: false,
+    metadata: {},
+    turnCount: 0,
+    lastTurnAt: null,
+    closedAt: cancelled ? now : null,
+    createdAt: clock.now().toISOString(),
+    _seq: 0,
+    _queued: 0,
+    _phase: cancelled ? 'DONE' : 'QUEUED',
+    _runId: run.id,
+  };
 }
 
 /** One page of an entry's cases; `positions` is how far the page moved (deleted cases included). */
@@ -163,56 +223,64 @@ async function casesPage(
   entry: RunPlanEntry,
   offset: number,
   key: Record<string, unknown> | undefined,
-): Promise<{ cases: TestCase[]; next?: unknown; positions: number }> {
+): Promise<{ cases: TestCase[]; next?: unknown; positions: number; offloaded: Set<string> }> {
   if (entry.testCaseIds) {
     const ids = entry.testCaseIds.slice(offset, offset + FANOUT_PAGE);
-    const cases = await testCasesById(run.organizationId, ids);
-    return { cases, next: offset + ids.length < entry.testCaseIds.length ? true : undefined, positions: ids.length };
+    const { cases, offloaded } = await testCasesPageById(run.organizationId, ids);
+    return {
+      cases,
+      offloaded,
+      next: offset + ids.length < entry.testCaseIds.length ? true : undefined,
+      positions: ids.length,
+    };
   }
   const page = await testCasePage(entry.testId, FANOUT_PAGE, key);
-  return { cases: page.cases, next: page.next, positions: page.cases.length };
+  return { cases: page.cases, next: page.next, positions: page.cases.length, offloaded: page.offloaded };
 }
 
 // ---------------------------------------------------------------- session steps
 
 interface StepContext {
-  run: StoredRun;
-  entry: RunPlanEntry | undefined;
-  version: Version;
-  test: TestRecord | undefined;
-  testCase: TestCase | undefined;
-  conversation: AgentConnection | undefined;
-  initialization: AgentConnection | undefined;
-  finalization: AgentConnection | undefined;
+  orgId: string;
+  runId: string;
+  rec: StepRecords;
+  /** Whether the run was cancelled, as read at the start of the job (and learnt since). */
+  cancelled: boolean;
+  /** The organization's monthly credits, read with the step when it may ask the simulated user. */
+  monthlyCredits?: number | null;
+  /** The session's turns, when this job knows them all (it recorded them, or its job carried them). */
+  turns?: Turn[] | PastTurn[];
 }
 
 type StepOutcome =
-  | { kind: 'advanced'; called: boolean }
+  | { kind: 'advanced'; called: boolean; session: RunSession }
   | { kind: 'requeue'; delayMs: number; attempts: number }
   | { kind: 'stop' };
 
 /**
  * A session's step job. The session item holds its progress (`_seq` steps done); a job names the
  * step it performs, and every write of a step is conditional on the session still being at that
- * step, so a redelivered or stale job changes nothing. Steps that call no agent (a stop decision,
- * the end and scoring) run on in the same job; after one agent call the next step is enqueued.
+ * step, so a redelivered or stale job changes nothing. The job reads once (its session, whether
+ * the run was cancelled, the secrets; the rest comes with the job); then steps that call no agent
+ * (a stop decision, the end and scoring) run on in the same job, and after an agent call the next
+ * step is enqueued unless all that is left is closing the session and scoring it.
  */
-export async function processStep(job: Extract<RunJob, { kind: 'step' }>, jctx: JobContext = {}): Promise<void> {
-  let session = await getRunSession(job.sessionId);
-  if (!session || session._runId !== job.runId) return;
+export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<void> {
+  const loaded = await loadStep(job);
+  if (!loaded) return;
+  const { ctx } = loaded;
+  let session = loaded.session;
   if (session._seq !== job.seq) {
     // Done by an earlier delivery; make sure the step after it was put on the queue.
     if (session._seq === job.seq + 1 && session._queued < session._seq && session._phase !== 'DONE')
-      await enqueueNext(job, session._seq);
+      await enqueueNext(job, session, ctx.rec.carry);
     return;
   }
   if (session._phase === 'DONE') {
     // Counted by an earlier delivery that may have stopped before closing the run.
-    await finishRun(job.organizationId, job.runId, clock.now().toISOString());
+    await afterCounted(job.organizationId, job.runId);
     return;
   }
-  const ctx = await loadStepContext(job.organizationId, job.runId, session);
-  if (!ctx) return;
   let attemptsSoFar = job.attempts;
   for (;;) {
     const outcome = await performStep(ctx, session, jctx, attemptsSoFar);
@@ -228,20 +296,80 @@ export async function processStep(job: Extract<RunJob, { kind: 'step' }>, jctx: 
             sessionId: job.sessionId,
             seq: session._seq,
             ...(outcome.attempts ? { attempts: outcome.attempts } : {}),
+            carry: ctx.rec.carry,
           },
         ],
         outcome.delayMs,
       );
       return;
     }
-    const fresh = await getRunSession(session.id);
-    if (!fresh || fresh._phase === 'DONE') return;
-    if (outcome.called) {
-      await enqueueNext(job, fresh._seq);
+    session = outcome.session;
+    if (session._phase === 'DONE') return;
+    // One agent call per job: the next call, or a long close, is the next job's.
+    if (outcome.called && (callsLeft(ctx, session) || !timeToClose(jctx))) {
+      await enqueueNext(job, session, { ...ctx.rec.carry, turns: pastTurnsToCarry(ctx.turns) });
       return;
     }
-    session = fresh;
   }
+}
+
+const timeToClose = (jctx: JobContext) => !jctx.remainingMs || jctx.remainingMs() >= CLOSE_IN_JOB_MS;
+
+/** Whether the session still has an agent to call (another turn, or its FINALIZATION). */
+function callsLeft(ctx: StepContext, s: RunSession): boolean {
+  if (s.status !== 'PENDING') return false;
+  if (!s._end) return true;
+  return finalizationDue(ctx, s);
+}
+
+function finalizationDue(ctx: StepContext, s: RunSession): boolean {
+  return Boolean(
+    ctx.rec.finalization &&
+      !s._finalDone &&
+      (s._initDone || !ctx.rec.initialization) &&
+      s._end?.stoppingReason !== CANCELLED_REASON &&
+      !ctx.cancelled,
+  );
+}
+
+const pastTurnsToCarry = (turns: StepContext['turns']) =>
+  turns ? carriedTurns(turns.map((t) => ({ input: t.input, output: t.output }))) : undefined;
+
+/** The step's one read; undefined when the session is gone or belongs to another run. */
+async function loadStep(job: StepJob): Promise<{ session: RunSession; ctx: StepContext } | undefined> {
+  let carry = job.carry;
+  if (!carry) {
+    // A job queued before jobs carried their records: find them from the run.
+    const [session, run] = await Promise.all([
+      getRunSession(job.sessionId),
+      getStoredRun(job.organizationId, job.runId).catch((e: unknown) =>
+        e instanceof NotFoundError ? undefined : Promise.reject(e),
+      ),
+    ]);
+    if (!session || !run || session._runId !== job.runId) return undefined;
+    carry = await carryOfRun(run, session);
+    if (!carry) return undefined;
+  }
+  const multi = !SINGLE_TURN_TYPES.has(carry.test?.type ?? carry.testType);
+  const { read, records } = await readStep(job.organizationId, job.runId, job.sessionId, carry, {
+    readRun: true,
+    organization: multi,
+  });
+  const session = read.session;
+  if (!session || session._runId !== job.runId) return undefined;
+  const cancelled = !read.run || read.run.status === 'CANCELLED';
+  const turns = carry.turns && carry.turns.length === session.turnCount ? carry.turns : undefined;
+  return {
+    session,
+    ctx: {
+      orgId: job.organizationId,
+      runId: job.runId,
+      rec: records,
+      cancelled,
+      ...(read.monthlyCredits !== undefined ? { monthlyCredits: read.monthlyCredits } : {}),
+      ...(turns ? { turns } : session.turnCount === 0 ? { turns: [] } : {}),
+    },
+  };
 }
 
 /**
@@ -254,7 +382,7 @@ export async function processStep(job: Extract<RunJob, { kind: 'step' }>, jctx: 
  * - while scoring, the evaluations still PENDING end FAILED with the cause (credits released) and
  *   the session is counted with the outcomes it has.
  */
-export async function abandonStep(job: Extract<RunJob, { kind: 'step' }>, error: Error): Promise<void> {
+export async function abandonStep(job: StepJob, error: Error): Promise<void> {
   const s = await getRunSession(job.sessionId);
   if (!s || s._runId !== job.runId || s._seq !== job.seq || s._phase === 'DONE') return; // done or moved on
   const cause = failedEveryReceive(`step ${job.seq + 1}`, error);
@@ -264,12 +392,17 @@ export async function abandonStep(job: Extract<RunJob, { kind: 'step' }>, error:
   }
   if (s._end || s.status !== 'PENDING') {
     const end = s._end ?? { status: 'FAILED' as const, stoppingReason: null, error: null };
-    const closed = await closeSession(
+    const closed = await writeClose(
       s,
       { ...end, error: end.error ?? `the session's evaluations were not planned: ${cause}` },
       [],
+      {
+        runId: job.runId,
+      },
     );
-    if (closed) await countSession(closed, job.runId, (id) => abandonEvaluation(s.id, id, cause));
+    if (closed && closed._phase === 'EVALUATING')
+      await countSession(closed, job.runId, (id) => abandonEvaluation(s.id, id, cause));
+    else if (closed) await afterCounted(s.organizationId, job.runId);
     return;
   }
   const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
@@ -284,54 +417,25 @@ export async function abandonStep(job: Extract<RunJob, { kind: 'step' }>, error:
     ),
   ];
   if (queued) items.push(runCountersUpdate(s.organizationId, job.runId, { pending: -1, running: 1 }));
-  if (await applyStep(items)) await enqueueNext(job, s._seq + 1);
+  if (await applyStep(items)) await enqueueNext(job, { ...s, _seq: s._seq + 1 }, job.carry);
 }
 
-async function enqueueNext(job: Extract<RunJob, { kind: 'step' }>, seq: number): Promise<void> {
+async function enqueueNext(job: StepJob, session: RunSession, carry: StepCarry | undefined): Promise<void> {
   await enqueueRunJobs([
-    { kind: 'step', organizationId: job.organizationId, runId: job.runId, sessionId: job.sessionId, seq },
+    {
+      kind: 'step',
+      organizationId: job.organizationId,
+      runId: job.runId,
+      sessionId: job.sessionId,
+      seq: session._seq,
+      ...(carry ? { carry } : {}),
+    },
   ]);
-  await markQueued(job.sessionId, seq);
-}
-
-async function optionalConnection(orgId: string, id: string | null): Promise<AgentConnection | undefined> {
-  if (!id) return undefined;
-  return (await loadAgentConnection(orgId, id)).connection;
-}
-
-async function loadStepContext(orgId: string, runId: string, session: RunSession): Promise<StepContext | undefined> {
-  const run = await getStoredRun(orgId, runId).catch((e: unknown) =>
-    e instanceof NotFoundError ? undefined : Promise.reject(e),
-  );
-  if (!run) return undefined;
-  const version = await getRecord<Version>(versionEntity, orgId, session.versionId, { includeDeleted: true });
-  const [test, testCase] = await Promise.all([
-    session.testId ? getRecord<TestRecord>(testEntity, orgId, session.testId, { includeDeleted: true }) : undefined,
-    session.testCaseId
-      ? getRecord<TestCase>(testCaseEntity, orgId, session.testCaseId, { includeDeleted: true })
-      : undefined,
-  ]);
-  const load = (id: string | null) =>
-    optionalConnection(orgId, id).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
-  const [conversation, initialization, finalization] = await Promise.all([
-    load(version.conversationEndpointConnectionId),
-    load(version.initializationEndpointConnectionId),
-    load(version.finalizationEndpointConnectionId),
-  ]);
-  return {
-    run,
-    entry: run._plan.find((p) => p.testId === session.testId),
-    version,
-    test,
-    testCase,
-    conversation,
-    initialization,
-    finalization,
-  };
+  await markQueued(job.sessionId, session._seq);
 }
 
 function isMultiTurn(ctx: StepContext): boolean {
-  return !SINGLE_TURN_TYPES.has(ctx.test?.type ?? ctx.entry?.testType ?? 'QUALITY');
+  return !SINGLE_TURN_TYPES.has(ctx.rec.test?.type ?? ctx.rec.carry.testType ?? 'QUALITY');
 }
 
 async function performStep(
@@ -340,19 +444,13 @@ async function performStep(
   jctx: JobContext,
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
-  const seq = s._seq;
-  if (s._phase === 'EVALUATING') return finishSession(ctx, s);
-  if (s.status !== 'PENDING') return { kind: 'stop' };
-  if (s._phase === 'QUEUED') {
-    const moved = await applyStep([
-      sessionStepUpdate(s.id, seq, { _phase: 'RUNNING' }, { phase: 'QUEUED' }),
-      runCountersUpdate(s.organizationId, ctx.run.id, { pending: -1, running: 1 }),
-    ]);
-    return moved ? { kind: 'advanced', called: false } : { kind: 'stop' };
+  if (s._phase === 'EVALUATING') {
+    await countSession(s, ctx.runId, (evaluationId) => runEvaluation(s.id, evaluationId));
+    return { kind: 'stop' };
   }
-  const run = await getStoredRun(s.organizationId, ctx.run.id);
-  ctx.run = run;
-  if (run.status === 'CANCELLED' && !s._end) {
+  if (s.status !== 'PENDING') return { kind: 'stop' };
+  if (s._phase === 'QUEUED') return startSession(ctx, s);
+  if (ctx.cancelled && !s._end) {
     return endStep(s, {
       status: 'FAILED',
       stoppingReason: CANCELLED_REASON,
@@ -360,34 +458,86 @@ async function performStep(
     });
   }
   if (s._end) {
-    if (
-      ctx.finalization &&
-      !s._finalDone &&
-      (s._initDone || !ctx.initialization) &&
-      s._end.stoppingReason !== CANCELLED_REASON
-    )
-      return finalizationStep(ctx, s, jctx, attemptsSoFar);
+    if (finalizationDue(ctx, s)) return finalizationStep(ctx, s, jctx, attemptsSoFar);
     return finishSession(ctx, s);
   }
-  if (!ctx.conversation)
+  if (!ctx.rec.conversation)
     return endStep(s, {
       status: 'FAILED',
       stoppingReason: null,
       error: 'CONVERSATION: the version has no live CONVERSATION endpoint connection',
     });
-  if (ctx.initialization && !s._initDone) return initializationStep(ctx, s, jctx, attemptsSoFar);
+  if (ctx.rec.initialization && !s._initDone) return initializationStep(ctx, s, jctx, attemptsSoFar);
   return conversationStep(ctx, s, jctx, attemptsSoFar);
 }
 
+/**
+ * The first step of a session: it moves from pending to running, in one transaction with the
+ * session, unless the run was cancelled first; then no agent is called for it, and it fails.
+ */
+async function startSession(ctx: StepContext, s: RunSession): Promise<StepOutcome> {
+  if (ctx.cancelled) {
+    const failed: RunSession = {
+      ...s,
+      status: 'FAILED',
+      stoppingReason: CANCELLED_REASON,
+      error: 'the run was cancelled before this session started',
+      closedAt: clock.now().toISOString(),
+      _phase: 'DONE',
+    };
+    const ok = await applyStep([
+      sessionStepUpdate(
+        s.id,
+        s._seq,
+        {
+          status: failed.status,
+          stoppingReason: failed.stoppingReason,
+          error: failed.error,
+          closedAt: failed.closedAt,
+          _phase: 'DONE',
+        },
+        { phase: 'QUEUED' },
+      ),
+      doneCount(failed, ctx.runId, 'pending'),
+    ]);
+    if (ok) await afterCounted(ctx.orgId, ctx.runId);
+    return { kind: 'stop' };
+  }
+  const codes = await tryStep([
+    sessionStepUpdate(s.id, s._seq, { _phase: 'RUNNING' }, { phase: 'QUEUED' }),
+    startCount(s, ctx.runId),
+  ]);
+  if (!codes) return { kind: 'advanced', called: false, session: { ...s, _phase: 'RUNNING' } };
+  if (codes[0] === 'ConditionalCheckFailed') return { kind: 'stop' }; // another delivery started it
+  // The run was cancelled since the job read it: the session fails instead.
+  ctx.cancelled = true;
+  return { kind: 'advanced', called: false, session: s };
+}
+
+/** The session moves one step on: `set` written while it is still at its step, and the session as it now is. */
+async function advance(
+  s: RunSession,
+  set: Record<string, unknown>,
+  called: boolean,
+  options: { items?: TransactItem[]; remove?: string[] } = {},
+): Promise<StepOutcome> {
+  const ok = await applyStep([
+    sessionStepUpdate(s.id, s._seq, set, options.remove ? { remove: options.remove } : {}),
+    ...(options.items ?? []),
+  ]);
+  if (!ok) return { kind: 'stop' };
+  const session = { ...s, ...set } as RunSession;
+  for (const k of options.remove ?? []) delete (session as unknown as Record<string, unknown>)[k];
+  return { kind: 'advanced', called, session };
+}
+
 function endStep(s: RunSession, end: NonNullable<RunSession['_end']>): Promise<StepOutcome> {
-  return applyStep([sessionStepUpdate(s.id, s._seq, { _seq: s._seq + 1, _end: end })]).then((ok) =>
-    ok ? { kind: 'advanced', called: false } : { kind: 'stop' },
-  );
+  return advance(s, { _seq: s._seq + 1, _end: end }, false);
 }
 
 /** Template variables of a call. */
 function variablesOf(ctx: StepContext, s: RunSession, extra: Record<string, unknown>): Record<string, unknown> {
-  const tc = ctx.testCase;
+  const tc = ctx.rec.testCase;
   const { finalizationError: _f, ...extracted } = s.metadata;
   void _f;
   return {
@@ -397,8 +547,8 @@ function variablesOf(ctx: StepContext, s: RunSession, extra: Record<string, unkn
     platform_session_id: s.id,
     test_case_id: tc?.id,
     test_id: s.testId,
-    run_id: ctx.run.id,
-    language_code: tc?.languageCode ?? ctx.test?.languageCode,
+    run_id: ctx.runId,
+    language_code: tc?.languageCode ?? ctx.rec.test?.languageCode,
     past_turns: [],
     ...extra,
   };
@@ -441,7 +591,7 @@ async function initializationStep(
   jctx: JobContext,
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
-  const conn = ctx.initialization!;
+  const conn = ctx.rec.initialization!;
   const result = await callAgent(conn, variablesOf(ctx, s, { input: {} }), callOptions(conn, jctx, attemptsSoFar));
   if (result.kind === 'requeue') return { kind: 'requeue', delayMs: result.delayMs, attempts: result.attempts };
   if (result.kind === 'failed')
@@ -457,11 +607,13 @@ async function initializationStep(
     });
   }
   const { set, items } = sessionAdditions(s, result, true);
-  const ok = await applyStep([
-    sessionStepUpdate(s.id, s._seq, { ...set, _seq: s._seq + 1, _initDone: true }),
-    ...items,
-  ]);
-  return ok ? { kind: 'advanced', called: true } : { kind: 'stop' };
+  return advance(s, { ...set, _seq: s._seq + 1, _initDone: true }, true, { items });
+}
+
+/** The session's turns, from memory when this job knows them all, else read. */
+async function turnsOf(ctx: StepContext, s: RunSession): Promise<PastTurn[]> {
+  if (!ctx.turns || ctx.turns.length !== s.turnCount) ctx.turns = await listTurns(s.id);
+  return ctx.turns;
 }
 
 async function finalizationStep(
@@ -470,8 +622,8 @@ async function finalizationStep(
   jctx: JobContext,
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
-  const conn = ctx.finalization!;
-  const turns = await listTurns(s.id);
+  const conn = ctx.rec.finalization!;
+  const turns = await turnsOf(ctx, s);
   const result = await callAgent(
     conn,
     variablesOf(ctx, s, { input: {}, past_turns: turns.map((t) => ({ input: t.input, output: t.output })) }),
@@ -483,10 +635,7 @@ async function finalizationStep(
   else
     for (const [k, v] of Object.entries(result.extracted))
       if (v !== undefined && !RESERVED_KEYS.has(k)) metadata[k] = v;
-  const ok = await applyStep([
-    sessionStepUpdate(s.id, s._seq, { metadata, _seq: s._seq + 1, _finalDone: true }, { anyStatus: false }),
-  ]);
-  return ok ? { kind: 'advanced', called: true } : { kind: 'stop' };
+  return advance(s, { metadata, _seq: s._seq + 1, _finalDone: true }, true);
 }
 
 function caseInputText(input: TestCase['input']): string {
@@ -502,13 +651,13 @@ async function conversationStep(
   jctx: JobContext,
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
-  const tc = ctx.testCase;
+  const tc = ctx.rec.testCase;
   const index = s.turnCount + 1;
   const multi = isMultiTurn(ctx);
   const maxTurns = multi ? (tc?.maxIterations ?? DEFAULT_MAX_ITERATIONS) : 1;
-  const turns = multi ? await listTurns(s.id) : [];
   if (index > maxTurns)
     return endStep(s, { status: 'COMPLETED', stoppingReason: multi ? 'max_iterations' : 'completed', error: null });
+  const turns = multi ? await turnsOf(ctx, s) : [];
 
   let message: string;
   let input: Record<string, unknown>;
@@ -525,15 +674,28 @@ async function conversationStep(
     message = s._userMessage.message;
     input = { user_message: message };
   } else {
+    const stopped = (reason: string): SessionEnd => ({
+      status: 'COMPLETED',
+      stoppingReason: reason || 'simulator_stopped',
+      error: null,
+    });
+    // What the answer makes of the session (its message kept, so a redelivery does not ask
+    // again; or the end) is written with the settlement of its credits.
+    const recordOf = (t: { stop: boolean; reason: string; message: string }): Record<string, unknown> =>
+      t.stop && index > 1
+        ? { _seq: s._seq + 1, _end: stopped(t.reason) }
+        : { _userMessage: { seq: s._seq, message: t.message } };
     const sim = await simulateUserTurn({
       organizationId: s.organizationId,
-      persona: tc?.userPersona ?? ctx.test?.customUserPersona ?? undefined,
+      persona: tc?.userPersona ?? ctx.rec.test?.customUserPersona ?? undefined,
       goal: tc?.goal ?? undefined,
       scenario: tc?.scenario ?? undefined,
       stoppingCriterias: tc?.stoppingCriterias ?? [],
-      languageCode: tc?.languageCode ?? ctx.test?.languageCode,
+      languageCode: tc?.languageCode ?? ctx.rec.test?.languageCode,
       conversation: turns.map((t) => ({ input: t.input, output: t.output ?? '' })),
       opening: index === 1,
+      ...(ctx.monthlyCredits !== undefined ? { monthlyCredits: ctx.monthlyCredits } : {}),
+      record: (t) => [sessionStepUpdate(s.id, s._seq, recordOf(t))],
     });
     if (!sim.ok)
       return endStep(s, {
@@ -541,15 +703,13 @@ async function conversationStep(
         stoppingReason: null,
         error: `SIMULATED_USER failed before turn ${index}: ${sim.error}`,
       });
-    if (sim.stop && index > 1)
-      return endStep(s, { status: 'COMPLETED', stoppingReason: sim.reason || 'simulator_stopped', error: null });
+    if (sim.recorded === false) return { kind: 'stop' }; // another delivery moved the session on
+    if (sim.stop && index > 1) return { kind: 'advanced', called: false, session: { ...s, ...recordOf(sim) } };
     message = sim.message;
     input = { user_message: message };
-    if (!(await applyStep([sessionStepUpdate(s.id, s._seq, { _userMessage: { seq: s._seq, message } })])))
-      return { kind: 'stop' };
   }
 
-  const conn = ctx.conversation!;
+  const conn = ctx.rec.conversation!;
   const turnId = newId('inferenceResult');
   const vars = variablesOf(ctx, s, {
     input,
@@ -589,19 +749,34 @@ async function conversationStep(
   if (!multi) end = { status: 'COMPLETED', stoppingReason: 'completed', error: null };
   else if (output.trim() === '') end = { status: 'COMPLETED', stoppingReason: 'agent_empty_response', error: null };
   else if (index >= maxTurns) end = { status: 'COMPLETED', stoppingReason: 'max_iterations', error: null };
-  const ok = await applyStep([
-    sessionStepUpdate(
-      s.id,
-      s._seq,
-      { ...set, _seq: s._seq + 1, turnCount: index, lastTurnAt: now, ...(end ? { _end: end } : {}) },
-      { remove: ['_userMessage'] },
-    ),
-    turnPut(turn),
-    ...items,
-  ]);
-  if (!ok) return { kind: 'stop' };
-  await recordSpans(ctx, turn, result);
-  return { kind: 'advanced', called: true };
+  const turnSet = { ...set, _seq: s._seq + 1, turnCount: index, lastTurnAt: now, ...(end ? { _end: end } : {}) };
+  const allTurns = [...turns, turn];
+  const spans = spansOf(turn, result);
+  const after = { ...s, ...turnSet } as RunSession;
+  delete after._userMessage;
+  if (
+    end &&
+    !finalizationDue(ctx, after) &&
+    timeToClose(jctx) &&
+    (spans.length === 0 || !needsSpans(ctx.rec.metrics))
+  ) {
+    // The last turn: it is recorded, the session closed, scored and counted in one transaction.
+    const closed = await finishSession(ctx, after, {
+      set: turnSet,
+      remove: ['_userMessage'],
+      items: [turnPut(turn), ...items],
+      turns: allTurns as Turn[],
+      seq: s._seq,
+    });
+    if (closed.kind !== 'advanced') return closed;
+    await recordSpans(ctx, s, turn, spans);
+    return { ...closed, called: true };
+  }
+  const moved = await advance(s, turnSet, true, { items: [turnPut(turn), ...items], remove: ['_userMessage'] });
+  if (moved.kind !== 'advanced') return moved;
+  ctx.turns = allTurns;
+  await recordSpans(ctx, s, turn, spans);
+  return moved;
 }
 
 const SPAN_TYPE_SET = new Set<string>(SPAN_TYPES);
@@ -609,11 +784,10 @@ const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isN
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The turn's spans: a RETRIEVER span for `retrieval_context`, and one span
- * per object of `traces`. Ids derive from the turn, so a second attempt finds them (409) and adds
- * nothing; a trace the span schema refuses is left out and logged, it never fails the turn.
+ * The turn's spans: a RETRIEVER span for `retrieval_context`, and one span per object of
+ * `traces`. Ids derive from the turn, so a second attempt finds them (409) and adds nothing.
  */
-async function recordSpans(ctx: StepContext, turn: Turn, result: Extract<CallResult, { kind: 'ok' }>): Promise<void> {
+function spansOf(turn: Turn, result: Extract<CallResult, { kind: 'ok' }>): SpanCreate[] {
   const spans: SpanCreate[] = [];
   if (result.retrievalContext?.length) {
     spans.push({
@@ -643,19 +817,24 @@ async function recordSpans(ctx: StepContext, turn: Turn, result: Extract<CallRes
       ...(isDate(raw.endTime) ? { endTime: new Date(raw.endTime).toISOString() } : {}),
     });
   });
+  return spans;
+}
+
+/** Records the turn's spans; a trace the span schema refuses is left out and logged, it never fails the turn. */
+async function recordSpans(ctx: StepContext, s: RunSession, turn: Turn, spans: SpanCreate[]): Promise<void> {
   if (spans.length === 0) return;
   const auth: AuthContext = {
     organizationId: turn.organizationId,
-    userId: ctx.run.userId,
+    userId: s.userId,
     role: 'MEMBER',
     plan: 'FREE',
-    keyId: `run:${ctx.run.id}`,
+    keyId: `run:${ctx.runId}`,
   };
   try {
     await createSpanBatch(auth, { spans });
   } catch (error) {
     if (error instanceof ConflictError || error instanceof ValidationError) {
-      logger.warn('run turn spans not recorded', { runId: ctx.run.id, turnId: turn.id, error: error.message });
+      logger.warn('run turn spans not recorded', { runId: ctx.runId, turnId: turn.id, error: error.message });
       return;
     }
     throw error;
@@ -664,58 +843,106 @@ async function recordSpans(ctx: StepContext, turn: Turn, result: Extract<CallRes
 
 // ---------------------------------------------------------------- end of a session
 
+const SPAN_PARAMS = new Set(['traces', 'tools_used']);
+const needsSpans = (metrics: StoredMetric[]) => metrics.some((m) => m.evaluationParams.some((p) => SPAN_PARAMS.has(p)));
+
+/** What the last turn's step writes with the close, when the two go in one transaction. */
+interface WithTurn {
+  set: Record<string, unknown>;
+  remove: string[];
+  items: TransactItem[];
+  turns: Turn[];
+  /** The step the session was at before the turn. */
+  seq: number;
+}
+
 /**
  * Ends a session and scores it: the session takes its final status and its evaluations are
- * written (one transaction), each is run through the evaluation path (credits included), and
- * then, once, the run's counters move and take the outcomes. A redelivery resumes where it stopped.
+ * written in one transaction. Evaluations scored in code (deterministic metrics) are written
+ * settled and the session is counted in that same transaction; any other is run through the
+ * evaluation path (credits included) and the session is counted after. A redelivery resumes
+ * where it stopped.
  */
-async function finishSession(ctx: StepContext, s: RunSession): Promise<StepOutcome> {
-  let session: RunSession | undefined = s;
-  if (session._phase !== 'EVALUATING') {
-    const end = session._end ?? { status: 'COMPLETED' as const, stoppingReason: 'completed', error: null };
-    const evaluations =
-      end.stoppingReason === CANCELLED_REASON ? [] : await plannedEvaluations(ctx, session, end.status);
-    session = await closeSession(session, end, evaluations);
-    if (!session) return { kind: 'stop' };
-  }
+async function finishSession(ctx: StepContext, s: RunSession, withTurn?: WithTurn): Promise<StepOutcome> {
+  const end = s._end ?? { status: 'COMPLETED' as const, stoppingReason: 'completed', error: null };
+  const known = withTurn?.turns ?? (ctx.turns?.every((t) => 'id' in t) ? (ctx.turns as Turn[]) : undefined);
+  const evaluations =
+    end.stoppingReason === CANCELLED_REASON ? [] : await plannedEvaluations(ctx, s, end.status, known);
+  const session = await writeClose(s, end, evaluations, { runId: ctx.runId, ...(withTurn ? { withTurn } : {}) });
+  if (!session) return { kind: 'stop' };
+  if (session._phase === 'DONE') await afterCounted(session.organizationId, ctx.runId);
   // runEvaluation scores a PENDING evaluation and returns a settled one as it is.
-  const id = session.id;
-  await countSession(session, ctx.run.id, (evaluationId) => runEvaluation(id, evaluationId));
-  return { kind: 'stop' };
+  else await countSession(session, ctx.runId, (evaluationId) => runEvaluation(session.id, evaluationId));
+  return { kind: 'advanced', called: false, session: { ...session, _phase: 'DONE' } };
 }
 
 type SessionEnd = NonNullable<RunSession['_end']>;
 
-/** The session takes its final status and its evaluations are written (one transaction); undefined when another delivery did it. */
-async function closeSession(
+const isOutcome = (e: Evaluation): e is Evaluation & { status: Outcome['status'] } =>
+  e.status === 'SUCCESS' || e.status === 'FAILED' || e.status === 'SKIPPED';
+
+const outcomeOf = (e: Evaluation & { status: Outcome['status'] }): Outcome => ({
+  metricId: e.metricId,
+  status: e.status,
+  ...(e.score !== null ? { score: e.score } : {}),
+});
+
+/**
+ * The session takes its final status and its evaluations are written (one transaction, with the
+ * last turn when `withTurn` says so). When none is left to score, the session is counted in the
+ * same transaction (phase DONE); else it is EVALUATING. Undefined when another delivery did it.
+ */
+async function writeClose(
   session: RunSession,
   end: SessionEnd,
   evaluations: Evaluation[],
+  options: { runId: string; withTurn?: WithTurn },
 ): Promise<RunSession | undefined> {
   const now = clock.now().toISOString();
-  const items: TransactItem[] = [
-    sessionStepUpdate(session.id, session._seq, {
-      status: end.status,
-      stoppingReason: end.stoppingReason,
-      error: end.error,
-      closedAt: now,
-      _phase: 'EVALUATING',
-      _evaluationIds: evaluations.map((e) => e.id),
-      _seq: session._seq + 1,
-    }),
-    ...evaluations.map((e) => ({
-      Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
-    })),
-    ...(evaluations.length ? testActivityUpdate(session, '_hasEvaluations') : []),
-  ];
-  if (!(await applyStep(items))) return undefined;
-  return {
+  const settled = evaluations.every((e) => e.status !== 'PENDING');
+  const closed: RunSession = {
     ...session,
     status: end.status,
-    _phase: 'EVALUATING',
+    stoppingReason: end.stoppingReason,
+    error: end.error,
+    closedAt: now,
+    _phase: settled ? 'DONE' : 'EVALUATING',
     _evaluationIds: evaluations.map((e) => e.id),
     _seq: session._seq + 1,
   };
+  const wt = options.withTurn;
+  const set = {
+    ...(wt?.set ?? {}),
+    status: closed.status,
+    stoppingReason: closed.stoppingReason,
+    error: closed.error,
+    closedAt: now,
+    _phase: closed._phase,
+    _evaluationIds: closed._evaluationIds,
+    _seq: closed._seq,
+  };
+  const items: TransactItem[] = [
+    sessionStepUpdate(session.id, wt ? wt.seq : session._seq, set, wt ? { remove: wt.remove } : {}),
+    ...(wt?.items ?? []),
+    ...evaluations.map((e) => ({
+      Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
+    ...(settled ? [doneCount(closed, options.runId, 'running', evaluations.filter(isOutcome).map(outcomeOf))] : []),
+  ];
+  if (!(await applyStep(items))) return undefined;
+  if (settled) {
+    for (const e of evaluations) {
+      if (e.status === 'SUCCESS' && e.evaluatedAt) countMetric(METRIC.EvaluationsSucceeded);
+      if (e.status === 'FAILED') countMetric(METRIC.EvaluationsFailed);
+    }
+    countCounted(closed, options.runId, evaluations.filter(isOutcome).length);
+  }
+  return closed;
+}
+
+function countCounted(session: RunSession, runId: string, scored: number): void {
+  countMetric(session.status === 'COMPLETED' ? METRIC.RunSessionsCompleted : METRIC.RunSessionsFailed);
+  logger.debug('run session counted', { runId, sessionId: session.id, status: session.status, scored });
 }
 
 /**
@@ -727,45 +954,50 @@ async function countSession(
   runId: string,
   settle: (evaluationId: string) => Promise<Evaluation | undefined>,
 ): Promise<void> {
-  const outcomes: { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPED'; score?: number }[] = [];
+  const outcomes: Outcome[] = [];
   for (const id of session._evaluationIds ?? []) {
     const evaluation = await settle(id);
-    if (!evaluation) continue;
-    if (evaluation.status === 'SUCCESS' || evaluation.status === 'FAILED' || evaluation.status === 'SKIPPED') {
-      outcomes.push({
-        metricId: evaluation.metricId,
-        status: evaluation.status,
-        ...(evaluation.score !== null ? { score: evaluation.score } : {}),
-      });
-    }
+    if (evaluation && isOutcome(evaluation)) outcomes.push(outcomeOf(evaluation));
   }
   const counted = await applyStep([
     sessionStepUpdate(session.id, session._seq, { _phase: 'DONE' }, { anyStatus: true, phase: 'EVALUATING' }),
-    runCountersUpdate(
-      session.organizationId,
-      runId,
-      session.status === 'COMPLETED' ? { running: -1, completed: 1 } : { running: -1, failed: 1 },
-      outcomes,
-    ),
+    doneCount(session, runId, 'running', outcomes),
   ]);
   if (counted) {
-    countMetric(session.status === 'COMPLETED' ? METRIC.RunSessionsCompleted : METRIC.RunSessionsFailed);
-    const scored = outcomes.length;
-    logger.debug('run session counted', { runId, sessionId: session.id, status: session.status, scored });
-    const status = await finishRun(session.organizationId, runId, clock.now().toISOString());
-    if (status) logger.info('run finished', { runId, status });
+    countCounted(session, runId, outcomes.length);
+    await afterCounted(session.organizationId, runId);
   }
 }
 
-/** The evaluations a finished session gets: per turn for single-turn tests, per session for SCENARIOS. */
+/** What an evaluation of the session may use: from memory (the job's records and turns), spans read only when a metric uses them. */
+async function sourcesOf(ctx: StepContext, s: RunSession, turns: Turn[] | undefined): Promise<EvaluationSources> {
+  const conversationId = ctx.rec.carry.connectionIds.conversation;
+  const spans = needsSpans(ctx.rec.metrics)
+    ? (await restoreItems((await spansOfSession(s.id)).filter((i) => !i.deletedAt))).map((i) => toRecord<Span>(i))
+    : [];
+  return {
+    session: s,
+    turns: turns ?? (await listTurns(s.id)),
+    spans,
+    product: ctx.rec.product,
+    testCase: ctx.rec.testCase,
+    conversationConnection: conversationId ? ctx.rec.connectionRecords.get(conversationId) : undefined,
+  };
+}
+
+/**
+ * The evaluations a finished session gets: per turn for single-turn tests, per session for
+ * SCENARIOS. Deterministic metrics are scored here, in code, so they are written settled.
+ */
 async function plannedEvaluations(
   ctx: StepContext,
   s: RunSession,
   status: 'COMPLETED' | 'FAILED',
+  turns: Turn[] | undefined,
 ): Promise<Evaluation[]> {
-  const metricIds = ctx.entry?.metricIds ?? ctx.run.metricIds;
-  if (metricIds.length === 0) return [];
-  const src = await loadSources({ ...s, status });
+  const metrics = ctx.rec.metrics;
+  if (metrics.length === 0) return [];
+  const src = await sourcesOf(ctx, { ...s, status }, turns);
   const multi = isMultiTurn(ctx);
   const targets: (string | null)[] = multi
     ? status === 'COMPLETED' && src.turns.length > 0
@@ -774,11 +1006,6 @@ async function plannedEvaluations(
     : src.turns.filter((t) => t.output !== null).map((t) => t.id);
   if (targets.length === 0) return [];
   const now = clock.now().toISOString();
-  const metrics: StoredMetric[] = [];
-  for (const id of metricIds) {
-    const m = await getVisibleMetric(s.organizationId, id).catch(() => undefined);
-    if (m) metrics.push(m);
-  }
   const out: Evaluation[] = [];
   for (const turnId of targets) {
     for (const m of metrics) {
@@ -808,11 +1035,18 @@ async function plannedEvaluations(
         });
       } else {
         const missing = missingParams(src, m.evaluationParams);
-        out.push(
-          missing.length
-            ? { ...base, status: 'SKIPPED', error: `missing ${missing.join('; ')}`, evaluatedAt: now }
-            : base,
-        );
+        if (missing.length)
+          out.push({ ...base, status: 'SKIPPED', error: `missing ${missing.join('; ')}`, evaluatedAt: now });
+        else if (m.source === 'DETERMINISTIC' && base.status === 'PENDING')
+          out.push(
+            settledEvaluation(
+              base,
+              await score(m, src, turnId, { organizationId: s.organizationId, model: undefined }),
+              0,
+              now,
+            ),
+          );
+        else out.push(base);
       }
     }
   }

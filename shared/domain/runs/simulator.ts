@@ -1,3 +1,4 @@
+import type { TransactItem } from '../../db/catalog.js';
 import { callLlm, type LlmMessage } from '../../llm/client.js';
 import { resolveModel, simulatorModelName } from '../../llm/models.js';
 import { renderValue } from '../evaluation/judge-prompt.js';
@@ -42,10 +43,14 @@ export interface SimulatorInput {
   opening: boolean;
   /** Time left in the job (ms): no LLM attempt or retry wait runs past it. */
   remainingMs?: number;
+  /** The organization's monthly credits when the caller has read them (null: unlimited). */
+  monthlyCredits?: number | null;
+  /** What the caller records of a valid answer, written in the transaction that settles its credits. */
+  record?: (turn: { stop: boolean; reason: string; message: string }) => TransactItem[];
 }
 
 export type SimulatorResult =
-  | { ok: true; stop: boolean; reason: string; message: string; creditsUsed: number }
+  | { ok: true; stop: boolean; reason: string; message: string; creditsUsed: number; recorded?: boolean }
   | { ok: false; error: string };
 
 /** The reason a simulator gives when the goal is reached. */
@@ -146,8 +151,18 @@ export async function simulateUserTurn(input: SimulatorInput): Promise<Simulator
     schema: SIMULATED_USER_TURN_SCHEMA,
     refine: refine(input.opening),
     ...(input.remainingMs === undefined ? {} : { remainingMs: input.remainingMs }),
+    ...(input.monthlyCredits === undefined ? {} : { monthlyCredits: input.monthlyCredits }),
+    ...(input.record ? { settleWith: (v: SimulatedUserTurn) => input.record!(turnOf(v)) } : {}),
   });
   if (!result.ok) return { ok: false, error: result.error };
-  const { stop, reason, message } = result.value;
-  return { ok: true, stop, reason: reason.trim(), message: stop ? '' : message, creditsUsed: result.creditsUsed };
+  return {
+    ok: true,
+    ...turnOf(result.value),
+    creditsUsed: result.creditsUsed,
+    ...(result.recorded === undefined ? {} : { recorded: result.recorded }),
+  };
+}
+
+function turnOf({ stop, reason, message }: SimulatedUserTurn): { stop: boolean; reason: string; message: string } {
+  return { stop, reason: reason.trim(), message: stop ? '' : message };
 }
