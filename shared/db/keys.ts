@@ -178,6 +178,8 @@ export const keys = {
     sk: `${createdAt}#${sessionId}`,
   }),
   runSessionPartition: (runId: string): string => `RUN#${runId}`,
+  /** One of a run's counter shards (shared/db/run-counters.ts), each its own partition. */
+  runShard: (runId: string, shard: number): Key => ({ pk: `RUNSHARD#${runId}#${shard}`, sk: '#' }),
 
   // ---------- webhooks and alerts ----------
   /** The signing secret of a webhook endpoint: a separate item that no read route loads. */

@@ -12,6 +12,7 @@ import {
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys, PLATFORM_ORG, type Key } from './keys.js';
+import { readShards, RUN_SHARDS, shardKeys, shardSeal, sumShards, type ShardSums } from './run-counters.js';
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
 import { sessionItem, turnItem } from './sessions.js';
@@ -51,6 +52,15 @@ export type StoredRun = Omit<Run, 'metrics'> & {
   _plan: RunPlanEntry[];
   _stats: Record<string, MetricStat>;
   _metricNames: Record<string, string>;
+  /**
+   * How many counter shards the run's sessions count on (shared/db/run-counters.ts); absent on a
+   * run created before shards, whose sessions count on `progress` and `_stats` here.
+   */
+  _shards?: number;
+  /** The counters were summed into `progress` and `_stats` once every session was counted. */
+  _final?: boolean;
+  /** The fan-out created every session (and sealed the shards). */
+  _fanoutDone?: boolean;
 };
 
 export async function createRun(run: StoredRun): Promise<StoredRun> {
@@ -67,6 +77,33 @@ export async function getStoredRun(orgId: string, id: string): Promise<StoredRun
   return toRecord<StoredRun>(out.Item, { keepInternal: true });
 }
 
+/**
+ * A run with the sums of its counter shards, in one BatchGet (the shards of RUN_SHARDS, what new
+ * runs have); 403 another organization's, 404 none. `sums` is absent for a run without shards.
+ */
+export async function getRunWithShards(orgId: string, id: string): Promise<{ run: StoredRun; sums?: ShardSums }> {
+  const runKey = keys.catalog(orgId, 'RUN', id);
+  const items = await batchGet([runKey, ...shardKeys(id, RUN_SHARDS)], true);
+  const runItem = items.find((i) => i.pk === runKey.pk && i.sk === runKey.sk);
+  if (!runItem) return throwMissing(runEntity, orgId, id);
+  const run = toRecord<StoredRun>(runItem, { keepInternal: true });
+  if (!run._shards) return { run };
+  if (run._shards !== RUN_SHARDS) return { run, sums: await readShards(id, run._shards) };
+  const byKey = new Map(items.map((i) => [String(i.pk), i]));
+  return { run, sums: sumShards(shardKeys(id, RUN_SHARDS).map((k) => byKey.get(k.pk))) };
+}
+
+/** The sums of several runs' shards (those with shards), by run id: BatchGets of 100 keys. */
+export async function shardsOfRuns(runs: StoredRun[]): Promise<Map<string, ShardSums>> {
+  const sharded = runs.filter((r) => r._shards);
+  const items = await batchGet(
+    sharded.flatMap((r) => shardKeys(r.id, r._shards!)),
+    true,
+  );
+  const byKey = new Map(items.map((i) => [String(i.pk), i]));
+  return new Map(sharded.map((r) => [r.id, sumShards(shardKeys(r.id, r._shards!).map((k) => byKey.get(k.pk)))]));
+}
+
 export async function listStoredRuns(orgId: string, productIds?: string[]): Promise<StoredRun[]> {
   return productIds
     ? listProductRecords<StoredRun>(runEntity, orgId, productIds, { keepInternal: true })
@@ -81,11 +118,11 @@ export async function setRunStatus(
   orgId: string,
   id: string,
   from: RunStatus[],
-  set: Partial<Run>,
-  extra?: { condition: string; values: Record<string, unknown> },
+  set: Partial<StoredRun>,
+  extra?: { condition: string; values: Record<string, unknown>; names?: Record<string, string> },
   items: TransactItem[] = [],
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#status': 'status' };
+  const names: Record<string, string> = { '#status': 'status', ...(extra?.names ?? {}) };
   const values: Record<string, unknown> = { ...(extra?.values ?? {}) };
   const sets = Object.entries(set).map(([k, v], i) => {
     names[`#f${i}`] = k;
@@ -455,6 +492,26 @@ export async function testCasesById(orgId: string, ids: string[]): Promise<TestC
   return ids.map((id) => byId.get(id)).filter((c): c is TestCase => Boolean(c) && !c!.deletedAt);
 }
 
+/** Marks tests as having evaluations (GET /tests?hasEvaluations=), once per run; a test no longer stored is skipped. */
+export async function markTestsEvaluated(orgId: string, testIds: string[]): Promise<void> {
+  for (const id of new Set(testIds)) {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.catalog(orgId, 'TEST', id),
+          UpdateExpression: 'SET #f = :t',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#f) OR #f <> :t)',
+          ExpressionAttributeNames: { '#f': '_hasEvaluations' },
+          ExpressionAttributeValues: { ':t': true },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+}
+
 /** Keeps GET /tests?versionIds= answerable from the test record (as POST /sessions does). */
 export async function markTestRunOnVersion(orgId: string, testId: string, versionId: string): Promise<void> {
   try {
@@ -462,6 +519,26 @@ export async function markTestRunOnVersion(orgId: string, testId: string, versio
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }
+}
+
+/**
+ * Once, at the end of the fan-out of a run with counter shards: `missing` counted cases got no
+ * session (deleted since the run was created), so they leave `total`; each shard learns how many
+ * sessions hash to it (`expected`, by shard), and is sealed. One transaction; false when an
+ * earlier delivery sealed it.
+ */
+export async function sealFanout(orgId: string, runId: string, missing: number, expected: number[]): Promise<boolean> {
+  return updateIf(
+    {
+      TableName: tableName,
+      Key: keys.catalog(orgId, 'RUN', runId),
+      UpdateExpression: 'SET #done = :t, #p.#total = #p.#total - :d, #p.#pending = #p.#pending - :d',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#done)',
+      ExpressionAttributeNames: { '#done': '_fanoutDone', '#p': 'progress', '#total': 'total', '#pending': 'pending' },
+      ExpressionAttributeValues: { ':t': true, ':d': Math.max(0, missing) },
+    },
+    expected.map((n, k) => shardSeal(runId, k, n)),
+  );
 }
 
 /**

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
-import { observeRequests } from '../../shared/db/client.js';
+import { doc, observeRequests } from '../../shared/db/client.js';
+import { RUN_SHARDS } from '../../shared/db/run-counters.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { newTenant } from '../support/api.js';
 import { echoAgent, startAgent, type TestAgentServer } from '../support/agent-server.js';
+import type { DocCommand } from '../support/doc-mock.js';
 import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
 import { startLlmStub, type LlmStub } from '../support/llm-server.js';
 
@@ -93,8 +96,9 @@ describe('runs: DynamoDB requests per case', () => {
     expect(run).toMatchObject({ status: 'COMPLETED', progress: { total: cases, completed: cases, failed: 0 } });
     expect(run.metrics[0]).toMatchObject({ evaluated: cases, score: 1 });
     expect(requests / cases, JSON.stringify(byOperation)).toBeLessThanOrEqual(12);
-    // A step reads what it needs once: one BatchGet per case (and the fan-out's few), no GetItem per record.
-    expect(byOperation.BatchGetItem, JSON.stringify(byOperation)).toBeLessThanOrEqual(cases + 2);
+    // A step reads what it needs once: one BatchGet per case, no GetItem per record. The others: the
+    // fan-out's records, and the run with all its shards, read by whichever session completes a shard.
+    expect(byOperation.BatchGetItem, JSON.stringify(byOperation)).toBeLessThanOrEqual(cases + 2 + RUN_SHARDS);
 
     // A run of one case pays the run's own requests (fan-out page, finish) on top, and still fits.
     const one = await fixture('QUALITY', 'input,expected_output\nhello,hello\n');
@@ -125,5 +129,82 @@ describe('runs: DynamoDB requests per case', () => {
       progress: { total: 5, pending: 0, running: 0, completed: 5, failed: 0 },
     });
     expect(run.metrics[0]).toMatchObject({ evaluated: 5, score: 1 });
+  });
+});
+
+describe('runs: no hot item', () => {
+  /** Writes per item (`pk|sk`) of every command the document client sends, until the returned stop. */
+  function countWrites(): { perItem: Map<string, number>; stop: () => void } {
+    const perItem = new Map<string, number>();
+    const note = (k: { pk?: unknown; sk?: unknown } | undefined) => {
+      if (!k) return;
+      const id = `${String(k.pk)}|${String(k.sk)}`;
+      perItem.set(id, (perItem.get(id) ?? 0) + 1);
+    };
+    const original = doc.send.bind(doc) as (c: DocCommand) => Promise<unknown>;
+    const spy = vi.spyOn(doc, 'send').mockImplementation(((c: DocCommand) => {
+      const input = c.input as Record<string, any>;
+      if (c instanceof UpdateCommand) note(input.Key);
+      if (c instanceof PutCommand) note(input.Item);
+      if (c instanceof TransactWriteCommand)
+        for (const t of input.TransactItems ?? []) note(t.Update?.Key ?? t.Put?.Item ?? t.Delete?.Key);
+      return original(c);
+    }) as never);
+    return { perItem, stop: () => spy.mockRestore() };
+  }
+
+  it('concurrent steps, every job delivered twice: the progress never goes backwards, ends exact, and no item takes the run’s writes', async () => {
+    const cases = 60;
+    const rows = Array.from({ length: cases }, (_, i) => `q${i},q${i}`).join('\n');
+    const f = await fixture('QUALITY', `input,expected_output\n${rows}\n`);
+    const created = (
+      await f.api.post('/runs', { versionId: f.version.id, testId: f.test.id, metricIds: ['met_non_empty_output'] })
+    ).body;
+    const writes = countWrites();
+    const seen: any[] = [];
+    let draining = true;
+    const watcher = (async () => {
+      while (draining) seen.push((await f.api.get(`/runs/${created.id}`)).body.progress);
+    })();
+    try {
+      await drainRunQueue((e) => runner(e) as Promise<unknown>, { duplicate: true, concurrency: 10 });
+    } finally {
+      draining = false;
+      await watcher;
+      writes.stop();
+    }
+    const end = (await f.api.get(`/runs/${created.id}`)).body;
+    seen.push(end.progress);
+    expect(end).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: cases, pending: 0, running: 0, completed: cases, failed: 0 },
+    });
+    expect(end.metrics[0]).toMatchObject({ evaluated: cases, failed: 0, skipped: 0, score: 1 });
+    expect(seen.length).toBeGreaterThan(2);
+    for (let i = 1; i < seen.length; i++) {
+      const [a, b] = [seen[i - 1], seen[i]];
+      expect(b.total).toBe(cases);
+      expect(b.pending + b.running + b.completed + b.failed).toBe(cases);
+      expect(b.completed, JSON.stringify(seen)).toBeGreaterThanOrEqual(a.completed);
+      expect(b.failed).toBeGreaterThanOrEqual(a.failed);
+      expect(b.pending).toBeLessThanOrEqual(a.pending);
+    }
+    // Writes sent per item (a refused conditional write counts: it costs the item's capacity too).
+    // The run item and the test take a fixed number (started, sealed, finished; each job twice
+    // here), not one per session; the sessions' counting spreads over the run's shards, each taking
+    // its share; no other item takes more than one session's steps.
+    const perItem = [...writes.perItem];
+    const of = (match: (k: string) => boolean) => perItem.filter(([k]) => match(k)).map(([, n]) => n);
+    const runWrites = of((k) => k.endsWith(`|RUN#${created.id}`));
+    expect(runWrites).toHaveLength(1);
+    expect(runWrites[0]).toBeLessThanOrEqual(2 * 4);
+    expect(Math.max(...of((k) => k.endsWith(`|TEST#${f.test.id}`)))).toBeLessThanOrEqual(2 * 2);
+    const shardWrites = of((k) => k.startsWith(`RUNSHARD#${created.id}#`));
+    expect(shardWrites).toHaveLength(RUN_SHARDS);
+    expect(shardWrites.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2 * cases);
+    expect(Math.max(...shardWrites)).toBeLessThan(cases);
+    expect(Math.max(...of((k) => !k.startsWith('RUNSHARD#') && !k.endsWith(`|RUN#${created.id}`)))).toBeLessThanOrEqual(
+      8,
+    );
   });
 });

@@ -4,6 +4,7 @@ import { runView } from '../../shared/domain/runs/runs.js';
 import { parseRunJob } from '../../shared/queue/run-queue.js';
 import { addScore, emptySums, scorePoint } from '../../shared/domain/monitors/statistics.js';
 import type { StoredRun } from '../../shared/db/runs.js';
+import { shardOf, sumShards } from '../../shared/db/run-counters.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const decodeTime = (ulid: string) => [...ulid.slice(0, 10)].reduce((t, c) => t * 32 + CROCKFORD.indexOf(c), 0);
@@ -76,6 +77,68 @@ describe('the run record', () => {
     expect(view.metrics).toEqual([
       { metricId: 'met_a', name: 'alpha', evaluated: 0, failed: 3, skipped: 0, score: null, confidenceInterval: null },
     ]);
+  });
+});
+
+describe('the run record from counter shards', () => {
+  const sharded = (status: StoredRun['status'], extra: Partial<StoredRun> = {}): StoredRun => ({
+    ...storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 } }),
+    status,
+    progress: { total: 10, pending: 10, running: 0, completed: 0, failed: 0 },
+    _shards: 2,
+    ...extra,
+  });
+  const shard = (fields: Record<string, unknown>) => ({ pk: 'RUNSHARD#run_X#0', sk: '#', ...fields });
+
+  it('sums the shards: pending, running, completed, failed and each metric, adding up to the total', () => {
+    const sums = sumShards([
+      shard({ started: 4, completed: 2, failed: 1, 'n:met_a': 2, 'sx:met_a': 1.5, 'sxx:met_a': 1.25 }),
+      shard({ started: 3, completed: 1, 'n:met_a': 1, 'sx:met_a': 0.5, 'sxx:met_a': 0.25, 'skipped:met_a': 1 }),
+    ]);
+    const view = runView(sharded('RUNNING'), sums);
+    expect(view.progress).toEqual({ total: 10, pending: 3, running: 3, completed: 3, failed: 1 });
+    expect(view.metrics[0]).toMatchObject({ evaluated: 3, skipped: 1, score: 2 / 3 });
+  });
+
+  it('never goes backwards as sessions move on, and shows a cancelled run’s unstarted sessions as failed', () => {
+    const steps = [
+      [shard({}), shard({})],
+      [shard({ started: 2 }), shard({ started: 1 })],
+      [shard({ started: 3, completed: 1 }), shard({ started: 1, failed: 1 })],
+      [shard({ started: 5, completed: 4 }), shard({ started: 5, completed: 1, failed: 1 })],
+    ].map((items) => runView(sharded('RUNNING'), sumShards(items)).progress);
+    for (let i = 1; i < steps.length; i++) {
+      expect(steps[i]!.completed).toBeGreaterThanOrEqual(steps[i - 1]!.completed);
+      expect(steps[i]!.failed).toBeGreaterThanOrEqual(steps[i - 1]!.failed);
+      expect(steps[i]!.pending).toBeLessThanOrEqual(steps[i - 1]!.pending);
+    }
+    const cancelled = sumShards([shard({ started: 3, completed: 1, cancelled: true }), shard({ started: 1 })]);
+    expect(runView(sharded('CANCELLED'), cancelled).progress).toEqual({
+      total: 10,
+      pending: 0,
+      running: 3,
+      completed: 1,
+      failed: 6,
+    });
+  });
+
+  it('reads its own item once the counters were summed into it, and a run without shards always', () => {
+    const finalRun = sharded('COMPLETED', {
+      _final: true,
+      progress: { total: 10, pending: 0, running: 0, completed: 9, failed: 1 },
+    });
+    expect(runView(finalRun, sumShards([shard({ started: 99 })])).progress.completed).toBe(9);
+    const unsharded = { ...finalRun, _final: undefined, _shards: undefined, status: 'RUNNING' as const };
+    expect(runView(unsharded, sumShards([shard({ completed: 99 })])).progress.completed).toBe(9);
+  });
+
+  it('hashes a session to one shard, the same every time, spread over all of them', () => {
+    const ids = Array.from({ length: 1600 }, (_, i) => deterministicSessionId('run_A', `tcase_${i}`, 0));
+    const counts = new Array(16).fill(0);
+    for (const id of ids) counts[shardOf(id, 16)]++;
+    expect(shardOf(ids[0]!, 16)).toBe(shardOf(ids[0]!, 16));
+    expect(Math.min(...counts)).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThan(150);
   });
 });
 

@@ -1,6 +1,8 @@
 import type { TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { restoreItems } from '../../db/offload.js';
+import { shardOf } from '../../db/run-counters.js';
+import { keys } from '../../db/keys.js';
 import { takeRateSlot } from '../../db/rate-limits.js';
 import { toRecord } from '../../db/records.js';
 import {
@@ -12,8 +14,8 @@ import {
   markQueued,
   markTestRunOnVersion,
   reconcileFanout,
-  runCountersUpdate,
   runSessionIds,
+  sealFanout,
   sessionStepUpdate,
   setRunStatus,
   testCasePage,
@@ -49,7 +51,8 @@ import { abandonEvaluation, runEvaluation, score, settledEvaluation } from '../e
 import { createSpanBatch } from '../sessions/spans.js';
 import { callAgent, type AgentConnection, type CallOptions, type CallResult } from './caller/index.js';
 import { simulateUserTurn } from './simulator.js';
-import { CANCELLED_REASON, finishRun } from './runs.js';
+import { afterCounted, CANCELLED_REASON, finishRun } from './runs.js';
+import { doneCount, failedUnstarted, startCount, type Outcome, type RunRef } from './counting.js';
 import { deterministicSessionId } from './session-ids.js';
 import {
   carriedTurns,
@@ -76,27 +79,6 @@ export interface JobContext {
 }
 
 type StepJob = Extract<RunJob, { kind: 'step' }>;
-
-// ---------------------------------------------------------------- counting
-
-/** A session leaves `pending` for `running` (its first step), unless the run was cancelled first. */
-function startCount(s: RunSession, runId: string): TransactItem {
-  return runCountersUpdate(s.organizationId, runId, { pending: -1, running: 1 }, [], { unlessCancelled: true });
-}
-
-type Outcome = { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPED'; score?: number };
-
-/** A session is counted once, with its evaluations' outcomes. */
-function doneCount(s: RunSession, runId: string, from: 'pending' | 'running', outcomes: Outcome[] = []): TransactItem {
-  const to = s.status === 'COMPLETED' ? 'completed' : 'failed';
-  return runCountersUpdate(s.organizationId, runId, { [from]: -1, [to]: 1 }, outcomes);
-}
-
-/** After a session was counted: the run finishes when it was the last. */
-async function afterCounted(orgId: string, runId: string): Promise<void> {
-  const status = await finishRun(orgId, runId, clock.now().toISOString());
-  if (status) logger.info('run finished', { runId, status });
-}
 
 // ---------------------------------------------------------------- fan-out
 
@@ -128,9 +110,13 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
   const take = cases.slice(0, Math.max(0, entry.caseCount - offset));
   const cancelled = run.status === 'CANCELLED';
   const sessions = take.map((testCase) => newRunSession(run, entry, testCase, cancelled, now));
+  const ref: RunRef = { organizationId: run.organizationId, runId: run.id, shards: run._shards };
   const created = await createRunSessions(sessions, (group) =>
-    cancelled && group.length
-      ? [runCountersUpdate(run.organizationId, run.id, { pending: -group.length, failed: group.length })]
+    cancelled
+      ? failedUnstarted(
+          ref,
+          group.map((s) => s.id),
+        )
       : [],
   );
   if (!cancelled && sessions.length) {
@@ -153,7 +139,9 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
           runId: run.id,
           sessionId: s.id,
           seq: 0,
-          ...(records ? { carry: carryFor(job.planIndex, entry, records, testCase, offloaded.has(testCase.id)) } : {}),
+          ...(records
+            ? { carry: carryFor(run, job.planIndex, entry, records, testCase, offloaded.has(testCase.id)) }
+            : {}),
         };
       });
     if (offset === 0) await markTestRunOnVersion(run.organizationId, entry.testId, run.versionId);
@@ -176,9 +164,14 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
       { kind: 'fanout', organizationId: run.organizationId, runId: run.id, planIndex: job.planIndex + 1 },
     ]);
   } else {
-    const count = (await runSessionIds(run.id)).length;
-    await reconcileFanout(run.organizationId, run.id, run.progress.total - count);
-    await afterCounted(run.organizationId, run.id);
+    const ids = await runSessionIds(run.id);
+    if (run._shards) {
+      const expected = new Array<number>(run._shards).fill(0);
+      for (const id of ids) expected[shardOf(id, run._shards)]!++;
+      await sealFanout(run.organizationId, run.id, run.progress.total - ids.length, expected);
+    } else await reconcileFanout(run.organizationId, run.id, run.progress.total - ids.length);
+    const status = await finishRun(run.organizationId, run.id, clock.now().toISOString());
+    if (status) logger.info('run finished', { runId: run.id, status });
   }
 }
 
@@ -243,6 +236,8 @@ async function casesPage(
 interface StepContext {
   orgId: string;
   runId: string;
+  /** Where the run's sessions are counted. */
+  run: RunRef;
   rec: StepRecords;
   /** Whether the run was cancelled, as read at the start of the job (and learnt since). */
   cancelled: boolean;
@@ -278,7 +273,7 @@ export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<
   }
   if (session._phase === 'DONE') {
     // Counted by an earlier delivery that may have stopped before closing the run.
-    await afterCounted(job.organizationId, job.runId);
+    await afterCounted(ctx.run, session.id);
     return;
   }
   let attemptsSoFar = job.attempts;
@@ -351,19 +346,24 @@ async function loadStep(job: StepJob): Promise<{ session: RunSession; ctx: StepC
     if (!carry) return undefined;
   }
   const multi = !SINGLE_TURN_TYPES.has(carry.test?.type ?? carry.testType);
+  // Whether the run was cancelled: its session's shard says (a run without shards: its item).
+  const shardKey = carry.shards ? keys.runShard(job.runId, shardOf(job.sessionId, carry.shards)) : undefined;
   const { read, records } = await readStep(job.organizationId, job.runId, job.sessionId, carry, {
-    readRun: true,
+    ...(shardKey ? { extraKeys: [shardKey] } : { readRun: true }),
     organization: multi,
   });
   const session = read.session;
   if (!session || session._runId !== job.runId) return undefined;
-  const cancelled = !read.run || read.run.status === 'CANCELLED';
+  const cancelled = shardKey
+    ? read.extra.get(`${shardKey.pk}#${shardKey.sk}`)?.cancelled === true
+    : !read.run || read.run.status === 'CANCELLED';
   const turns = carry.turns && carry.turns.length === session.turnCount ? carry.turns : undefined;
   return {
     session,
     ctx: {
       orgId: job.organizationId,
       runId: job.runId,
+      run: { organizationId: job.organizationId, runId: job.runId, shards: carry.shards },
       rec: records,
       cancelled,
       ...(read.monthlyCredits !== undefined ? { monthlyCredits: read.monthlyCredits } : {}),
@@ -386,23 +386,19 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
   const s = await getRunSession(job.sessionId);
   if (!s || s._runId !== job.runId || s._seq !== job.seq || s._phase === 'DONE') return; // done or moved on
   const cause = failedEveryReceive(`step ${job.seq + 1}`, error);
+  const run = await runRefOf(job);
+  const planIndex = job.carry?.planIndex;
   if (s._phase === 'EVALUATING') {
-    await countSession(s, job.runId, (id) => abandonEvaluation(s.id, id, cause));
+    await countSession(s, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
     return;
   }
   if (s._end || s.status !== 'PENDING') {
     const end = s._end ?? { status: 'FAILED' as const, stoppingReason: null, error: null };
-    const closed = await writeClose(
-      s,
-      { ...end, error: end.error ?? `the session's evaluations were not planned: ${cause}` },
-      [],
-      {
-        runId: job.runId,
-      },
-    );
+    const error = end.error ?? `the session's evaluations were not planned: ${cause}`;
+    const closed = await writeClose(s, { ...end, error }, [], { run, planIndex });
     if (closed && closed._phase === 'EVALUATING')
-      await countSession(closed, job.runId, (id) => abandonEvaluation(s.id, id, cause));
-    else if (closed) await afterCounted(s.organizationId, job.runId);
+      await countSession(closed, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
+    else if (closed) await afterCounted(run, s.id);
     return;
   }
   const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
@@ -416,8 +412,16 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
       queued ? { phase: 'QUEUED' } : {},
     ),
   ];
-  if (queued) items.push(runCountersUpdate(s.organizationId, job.runId, { pending: -1, running: 1 }));
+  if (queued) items.push(startCount(run, s.id));
   if (await applyStep(items)) await enqueueNext(job, { ...s, _seq: s._seq + 1 }, job.carry);
+}
+
+/** Where a job's run counts its sessions: said by its carry, else by the run. */
+async function runRefOf(job: StepJob): Promise<RunRef> {
+  const ref = { organizationId: job.organizationId, runId: job.runId };
+  if (job.carry) return { ...ref, shards: job.carry.shards };
+  const run = await getStoredRun(job.organizationId, job.runId);
+  return { ...ref, shards: run._shards };
 }
 
 async function enqueueNext(job: StepJob, session: RunSession, carry: StepCarry | undefined): Promise<void> {
@@ -445,7 +449,7 @@ async function performStep(
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
   if (s._phase === 'EVALUATING') {
-    await countSession(s, ctx.runId, (evaluationId) => runEvaluation(s.id, evaluationId));
+    await countSession(s, ctx.run, ctx.rec.carry.planIndex, (evaluationId) => runEvaluation(s.id, evaluationId));
     return { kind: 'stop' };
   }
   if (s.status !== 'PENDING') return { kind: 'stop' };
@@ -498,14 +502,14 @@ async function startSession(ctx: StepContext, s: RunSession): Promise<StepOutcom
         },
         { phase: 'QUEUED' },
       ),
-      doneCount(failed, ctx.runId, 'pending'),
+      doneCount(ctx.run, failed, 'pending'),
     ]);
-    if (ok) await afterCounted(ctx.orgId, ctx.runId);
+    if (ok) await afterCounted(ctx.run, s.id);
     return { kind: 'stop' };
   }
   const codes = await tryStep([
     sessionStepUpdate(s.id, s._seq, { _phase: 'RUNNING' }, { phase: 'QUEUED' }),
-    startCount(s, ctx.runId),
+    startCount(ctx.run, s.id, { unlessCancelled: true }),
   ]);
   if (!codes) return { kind: 'advanced', called: false, session: { ...s, _phase: 'RUNNING' } };
   if (codes[0] === 'ConditionalCheckFailed') return { kind: 'stop' }; // another delivery started it
@@ -868,11 +872,12 @@ async function finishSession(ctx: StepContext, s: RunSession, withTurn?: WithTur
   const known = withTurn?.turns ?? (ctx.turns?.every((t) => 'id' in t) ? (ctx.turns as Turn[]) : undefined);
   const evaluations =
     end.stoppingReason === CANCELLED_REASON ? [] : await plannedEvaluations(ctx, s, end.status, known);
-  const session = await writeClose(s, end, evaluations, { runId: ctx.runId, ...(withTurn ? { withTurn } : {}) });
+  const planIndex = ctx.rec.carry.planIndex;
+  const session = await writeClose(s, end, evaluations, { run: ctx.run, planIndex, ...(withTurn ? { withTurn } : {}) });
   if (!session) return { kind: 'stop' };
-  if (session._phase === 'DONE') await afterCounted(session.organizationId, ctx.runId);
+  if (session._phase === 'DONE') await afterCounted(ctx.run, session.id);
   // runEvaluation scores a PENDING evaluation and returns a settled one as it is.
-  else await countSession(session, ctx.runId, (evaluationId) => runEvaluation(session.id, evaluationId));
+  else await countSession(session, ctx.run, planIndex, (evaluationId) => runEvaluation(session.id, evaluationId));
   return { kind: 'advanced', called: false, session: { ...session, _phase: 'DONE' } };
 }
 
@@ -896,7 +901,7 @@ async function writeClose(
   session: RunSession,
   end: SessionEnd,
   evaluations: Evaluation[],
-  options: { runId: string; withTurn?: WithTurn },
+  options: { run: RunRef; planIndex: number | undefined; withTurn?: WithTurn },
 ): Promise<RunSession | undefined> {
   const now = clock.now().toISOString();
   const settled = evaluations.every((e) => e.status !== 'PENDING');
@@ -927,7 +932,14 @@ async function writeClose(
     ...evaluations.map((e) => ({
       Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
     })),
-    ...(settled ? [doneCount(closed, options.runId, 'running', evaluations.filter(isOutcome).map(outcomeOf))] : []),
+    ...(settled
+      ? [
+          doneCount(options.run, closed, 'running', evaluations.filter(isOutcome).map(outcomeOf), {
+            planIndex: options.planIndex,
+            count: evaluations.length,
+          }),
+        ]
+      : []),
   ];
   if (!(await applyStep(items))) return undefined;
   if (settled) {
@@ -935,7 +947,7 @@ async function writeClose(
       if (e.status === 'SUCCESS' && e.evaluatedAt) countMetric(METRIC.EvaluationsSucceeded);
       if (e.status === 'FAILED') countMetric(METRIC.EvaluationsFailed);
     }
-    countCounted(closed, options.runId, evaluations.filter(isOutcome).length);
+    countCounted(closed, options.run.runId, evaluations.filter(isOutcome).length);
   }
   return closed;
 }
@@ -951,7 +963,8 @@ function countCounted(session: RunSession, runId: string, scored: number): void 
  */
 async function countSession(
   session: RunSession,
-  runId: string,
+  run: RunRef,
+  planIndex: number | undefined,
   settle: (evaluationId: string) => Promise<Evaluation | undefined>,
 ): Promise<void> {
   const outcomes: Outcome[] = [];
@@ -961,11 +974,11 @@ async function countSession(
   }
   const counted = await applyStep([
     sessionStepUpdate(session.id, session._seq, { _phase: 'DONE' }, { anyStatus: true, phase: 'EVALUATING' }),
-    doneCount(session, runId, 'running', outcomes),
+    doneCount(run, session, 'running', outcomes, { planIndex, count: session._evaluationIds?.length ?? 0 }),
   ]);
   if (counted) {
-    countCounted(session, runId, outcomes.length);
-    await afterCounted(session.organizationId, runId);
+    countCounted(session, run.runId, outcomes.length);
+    await afterCounted(run, session.id);
   }
 }
 

@@ -1,21 +1,25 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listProductRecords } from '../../db/catalog.js';
 import { getVisibleMetric, listSpecLinks } from '../../db/metrics.js';
+import { readShard, RUN_SHARDS, type ShardSums } from '../../db/run-counters.js';
 import {
   applyStep,
   createRun,
   finishRunWhenDone,
+  getRunWithShards,
   getStoredRun,
   listStoredRuns,
-  runCountersUpdate,
+  markTestsEvaluated,
   runSessions,
   sessionStepUpdate,
   setRunStatus,
+  shardsOfRuns,
   testCasesById,
   type MetricStat,
   type RunPlanEntry,
   type StoredRun,
 } from '../../db/runs.js';
+import { logger } from '../../observability/logger.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
@@ -26,6 +30,7 @@ import {
   type RunCreate,
   type RunListQuery,
   type RunMetric,
+  type RunProgress,
   type RunStatus,
 } from '../../schemas/runs.js';
 import type { Specification } from '../../schemas/specifications.js';
@@ -39,6 +44,7 @@ import { bodyReference } from '../common/references.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
+import { doneCount, shardOfSession, type RunRef } from './counting.js';
 
 /** The reason a session ends when its run is cancelled. */
 export const CANCELLED_REASON = 'cancelled';
@@ -197,18 +203,51 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     _plan: plan,
     _stats: stats,
     _metricNames: Object.fromEntries(names),
+    _shards: RUN_SHARDS,
   };
   await createRun(run);
   await enqueueRunJobs([{ kind: 'fanout', organizationId: org, runId: run.id, planIndex: 0 }]);
   return runView(run);
 }
 
+/**
+ * What a run's counters say: from its shards while sessions are being counted (`sums`), from its
+ * own item once they were summed into it (or for a run without shards). Each shard only grows and
+ * is read consistently, so the progress never goes backwards: `completed` and `failed` only grow,
+ * `pending` only shrinks. A cancelled run's sessions that have not started never will (the cancel
+ * job fails them, or their first step does): they show as failed at once.
+ */
+export function countersOf(
+  run: StoredRun,
+  sums: ShardSums | undefined,
+): { progress: RunProgress; stats: Record<string, MetricStat> } {
+  if (run._final || !run._shards || !sums) return { progress: run.progress, stats: run._stats };
+  const total = run.progress.total;
+  const done = sums.completed + sums.failed;
+  const started = Math.max(sums.started, done);
+  let pending = Math.max(0, total - started);
+  let failed = sums.failed;
+  if (run.status === 'CANCELLED') {
+    failed += pending;
+    pending = 0;
+  }
+  return {
+    progress: { total, pending, running: Math.max(0, started - done), completed: sums.completed, failed },
+    stats: sums.stats,
+  };
+}
+
 /** The record a client sees: internal fields dropped, per-metric scores derived from the counters. */
-export function runView(run: StoredRun): Run {
-  const { _plan, _stats, _metricNames, ...rest } = run;
+export function runView(run: StoredRun, sums?: ShardSums): Run {
+  const { _plan, _stats: _s, _metricNames, _shards, _final, _fanoutDone, ...rest } = run;
   void _plan;
+  void _s;
+  void _shards;
+  void _final;
+  void _fanoutDone;
+  const counters = countersOf(run, sums);
   const metrics: RunMetric[] = run.metricIds.map((metricId) => {
-    const st = _stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
+    const st = counters.stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
     const point = scorePoint(
       st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx },
     );
@@ -222,7 +261,7 @@ export function runView(run: StoredRun): Run {
       confidenceInterval: point.confidenceInterval,
     };
   });
-  const p = run.progress;
+  const p = counters.progress;
   return {
     ...rest,
     progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
@@ -233,9 +272,51 @@ export function runView(run: StoredRun): Run {
 /**
  * Finishes the run when its last session is counted, and sends `run.completed` / `run.failed`
  * (the run as it now reads): the event is written in the transaction that finishes the run, so it
- * goes out once however many jobs race to finish it or are redelivered.
+ * goes out once however many jobs race to finish it or are redelivered. A run with counter shards
+ * finishes once the fan-out sealed them and every session they expect is counted: its counters
+ * are summed into its item then (exact from there on), and a cancelled run's too.
  */
 export async function finishRun(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
+  const { run, sums } = await getRunWithShards(orgId, runId);
+  if (!run._shards || !sums) return finishUnsharded(orgId, runId, at);
+  if (run._final || !run._fanoutDone || !sums.sealed) return undefined;
+  if (sums.completed + sums.failed < sums.expected) return undefined;
+  const { progress } = countersOf(run, sums);
+  const stats = Object.fromEntries(
+    run.metricIds.map((id) => [id, sums.stats[id] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]),
+  );
+  const folded = { progress: { ...progress, pending: 0, running: 0 }, _stats: stats, _final: true };
+  const finishing = run.status === 'PENDING' || run.status === 'RUNNING';
+  const status: RunStatus = finishing ? (progress.completed > 0 ? 'COMPLETED' : 'FAILED') : run.status;
+  const set = finishing ? { ...folded, status, finishedAt: at, ...(run.startedAt ? {} : { startedAt: at }) } : folded;
+  const writes = finishing
+    ? await eventWrites(
+        orgId,
+        status === 'COMPLETED' ? 'run.completed' : 'run.failed',
+        runView({ ...run, ...set }),
+        `run.finished#${runId}`,
+      )
+    : NO_EVENT;
+  const done = await setRunStatus(
+    orgId,
+    runId,
+    [run.status],
+    set,
+    { condition: 'attribute_not_exists(#final)', values: {}, names: { '#final': '_final' } },
+    writes.items,
+  );
+  if (!done) return undefined;
+  // The tests that got evaluations say so (GET /tests?hasEvaluations), once per run rather than per session.
+  await markTestsEvaluated(
+    orgId,
+    run._plan.flatMap((p, i) => ((sums.evaluations[i] ?? 0) > 0 ? [p.testId] : [])),
+  );
+  if (finishing) await publish(writes);
+  return finishing ? status : undefined;
+}
+
+/** A run without counter shards: finished from the counters on its item. */
+async function finishUnsharded(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
   let writes = NO_EVENT;
   const status = await finishRunWhenDone(orgId, runId, at, async (run, outcome) => {
     writes = await eventWrites(
@@ -250,12 +331,29 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
   return status;
 }
 
+/**
+ * After a session was counted on `shard`: the run may be finished. Its own shard (one read) says
+ * whether it can be: only the sessions that complete a sealed shard read every shard.
+ */
+export async function afterCounted(run: RunRef, sessionId: string): Promise<void> {
+  const shard = shardOfSession(run, sessionId);
+  if (shard !== undefined) {
+    const own = await readShard(run.runId, shard);
+    if (!own.sealed || own.completed + own.failed < own.expected) return;
+  }
+  const status = await finishRun(run.organizationId, run.runId, clock.now().toISOString());
+  if (status) logger.info('run finished', { runId: run.runId, status });
+}
+
 export async function getRunFor(auth: AuthContext, id: string): Promise<Run> {
-  return runView(await getStoredRun(auth.organizationId, id));
+  const { run, sums } = await getRunWithShards(auth.organizationId, id);
+  return runView(run, sums);
 }
 
 export async function listRunsFor(auth: AuthContext, query: RunListQuery): Promise<Page<Run>> {
-  const runs = (await listStoredRuns(auth.organizationId, query.productIds)).map(runView);
+  const stored = await listStoredRuns(auth.organizationId, query.productIds);
+  const sums = await shardsOfRuns(stored.filter((r) => !r._final));
+  const runs = stored.map((r) => runView(r, sums.get(r.id)));
   return applyList(runs, query, {
     sortable: ['createdAt', 'name', 'status', 'startedAt', 'finishedAt', 'versionId', 'productId'],
     filters: [
@@ -298,10 +396,10 @@ export async function cancelRun(auth: AuthContext, id: string): Promise<Run> {
         },
         { phase: s._phase },
       ),
-      runCountersUpdate(
-        auth.organizationId,
-        id,
-        s._phase === 'QUEUED' ? { pending: -1, failed: 1 } : { running: -1, failed: 1 },
+      doneCount(
+        { organizationId: auth.organizationId, runId: id, shards: run._shards },
+        { id: s.id, status: 'FAILED' },
+        s._phase === 'QUEUED' ? 'pending' : 'running',
       ),
     ]);
   }

@@ -28,6 +28,8 @@ export interface PastTurn {
 }
 
 export interface StepCarry {
+  /** The run's counter shards (absent: a run that counts on its own item). */
+  shards?: number;
   planIndex: number;
   productId: string;
   testId: string;
@@ -111,6 +113,7 @@ const carriedTest = (t: CarriedTest): CarriedTest => ({
  * A test case with fields kept in S3 is left out (the step reads and restores it).
  */
 export function carryFor(
+  run: Pick<StoredRun, '_shards'>,
   planIndex: number,
   entry: RunPlanEntry,
   records: EntryRecords,
@@ -119,6 +122,7 @@ export function carryFor(
 ): StepCarry {
   const v = records.version;
   const base: StepCarry = {
+    ...(run._shards ? { shards: run._shards } : {}),
     planIndex,
     productId: v.productId,
     testId: entry.testId,
@@ -211,5 +215,5 @@ export async function carryOfRun(run: StoredRun, session: RunSession): Promise<S
   const records = await readEntryRecords(run, entry);
   if (!records) return undefined;
   // Carried without its test case: the step reads that by the session's testCaseId.
-  return carryFor(planIndex, entry, records, { id: session.testCaseId } as TestCase, true);
+  return carryFor(run, planIndex, entry, records, { id: session.testCaseId } as TestCase, true);
 }

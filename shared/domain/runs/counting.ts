@@ -1,0 +1,69 @@
+import type { TransactItem } from '../../db/catalog.js';
+import { shardOf, shardUpdate, type Outcome } from '../../db/run-counters.js';
+import { runCountersUpdate, type RunSession } from '../../db/runs.js';
+
+/**
+ * The writes that count a run's sessions, each one item of the transaction that moves the
+ * session, so a session is counted exactly once however often its jobs run. A run with counter
+ * shards counts on the shard its session hashes to (no hot item); a run created before shards
+ * counts on its own item.
+ */
+
+export type { Outcome } from '../../db/run-counters.js';
+
+/** The run a session counts on: its id, organization and shard count (absent: the run item). */
+export interface RunRef {
+  organizationId: string;
+  runId: string;
+  shards?: number | undefined;
+}
+
+export const shardOfSession = (run: RunRef, sessionId: string): number | undefined =>
+  run.shards ? shardOf(sessionId, run.shards) : undefined;
+
+/**
+ * A session leaves pending for running. `unlessCancelled`: the write that lets it call an agent,
+ * refused once the run is cancelled.
+ */
+export function startCount(run: RunRef, sessionId: string, options: { unlessCancelled?: boolean } = {}): TransactItem {
+  const shard = shardOfSession(run, sessionId);
+  if (shard === undefined)
+    return runCountersUpdate(run.organizationId, run.runId, { pending: -1, running: 1 }, [], options);
+  return shardUpdate(run.runId, shard, { started: 1 }, [], options);
+}
+
+/**
+ * A session is counted, from pending (it never started) or running, with its evaluations'
+ * outcomes and how many it wrote for its plan entry (the run marks those tests when it ends).
+ */
+export function doneCount(
+  run: RunRef,
+  session: Pick<RunSession, 'id' | 'status'>,
+  from: 'pending' | 'running',
+  outcomes: Outcome[] = [],
+  evaluations?: { planIndex: number | undefined; count: number },
+): TransactItem {
+  const to = session.status === 'COMPLETED' ? 'completed' : 'failed';
+  const shard = shardOfSession(run, session.id);
+  if (shard === undefined) return runCountersUpdate(run.organizationId, run.runId, { [from]: -1, [to]: 1 }, outcomes);
+  const written =
+    evaluations && evaluations.planIndex !== undefined && evaluations.count > 0
+      ? { evaluations: { planIndex: evaluations.planIndex, count: evaluations.count } }
+      : {};
+  return shardUpdate(run.runId, shard, { ...(from === 'pending' ? { started: 1 } : {}), [to]: 1 }, outcomes, written);
+}
+
+/** Sessions that never started, failed together (a cancelled run): one write per shard they hash to. */
+export function failedUnstarted(run: RunRef, sessionIds: string[]): TransactItem[] {
+  if (sessionIds.length === 0) return [];
+  if (!run.shards)
+    return [
+      runCountersUpdate(run.organizationId, run.runId, { pending: -sessionIds.length, failed: sessionIds.length }),
+    ];
+  const perShard = new Map<number, number>();
+  for (const id of sessionIds) {
+    const k = shardOf(id, run.shards);
+    perShard.set(k, (perShard.get(k) ?? 0) + 1);
+  }
+  return [...perShard].map(([k, n]) => shardUpdate(run.runId, k, { started: n, failed: n }));
+}
