@@ -115,7 +115,8 @@ export const routes: readonly Route[] = [
   r('POST', '/runs', 'runs/create', 'write', { capabilities: ['runQueueSend'] }),
   r('GET', '/runs', 'runs/list', 'read'),
   r('GET', '/runs/{id}', 'runs/get', 'read'),
-  r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write'),
+  // The cancel queues the job that fails the run's waiting sessions.
+  r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write', { capabilities: ['runQueueSend'] }),
 
   // monitors
   // A user's status write sends monitor.status_changed.

@@ -319,15 +319,26 @@ export async function runSessionIds(runId: string): Promise<string[]> {
   return items.map((i) => String(i.sessionId));
 }
 
-/** A run's sessions (with their internal state), oldest first. */
-export async function runSessions(runId: string): Promise<RunSession[]> {
-  const ids = await runSessionIds(runId);
-  const items = await batchGet(
-    ids.map((id) => keys.session(id)),
-    true,
+/** One page of a run's session ids, oldest first, and where the next page starts. */
+export async function runSessionIdPage(
+  runId: string,
+  limit: number,
+  startKey?: Record<string, unknown>,
+): Promise<{ ids: string[]; next?: Record<string, unknown> }> {
+  const out = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.runSessionPartition(runId) },
+      ConsistentRead: true,
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    }),
   );
-  const byId = new Map(items.map((i) => [String(i.id), toRecord<RunSession>(i, { keepInternal: true })]));
-  return ids.map((id) => byId.get(id)).filter((s): s is RunSession => Boolean(s));
+  return {
+    ids: (out.Items ?? []).map((i) => String(i.sessionId)),
+    ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}),
+  };
 }
 
 /** A run's sessions as clients see them (internal state dropped), oldest first. */

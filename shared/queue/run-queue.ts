@@ -8,6 +8,7 @@ import { sendJobs } from './sqs.js';
  *   `startKey`) and enqueues their first steps, then the next page.
  * - `step`: performs step `seq` of one session (at most one agent call) and enqueues the next;
  *   it carries the run's records its steps read (shared/domain/runs/step-context.ts).
+ * - `cancel`: fails one page of a cancelled run's waiting sessions, then the next page.
  */
 export type RunJob =
   | { kind: 'fanout'; organizationId: string; runId: string; planIndex: number; startKey?: Record<string, unknown> }
@@ -20,7 +21,8 @@ export type RunJob =
       attempts?: number;
       /** What the session's steps need that does not change during the run (never a secret). */
       carry?: StepCarry;
-    };
+    }
+  | { kind: 'cancel'; organizationId: string; runId: string; startKey?: Record<string, unknown> };
 
 export { MAX_DELAY_SECONDS } from './sqs.js';
 
@@ -40,6 +42,7 @@ export function parseRunJob(body: string): RunJob | undefined {
     if (typeof job.runId !== 'string' || typeof job.organizationId !== 'string') return undefined;
     if (job.kind === 'fanout' && Number.isInteger(job.planIndex)) return job;
     if (job.kind === 'step' && typeof job.sessionId === 'string' && Number.isInteger(job.seq)) return job;
+    if (job.kind === 'cancel') return job;
     return undefined;
   } catch {
     return undefined;

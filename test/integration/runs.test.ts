@@ -642,10 +642,11 @@ describe('runs: cancel', () => {
       progress: { total: 2, pending: 0, running: 0, completed: 0, failed: 2 },
     });
     expect(cancelled.body.finishedAt).not.toBeNull();
+
+    // The cancel job fails the waiting sessions; their queued steps start nothing.
+    await drain();
     for (const s of await t.sessionsOf(run.id))
       expect(s).toMatchObject({ status: 'FAILED', stoppingReason: 'cancelled' });
-
-    await drain();
     expect(agent.requests).toHaveLength(0);
     expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
       status: 'CANCELLED',

@@ -2,6 +2,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processBatch } from '../../queue/batch.js';
 import { parseRunJob } from '../../queue/run-queue.js';
 import { abandonStep, processFanout, processStep } from './execution.js';
+import { processCancel } from './cancellation.js';
 
 /**
  * Processes one SQS batch of run jobs, the records in parallel (each is one agent call at most).
@@ -17,10 +18,18 @@ export function processRunBatch(
     describe: (job) => ({
       organizationId: job.organizationId,
       runId: job.runId,
-      ...(job.kind === 'step' ? { sessionId: job.sessionId, step: job.seq } : { fanoutPage: job.planIndex }),
+      ...(job.kind === 'step'
+        ? { sessionId: job.sessionId, step: job.seq }
+        : job.kind === 'fanout'
+          ? { fanoutPage: job.planIndex }
+          : { cancelPage: job.startKey ? 'next' : 'first' }),
     }),
     run: (job, remainingMs) =>
-      job.kind === 'fanout' ? processFanout(job) : processStep(job, { ...(remainingMs ? { remainingMs } : {}) }),
+      job.kind === 'fanout'
+        ? processFanout(job)
+        : job.kind === 'cancel'
+          ? processCancel(job)
+          : processStep(job, { ...(remainingMs ? { remainingMs } : {}) }),
     giveUp: (job, error) => (job.kind === 'step' ? abandonStep(job, error) : Promise.reject(error)),
   });
 }

@@ -1,17 +1,14 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listProductRecords } from '../../db/catalog.js';
 import { getVisibleMetric, listSpecLinks } from '../../db/metrics.js';
-import { readShard, RUN_SHARDS, type ShardSums } from '../../db/run-counters.js';
+import { readShard, RUN_SHARDS, shardCancel, shardKeys, type ShardSums } from '../../db/run-counters.js';
 import {
-  applyStep,
   createRun,
   finishRunWhenDone,
   getRunWithShards,
   getStoredRun,
   listStoredRuns,
   markTestsEvaluated,
-  runSessions,
-  sessionStepUpdate,
   setRunStatus,
   shardsOfRuns,
   testCasesById,
@@ -44,7 +41,7 @@ import { bodyReference } from '../common/references.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
-import { doneCount, shardOfSession, type RunRef } from './counting.js';
+import { shardOfSession, type RunRef } from './counting.js';
 
 /** The reason a session ends when its run is cancelled. */
 export const CANCELLED_REASON = 'cancelled';
@@ -366,42 +363,23 @@ export async function listRunsFor(auth: AuthContext, query: RunListQuery): Promi
 }
 
 /**
- * POST /runs/{id}/cancel: the run becomes CANCELLED; its sessions with no turn recorded yet fail
- * at once (stoppingReason "cancelled"); a session in the middle of a conversation stops after its
- * current call (its next job sees the run cancelled). A finished run is a 409.
+ * POST /runs/{id}/cancel: the run becomes CANCELLED, and its counter shards with it, in one
+ * transaction: a fixed few writes however many sessions the run has. From then on no session
+ * starts a call (its first call needs its shard not cancelled); the cancel job fails the sessions
+ * with no turn recorded yet (stoppingReason "cancelled"), a page at a time, and the run shows them
+ * failed at once; a session in the middle of a conversation stops after its current call (its next
+ * job sees the run cancelled). A finished run is a 409.
  */
 export async function cancelRun(auth: AuthContext, id: string): Promise<Run> {
   const run = await getStoredRun(auth.organizationId, id);
-  const conflict = () => new ConflictError(`run ${id} is ${run.status}; only PENDING or RUNNING runs can be cancelled`);
-  if (FINISHED_RUN_STATUSES.includes(run.status)) throw conflict();
+  const conflict = (status: RunStatus) =>
+    new ConflictError(`run ${id} is ${status}; only PENDING or RUNNING runs can be cancelled`);
+  if (FINISHED_RUN_STATUSES.includes(run.status)) throw conflict(run.status);
   const now = clock.now().toISOString();
-  if (
-    !(await setRunStatus(auth.organizationId, id, ['PENDING', 'RUNNING'], { status: 'CANCELLED', finishedAt: now }))
-  ) {
-    const current = await getStoredRun(auth.organizationId, id);
-    throw new ConflictError(`run ${id} is ${current.status}; only PENDING or RUNNING runs can be cancelled`);
-  }
-  for (const s of await runSessions(id)) {
-    if (s.status !== 'PENDING' || s.turnCount > 0 || (s._phase !== 'QUEUED' && s._phase !== 'RUNNING')) continue;
-    await applyStep([
-      sessionStepUpdate(
-        s.id,
-        s._seq,
-        {
-          status: 'FAILED',
-          stoppingReason: CANCELLED_REASON,
-          error: 'the run was cancelled before this session recorded a turn',
-          closedAt: now,
-          _phase: 'DONE',
-        },
-        { phase: s._phase },
-      ),
-      doneCount(
-        { organizationId: auth.organizationId, runId: id, shards: run._shards },
-        { id: s.id, status: 'FAILED' },
-        s._phase === 'QUEUED' ? 'pending' : 'running',
-      ),
-    ]);
-  }
+  const shards = run._shards ? shardKeys(id, run._shards).map((_, k) => shardCancel(id, k)) : [];
+  const set = { status: 'CANCELLED' as const, finishedAt: now };
+  if (!(await setRunStatus(auth.organizationId, id, ['PENDING', 'RUNNING'], set, undefined, shards)))
+    throw conflict((await getStoredRun(auth.organizationId, id)).status);
+  await enqueueRunJobs([{ kind: 'cancel', organizationId: auth.organizationId, runId: id }]);
   return getRunFor(auth, id);
 }
