@@ -1,9 +1,8 @@
 import type { TransactItem } from '../../db/catalog.js';
 import { tableName } from '../../db/client.js';
 import { restoreItems } from '../../db/offload.js';
-import { shardOf } from '../../db/run-counters.js';
+import { readShard, shardOf } from '../../db/run-counters.js';
 import { keys } from '../../db/keys.js';
-import { takeRateSlot } from '../../db/rate-limits.js';
 import { toRecord } from '../../db/records.js';
 import {
   applyStep,
@@ -49,10 +48,17 @@ import { missingParams, type EvaluationSources } from '../evaluation/context.js'
 import { initialStatus, newEvaluation } from '../evaluation/evaluations.js';
 import { abandonEvaluation, runEvaluation, score, settledEvaluation } from '../evaluation/evaluator.js';
 import { createSpanBatch } from '../sessions/spans.js';
-import { callAgent, type AgentConnection, type CallOptions, type CallResult } from './caller/index.js';
+import {
+  attemptTimeoutMs,
+  callAgent,
+  type AgentConnection,
+  type CallOptions,
+  type CallResult,
+} from './caller/index.js';
 import { simulateUserTurn } from './simulator.js';
 import { afterCounted, CANCELLED_REASON, finishRun } from './runs.js';
-import { doneCount, failedUnstarted, startCount, type Outcome, type RunRef } from './counting.js';
+import { doneCount, failedUnstarted, shardOfSession, startCount, type Outcome, type RunRef } from './counting.js';
+import { slotTaker } from './rate-slot.js';
 import { deterministicSessionId } from './session-ids.js';
 import {
   carriedTurns,
@@ -558,12 +564,38 @@ function variablesOf(ctx: StepContext, s: RunSession, extra: Record<string, unkn
   };
 }
 
-function callOptions(connection: AgentConnection, jctx: JobContext, attemptsSoFar: number | undefined): CallOptions {
+function callOptions(
+  ctx: StepContext,
+  s: RunSession,
+  connection: AgentConnection,
+  jctx: JobContext,
+  attemptsSoFar: number | undefined,
+): CallOptions {
+  const takeSlot = connection.rateLimit
+    ? slotTaker({
+        connectionId: connection.id,
+        rateLimit: connection.rateLimit,
+        ...(jctx.remainingMs ? { remainingMs: jctx.remainingMs } : {}),
+        attemptMs: attemptTimeoutMs(connection),
+        stillWanted: async () => !(await runCancelled(ctx, s.id)),
+      })
+    : undefined;
   return {
     ...(jctx.remainingMs ? { remainingMs: jctx.remainingMs() - 5_000 } : {}),
-    ...(connection.rateLimit ? { takeSlot: () => takeRateSlot(connection.id, connection.rateLimit!) } : {}),
+    ...(takeSlot ? { takeSlot } : {}),
     ...(attemptsSoFar ? { attemptsSoFar } : {}),
   };
+}
+
+/** Whether the run was cancelled since the job read it (asked again after a long wait for a rate slot). */
+async function runCancelled(ctx: StepContext, sessionId: string): Promise<boolean> {
+  const shard = shardOfSession(ctx.run, sessionId);
+  const cancelled =
+    shard !== undefined
+      ? (await readShard(ctx.runId, shard)).cancelled
+      : (await getStoredRun(ctx.orgId, ctx.runId)).status === 'CANCELLED';
+  if (cancelled) ctx.cancelled = true;
+  return cancelled;
 }
 
 const RESERVED_KEYS = new Set(['output', 'retrieval_context', 'traces', 'usage', 'session_id']);
@@ -596,7 +628,11 @@ async function initializationStep(
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
   const conn = ctx.rec.initialization!;
-  const result = await callAgent(conn, variablesOf(ctx, s, { input: {} }), callOptions(conn, jctx, attemptsSoFar));
+  const result = await callAgent(
+    conn,
+    variablesOf(ctx, s, { input: {} }),
+    callOptions(ctx, s, conn, jctx, attemptsSoFar),
+  );
   if (result.kind === 'requeue') return { kind: 'requeue', delayMs: result.delayMs, attempts: result.attempts };
   if (result.kind === 'failed')
     return endStep(s, { status: 'FAILED', stoppingReason: null, error: `INITIALIZATION failed: ${result.error}` });
@@ -631,7 +667,7 @@ async function finalizationStep(
   const result = await callAgent(
     conn,
     variablesOf(ctx, s, { input: {}, past_turns: turns.map((t) => ({ input: t.input, output: t.output })) }),
-    callOptions(conn, jctx, attemptsSoFar),
+    callOptions(ctx, s, conn, jctx, attemptsSoFar),
   );
   if (result.kind === 'requeue') return { kind: 'requeue', delayMs: result.delayMs, attempts: result.attempts };
   const metadata = { ...s.metadata };
@@ -720,7 +756,7 @@ async function conversationStep(
     inference_result_id: turnId,
     past_turns: turns.map((t) => ({ input: t.input, output: t.output })),
   });
-  const result = await callAgent(conn, vars, callOptions(conn, jctx, attemptsSoFar));
+  const result = await callAgent(conn, vars, callOptions(ctx, s, conn, jctx, attemptsSoFar));
   if (result.kind === 'requeue') return { kind: 'requeue', delayMs: result.delayMs, attempts: result.attempts };
   if (result.kind === 'failed')
     return endStep(s, {
