@@ -6,6 +6,14 @@ import { writeValidators } from './validators.js';
 // Each route's bundle injects its precompiled validators: generated now, never committed.
 await writeValidators();
 
+function count(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 2 || n > 1000)
+    throw new Error(`a queue concurrency is a whole number from 2 to 1000 (given ${value})`);
+  return n;
+}
+
 const app = new App();
 new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -15,6 +23,13 @@ new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {
     apiKeySecretName: process.env.LLM_API_KEY_SECRET || undefined,
     simulatorModel: process.env.SIMULATOR_MODEL || undefined,
     generatorModel: process.env.GENERATOR_MODEL || undefined,
+  },
+  // How many invocations each queue runs at once (docs/deploying.md); unset: the defaults.
+  concurrency: {
+    run: count(process.env.RUN_CONCURRENCY),
+    evaluation: count(process.env.EVALUATION_CONCURRENCY),
+    webhook: count(process.env.WEBHOOK_CONCURRENCY),
+    generation: count(process.env.GENERATION_CONCURRENCY),
   },
 });
 // cdk-nag's AwsSolutions pack: a new finding fails `cdk synth` (suppressions live in infra/nag.ts).

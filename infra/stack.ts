@@ -51,8 +51,57 @@ export interface LlmSettings {
   generatorModel?: string;
 }
 
+/**
+ * How many invocations each queue's consumer runs at once (the event source's `maxConcurrency`,
+ * 2 to 1,000), from the deploying shell: RUN_CONCURRENCY, EVALUATION_CONCURRENCY,
+ * WEBHOOK_CONCURRENCY, GENERATION_CONCURRENCY (docs/deploying.md says what each costs).
+ */
+export interface QueueConcurrency {
+  run?: number;
+  evaluation?: number;
+  webhook?: number;
+  generation?: number;
+}
+
+export const DEFAULT_CONCURRENCY: Required<QueueConcurrency> = { run: 50, evaluation: 20, webhook: 10, generation: 5 };
+
 export interface EvalPlatformStackProps extends StackProps {
   llm?: LlmSettings;
+  concurrency?: QueueConcurrency;
+}
+
+/** What each queue's event source takes at once and how long it waits to fill a batch. */
+export function queueSettings(concurrency: QueueConcurrency = {}) {
+  const within = (n: number | undefined, fallback: number) =>
+    n !== undefined && Number.isInteger(n) ? Math.min(1000, Math.max(2, n)) : fallback;
+  return {
+    // One job is at most one agent call: one record per invocation, so `maxConcurrency` is the
+    // number of agent calls at once across every run, and a slow agent holds no other job. No
+    // batching window: a job waits for nothing but a free invocation.
+    run: {
+      batchSize: 1,
+      maxBatchingWindow: Duration.seconds(0),
+      maxConcurrency: within(concurrency.run, DEFAULT_CONCURRENCY.run),
+    },
+    // Up to 10 evaluations one after the other per invocation (each a judge call at most).
+    evaluation: {
+      batchSize: 10,
+      maxBatchingWindow: Duration.seconds(0),
+      maxConcurrency: within(concurrency.evaluation, DEFAULT_CONCURRENCY.evaluation),
+    },
+    // Up to 10 delivery attempts in parallel per invocation (10 s each at most).
+    webhook: {
+      batchSize: 10,
+      maxBatchingWindow: Duration.seconds(0),
+      maxConcurrency: within(concurrency.webhook, DEFAULT_CONCURRENCY.webhook),
+    },
+    // Up to 5 generator steps in parallel per invocation (one generator call each).
+    generation: {
+      batchSize: 5,
+      maxBatchingWindow: Duration.seconds(0),
+      maxConcurrency: within(concurrency.generation, DEFAULT_CONCURRENCY.generation),
+    },
+  };
 }
 
 /** The functions' LLM variables from the settings (only those given). */
@@ -220,6 +269,7 @@ export class EvalPlatformStack extends Stack {
     generationQueue.grantSendMessages(jobsRole);
     generationQueue.grantConsumeMessages(jobsRole);
     const jobFunctions = new Map<string, AppFunction>();
+    const settings = queueSettings(props?.concurrency);
     for (const job of jobs) {
       const fn = new AppFunction(this, `Job${job.name[0]!.toUpperCase()}${job.name.slice(1)}`, {
         handler: job.handler,
@@ -247,16 +297,15 @@ export class EvalPlatformStack extends Stack {
           targets: [new LambdaFunction(fn.fn, { retryAttempts: 2 })],
         });
       } else if (job.trigger === 'webhookQueue') {
-        // Each record is one attempt of at most 10 s; the batch's records run in parallel.
-        fn.fn.addEventSource(new SqsEventSource(webhookQueue, { batchSize: 10, reportBatchItemFailures: true }));
+        fn.fn.addEventSource(new SqsEventSource(webhookQueue, { ...settings.webhook, reportBatchItemFailures: true }));
       } else if (job.trigger === 'generationQueue') {
-        // Each record is at most one generator call; a few in parallel per invocation.
-        fn.fn.addEventSource(new SqsEventSource(generationQueue, { batchSize: 5, reportBatchItemFailures: true }));
+        fn.fn.addEventSource(
+          new SqsEventSource(generationQueue, { ...settings.generation, reportBatchItemFailures: true }),
+        );
       } else if (job.trigger === 'runQueue') {
-        // The records of a batch run in parallel: each is at most one agent call.
-        fn.fn.addEventSource(new SqsEventSource(runQueue, { batchSize: 10, reportBatchItemFailures: true }));
+        fn.fn.addEventSource(new SqsEventSource(runQueue, { ...settings.run, reportBatchItemFailures: true }));
       } else {
-        fn.fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+        fn.fn.addEventSource(new SqsEventSource(queue, { ...settings.evaluation, reportBatchItemFailures: true }));
       }
     }
     const jobEnv: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { EvalPlatformStack, RUNNER_TIMEOUT_MINUTES } from '../../infra/stack.js';
+import { DEFAULT_CONCURRENCY, EvalPlatformStack, queueSettings, RUNNER_TIMEOUT_MINUTES } from '../../infra/stack.js';
 import { ENV } from '../../shared/config/env.js';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -34,11 +34,33 @@ describe('CDK: the run queue and the runner', () => {
       ([, m]) => m.Properties.FunctionName?.Ref === runnerId,
     );
     expect(mapping).toBeDefined();
+    // One job (one agent call at most) per invocation, no batching window, RUN_CONCURRENCY (50) at once.
     expect(mapping![1].Properties).toMatchObject({
-      BatchSize: 10,
+      BatchSize: 1,
+      MaximumBatchingWindowInSeconds: 0,
+      ScalingConfig: { MaximumConcurrency: DEFAULT_CONCURRENCY.run },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [logicalId('RunQueue', 'AWS::SQS::Queue'), 'Arn'] },
     });
+  });
+
+  it('caps every queue consumer: each event source sets its concurrency, batch size and batching window', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    expect(mappings).toHaveLength(4);
+    for (const m of mappings) {
+      expect(m.ScalingConfig?.MaximumConcurrency).toBeGreaterThanOrEqual(2);
+      expect(m.BatchSize).toBeGreaterThanOrEqual(1);
+      expect(m.MaximumBatchingWindowInSeconds).toBe(0);
+    }
+    const other = new EvalPlatformStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'RunsTuned', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+      concurrency: { run: 200 },
+    });
+    const tuned = Object.values(
+      Template.fromStack(other).toJSON().Resources as Record<string, { Type: string; Properties: any }>,
+    ).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.BatchSize === 1);
+    expect(tuned.map((r) => r.Properties.ScalingConfig)).toEqual([{ MaximumConcurrency: 200 }]);
+    expect(queueSettings({ run: 5000 }).run.maxConcurrency).toBe(1000);
   });
 
   it('tells every function where the run queue is, and never allows private networks', () => {
