@@ -5,6 +5,11 @@
  *    (1,000 × 50 ms / concurrency) and their ratio (1.0 would be no overhead at all).
  * 2. Rate limit: a run on a connection limited to RATE per minute. Prints the achieved requests
  *    per minute (from the agent's own clock) against the limit, and their ratio (at most 1.0).
+ * 3. DynamoDB requests per case: every request the document client sends while the first run
+ *    executes (the fan-out, the steps, the finish, and this script's progress polls), counted by
+ *    its own hook (`observeRequests`), divided by the cases.
+ * Ends with four lines, from this one sitting: `wall seconds`, `wall time / ideal`,
+ * `dynamodb requests per case`, `achieved rate / rate limit`.
  * Environment: BENCH_CASES (1000), RUN_LOCAL_CONCURRENCY (25), BENCH_RATE (600), BENCH_RATE_CASES (40).
  */
 import { createServer } from 'node:http';
@@ -48,6 +53,9 @@ const runtime = await startLocalRuntime({
 });
 
 const http = benchClient(runtime.url, runtime.demoApiKey);
+// The runtime set TABLE_NAME and the endpoint: the document client module can load now (the same
+// instance the runtime's functions use, so it sees their requests).
+const { observeRequests } = await import('../shared/db/client.js');
 
 async function uploadCases(n: number, prefix: string): Promise<string> {
   const { url, uri } = await http('GET', '/storage/generate-put-presigned-url?fileName=bench.csv&contentType=text/csv');
@@ -102,18 +110,32 @@ async function fixture(n: number, rateLimit: number | null, label: string) {
   return { version, test };
 }
 
-async function runToEnd(versionId: string, testId: string): Promise<{ run: any; ms: number }> {
-  const started = Date.now();
-  const created = await http('POST', '/runs', { versionId, testId, metricIds: ['met_non_empty_output'] });
-  let lastPrint = 0;
-  for (;;) {
-    const run = await http('GET', `/runs/${created.id}`);
-    if (!['PENDING', 'RUNNING'].includes(run.status)) return { run, ms: Date.now() - started };
-    if (Date.now() - lastPrint > 5000) {
-      lastPrint = Date.now();
-      console.log(`  ${run.status} ${JSON.stringify(run.progress)}`);
+/** Runs the test to its end: the wall time from POST /runs to a finished run, and the DynamoDB requests meanwhile. */
+async function runToEnd(
+  versionId: string,
+  testId: string,
+): Promise<{ run: any; ms: number; requests: number; byOperation: Record<string, number> }> {
+  let requests = 0;
+  const byOperation: Record<string, number> = {};
+  const stop = observeRequests((op) => {
+    requests++;
+    byOperation[op] = (byOperation[op] ?? 0) + 1;
+  });
+  try {
+    const started = Date.now();
+    const created = await http('POST', '/runs', { versionId, testId, metricIds: ['met_non_empty_output'] });
+    let lastPrint = 0;
+    for (;;) {
+      const run = await http('GET', `/runs/${created.id}`);
+      if (!['PENDING', 'RUNNING'].includes(run.status)) return { run, ms: Date.now() - started, requests, byOperation };
+      if (Date.now() - lastPrint > 5000) {
+        lastPrint = Date.now();
+        console.log(`  ${run.status} ${JSON.stringify(run.progress)}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
-    await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    stop();
   }
 }
 
@@ -129,6 +151,9 @@ try {
   );
   console.log(
     `  wall ${(one.ms / 1000).toFixed(1)} s, ideal ${(ideal / 1000).toFixed(1)} s (${CASES} × ${AGENT_MS} ms / ${CONCURRENCY})`,
+  );
+  console.log(
+    `  DynamoDB requests meanwhile, by operation (progress polls included): ${JSON.stringify(one.byOperation)}`,
   );
 
   console.log(`rate limit: ${RATE_CASES} cases on a connection limited to ${RATE} requests per minute`);
@@ -150,8 +175,10 @@ try {
   );
 
   console.log('');
-  console.log(`wall time / ideal             = ${(one.ms / ideal).toFixed(2)}`);
-  console.log(`achieved rate / rate limit    = ${(achieved / RATE).toFixed(3)}`);
+  console.log(`wall seconds = ${(one.ms / 1000).toFixed(1)}`);
+  console.log(`wall time / ideal = ${(one.ms / ideal).toFixed(2)}`);
+  console.log(`dynamodb requests per case = ${(one.requests / CASES).toFixed(1)}`);
+  console.log(`achieved rate / rate limit = ${(achieved / RATE).toFixed(3)}`);
 } finally {
   await runtime.stop();
   agent.close();

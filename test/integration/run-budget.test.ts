@@ -154,7 +154,8 @@ describe('runs: no hot item', () => {
   }
 
   it('concurrent steps, every job delivered twice: the progress never goes backwards, ends exact, and no item takes the run’s writes', async () => {
-    const cases = 60;
+    const cases = 100;
+    const concurrency = 10;
     const rows = Array.from({ length: cases }, (_, i) => `q${i},q${i}`).join('\n');
     const f = await fixture('QUALITY', `input,expected_output\n${rows}\n`);
     const created = (
@@ -167,7 +168,7 @@ describe('runs: no hot item', () => {
       while (draining) seen.push((await f.api.get(`/runs/${created.id}`)).body.progress);
     })();
     try {
-      await drainRunQueue((e) => runner(e) as Promise<unknown>, { duplicate: true, concurrency: 10 });
+      await drainRunQueue((e) => runner(e) as Promise<unknown>, { duplicate: true, concurrency });
     } finally {
       draining = false;
       await watcher;
@@ -190,14 +191,15 @@ describe('runs: no hot item', () => {
       expect(b.pending).toBeLessThanOrEqual(a.pending);
     }
     // Writes sent per item (a refused conditional write counts: it costs the item's capacity too).
-    // The run item and the test take a fixed number (started, sealed, finished; each job twice
-    // here), not one per session; the sessions' counting spreads over the run's shards, each taking
-    // its share; no other item takes more than one session's steps.
+    // The run item takes a few (started, sealed, finished; each job twice here, and the sessions
+    // that count last at the same moment may each try to finish it), bounded by the jobs at once,
+    // not by the sessions; the test two; the sessions' counting spreads over the run's shards, each
+    // taking its share; no other item takes more than one session's steps.
     const perItem = [...writes.perItem];
     const of = (match: (k: string) => boolean) => perItem.filter(([k]) => match(k)).map(([, n]) => n);
     const runWrites = of((k) => k.endsWith(`|RUN#${created.id}`));
     expect(runWrites).toHaveLength(1);
-    expect(runWrites[0]).toBeLessThanOrEqual(2 * 4);
+    expect(runWrites[0]).toBeLessThanOrEqual(2 * (3 + concurrency));
     expect(Math.max(...of((k) => k.endsWith(`|TEST#${f.test.id}`)))).toBeLessThanOrEqual(2 * 2);
     const shardWrites = of((k) => k.startsWith(`RUNSHARD#${created.id}#`));
     expect(shardWrites).toHaveLength(RUN_SHARDS);

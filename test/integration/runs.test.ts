@@ -444,7 +444,7 @@ describe('runs: execution', () => {
    * An invocation with less time left than closing a session may take: the job of the last call
    * leaves the close and the scoring to a job of their own, the closing step these tests intercept.
    */
-  const SHORT_INVOCATION = { getRemainingTimeInMillis: () => 30_000 } as Context;
+  const SHORT_INVOCATION = { getRemainingTimeInMillis: () => 9_000 } as Context;
 
   /** The first closing step (the conversation has ended, the session is not closed yet) of a drained run, handled by `take` instead of the runner. */
   async function interceptClosing(

@@ -76,8 +76,12 @@ export const FANOUT_PAGE = 100;
 /** SCENARIOS conversations stop after this many turns unless the case says otherwise. */
 export const DEFAULT_MAX_ITERATIONS = 10;
 const SINGLE_TURN_TYPES = new Set(['QUALITY', 'RED_TEAMING']);
-/** Closing and scoring run on in the job of the last call unless less than this is left of it. */
-const CLOSE_IN_JOB_MS = 60_000;
+/**
+ * Closing and scoring run on in the job of the last call unless less than this is left of it: a
+ * close that scores in code takes a write, one with judged metrics their judge calls too.
+ */
+const CLOSE_IN_JOB_MS = 10_000;
+const CLOSE_WITH_JUDGE_MS = 90_000;
 
 /** What the job function gives the steps: the time left in this invocation. */
 export interface JobContext {
@@ -125,6 +129,10 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
         )
       : [],
   );
+  // The next page goes on the queue once this page's sessions exist (the last page counts them all)
+  // and before their first steps: ahead of them, so creating sessions keeps ahead of running them.
+  const done = offset + positions;
+  await enqueueNextFanout(run, job, entry, next, done);
   if (!cancelled && sessions.length) {
     const records = await readEntryRecords(run, entry);
     const again = sessions.filter((s) => !created.has(s.id)).map((s) => s.id);
@@ -154,7 +162,37 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
     await enqueueRunJobs(firstSteps);
   }
 
-  const done = offset + positions;
+  if (!lastPage(run, job, entry, next, done)) return;
+  {
+    const ids = await runSessionIds(run.id);
+    if (run._shards) {
+      const expected = new Array<number>(run._shards).fill(0);
+      for (const id of ids) expected[shardOf(id, run._shards)]!++;
+      await sealFanout(run.organizationId, run.id, run.progress.total - ids.length, expected);
+    } else await reconcileFanout(run.organizationId, run.id, run.progress.total - ids.length);
+    const status = await finishRun(run.organizationId, run.id, clock.now().toISOString());
+    if (status) logger.info('run finished', { runId: run.id, status });
+  }
+}
+
+/** Whether this page is the run's last: no next page of its test, and no test after it. */
+function lastPage(
+  run: StoredRun,
+  job: Extract<RunJob, { kind: 'fanout' }>,
+  entry: RunPlanEntry,
+  next: unknown,
+  done: number,
+): boolean {
+  return !(next && done < entry.caseCount) && job.planIndex + 1 >= run._plan.length;
+}
+
+async function enqueueNextFanout(
+  run: StoredRun,
+  job: Extract<RunJob, { kind: 'fanout' }>,
+  entry: RunPlanEntry,
+  next: unknown,
+  done: number,
+): Promise<void> {
   if (next && done < entry.caseCount) {
     await enqueueRunJobs([
       {
@@ -169,15 +207,6 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
     await enqueueRunJobs([
       { kind: 'fanout', organizationId: run.organizationId, runId: run.id, planIndex: job.planIndex + 1 },
     ]);
-  } else {
-    const ids = await runSessionIds(run.id);
-    if (run._shards) {
-      const expected = new Array<number>(run._shards).fill(0);
-      for (const id of ids) expected[shardOf(id, run._shards)]!++;
-      await sealFanout(run.organizationId, run.id, run.progress.total - ids.length, expected);
-    } else await reconcileFanout(run.organizationId, run.id, run.progress.total - ids.length);
-    const status = await finishRun(run.organizationId, run.id, clock.now().toISOString());
-    if (status) logger.info('run finished', { runId: run.id, status });
   }
 }
 
@@ -307,14 +336,19 @@ export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<
     session = outcome.session;
     if (session._phase === 'DONE') return;
     // One agent call per job: the next call, or a long close, is the next job's.
-    if (outcome.called && (callsLeft(ctx, session) || !timeToClose(jctx))) {
+    if (outcome.called && (callsLeft(ctx, session) || !timeToClose(ctx, jctx))) {
       await enqueueNext(job, session, { ...ctx.rec.carry, turns: pastTurnsToCarry(ctx.turns) });
       return;
     }
   }
 }
 
-const timeToClose = (jctx: JobContext) => !jctx.remainingMs || jctx.remainingMs() >= CLOSE_IN_JOB_MS;
+const timeToClose = (ctx: StepContext, jctx: JobContext) =>
+  !jctx.remainingMs ||
+  jctx.remainingMs() >=
+    (ctx.rec.metrics.some((m) => m.source !== 'DETERMINISTIC' && m.source !== 'SELF_HOSTED')
+      ? CLOSE_WITH_JUDGE_MS
+      : CLOSE_IN_JOB_MS);
 
 /** Whether the session still has an agent to call (another turn, or its FINALIZATION). */
 function callsLeft(ctx: StepContext, s: RunSession): boolean {
@@ -797,7 +831,7 @@ async function conversationStep(
   if (
     end &&
     !finalizationDue(ctx, after) &&
-    timeToClose(jctx) &&
+    timeToClose(ctx, jctx) &&
     (spans.length === 0 || !needsSpans(ctx.rec.metrics))
   ) {
     // The last turn: it is recorded, the session closed, scored and counted in one transaction.
