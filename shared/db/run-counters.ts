@@ -11,7 +11,7 @@ import type { MetricStat } from './runs.js';
  * moves the session. No item takes more than 1/shards of a run's writes, however many sessions
  * run at once; a reader sums them. Each shard also holds what the fan-out sealed (how many
  * sessions hash to it, once they all exist) and whether the run was cancelled, which every step
- * reads with its session: a session's first call is conditional on its shard not being cancelled.
+ * reads with its session before its first call.
  */
 
 /** Shards of a new run: 16 keep each below 1/16 of the run's writes (far under an item's 1,000 a second at RUN_CONCURRENCY 50). */
@@ -33,14 +33,13 @@ export type Outcome = { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPE
 /**
  * Adds to one shard: sessions moved (`started`: left pending; `completed` / `failed`: counted)
  * and evaluation outcomes per metric, plus how many evaluations the session wrote for its plan entry.
- * `unlessCancelled`: only while the run is not cancelled (the write that lets a session call).
  */
 export function shardUpdate(
   runId: string,
   shard: number,
   moves: Moves,
   outcomes: Outcome[] = [],
-  options: { unlessCancelled?: boolean; evaluations?: { planIndex: number; count: number } } = {},
+  options: { evaluations?: { planIndex: number; count: number } } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#entity': 'entity' };
   const values: Record<string, unknown> = { ':entity': 'RUNSHARD' };
@@ -63,13 +62,11 @@ export function shardUpdate(
     else add(`skipped:${o.metricId}`, 1);
   }
   if (options.evaluations) add(`evaluations:${options.evaluations.planIndex}`, options.evaluations.count);
-  if (options.unlessCancelled) names['#cancelled'] = 'cancelled';
   return {
     Update: {
       TableName: tableName,
       Key: keys.runShard(runId, shard),
       UpdateExpression: `SET #entity = :entity${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
-      ...(options.unlessCancelled ? { ConditionExpression: 'attribute_not_exists(#cancelled)' } : {}),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },

@@ -183,14 +183,9 @@ export function runCountersUpdate(
   runId: string,
   moves: Partial<Record<keyof Omit<RunProgress, 'total'>, number>>,
   outcomes: { metricId: string; status: 'SUCCESS' | 'FAILED' | 'SKIPPED'; score?: number }[] = [],
-  options: { unlessCancelled?: boolean } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#p': 'progress', ...(outcomes.length ? { '#st': '_stats' } : {}) };
   const values: Record<string, unknown> = {};
-  if (options.unlessCancelled) {
-    names['#status'] = 'status';
-    values[':cancelled'] = 'CANCELLED';
-  }
   const parts: string[] = [];
   for (const [field, delta] of Object.entries(moves)) {
     if (!delta) continue;
@@ -217,7 +212,7 @@ export function runCountersUpdate(
       TableName: tableName,
       Key: keys.catalog(orgId, 'RUN', runId),
       UpdateExpression: `SET ${parts.join(', ')}`,
-      ConditionExpression: `attribute_exists(pk)${options.unlessCancelled ? ' AND #status <> :cancelled' : ''}`,
+      ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: names,
       ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
     },

@@ -20,8 +20,9 @@ import { CANCELLED_REASON, finishRun } from './runs.js';
  * The cancel job. POST /runs/{id}/cancel only marks the run (and its counter shards) cancelled,
  * a fixed few writes however many sessions it has, and queues this job; the job fails the run's
  * sessions that recorded no turn yet, a page at a time (one Query, one BatchGet), 25 to a
- * transaction. Nothing it fails calls an agent: a session's first call needs its shard not
- * cancelled, and one already under way loses its result (its step finds the session moved on).
+ * transaction. Nothing it fails calls an agent: a step reads its shard (cancelled?) just before a
+ * session's first call, and a call already under way loses its result (its step finds the session
+ * moved on) unless it recorded it first.
  * A session a step is moving meanwhile is left to that step (it sees the run cancelled).
  */
 

@@ -21,15 +21,11 @@ export interface RunRef {
 export const shardOfSession = (run: RunRef, sessionId: string): number | undefined =>
   run.shards ? shardOf(sessionId, run.shards) : undefined;
 
-/**
- * A session leaves pending for running. `unlessCancelled`: the write that lets it call an agent,
- * refused once the run is cancelled.
- */
-export function startCount(run: RunRef, sessionId: string, options: { unlessCancelled?: boolean } = {}): TransactItem {
+/** A session leaves pending for running (with its first write). */
+export function startCount(run: RunRef, sessionId: string): TransactItem {
   const shard = shardOfSession(run, sessionId);
-  if (shard === undefined)
-    return runCountersUpdate(run.organizationId, run.runId, { pending: -1, running: 1 }, [], options);
-  return shardUpdate(run.runId, shard, { started: 1 }, [], options);
+  if (shard === undefined) return runCountersUpdate(run.organizationId, run.runId, { pending: -1, running: 1 });
+  return shardUpdate(run.runId, shard, { started: 1 });
 }
 
 /**

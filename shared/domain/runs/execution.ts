@@ -19,7 +19,6 @@ import {
   setRunStatus,
   testCasePage,
   testCasesPageById,
-  tryStep,
   turnPut,
   type RunPlanEntry,
   type RunSession,
@@ -493,9 +492,10 @@ async function performStep(
     return { kind: 'stop' };
   }
   if (s.status !== 'PENDING') return { kind: 'stop' };
-  if (s._phase === 'QUEUED') return startSession(ctx, s);
+  // A session that has not started (QUEUED) starts with its first write: no write before its call.
+  if (s._phase === 'QUEUED' && ctx.cancelled) return failUnstarted(ctx, s);
   if (ctx.cancelled && !s._end) {
-    return endStep(s, {
+    return endStep(ctx, s, {
       status: 'FAILED',
       stoppingReason: CANCELLED_REASON,
       error: 'the run was cancelled while this session ran',
@@ -506,7 +506,7 @@ async function performStep(
     return finishSession(ctx, s);
   }
   if (!ctx.rec.conversation)
-    return endStep(s, {
+    return endStep(ctx, s, {
       status: 'FAILED',
       stoppingReason: null,
       error: 'CONVERSATION: the version has no live CONVERSATION endpoint connection',
@@ -515,68 +515,78 @@ async function performStep(
   return conversationStep(ctx, s, jctx, attemptsSoFar);
 }
 
-/**
- * The first step of a session: it moves from pending to running, in one transaction with the
- * session, unless the run was cancelled first; then no agent is called for it, and it fails.
- */
-async function startSession(ctx: StepContext, s: RunSession): Promise<StepOutcome> {
-  if (ctx.cancelled) {
-    const failed: RunSession = {
-      ...s,
-      status: 'FAILED',
-      stoppingReason: CANCELLED_REASON,
-      error: 'the run was cancelled before this session started',
-      closedAt: clock.now().toISOString(),
-      _phase: 'DONE',
-    };
-    const ok = await applyStep([
-      sessionStepUpdate(
-        s.id,
-        s._seq,
-        {
-          status: failed.status,
-          stoppingReason: failed.stoppingReason,
-          error: failed.error,
-          closedAt: failed.closedAt,
-          _phase: 'DONE',
-        },
-        { phase: 'QUEUED' },
-      ),
-      doneCount(ctx.run, failed, 'pending'),
-    ]);
-    if (ok) await afterCounted(ctx.run, s.id);
-    return { kind: 'stop' };
-  }
-  const codes = await tryStep([
-    sessionStepUpdate(s.id, s._seq, { _phase: 'RUNNING' }, { phase: 'QUEUED' }),
-    startCount(ctx.run, s.id, { unlessCancelled: true }),
+/** A session of a cancelled run that had not started fails: no agent is called for it. */
+async function failUnstarted(ctx: StepContext, s: RunSession): Promise<StepOutcome> {
+  const failed: RunSession = {
+    ...s,
+    status: 'FAILED',
+    stoppingReason: CANCELLED_REASON,
+    error: 'the run was cancelled before this session started',
+    closedAt: clock.now().toISOString(),
+    _phase: 'DONE',
+  };
+  const ok = await applyStep([
+    sessionStepUpdate(
+      s.id,
+      s._seq,
+      {
+        status: failed.status,
+        stoppingReason: failed.stoppingReason,
+        error: failed.error,
+        closedAt: failed.closedAt,
+        _phase: 'DONE',
+      },
+      { phase: 'QUEUED' },
+    ),
+    doneCount(ctx.run, failed, 'pending'),
   ]);
-  if (!codes) return { kind: 'advanced', called: false, session: { ...s, _phase: 'RUNNING' } };
-  if (codes[0] === 'ConditionalCheckFailed') return { kind: 'stop' }; // another delivery started it
-  // The run was cancelled since the job read it: the session fails instead.
-  ctx.cancelled = true;
-  return { kind: 'advanced', called: false, session: s };
+  if (ok) await afterCounted(ctx.run, s.id);
+  return { kind: 'stop' };
+}
+
+/**
+ * The write of a step: conditional on the session's step. A session's first write (it is still
+ * QUEUED: nothing is written before its first call, so a single-turn case costs one write after
+ * it) also moves it from pending to running.
+ */
+function stepUpdate(
+  ctx: StepContext,
+  s: RunSession,
+  set: Record<string, unknown>,
+  options: { remove?: string[] } = {},
+): TransactItem[] {
+  if (s._phase !== 'QUEUED') return [sessionStepUpdate(s.id, s._seq, set, options)];
+  return [
+    sessionStepUpdate(s.id, s._seq, { _phase: 'RUNNING', ...set }, { ...options, phase: 'QUEUED' }),
+    startCount(ctx.run, s.id),
+  ];
+}
+
+/** The session as a step's write (stepUpdate) leaves it. */
+function afterWrite(s: RunSession, set: Record<string, unknown>, remove: string[] = []): RunSession {
+  const session = { ...s, ...(s._phase === 'QUEUED' ? { _phase: 'RUNNING' } : {}), ...set } as RunSession;
+  for (const k of remove) delete (session as unknown as Record<string, unknown>)[k];
+  return session;
 }
 
 /** The session moves one step on: `set` written while it is still at its step, and the session as it now is. */
 async function advance(
+  ctx: StepContext,
   s: RunSession,
   set: Record<string, unknown>,
   called: boolean,
   options: { items?: TransactItem[]; remove?: string[] } = {},
 ): Promise<StepOutcome> {
   const ok = await applyStep([
-    sessionStepUpdate(s.id, s._seq, set, options.remove ? { remove: options.remove } : {}),
+    ...stepUpdate(ctx, s, set, options.remove ? { remove: options.remove } : {}),
     ...(options.items ?? []),
   ]);
   if (!ok) return { kind: 'stop' };
-  const session = { ...s, ...set } as RunSession;
-  for (const k of options.remove ?? []) delete (session as unknown as Record<string, unknown>)[k];
-  return { kind: 'advanced', called, session };
+  return { kind: 'advanced', called, session: afterWrite(s, set, options.remove) };
 }
 
-function endStep(s: RunSession, end: NonNullable<RunSession['_end']>): Promise<StepOutcome> {
-  return advance(s, { _seq: s._seq + 1, _end: end }, false);
+function endStep(ctx: StepContext, s: RunSession, end: NonNullable<RunSession['_end']>): Promise<StepOutcome> {
+  return advance(ctx, s, { _seq: s._seq + 1, _end: end }, false);
 }
 
 /** Template variables of a call. */
@@ -669,19 +679,19 @@ async function initializationStep(
   );
   if (result.kind === 'requeue') return { kind: 'requeue', delayMs: result.delayMs, attempts: result.attempts };
   if (result.kind === 'failed')
-    return endStep(s, { status: 'FAILED', stoppingReason: null, error: `INITIALIZATION failed: ${result.error}` });
+    return endStep(ctx, s, { status: 'FAILED', stoppingReason: null, error: `INITIALIZATION failed: ${result.error}` });
   if (
     'session_id' in conn.outputMapping &&
     (result.extracted.session_id === undefined || result.extracted.session_id === null)
   ) {
-    return endStep(s, {
+    return endStep(ctx, s, {
       status: 'FAILED',
       stoppingReason: null,
       error: 'INITIALIZATION failed: initialization returned no session_id',
     });
   }
   const { set, items } = sessionAdditions(s, result, true);
-  return advance(s, { ...set, _seq: s._seq + 1, _initDone: true }, true, { items });
+  return advance(ctx, s, { ...set, _seq: s._seq + 1, _initDone: true }, true, { items });
 }
 
 /** The session's turns, from memory when this job knows them all, else read. */
@@ -709,7 +719,7 @@ async function finalizationStep(
   else
     for (const [k, v] of Object.entries(result.extracted))
       if (v !== undefined && !RESERVED_KEYS.has(k)) metadata[k] = v;
-  return advance(s, { metadata, _seq: s._seq + 1, _finalDone: true }, true);
+  return advance(ctx, s, { metadata, _seq: s._seq + 1, _finalDone: true }, true);
 }
 
 function caseInputText(input: TestCase['input']): string {
@@ -721,16 +731,21 @@ function caseInputText(input: TestCase['input']): string {
 
 async function conversationStep(
   ctx: StepContext,
-  s: RunSession,
+  at: RunSession,
   jctx: JobContext,
   attemptsSoFar: number | undefined,
 ): Promise<StepOutcome> {
+  let s = at;
   const tc = ctx.rec.testCase;
   const index = s.turnCount + 1;
   const multi = isMultiTurn(ctx);
   const maxTurns = multi ? (tc?.maxIterations ?? DEFAULT_MAX_ITERATIONS) : 1;
   if (index > maxTurns)
-    return endStep(s, { status: 'COMPLETED', stoppingReason: multi ? 'max_iterations' : 'completed', error: null });
+    return endStep(ctx, s, {
+      status: 'COMPLETED',
+      stoppingReason: multi ? 'max_iterations' : 'completed',
+      error: null,
+    });
   const turns = multi ? await turnsOf(ctx, s) : [];
 
   let message: string;
@@ -739,7 +754,7 @@ async function conversationStep(
     message = caseInputText(tc.input);
     input = typeof tc.input === 'string' ? { user_message: tc.input } : (tc.input as Record<string, unknown>);
   } else if (!multi) {
-    return endStep(s, {
+    return endStep(ctx, s, {
       status: 'FAILED',
       stoppingReason: null,
       error: `CONVERSATION failed: test case ${tc?.id ?? '(deleted)'} has no input`,
@@ -769,16 +784,17 @@ async function conversationStep(
       conversation: turns.map((t) => ({ input: t.input, output: t.output ?? '' })),
       opening: index === 1,
       ...(ctx.monthlyCredits !== undefined ? { monthlyCredits: ctx.monthlyCredits } : {}),
-      record: (t) => [sessionStepUpdate(s.id, s._seq, recordOf(t))],
+      record: (t) => stepUpdate(ctx, at, recordOf(t)),
     });
     if (!sim.ok)
-      return endStep(s, {
+      return endStep(ctx, s, {
         status: 'FAILED',
         stoppingReason: null,
         error: `SIMULATED_USER failed before turn ${index}: ${sim.error}`,
       });
     if (sim.recorded === false) return { kind: 'stop' }; // another delivery moved the session on
-    if (sim.stop && index > 1) return { kind: 'advanced', called: false, session: { ...s, ...recordOf(sim) } };
+    if (sim.stop && index > 1) return { kind: 'advanced', called: false, session: afterWrite(at, recordOf(sim)) };
+    s = afterWrite(at, recordOf(sim));
     message = sim.message;
     input = { user_message: message };
   }
@@ -793,7 +809,7 @@ async function conversationStep(
   const result = await callAgent(conn, vars, callOptions(ctx, s, conn, jctx, attemptsSoFar));
   if (result.kind === 'requeue') return { kind: 'requeue', delayMs: result.delayMs, attempts: result.attempts };
   if (result.kind === 'failed')
-    return endStep(s, {
+    return endStep(ctx, s, {
       status: 'FAILED',
       stoppingReason: null,
       error: `CONVERSATION turn ${index} failed: ${result.error}`,
@@ -826,6 +842,7 @@ async function conversationStep(
   const turnSet = { ...set, _seq: s._seq + 1, turnCount: index, lastTurnAt: now, ...(end ? { _end: end } : {}) };
   const allTurns = [...turns, turn];
   const spans = spansOf(turn, result);
+  // (still QUEUED when this is the session's first write: the close counts it from pending)
   const after = { ...s, ...turnSet } as RunSession;
   delete after._userMessage;
   if (
@@ -846,7 +863,7 @@ async function conversationStep(
     await recordSpans(ctx, s, turn, spans);
     return { ...closed, called: true };
   }
-  const moved = await advance(s, turnSet, true, { items: [turnPut(turn), ...items], remove: ['_userMessage'] });
+  const moved = await advance(ctx, s, turnSet, true, { items: [turnPut(turn), ...items], remove: ['_userMessage'] });
   if (moved.kind !== 'advanced') return moved;
   ctx.turns = allTurns;
   await recordSpans(ctx, s, turn, spans);
@@ -986,6 +1003,8 @@ async function writeClose(
     _seq: session._seq + 1,
   };
   const wt = options.withTurn;
+  // A session's first write may be its close (a single-turn case): it is counted from pending then.
+  const unstarted = session._phase === 'QUEUED';
   const set = {
     ...(wt?.set ?? {}),
     status: closed.status,
@@ -997,19 +1016,27 @@ async function writeClose(
     _seq: closed._seq,
   };
   const items: TransactItem[] = [
-    sessionStepUpdate(session.id, wt ? wt.seq : session._seq, set, wt ? { remove: wt.remove } : {}),
+    sessionStepUpdate(session.id, wt ? wt.seq : session._seq, set, {
+      ...(wt ? { remove: wt.remove } : {}),
+      ...(unstarted ? { phase: 'QUEUED' as const } : {}),
+    }),
     ...(wt?.items ?? []),
     ...evaluations.map((e) => ({
       Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
     })),
     ...(settled
       ? [
-          doneCount(options.run, closed, 'running', evaluations.filter(isOutcome).map(outcomeOf), {
-            planIndex: options.planIndex,
-            count: evaluations.length,
-          }),
+          doneCount(
+            options.run,
+            closed,
+            unstarted ? 'pending' : 'running',
+            evaluations.filter(isOutcome).map(outcomeOf),
+            { planIndex: options.planIndex, count: evaluations.length },
+          ),
         ]
-      : []),
+      : unstarted
+        ? [startCount(options.run, session.id)]
+        : []),
   ];
   if (!(await applyStep(items))) return undefined;
   if (settled) {

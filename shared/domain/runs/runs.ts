@@ -365,7 +365,7 @@ export async function listRunsFor(auth: AuthContext, query: RunListQuery): Promi
 /**
  * POST /runs/{id}/cancel: the run becomes CANCELLED, and its counter shards with it, in one
  * transaction: a fixed few writes however many sessions the run has. From then on no session
- * starts a call (its first call needs its shard not cancelled); the cancel job fails the sessions
+ * starts a call (a step reads its shard just before a first call); the cancel job fails the sessions
  * with no turn recorded yet (stoppingReason "cancelled"), a page at a time, and the run shows them
  * failed at once; a session in the middle of a conversation stops after its current call (its next
  * job sees the run cancelled). A finished run is a 409.
