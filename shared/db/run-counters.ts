@@ -39,7 +39,7 @@ export function shardUpdate(
   shard: number,
   moves: Moves,
   outcomes: Outcome[] = [],
-  options: { evaluations?: { planIndex: number; count: number } } = {},
+  options: { evaluations?: { planIndex: number; count: number }; unlessLast?: boolean } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#entity': 'entity' };
   const values: Record<string, unknown> = { ':entity': 'RUNSHARD' };
@@ -53,6 +53,8 @@ export function shardUpdate(
     adds.push(`#a${i} :a${i}`);
   };
   for (const [field, delta] of Object.entries(moves)) add(field, delta ?? 0);
+  // `left`: sessions of the shard not counted yet, once sealed (the seal adds how many hash to it).
+  add('left', -((moves.completed ?? 0) + (moves.failed ?? 0)));
   for (const o of outcomes) {
     if (o.status === 'SUCCESS') {
       add(`n:${o.metricId}`, 1);
@@ -62,11 +64,20 @@ export function shardUpdate(
     else add(`skipped:${o.metricId}`, 1);
   }
   if (options.evaluations) add(`evaluations:${options.evaluations.planIndex}`, options.evaluations.count);
+  const counted = (moves.completed ?? 0) + (moves.failed ?? 0);
+  if (options.unlessLast) {
+    names['#sealed'] = 'sealed';
+    names['#left'] = 'left';
+    values[':counted'] = counted;
+  }
   return {
     Update: {
       TableName: tableName,
       Key: keys.runShard(runId, shard),
       UpdateExpression: `SET #entity = :entity${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
+      // Refused exactly when these sessions are the sealed shard's last: the writer then knows to
+      // write again without it and look at the whole run, and no other writer needs a read for that.
+      ...(options.unlessLast ? { ConditionExpression: 'attribute_not_exists(#sealed) OR #left > :counted' } : {}),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
@@ -79,8 +90,8 @@ export function shardSeal(runId: string, shard: number, expected: number): Trans
     Update: {
       TableName: tableName,
       Key: keys.runShard(runId, shard),
-      UpdateExpression: 'SET #entity = :entity, expected = :n, sealed = :t',
-      ExpressionAttributeNames: { '#entity': 'entity' },
+      UpdateExpression: 'SET #entity = :entity, expected = :n, sealed = :t ADD #left :n',
+      ExpressionAttributeNames: { '#entity': 'entity', '#left': 'left' },
       ExpressionAttributeValues: { ':entity': 'RUNSHARD', ':n': expected, ':t': true },
     },
   };

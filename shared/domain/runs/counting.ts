@@ -1,6 +1,6 @@
 import type { TransactItem } from '../../db/catalog.js';
 import { shardOf, shardUpdate, type Outcome } from '../../db/run-counters.js';
-import { runCountersUpdate, type RunSession } from '../../db/runs.js';
+import { applyStep, runCountersUpdate, tryStep, type RunSession } from '../../db/runs.js';
 
 /**
  * The writes that count a run's sessions, each one item of the transaction that moves the
@@ -31,6 +31,8 @@ export function startCount(run: RunRef, sessionId: string): TransactItem {
 /**
  * A session is counted, from pending (it never started) or running, with its evaluations'
  * outcomes and how many it wrote for its plan entry (the run marks those tests when it ends).
+ * `unlessLast`: the write is refused when the session is the last of its sealed shard (see
+ * `countedWrite`).
  */
 export function doneCount(
   run: RunRef,
@@ -38,6 +40,7 @@ export function doneCount(
   from: 'pending' | 'running',
   outcomes: Outcome[] = [],
   evaluations?: { planIndex: number | undefined; count: number },
+  options: { unlessLast?: boolean } = {},
 ): TransactItem {
   const to = session.status === 'COMPLETED' ? 'completed' : 'failed';
   const shard = shardOfSession(run, session.id);
@@ -46,7 +49,26 @@ export function doneCount(
     evaluations && evaluations.planIndex !== undefined && evaluations.count > 0
       ? { evaluations: { planIndex: evaluations.planIndex, count: evaluations.count } }
       : {};
-  return shardUpdate(run.runId, shard, { ...(from === 'pending' ? { started: 1 } : {}), [to]: 1 }, outcomes, written);
+  return shardUpdate(run.runId, shard, { ...(from === 'pending' ? { started: 1 } : {}), [to]: 1 }, outcomes, {
+    ...written,
+    ...(options.unlessLast ? { unlessLast: true } : {}),
+  });
+}
+
+/**
+ * Runs the transaction that counts a session, built by `itemsFor` (its session's write first, and
+ * its `doneCount(…, { unlessLast })`): 'moved' when its session moved on (another delivery), else
+ * 'counted', or 'last' when the session was the last of its sealed shard: then it is written again
+ * without that condition, and the run may be done (the caller looks). So only a shard's last
+ * session reads the run, and no other session reads anything after it is counted.
+ */
+export async function countedWrite(
+  itemsFor: (unlessLast: boolean) => TransactItem[],
+): Promise<'moved' | 'counted' | 'last'> {
+  const codes = await tryStep(itemsFor(true));
+  if (!codes) return 'counted';
+  if (codes[0] === 'ConditionalCheckFailed') return 'moved';
+  return (await applyStep(itemsFor(false))) ? 'last' : 'moved';
 }
 
 /** Sessions that never started, failed together (a cancelled run): one write per shard they hash to. */

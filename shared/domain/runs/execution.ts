@@ -56,7 +56,15 @@ import {
 } from './caller/index.js';
 import { simulateUserTurn } from './simulator.js';
 import { afterCounted, CANCELLED_REASON, finishRun } from './runs.js';
-import { doneCount, failedUnstarted, shardOfSession, startCount, type Outcome, type RunRef } from './counting.js';
+import {
+  countedWrite,
+  doneCount,
+  failedUnstarted,
+  shardOfSession,
+  startCount,
+  type Outcome,
+  type RunRef,
+} from './counting.js';
 import { slotTaker } from './rate-slot.js';
 import { deterministicSessionId } from './session-ids.js';
 import {
@@ -437,7 +445,6 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
     const closed = await writeClose(s, { ...end, error }, [], { run, planIndex });
     if (closed && closed._phase === 'EVALUATING')
       await countSession(closed, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
-    else if (closed) await afterCounted(run, s.id);
     return;
   }
   const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
@@ -962,9 +969,9 @@ async function finishSession(ctx: StepContext, s: RunSession, withTurn?: WithTur
   const planIndex = ctx.rec.carry.planIndex;
   const session = await writeClose(s, end, evaluations, { run: ctx.run, planIndex, ...(withTurn ? { withTurn } : {}) });
   if (!session) return { kind: 'stop' };
-  if (session._phase === 'DONE') await afterCounted(ctx.run, session.id);
-  // runEvaluation scores a PENDING evaluation and returns a settled one as it is.
-  else await countSession(session, ctx.run, planIndex, (evaluationId) => runEvaluation(session.id, evaluationId));
+  // Counted already when it scored in code; runEvaluation scores a PENDING evaluation and returns a settled one as it is.
+  if (session._phase !== 'DONE')
+    await countSession(session, ctx.run, planIndex, (evaluationId) => runEvaluation(session.id, evaluationId));
   return { kind: 'advanced', called: false, session: { ...session, _phase: 'DONE' } };
 }
 
@@ -1015,7 +1022,7 @@ async function writeClose(
     _evaluationIds: closed._evaluationIds,
     _seq: closed._seq,
   };
-  const items: TransactItem[] = [
+  const itemsFor = (unlessLast: boolean): TransactItem[] => [
     sessionStepUpdate(session.id, wt ? wt.seq : session._seq, set, {
       ...(wt ? { remove: wt.remove } : {}),
       ...(unstarted ? { phase: 'QUEUED' as const } : {}),
@@ -1032,21 +1039,33 @@ async function writeClose(
             unstarted ? 'pending' : 'running',
             evaluations.filter(isOutcome).map(outcomeOf),
             { planIndex: options.planIndex, count: evaluations.length },
+            { unlessLast },
           ),
         ]
       : unstarted
         ? [startCount(options.run, session.id)]
         : []),
   ];
-  if (!(await applyStep(items))) return undefined;
-  if (settled) {
-    for (const e of evaluations) {
-      if (e.status === 'SUCCESS' && e.evaluatedAt) countMetric(METRIC.EvaluationsSucceeded);
-      if (e.status === 'FAILED') countMetric(METRIC.EvaluationsFailed);
-    }
-    countCounted(closed, options.run.runId, evaluations.filter(isOutcome).length);
+  if (!settled) return (await applyStep(itemsFor(false))) ? closed : undefined;
+  const counted = await countedWrite(itemsFor);
+  if (counted === 'moved') return undefined;
+  for (const e of evaluations) {
+    if (e.status === 'SUCCESS' && e.evaluatedAt) countMetric(METRIC.EvaluationsSucceeded);
+    if (e.status === 'FAILED') countMetric(METRIC.EvaluationsFailed);
   }
+  countCounted(closed, options.run.runId, evaluations.filter(isOutcome).length);
+  await runMayBeDone(options.run, counted);
   return closed;
+}
+
+/**
+ * After a session was counted: the run is done only if it was the last of its shard (its count
+ * said so); a run without shards is looked at after every count.
+ */
+async function runMayBeDone(run: RunRef, counted: 'counted' | 'last'): Promise<void> {
+  if (run.shards && counted !== 'last') return;
+  const status = await finishRun(run.organizationId, run.runId, clock.now().toISOString());
+  if (status) logger.info('run finished', { runId: run.runId, status });
 }
 
 function countCounted(session: RunSession, runId: string, scored: number): void {
@@ -1069,14 +1088,20 @@ async function countSession(
     const evaluation = await settle(id);
     if (evaluation && isOutcome(evaluation)) outcomes.push(outcomeOf(evaluation));
   }
-  const counted = await applyStep([
+  const counted = await countedWrite((unlessLast) => [
     sessionStepUpdate(session.id, session._seq, { _phase: 'DONE' }, { anyStatus: true, phase: 'EVALUATING' }),
-    doneCount(run, session, 'running', outcomes, { planIndex, count: session._evaluationIds?.length ?? 0 }),
+    doneCount(
+      run,
+      session,
+      'running',
+      outcomes,
+      { planIndex, count: session._evaluationIds?.length ?? 0 },
+      { unlessLast },
+    ),
   ]);
-  if (counted) {
-    countCounted(session, run.runId, outcomes.length);
-    await afterCounted(run, session.id);
-  }
+  if (counted === 'moved') return;
+  countCounted(session, run.runId, outcomes.length);
+  await runMayBeDone(run, counted);
 }
 
 /** What an evaluation of the session may use: from memory (the job's records and turns), spans read only when a metric uses them. */
