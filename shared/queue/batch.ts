@@ -28,7 +28,8 @@ export async function processBatch<J>(
     label: string;
     parse: (body: string) => J | undefined;
     describe: (job: J) => Record<string, unknown>;
-    run: (job: J, remainingMs?: () => number) => Promise<void>;
+    /** `receives`: how many times SQS has delivered this record (1 the first time). */
+    run: (job: J, remainingMs: (() => number) | undefined, receives: number) => Promise<void>;
     giveUp?: (job: J, error: Error) => Promise<void>;
     /** One record after the other instead of all at once. */
     sequential?: boolean;
@@ -43,11 +44,11 @@ export async function processBatch<J>(
       return;
     }
     await withLogKeys({ messageId: record.messageId, ...options.describe(job) }, async () => {
+      const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
       try {
-        await options.run(job, remainingMs);
+        await options.run(job, remainingMs, receives);
       } catch (error) {
         logger.error(`${options.label} job failed`, { error: (error as Error).message });
-        const receives = Number(record.attributes?.ApproximateReceiveCount ?? 0);
         if (options.giveUp && receives >= MAX_RECEIVES) {
           try {
             await options.giveUp(job, error as Error);

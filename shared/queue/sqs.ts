@@ -14,16 +14,20 @@ export function sqs(): SQSClient {
   return (client ??= new SQSClient({ ...(endpoint ? { endpoint } : {}) }));
 }
 
+/** What one SendMessageBatch may carry in all (SQS's limit is 256 KiB; room kept for the request's own fields). */
+export const BATCH_BYTES = 240 * 1024;
+
 /**
- * Sends message bodies to an SQS queue, 10 per SendMessageBatch (SQS's limit). A refused message
- * fails the whole call, so the caller's job is retried (consumers are idempotent).
+ * Sends message bodies to an SQS queue, 10 per SendMessageBatch (SQS's limit) and no more than
+ * BATCH_BYTES in one (run jobs carry their records: ten of them can outgrow a batch). A refused
+ * message fails the whole call, so the caller's job is retried (consumers are idempotent).
  */
 export async function sendBatches(queueUrl: string, label: string, bodies: string[], delaySeconds = 0): Promise<void> {
-  for (let i = 0; i < bodies.length; i += 10) {
+  for (const batch of batchesOf(bodies)) {
     const out = await sqs().send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: bodies.slice(i, i + 10).map((body, j) => ({
+        Entries: batch.map((body, j) => ({
           Id: String(j),
           MessageBody: body,
           ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}),
@@ -32,6 +36,25 @@ export async function sendBatches(queueUrl: string, label: string, bodies: strin
     );
     if (out.Failed?.length) throw new Error(`the ${label} refused ${out.Failed.length} messages`);
   }
+}
+
+/** The bodies in order, in groups of at most 10 and BATCH_BYTES (a larger body goes alone). */
+export function batchesOf(bodies: string[]): string[][] {
+  const out: string[][] = [];
+  let group: string[] = [];
+  let bytes = 0;
+  for (const body of bodies) {
+    const size = Buffer.byteLength(body, 'utf8');
+    if (group.length && (group.length === 10 || bytes + size > BATCH_BYTES)) {
+      out.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(body);
+    bytes += size;
+  }
+  if (group.length) out.push(group);
+  return out;
 }
 
 /** SQS caps a message's delay at 15 minutes; a longer wait is taken in several hops. */

@@ -558,6 +558,53 @@ describe('runs: execution', () => {
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(180);
   });
 
+  it('a step job without the records jobs now carry (queued before they did) reads them and runs, every job twice', async () => {
+    const t = await setup();
+    const run = await t.startRun();
+    await drainRunQueue(
+      async (e) => {
+        const records = e.Records.map((r) => {
+          const { carry: _carry, ...job } = JSON.parse(r.body);
+          return { ...r, body: JSON.stringify(job) };
+        });
+        return runner({ Records: records } as SQSEvent);
+      },
+      { duplicate: true },
+    );
+    const done = (await t.api.get(`/runs/${run.id}`)).body;
+    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 2, completed: 2, pending: 0, running: 0 } });
+    expect(done.metrics.map((m: any) => m.evaluated)).toEqual([2, 2]);
+    // Each first step was delivered twice, so each case may have been sent twice; it is recorded once.
+    expect([...new Set(agent.requests.map((r) => r.json.message))].sort()).toEqual([
+      'hello there',
+      'where is my order',
+    ]);
+    expect(agent.requests.length).toBeLessThanOrEqual(4);
+    for (const s of await t.sessionsOf(run.id)) expect(await t.turnsOf(s.id)).toHaveLength(1);
+  });
+
+  it('a fan-out page delivered again after a failure starts the sessions its first delivery created but did not queue', async () => {
+    const t = await setup();
+    const run = await t.startRun();
+    const page = localRunQueue.messages.shift()!;
+    const deliver = (receives: number) =>
+      runner({
+        Records: [{ messageId: page.id, body: page.body, attributes: { ApproximateReceiveCount: String(receives) } }],
+      } as unknown as SQSEvent);
+    await deliver(1);
+    // The first delivery created the sessions, then failed before its first steps reached the queue.
+    localRunQueue.messages.length = 0;
+    expect(await t.sessionsOf(run.id)).toHaveLength(2);
+    await deliver(2);
+    expect(localRunQueue.messages.map((m) => JSON.parse(m.body).kind)).toEqual(['step', 'step']);
+    await drain();
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      progress: { completed: 2 },
+    });
+    expect(agent.requests).toHaveLength(2);
+  });
+
   it('SCENARIOS: the simulated user talks to the agent until it stops; the session is scored as a whole', async () => {
     llm.setHandler((req) => {
       if (req.schemaName === 'judge_score') return { score: 0.8, reason: 'goal reached' };

@@ -61,6 +61,15 @@ describe('SQS', () => {
     ]);
   });
 
+  it('keeps each SendMessageBatch under SQS’s 256 KiB: large bodies go fewer to a batch', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const bodies = Array.from({ length: 12 }, (_, i) => `${i}`.padEnd(40 * 1024, 'x'));
+    await sendBatches('https://sqs.eu-west-1.amazonaws.com/1/q', 'run queue', bodies);
+    const calls = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input);
+    expect(calls.map((c) => c.Entries!.length)).toEqual([6, 6]);
+    expect(calls.flatMap((c) => c.Entries!.map((e) => e.MessageBody))).toEqual(bodies);
+  });
+
   it('fails the whole call when SQS refuses an entry (the caller retries its job), and passes throttling on', async () => {
     sqs.on(SendMessageBatchCommand).resolves({
       Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: 'x' }],

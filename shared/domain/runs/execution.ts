@@ -103,11 +103,13 @@ type StepJob = Extract<RunJob, { kind: 'step' }>;
  * One page of a run's fan-out: creates the sessions of up to FANOUT_PAGE test cases (PENDING,
  * not production, with testCaseId and runId), 25 to a transaction, and puts each one's first step
  * on the queue carrying the records its steps need, then the next page. A redelivered page finds
- * its sessions and starts again only those no step has started (a second first step is harmless:
- * the first write of a step is conditional). The last page reconciles the run's counters with what
- * was actually created (cases deleted since the run was counted).
+ * its sessions and starts again those no step has started. The last page seals the run's counter
+ * shards with what was actually created (cases deleted since the run was counted).
  */
-export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): Promise<void> {
+export async function processFanout(
+  job: Extract<RunJob, { kind: 'fanout' }>,
+  delivery: { receives?: number } = {},
+): Promise<void> {
   const run = await getStoredRun(job.organizationId, job.runId).catch((e: unknown) =>
     e instanceof NotFoundError ? undefined : Promise.reject(e),
   );
@@ -142,8 +144,11 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
   await enqueueNextFanout(run, job, entry, next, done);
   if (!cancelled && sessions.length) {
     const records = await readEntryRecords(run, entry);
-    const again = sessions.filter((s) => !created.has(s.id)).map((s) => s.id);
-    // A redelivered page: start again only the sessions no step has started.
+    // A page delivered again after a failure (SQS redelivers it, its receive count says so) starts
+    // again the sessions no step has started: the delivery that created them may have failed before
+    // queueing their first steps. A copy delivered alongside the first (at-least-once) leaves them
+    // to it: a first step queued twice would call the agent twice.
+    const again = (delivery.receives ?? 1) > 1 ? sessions.filter((s) => !created.has(s.id)).map((s) => s.id) : [];
     const waiting = new Set(
       (again.length ? await getRunSessions(again) : [])
         .filter((s) => s._seq === 0 && s._phase === 'QUEUED')

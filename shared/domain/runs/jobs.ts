@@ -24,9 +24,9 @@ export function processRunBatch(
           ? { fanoutPage: job.planIndex }
           : { cancelPage: job.startKey ? 'next' : 'first' }),
     }),
-    run: (job, remainingMs) =>
+    run: (job, remainingMs, receives) =>
       job.kind === 'fanout'
-        ? processFanout(job)
+        ? processFanout(job, { receives })
         : job.kind === 'cancel'
           ? processCancel(job)
           : processStep(job, { ...(remainingMs ? { remainingMs } : {}) }),
