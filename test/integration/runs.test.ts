@@ -10,7 +10,7 @@ import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { abandonStep } from '../../shared/domain/runs/execution.js';
 import { getRunSession } from '../../shared/db/runs.js';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { failCommands, type DocCommand } from '../support/doc-mock.js';
 import type { RunJob } from '../../shared/queue/run-queue.js';
 
@@ -603,6 +603,29 @@ describe('runs: execution', () => {
       progress: { completed: 2 },
     });
     expect(agent.requests).toHaveLength(2);
+  });
+
+  it('a job that counted the last session and failed before finishing the run: its next delivery finishes it', async () => {
+    const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
+    const run = await t.startRun();
+    let failures = 0;
+    // Reading the run to finish it fails once (after the session was counted).
+    const restore = failCommands((c: DocCommand) => {
+      const reading = c instanceof BatchGetCommand && JSON.stringify(c.input).includes(`RUN#${run.id}`);
+      return reading && agent.requests.length === 1 && failures++ === 0;
+    }, throughput);
+    try {
+      await drain();
+    } finally {
+      restore();
+    }
+    expect(failures).toBeGreaterThan(0);
+    expect(agent.requests).toHaveLength(1);
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: 1, pending: 0, running: 0, completed: 1, failed: 0 },
+    });
+    expect(runDeadLetters).toEqual([]);
   });
 
   it('SCENARIOS: the simulated user talks to the agent until it stops; the session is scored as a whole', async () => {

@@ -312,15 +312,14 @@ export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<
   if (!loaded) return;
   const { ctx } = loaded;
   let session = loaded.session;
-  if (session._seq !== job.seq) {
-    // Done by an earlier delivery; make sure the step after it was put on the queue.
-    if (session._seq === job.seq + 1 && session._queued < session._seq && session._phase !== 'DONE')
-      await enqueueNext(job, session, ctx.rec.carry);
+  if (session._phase === 'DONE') {
+    // Counted by an earlier delivery (of this step or a later one) that may have stopped before closing the run.
+    await afterCounted(ctx.run, session.id);
     return;
   }
-  if (session._phase === 'DONE') {
-    // Counted by an earlier delivery that may have stopped before closing the run.
-    await afterCounted(ctx.run, session.id);
+  if (session._seq !== job.seq) {
+    // Done by an earlier delivery; make sure the step after it was put on the queue.
+    if (session._seq === job.seq + 1 && session._queued < session._seq) await enqueueNext(job, session, ctx.rec.carry);
     return;
   }
   let attemptsSoFar = job.attempts;
