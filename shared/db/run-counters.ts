@@ -39,7 +39,11 @@ export function shardUpdate(
   shard: number,
   moves: Moves,
   outcomes: Outcome[] = [],
-  options: { evaluations?: { planIndex: number; count: number }; unlessLast?: boolean } = {},
+  options: {
+    evaluations?: { planIndex: number; count: number };
+    traces?: { planIndex: number; count: number };
+    unlessLast?: boolean;
+  } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#entity': 'entity' };
   const values: Record<string, unknown> = { ':entity': 'RUNSHARD' };
@@ -64,6 +68,7 @@ export function shardUpdate(
     else add(`skipped:${o.metricId}`, 1);
   }
   if (options.evaluations) add(`evaluations:${options.evaluations.planIndex}`, options.evaluations.count);
+  if (options.traces) add(`traces:${options.traces.planIndex}`, options.traces.count);
   const counted = (moves.completed ?? 0) + (moves.failed ?? 0);
   if (options.unlessLast) {
     names['#sealed'] = 'sealed';
@@ -123,6 +128,8 @@ export interface ShardSums {
   stats: Record<string, MetricStat>;
   /** Evaluations written, by plan entry. */
   evaluations: Record<number, number>;
+  /** Spans written, by plan entry. */
+  traces: Record<number, number>;
 }
 
 const num = (v: unknown) => (typeof v === 'number' ? v : 0);
@@ -137,6 +144,7 @@ export function sumShards(items: (Record<string, unknown> | undefined)[]): Shard
     cancelled: false,
     stats: {},
     evaluations: {},
+    traces: {},
   };
   for (const item of items) {
     out.sealed &&= item?.sealed === true;
@@ -151,8 +159,8 @@ export function sumShards(items: (Record<string, unknown> | undefined)[]): Shard
       if (at < 0) continue;
       const field = name.slice(0, at);
       const id = name.slice(at + 1);
-      if (field === 'evaluations') {
-        out.evaluations[Number(id)] = (out.evaluations[Number(id)] ?? 0) + num(value);
+      if (field === 'evaluations' || field === 'traces') {
+        out[field][Number(id)] = (out[field][Number(id)] ?? 0) + num(value);
         continue;
       }
       const stat = (out.stats[id] ??= { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 });

@@ -498,8 +498,15 @@ export async function testCasesById(orgId: string, ids: string[]): Promise<TestC
   return ids.map((id) => byId.get(id)).filter((c): c is TestCase => Boolean(c) && !c!.deletedAt);
 }
 
-/** Marks tests as having evaluations (GET /tests?hasEvaluations=), once per run; a test no longer stored is skipped. */
-export async function markTestsEvaluated(orgId: string, testIds: string[]): Promise<void> {
+/**
+ * Marks tests as having evaluations or traces (GET /tests?hasEvaluations= / hasTraces=), once per
+ * run; a test no longer stored is skipped.
+ */
+export async function markTests(
+  orgId: string,
+  testIds: string[],
+  flag: '_hasEvaluations' | '_hasTraces',
+): Promise<void> {
   for (const id of new Set(testIds)) {
     try {
       await doc.send(
@@ -508,7 +515,7 @@ export async function markTestsEvaluated(orgId: string, testIds: string[]): Prom
           Key: keys.catalog(orgId, 'TEST', id),
           UpdateExpression: 'SET #f = :t',
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#f) OR #f <> :t)',
-          ExpressionAttributeNames: { '#f': '_hasEvaluations' },
+          ExpressionAttributeNames: { '#f': flag },
           ExpressionAttributeValues: { ':t': true },
         }),
       );

@@ -189,8 +189,9 @@ describe('runs: execution', () => {
     expect(agent.requests.map((r) => r.json.turn).sort()).toEqual(turnIds);
     // No secret is ever stored or shown.
     expect(JSON.stringify([done, sessions])).not.toContain(TOKEN);
-    // The test now counts as run on this version.
+    // The test now counts as run on this version, and as having evaluations (marked once, as the run ends).
     expect((await t.api.get('/tests', { versionIds: t.version.id })).body.map((x: any) => x.id)).toEqual([t.test.id]);
+    expect((await t.api.get('/tests', { hasEvaluations: true })).body.map((x: any) => x.id)).toEqual([t.test.id]);
   });
 
   it('maps retrieval_context, traces, usage and extra keys of the answer onto the turn, its spans and the session', async () => {
@@ -233,6 +234,7 @@ describe('runs: execution', () => {
       ['TOOL', 'search_orders'],
     ]);
     expect(spans.find((x) => x.type === 'TOOL').inputData).toEqual({ q: 'x' });
+    expect((await t.api.get('/tests', { hasTraces: true })).body.map((x: any) => x.id)).toEqual([t.test.id]);
   });
 
   it('INITIALIZATION returns a session id used by later turns and by the URL; a failing FINALIZATION is kept in metadata', async () => {

@@ -1,6 +1,7 @@
 import type { TransactItem } from '../../db/catalog.js';
 import { shardOf, shardUpdate, type Outcome } from '../../db/run-counters.js';
 import { applyStep, runCountersUpdate, tryStep, type RunSession } from '../../db/runs.js';
+import { testActivityUpdate } from '../sessions/sessions.js';
 
 /**
  * The writes that count a run's sessions, each one item of the transaction that moves the
@@ -21,11 +22,19 @@ export interface RunRef {
 export const shardOfSession = (run: RunRef, sessionId: string): number | undefined =>
   run.shards ? shardOf(sessionId, run.shards) : undefined;
 
-/** A session leaves pending for running (with its first write). */
-export function startCount(run: RunRef, sessionId: string): TransactItem {
+/** Spans a write records for its session's plan entry (the run marks those tests as traced when it ends). */
+export type Traces = { planIndex: number | undefined; count: number };
+
+const tracesOption = (traces: Traces | undefined) =>
+  traces && traces.planIndex !== undefined && traces.count > 0
+    ? { traces: { planIndex: traces.planIndex, count: traces.count } }
+    : {};
+
+/** A session leaves pending for running (with its first write, and the spans that write records). */
+export function startCount(run: RunRef, sessionId: string, traces?: Traces): TransactItem {
   const shard = shardOfSession(run, sessionId);
   if (shard === undefined) return runCountersUpdate(run.organizationId, run.runId, { pending: -1, running: 1 });
-  return shardUpdate(run.runId, shard, { started: 1 });
+  return shardUpdate(run.runId, shard, { started: 1 }, [], tracesOption(traces));
 }
 
 /**
@@ -40,7 +49,7 @@ export function doneCount(
   from: 'pending' | 'running',
   outcomes: Outcome[] = [],
   evaluations?: { planIndex: number | undefined; count: number },
-  options: { unlessLast?: boolean } = {},
+  options: { unlessLast?: boolean; traces?: Traces } = {},
 ): TransactItem {
   const to = session.status === 'COMPLETED' ? 'completed' : 'failed';
   const shard = shardOfSession(run, session.id);
@@ -51,6 +60,7 @@ export function doneCount(
       : {};
   return shardUpdate(run.runId, shard, { ...(from === 'pending' ? { started: 1 } : {}), [to]: 1 }, outcomes, {
     ...written,
+    ...tracesOption(options.traces),
     ...(options.unlessLast ? { unlessLast: true } : {}),
   });
 }
@@ -69,6 +79,17 @@ export async function countedWrite(
   if (!codes) return 'counted';
   if (codes[0] === 'ConditionalCheckFailed') return 'moved';
   return (await applyStep(itemsFor(false))) ? 'last' : 'moved';
+}
+
+/**
+ * What a run's turn writes with its spans: a count on its shard (the run marks its test as traced
+ * once, when it ends), or, for a run without shards, the test's flag itself.
+ */
+export function spansCount(run: RunRef, session: RunSession, traces: Traces): TransactItem[] {
+  if (traces.count === 0) return [];
+  const shard = shardOfSession(run, session.id);
+  if (shard === undefined || traces.planIndex === undefined) return testActivityUpdate(session, '_hasTraces');
+  return [shardUpdate(run.runId, shard, {}, [], tracesOption(traces))];
 }
 
 /** Sessions that never started, failed together (a cancelled run): one write per shard they hash to. */

@@ -46,7 +46,7 @@ import { newId } from '../common/ids.js';
 import { missingParams, type EvaluationSources } from '../evaluation/context.js';
 import { initialStatus, newEvaluation } from '../evaluation/evaluations.js';
 import { abandonEvaluation, runEvaluation, score, settledEvaluation } from '../evaluation/evaluator.js';
-import { createSpanBatch } from '../sessions/spans.js';
+import { createTurnSpans } from '../sessions/spans.js';
 import {
   attemptTimeoutMs,
   callAgent,
@@ -61,6 +61,7 @@ import {
   doneCount,
   failedUnstarted,
   shardOfSession,
+  spansCount,
   startCount,
   type Outcome,
   type RunRef,
@@ -869,9 +870,11 @@ async function conversationStep(
       items: [turnPut(turn), ...items],
       turns: allTurns as Turn[],
       seq: s._seq,
+      spans: spans.length,
     });
     if (closed.kind !== 'advanced') return closed;
-    await recordSpans(ctx, s, turn, spans);
+    // (counted with the close, so the run knows of them however soon it ends)
+    await recordSpans(ctx, s, turn, spans, { counted: true });
     return { ...closed, called: true };
   }
   const moved = await advance(ctx, s, turnSet, true, { items: [turnPut(turn), ...items], remove: ['_userMessage'] });
@@ -923,7 +926,13 @@ function spansOf(turn: Turn, result: Extract<CallResult, { kind: 'ok' }>): SpanC
 }
 
 /** Records the turn's spans; a trace the span schema refuses is left out and logged, it never fails the turn. */
-async function recordSpans(ctx: StepContext, s: RunSession, turn: Turn, spans: SpanCreate[]): Promise<void> {
+async function recordSpans(
+  ctx: StepContext,
+  s: RunSession,
+  turn: Turn,
+  spans: SpanCreate[],
+  options: { counted?: boolean } = {},
+): Promise<void> {
   if (spans.length === 0) return;
   const auth: AuthContext = {
     organizationId: turn.organizationId,
@@ -933,7 +942,10 @@ async function recordSpans(ctx: StepContext, s: RunSession, turn: Turn, spans: S
     keyId: `run:${ctx.runId}`,
   };
   try {
-    await createSpanBatch(auth, { spans });
+    const counted = options.counted
+      ? []
+      : spansCount(ctx.run, s, { planIndex: ctx.rec.carry.planIndex, count: spans.length });
+    await createTurnSpans(auth, s, turn, spans, counted);
   } catch (error) {
     if (error instanceof ConflictError || error instanceof ValidationError) {
       logger.warn('run turn spans not recorded', { runId: ctx.runId, turnId: turn.id, error: error.message });
@@ -956,6 +968,8 @@ interface WithTurn {
   turns: Turn[];
   /** The step the session was at before the turn. */
   seq: number;
+  /** Spans the turn will record (counted with the close). */
+  spans: number;
 }
 
 /**
@@ -1016,6 +1030,7 @@ async function writeClose(
   const wt = options.withTurn;
   // A session's first write may be its close (a single-turn case): it is counted from pending then.
   const unstarted = session._phase === 'QUEUED';
+  const traces = { planIndex: options.planIndex, count: wt?.spans ?? 0 };
   const set = {
     ...(wt?.set ?? {}),
     status: closed.status,
@@ -1043,12 +1058,12 @@ async function writeClose(
             unstarted ? 'pending' : 'running',
             evaluations.filter(isOutcome).map(outcomeOf),
             { planIndex: options.planIndex, count: evaluations.length },
-            { unlessLast },
+            { unlessLast, traces },
           ),
         ]
       : unstarted
-        ? [startCount(options.run, session.id)]
-        : []),
+        ? [startCount(options.run, session.id, traces)]
+        : spansCount(options.run, session, traces)),
   ];
   if (!settled) return (await applyStep(itemsFor(false))) ? closed : undefined;
   const counted = await countedWrite(itemsFor);

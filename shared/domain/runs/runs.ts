@@ -8,7 +8,7 @@ import {
   getRunWithShards,
   getStoredRun,
   listStoredRuns,
-  markTestsEvaluated,
+  markTests,
   setRunStatus,
   shardsOfRuns,
   testCasesById,
@@ -303,11 +303,11 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
     writes.items,
   );
   if (!done) return undefined;
-  // The tests that got evaluations say so (GET /tests?hasEvaluations), once per run rather than per session.
-  await markTestsEvaluated(
-    orgId,
-    run._plan.flatMap((p, i) => ((sums.evaluations[i] ?? 0) > 0 ? [p.testId] : [])),
-  );
+  // The tests that got evaluations or traces say so (GET /tests?hasEvaluations, hasTraces), once
+  // per run rather than once per session (every session writing the test would make it a hot item).
+  const got = (counts: Record<number, number>) => run._plan.flatMap((p, i) => ((counts[i] ?? 0) > 0 ? [p.testId] : []));
+  await markTests(orgId, got(sums.evaluations), '_hasEvaluations');
+  await markTests(orgId, got(sums.traces), '_hasTraces');
   if (finishing) await publish(writes);
   return finishing ? status : undefined;
 }

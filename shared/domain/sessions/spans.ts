@@ -86,6 +86,40 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
     if (!session) sessions.set(turn.sessionId, (session = await getSession(auth.organizationId, turn.sessionId)));
     spans.push(buildSpan(session, turn, input, now));
   }
+  await storeSpans(auth, spans, new Set(ids));
+  for (const session of sessions.values()) {
+    const flag = testActivityUpdate(session, '_hasTraces');
+    if (flag.length) await transact(flag).catch(() => undefined);
+  }
+  return spans;
+}
+
+/**
+ * The spans of a turn its writer holds (a run's step: it just recorded the turn, in its session),
+ * written with `extra` in one transaction: no lookup of the turn or the session, and no write to
+ * the test (the run marks it once).
+ */
+export async function createTurnSpans(
+  auth: AuthContext,
+  session: Session,
+  turn: Turn,
+  inputs: SpanCreate[],
+  extra: TransactItem[] = [],
+): Promise<Span[]> {
+  const now = clock.now().toISOString();
+  const spans = inputs.map((input) => buildSpan(session, turn, input, now));
+  const ids = inputs.map((s) => s.id).filter((x): x is string => Boolean(x));
+  await storeSpans(auth, spans, new Set(ids), extra);
+  return spans;
+}
+
+/** Checks the spans' parents and writes them all or nothing (one transaction, with `extra`); large fields go to S3 first. */
+async function storeSpans(
+  auth: AuthContext,
+  spans: Span[],
+  clientIds: Set<string>,
+  extra: TransactItem[] = [],
+): Promise<void> {
   // parentTraceId: a span of the same inference result, stored or in this batch.
   const batch = new Map(spans.map((s) => [s.id, s]));
   for (const s of spans) {
@@ -100,7 +134,6 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
   }
   // Large fields go to S3 first (fresh object names when the client chose the id, so a duplicate
   // never overwrites a stored span's objects), each item within its share of the transaction.
-  const clientIds = new Set(ids);
   const prepared = await offloadItems(
     spans.map((span) => ({
       item: spanItem(span, span.startTime ?? span.createdAt),
@@ -114,9 +147,12 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
     })),
     { itemBudget: SPAN_BUDGET_BYTES },
   );
-  const items: TransactItem[] = prepared.map((p) => ({
-    Put: { TableName: tableName, Item: p.item, ConditionExpression: 'attribute_not_exists(pk)' },
-  }));
+  const items: TransactItem[] = [
+    ...prepared.map((p) => ({
+      Put: { TableName: tableName, Item: p.item, ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
+    ...extra,
+  ];
   try {
     await transact(items, (codes) => {
       const i = codes.indexOf('ConditionalCheckFailed');
@@ -128,11 +164,6 @@ async function createSpans(auth: AuthContext, inputs: SpanCreate[]): Promise<Spa
       await discardObjects(prepared.flatMap((p) => p.written));
     throw error;
   }
-  for (const session of sessions.values()) {
-    const flag = testActivityUpdate(session, '_hasTraces');
-    if (flag.length) await transact(flag).catch(() => undefined);
-  }
-  return spans;
 }
 
 export async function createSpan(auth: AuthContext, input: SpanCreate): Promise<Span> {
