@@ -125,6 +125,7 @@ export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
 
 /** The DynamoDB requests of one GET /monitors/{id}/results on the local runtime (authorizer included). */
 async function resultsRequests(): Promise<number> {
+  process.env.LOG_LEVEL ??= 'warn';
   const { startLocalRuntime } = await import('../infra/local/runtime.js');
   const { freePort } = await import('../infra/local/services.js');
   const runtime = await startLocalRuntime({
