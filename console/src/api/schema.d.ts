@@ -1801,6 +1801,8 @@ export interface components {
             testCaseId: string | null;
             /** @description the run that created the session */
             runId?: string | null;
+            /** @description a run’s session: which repetition of its test case (1-based) */
+            repetition?: number | null;
             context: {
                 [key: string]: unknown;
             } | null;
@@ -1949,6 +1951,8 @@ export interface components {
             testIds: string[];
             specificationIds: string[];
             metricIds: string[];
+            repetitions: number;
+            threshold: number;
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
             progress: {
@@ -1970,6 +1974,12 @@ export interface components {
                     lower: number;
                     upper: number;
                 } | null;
+                /** @description the share of SUCCESS evaluations scoring at least the threshold; null with none, and until the run has finished */
+                passRate: number | null;
+                /** @description repetitions > 1 only. pass^k: the share of cases that pass in every repetition, over the cases with a SUCCESS evaluation of the metric; null with none, and until the run has finished */
+                passAllK?: number | null;
+                /** @description repetitions > 1 only. pass@k: the share of cases that pass in at least one repetition; null with none, and until the run has finished */
+                passAnyK?: number | null;
             }[];
             error: string | null;
             /** Format: date-time */
@@ -13471,6 +13481,8 @@ export interface operations {
                      *         "metricIds": [
                      *           "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *         ],
+                     *         "repetitions": 1,
+                     *         "threshold": 0.5,
                      *         "status": "RUNNING",
                      *         "progress": {
                      *           "total": 2,
@@ -13487,7 +13499,8 @@ export interface operations {
                      *             "failed": 0,
                      *             "skipped": 0,
                      *             "score": 1,
-                     *             "confidenceInterval": null
+                     *             "confidenceInterval": null,
+                     *             "passRate": null
                      *           }
                      *         ],
                      *         "error": null,
@@ -13587,6 +13600,10 @@ export interface operations {
                     testCaseIds?: string[];
                     metricIds?: string[];
                     name?: string;
+                    /** @description how many times each test case runs, as separate sessions (default 1) */
+                    repetitions?: number;
+                    /** @description the score a case must reach to pass a metric (default 0.5) */
+                    threshold?: number;
                 };
             };
         };
@@ -13614,6 +13631,8 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
+                     *       "repetitions": 1,
+                     *       "threshold": 0.5,
                      *       "status": "PENDING",
                      *       "progress": {
                      *         "total": 2,
@@ -13773,6 +13792,8 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
+                     *       "repetitions": 1,
+                     *       "threshold": 0.5,
                      *       "status": "RUNNING",
                      *       "progress": {
                      *         "total": 2,
@@ -13789,7 +13810,8 @@ export interface operations {
                      *           "failed": 0,
                      *           "skipped": 0,
                      *           "score": 1,
-                     *           "confidenceInterval": null
+                     *           "confidenceInterval": null,
+                     *           "passRate": null
                      *         }
                      *       ],
                      *       "error": null,
@@ -13927,6 +13949,8 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
+                     *       "repetitions": 1,
+                     *       "threshold": 0.5,
                      *       "status": "CANCELLED",
                      *       "progress": {
                      *         "total": 2,
@@ -13943,7 +13967,8 @@ export interface operations {
                      *           "failed": 0,
                      *           "skipped": 0,
                      *           "score": 1,
-                     *           "confidenceInterval": null
+                     *           "confidenceInterval": null,
+                     *           "passRate": null
                      *         }
                      *       ],
                      *       "error": null,

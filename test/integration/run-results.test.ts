@@ -1,0 +1,213 @@
+import { localQueue, localRunQueue } from '../../infra/local/queues.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newTenant, type Client } from '../support/api.js';
+import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
+import { sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
+import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
+import { setLlmConfig } from '../../shared/llm/client.js';
+import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
+import { handler as runner } from '../../functions/jobs/runner.js';
+
+/**
+ * Repetitions, pass rates, comparisons and JUnit (DESIGN §19). The agent answers `SCORE[x]` and
+ * the judge stub scores that x, so every evaluation's score is chosen by the test: per run, per
+ * case input, per call (a case's repetitions are its successive calls). `FAIL` makes the judge
+ * answer 500, so the evaluation ends FAILED.
+ */
+let agent: TestAgentServer;
+let llm: LlmStub;
+/** run id → case input → the answers of its successive calls (the last one repeats). */
+const script = new Map<string, Record<string, string[]>>();
+const calls = new Map<string, number>();
+
+beforeAll(async () => {
+  process.env.AGENT_ALLOW_PRIVATE_NETWORKS = 'true';
+  agent = await startAgent((req, res) => {
+    const { message, run } = req.json as { message: string; run: string };
+    const key = `${run}#${message}`;
+    const n = calls.get(key) ?? 0;
+    calls.set(key, n + 1);
+    const answers = script.get(run)?.[message] ?? ['SCORE[1]'];
+    sendJson(res, 200, { reply: answers[Math.min(n, answers.length - 1)] });
+  });
+  llm = await startLlmStub((req) => {
+    if (req.schemaName !== 'judge_score') return reply.raw(500, 'not a judge request');
+    const output = req.messages.map((m) => m.content).join('\n');
+    if (output.includes('FAIL')) return reply.raw(500, { error: { message: 'judge down' } });
+    const m = /SCORE\[([0-9.]+)\]/.exec(output);
+    return { score: Number(m?.[1] ?? 0), reason: `the answer said ${m?.[1] ?? 'nothing'}` };
+  });
+});
+afterAll(async () => {
+  setLlmConfig({ baseUrl: undefined });
+  await agent.close();
+  await llm.close();
+});
+beforeEach(() => {
+  localRunQueue.messages.length = 0;
+  localQueue.messages.length = 0;
+  runDeadLetters.length = 0;
+  setLlmConfig({ baseUrl: llm.url, timeoutMs: 2000, backoffMs: 10, maxAttempts: 2 });
+});
+
+const drain = () => drainRunQueue((e) => runner(e) as Promise<unknown>);
+
+async function upload(api: Client, text: string): Promise<string> {
+  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
+  expect(res.status).toBe(200);
+  const put = await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
+  expect(put.status).toBe(200);
+  return res.body.uri;
+}
+
+const csvOf = (inputs: string[]) =>
+  `input,expected_output\n${inputs.map((i) => `"${i.replace(/"/g, '""')}",x`).join('\n')}\n`;
+
+/** A tenant with an agent version, a judged metric linked to a specification, and a test of `inputs`. */
+async function setup(inputs: string[], options: { testName?: string } = {}) {
+  const t = await newTenant({ monthlyCredits: null });
+  const product = await createProduct(t.api);
+  const conversation = await createConnection(t.api, product.id, {
+    url: `${agent.url}/chat`,
+    inputTemplate: '{"message": {{ input.user_message | dump }}, "run": "{{ run_id }}"}',
+    outputMapping: { output: '$.reply' },
+  });
+  const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: conversation.id });
+  const metric = async (name: string) => {
+    const res = await t.api.post('/metrics', {
+      name,
+      source: 'PARTIAL_PROMPT',
+      evaluationParams: ['input', 'actual_output'],
+      judgePrompt: 'Score the number the answer gives.',
+      evaluatorModelName: 'gpt-4o',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; name: string };
+  };
+  const judged = await metric('judged');
+  const spec = (
+    await t.api.post('/specifications', { productId: product.id, description: 'scores', type: 'CAPABILITY' })
+  ).body;
+  expect((await t.api.post(`/specifications/${spec.id}/metrics`, { metricIds: [judged.id] })).status).toBe(200);
+  const test = (
+    await t.api.post('/tests', {
+      productId: product.id,
+      name: options.testName ?? 'scored cases',
+      type: 'QUALITY',
+      uri: await upload(t.api, csvOf(inputs)),
+      specificationId: spec.id,
+    })
+  ).body;
+  expect(test.status, JSON.stringify(test)).toBe('SUCCESS');
+  const cases = (await t.api.get('/testCases', { testIds: test.id, sort: 'createdAt:asc' })).body as any[];
+  const caseId = Object.fromEntries(cases.map((c) => [c.input, c.id as string]));
+  /** Starts a run whose agent answers `answers` (case input → successive answers), drains it, returns it finished. */
+  const run = async (answers: Record<string, (number | 'FAIL')[]>, body: Record<string, unknown> = {}) => {
+    const res = await t.api.post('/runs', { versionId: version.id, testId: test.id, ...body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    script.set(
+      res.body.id,
+      Object.fromEntries(
+        Object.entries(answers).map(([input, xs]) => [input, xs.map((x) => (x === 'FAIL' ? 'FAIL' : `SCORE[${x}]`))]),
+      ),
+    );
+    await drain();
+    const done = (await t.api.get(`/runs/${res.body.id}`)).body;
+    expect(done.status, JSON.stringify(done)).toBe('COMPLETED');
+    return done;
+  };
+  return { ...t, product, version, spec, test, judged, metric, caseId, run };
+}
+
+describe('runs: repetitions and pass rates', () => {
+  it('runs each case k times as separate sessions and reports pass rate, pass^k and pass@k at the threshold', async () => {
+    const t = await setup(['always', 'sometimes', 'never', 'unscored']);
+    const res = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      repetitions: 2,
+      threshold: 0.6,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      repetitions: 2,
+      threshold: 0.6,
+      progress: { total: 8, pending: 8, running: 0, completed: 0, failed: 0 },
+      metrics: [{ metricId: t.judged.id, passRate: null, passAllK: null, passAnyK: null }],
+    });
+    script.set(res.body.id, {
+      always: ['SCORE[0.9]', 'SCORE[0.6]'],
+      sometimes: ['SCORE[0.9]', 'SCORE[0.3]'],
+      never: ['SCORE[0.2]', 'SCORE[0.1]'],
+      unscored: ['FAIL'],
+    });
+    await drain();
+    const done = (await t.api.get(`/runs/${res.body.id}`)).body;
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      repetitions: 2,
+      threshold: 0.6,
+      progress: { total: 8, pending: 0, running: 0, completed: 8, failed: 0 },
+    });
+    const [m] = done.metrics;
+    expect(m).toMatchObject({ evaluated: 6, failed: 2 });
+    expect(m.score).toBeCloseTo(3 / 6, 12);
+    // SUCCESS evaluations ≥ 0.6: 0.9, 0.6, 0.9 of six; over the three scored cases, one passes
+    // both repetitions, two pass at least one ("unscored" had no SUCCESS evaluation: not counted).
+    expect(m.passRate).toBeCloseTo(3 / 6, 12);
+    expect(m.passAllK).toBeCloseTo(1 / 3, 12);
+    expect(m.passAnyK).toBeCloseTo(2 / 3, 12);
+
+    const sessions = (await t.api.get('/sessions', { runIds: res.body.id, sort: 'createdAt:asc' })).body as any[];
+    expect(sessions).toHaveLength(8);
+    const byCase = new Map<string, number[]>();
+    for (const s of sessions) byCase.set(s.testCaseId, [...(byCase.get(s.testCaseId) ?? []), s.repetition]);
+    expect([...byCase.values()].map((r) => r.sort())).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, 2],
+      [1, 2],
+    ]);
+    // The list shows the figures kept at the finish too.
+    const listed = (await t.api.get('/runs', { ids: res.body.id })).body[0];
+    expect(listed.metrics).toEqual(done.metrics);
+    expect(runDeadLetters).toEqual([]);
+  });
+
+  it('one repetition by default: threshold 0.5, a pass rate and no pass^k / pass@k', async () => {
+    const t = await setup(['a', 'b']);
+    const done = await t.run({ a: [0.5], b: [0.4] });
+    expect(done).toMatchObject({ repetitions: 1, threshold: 0.5, progress: { total: 2 } });
+    expect(done.metrics[0].passRate).toBe(0.5);
+    expect(Object.keys(done.metrics[0])).not.toContain('passAllK');
+    expect(Object.keys(done.metrics[0])).not.toContain('passAnyK');
+    const sessions = (await t.api.get('/sessions', { runIds: done.id })).body as any[];
+    expect(sessions.map((s) => s.repetition)).toEqual([1, 1]);
+  });
+
+  it('refuses repetitions or threshold out of range, and more than 5,000 sessions, naming the field and the numbers', async () => {
+    const t = await setup(['a']);
+    const post = async (body: Record<string, unknown>) => {
+      const res = await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id, ...body });
+      return { status: res.status, message: res.body.message as string };
+    };
+    for (const repetitions of [0, 11, 1.5, '2', null]) {
+      const res = await post({ repetitions });
+      expect(res.status, String(repetitions)).toBe(400);
+      expect(res.message).toMatch(/^repetitions /);
+    }
+    for (const threshold of [-0.1, 1.01, '0.5', null]) {
+      const res = await post({ threshold });
+      expect(res.status, String(threshold)).toBe(400);
+      expect(res.message).toMatch(/^threshold /);
+    }
+    const big = await setup(Array.from({ length: 501 }, (_, i) => `case ${i}`));
+    const tooMany = await big.api.post('/runs', { versionId: big.version.id, testId: big.test.id, repetitions: 10 });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toBe(
+      'repetitions: a run may execute at most 5000 sessions (test cases × repetitions); this one has 501 test cases × 10 repetitions = 5010',
+    );
+    expect((await big.api.get('/runs')).headers['x-total-count']).toBe('0');
+    expect(localRunQueue.messages).toHaveLength(0);
+  });
+});
