@@ -36,7 +36,7 @@ import {
   VersionRecord,
 } from '../shared/schemas/records.js';
 import { PhoneConnection } from '../shared/schemas/phone-connections.js';
-import { Run } from '../shared/schemas/runs.js';
+import { ComparisonCase, Run, RunComparison } from '../shared/schemas/runs.js';
 import type { Evaluation } from '../shared/schemas/sessions.js';
 import type { Delivery, Webhook } from '../shared/schemas/webhooks.js';
 import type { Alert, AlertRule } from '../shared/schemas/alerts.js';
@@ -341,6 +341,58 @@ const run: Static<typeof Run> = {
   createdAt: AT,
   startedAt: LATER,
   finishedAt: null,
+};
+const BASE_RUN = 'run_01JDA0Z8M4N6B8V0C2X4Z6L8KJ';
+const comparison: Static<typeof RunComparison> = {
+  runId: RUN,
+  baseRunId: BASE_RUN,
+  pairedBy: 'testCaseId',
+  verdict: 'regressed',
+  metrics: [
+    {
+      metricId: METRIC,
+      name: 'politeness',
+      n: 48,
+      onlyInBase: 2,
+      onlyInRun: 0,
+      baseScore: 0.86,
+      score: 0.79,
+      difference: -0.07,
+      standardError: 0.021,
+      confidenceInterval: [-0.1122, -0.0278],
+      pValue: 0.0017,
+      adjustedPValue: 0.0034,
+      verdict: 'regressed',
+      minimumDetectableEffect: 0.0602,
+    },
+    {
+      metricId: 'met_text_similarity',
+      name: 'text_similarity',
+      n: 48,
+      onlyInBase: 2,
+      onlyInRun: 0,
+      baseScore: 0.71,
+      score: 0.72,
+      difference: 0.01,
+      standardError: 0.018,
+      confidenceInterval: [-0.0262, 0.0462],
+      pValue: 0.58,
+      adjustedPValue: 0.58,
+      verdict: 'no_significant_change',
+      minimumDetectableEffect: 0.0516,
+    },
+  ],
+};
+const comparisonCase: Static<typeof ComparisonCase> = {
+  testCaseId: TCASE,
+  metricId: METRIC,
+  metricName: 'politeness',
+  input: 'Where is my refund? I was charged twice for order 1042.',
+  baseScore: 0.9,
+  score: 0.35,
+  difference: -0.55,
+  baseSessionIds: ['sess_01JDA0Z9Q1W3E5R7T9Y1U3I5OP'],
+  sessionIds: [SESSION, 'sess_01JDA1J5L7Z9X1C3V5B7N9M1QX'],
 };
 const monitor: Static<typeof MonitorRecord> = {
   id: MONITOR,
@@ -1350,6 +1402,33 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     errors: { 409: 'the run is already COMPLETED, FAILED or CANCELLED' },
     response: Run,
     example: { response: { ...run, status: 'CANCELLED', finishedAt: LATER } },
+  },
+
+  'runs/comparison': {
+    summary: 'Compare a run with a base run',
+    description:
+      'Compares two finished runs of the organization, paired by `testCaseId`: a case’s score for a metric is the mean of its SUCCESS evaluations over its sessions in the run (every repetition). For each metric scored in both runs (by name, then id): `n` paired cases, `onlyInBase`/`onlyInRun`, the mean scores over the pairs, `difference` (the mean paired difference), its `standardError`, a 95% `confidenceInterval` (Student t, n − 1 degrees of freedom), the two-sided paired t-test `pValue`, Holm’s `adjustedPValue` over this comparison’s metrics, the `minimumDetectableEffect` at 80% power and a `verdict` (`improved` or `regressed` when the adjusted p is below 0.05, `not_enough_data` under 2 pairs). The top `verdict` is `regressed` when any metric regressed. `baseRunId` is required.',
+    record: 'run',
+    response: RunComparison,
+    errors: {
+      403: '`baseRunId` names another organization’s run',
+      404: '`baseRunId` names no run',
+      409: 'either run is PENDING or RUNNING (the message names which)',
+    },
+    example: { response: comparison },
+  },
+  'runs/comparison-cases': {
+    summary: 'List the compared cases',
+    description:
+      'One row per paired test case and compared metric of `GET /runs/{id}/comparison` (same `baseRunId`, same refusals): the case’s input (first 200 characters), both scores, `difference` (score − baseScore) and the sessions behind each. `metricIds` keeps those metrics; `changed` keeps `regressed` (difference < 0), `improved` (> 0), `unchanged` (= 0) or `any` (the default); `sort` is `difference:asc` (the default: the worst regressions first), `difference:desc`, `testCaseId:asc` or `testCaseId:desc`, ties by `testCaseId` ascending; `limit` 1–1000 (default 100) and `offset` page it, the number of rows in `X-Total-Count`.',
+    record: 'run',
+    response: Type.Array(ComparisonCase),
+    errors: {
+      403: '`baseRunId` names another organization’s run',
+      404: '`baseRunId` names no run',
+      409: 'either run is PENDING or RUNNING (the message names which)',
+    },
+    example: { response: [comparisonCase] },
   },
 
   // monitors

@@ -125,3 +125,102 @@ export const Run = Type.Object({
   finishedAt: Nullable(DateTime),
 });
 export type Run = Static<typeof Run>;
+
+// ---------- comparison of two runs (DESIGN §19) ----------
+
+export const COMPARISON_VERDICTS = ['improved', 'regressed', 'no_significant_change', 'not_enough_data'] as const;
+export const CHANGED_FILTERS = ['regressed', 'improved', 'unchanged', 'any'] as const;
+export const COMPARISON_CASE_SORTS = [
+  'difference:asc',
+  'difference:desc',
+  'testCaseId:asc',
+  'testCaseId:desc',
+] as const;
+
+const BaseRunId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'the id of the run to compare with (letters, digits, _ and -)',
+});
+
+export const ComparisonQuery = Type.Object({ baseRunId: BaseRunId }, { additionalProperties: false });
+export type ComparisonQuery = Static<typeof ComparisonQuery>;
+
+export const ComparisonCasesQuery = Type.Object(
+  {
+    baseRunId: BaseRunId,
+    metricIds: Type.Optional(IdList),
+    changed: Type.Optional(
+      StringEnum(CHANGED_FILTERS, {
+        description: 'regressed: difference < 0; improved: > 0; unchanged: = 0; any (the default): every paired case',
+      }),
+    ),
+    sort: Type.Optional(
+      StringEnum(COMPARISON_CASE_SORTS, {
+        description: 'default difference:asc (the worst regressions first); ties by testCaseId ascending',
+      }),
+    ),
+    limit: ListQueryBase.limit,
+    offset: ListQueryBase.offset,
+  },
+  { additionalProperties: false },
+);
+export type ComparisonCasesQuery = Static<typeof ComparisonCasesQuery>;
+
+const Score = Nullable(Type.Number({ minimum: 0, maximum: 1 }));
+const Figure = (description: string) => Nullable(Type.Number({ description }));
+
+export const MetricComparison = Type.Object({
+  metricId: Id,
+  name: Type.String(),
+  n: Type.Integer({ minimum: 0, description: 'test cases with a score in both runs' }),
+  onlyInBase: Type.Integer({ minimum: 0, description: 'test cases only the base run scored' }),
+  onlyInRun: Type.Integer({ minimum: 0, description: 'test cases only this run scored' }),
+  baseScore: Score,
+  score: Score,
+  difference: Figure('score − baseScore: the mean of the paired differences'),
+  standardError: Figure('s_d / √n; null when n < 2'),
+  confidenceInterval: Nullable(
+    Type.Array(Type.Number(), {
+      minItems: 2,
+      maxItems: 2,
+      description: '95% interval of the difference, Student t with n − 1 degrees of freedom; null when n < 2',
+    }),
+  ),
+  pValue: Figure('two-sided paired t-test of difference = 0; null when n < 2'),
+  adjustedPValue: Figure('Holm-adjusted over the metrics of this comparison; null when n < 2'),
+  verdict: StringEnum(COMPARISON_VERDICTS),
+  minimumDetectableEffect: Figure(
+    '(t₀.₉₇₅ + t₀.₈₀)·standardError: the smallest difference n cases detect 80% of the time',
+  ),
+});
+export type MetricComparison = Static<typeof MetricComparison>;
+
+export const RunComparison = Type.Object(
+  {
+    runId: Id,
+    baseRunId: Id,
+    pairedBy: Type.Literal('testCaseId'),
+    verdict: StringEnum(COMPARISON_VERDICTS),
+    metrics: Type.Array(MetricComparison),
+  },
+  { title: 'RunComparison' },
+);
+export type RunComparison = Static<typeof RunComparison>;
+
+export const ComparisonCase = Type.Object(
+  {
+    testCaseId: Id,
+    metricId: Id,
+    metricName: Type.String(),
+    input: Nullable(Type.String({ description: 'the test case input, first 200 characters' })),
+    baseScore: Type.Number({ minimum: 0, maximum: 1 }),
+    score: Type.Number({ minimum: 0, maximum: 1 }),
+    difference: Type.Number({ description: 'score − baseScore' }),
+    baseSessionIds: Type.Array(Id),
+    sessionIds: Type.Array(Id),
+  },
+  { title: 'ComparisonCase' },
+);
+export type ComparisonCase = Static<typeof ComparisonCase>;

@@ -1,4 +1,5 @@
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
 import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
@@ -7,6 +8,7 @@ import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
+import { pairedComparison } from '../../shared/domain/runs/comparison-stats.js';
 
 /**
  * Repetitions, pass rates, comparisons and JUnit (DESIGN §19). The agent answers `SCORE[x]` and
@@ -209,5 +211,174 @@ describe('runs: repetitions and pass rates', () => {
     );
     expect((await big.api.get('/runs')).headers['x-total-count']).toBe('0');
     expect(localRunQueue.messages).toHaveLength(0);
+  });
+});
+
+describe('runs: comparison', () => {
+  const LONG = `long ${'x'.repeat(300)}`;
+  const inputs = ['a', 'b', 'c', 'd', 'e', LONG];
+
+  it('pairs the cases of two finished runs by test case and tests each metric scored in both', async () => {
+    const t = await setup(inputs);
+    const tone = await t.metric('tone');
+    const metricIds = [t.judged.id, tone.id];
+    // The tone metric's judge prompt is the same as judged's, so it scores the same numbers.
+    const base = await t.run({ a: [0.9], b: [0.8], c: [0.85], d: [0.95], e: ['FAIL'], [LONG]: [0.7] }, { metricIds });
+    const run = await t.run(
+      { a: [0.4, 0.6], b: [0.45], c: [0.6], d: [0.55], e: [0.5], [LONG]: [0.3] },
+      { metricIds, repetitions: 2, testCaseIds: ['a', 'b', 'c', 'd', 'e'].map((i) => t.caseId[i]) },
+    );
+    const res = await t.api.get(`/runs/${run.id}/comparison`, { baseRunId: base.id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const c = res.body;
+    expect(c).toMatchObject({ runId: run.id, baseRunId: base.id, pairedBy: 'testCaseId', verdict: 'regressed' });
+    expect(c.metrics.map((m: any) => m.name)).toEqual(['judged', 'tone']);
+    // Case scores: the mean over the case's sessions (a: repetitions 0.4 and 0.6 → 0.5; b: 0.45 twice).
+    const pairs = [
+      { base: 0.9, run: 0.5 },
+      { base: 0.8, run: 0.45 },
+      { base: 0.85, run: 0.6 },
+      { base: 0.95, run: 0.55 },
+    ];
+    const expected = pairedComparison(pairs);
+    for (const m of c.metrics) {
+      // e: scored in this run only (the base's judge failed); the long case: only the base ran it.
+      expect(m).toMatchObject({ n: 4, onlyInBase: 1, onlyInRun: 1, verdict: 'regressed' });
+      for (const k of [
+        'baseScore',
+        'score',
+        'difference',
+        'standardError',
+        'pValue',
+        'minimumDetectableEffect',
+      ] as const)
+        expect(m[k], k).toBeCloseTo(expected[k]!, 12);
+      expect(m.confidenceInterval[0]).toBeCloseTo(expected.confidenceInterval![0], 12);
+      expect(m.confidenceInterval[1]).toBeCloseTo(expected.confidenceInterval![1], 12);
+      // Holm over two equal p-values: both 2p.
+      expect(m.adjustedPValue).toBeCloseTo(Math.min(1, 2 * expected.pValue!), 12);
+    }
+    expect(expected.pValue! * 2).toBeLessThan(0.05);
+
+    // The reverse comparison improves by as much.
+    const back = (await t.api.get(`/runs/${base.id}/comparison`, { baseRunId: run.id })).body;
+    expect(back.verdict).toBe('improved');
+    expect(back.metrics[0].difference).toBeCloseTo(-expected.difference!, 12);
+    expect(back.metrics[0]).toMatchObject({ onlyInBase: 1, onlyInRun: 1 });
+
+    // A run against itself: nothing moved.
+    const same = (await t.api.get(`/runs/${base.id}/comparison`, { baseRunId: base.id })).body;
+    expect(same.verdict).toBe('no_significant_change');
+    expect(same.metrics[0]).toMatchObject({
+      n: 5,
+      difference: 0,
+      standardError: 0,
+      pValue: 1,
+      adjustedPValue: 1,
+      confidenceInterval: [0, 0],
+    });
+  });
+
+  it('lists the paired cases per metric: filters, sorts, pages, with inputs and session ids', async () => {
+    const t = await setup(inputs);
+    const base = await t.run({ a: [0.5], b: [0.5], c: [0.5], d: [0.5], e: [0.5], [LONG]: [0.5] });
+    const run = await t.run(
+      { a: [0.2, 0.4], b: [0.9], c: [0.5], d: [0.5], e: [0.1], [LONG]: [0.6] },
+      { repetitions: 2 },
+    );
+    const list = async (q: Record<string, string | number> = {}) => {
+      const res = await t.api.get(`/runs/${run.id}/comparison/cases`, { baseRunId: base.id, ...q });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { rows: res.body as any[], total: res.headers['x-total-count'] };
+    };
+    const all = await list();
+    expect(all.total).toBe('6');
+    const inputOf = Object.fromEntries(Object.entries(t.caseId).map(([input, id]) => [id, input]));
+    // difference ascending; c and d tie at 0, ordered by test case id.
+    expect(all.rows.map((r) => inputOf[r.testCaseId])).toEqual([
+      'e',
+      'a',
+      ...['c', 'd'].sort((x, y) => (t.caseId[x]! < t.caseId[y]! ? -1 : 1)),
+      LONG,
+      'b',
+    ]);
+    const a = all.rows.find((r) => r.testCaseId === t.caseId.a)!;
+    expect(a).toMatchObject({ metricId: t.judged.id, metricName: 'judged', input: 'a', baseScore: 0.5 });
+    expect(a.score).toBeCloseTo(0.3, 12);
+    expect(a.difference).toBeCloseTo(-0.2, 12);
+    expect(a.baseSessionIds).toHaveLength(1);
+    expect(a.sessionIds).toHaveLength(2);
+    const sessions = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    const mine = sessions.filter((s) => s.testCaseId === t.caseId.a).sort((x, y) => x.repetition - y.repetition);
+    expect(a.sessionIds).toEqual(mine.map((s) => s.id));
+    expect(all.rows.find((r) => r.testCaseId === t.caseId[LONG])!.input).toBe(LONG.slice(0, 200));
+
+    expect((await list({ changed: 'regressed' })).rows.map((r) => inputOf[r.testCaseId])).toEqual(['e', 'a']);
+    expect(
+      (await list({ changed: 'improved', sort: 'difference:desc' })).rows.map((r) => inputOf[r.testCaseId]),
+    ).toEqual(['b', LONG]);
+    expect((await list({ changed: 'unchanged' })).total).toBe('2');
+    const byId = await list({ sort: 'testCaseId:desc', limit: 2, offset: 1 });
+    expect(byId.total).toBe('6');
+    expect(byId.rows.map((r) => r.testCaseId)).toEqual(Object.values(t.caseId).sort().reverse().slice(1, 3));
+    expect((await list({ metricIds: 'met_other' })).total).toBe('0');
+    expect((await list({ metricIds: t.judged.id })).total).toBe('6');
+  });
+
+  it('refuses a missing, malformed, unknown, foreign or unfinished run with a 4xx naming it', async () => {
+    const t = await setup(['a', 'b']);
+    const other = await setup(['a']);
+    const done = await t.run({ a: [0.5], b: [0.5] });
+    const theirs = await other.run({ a: [0.5] });
+    const stillPending = (await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id })).body;
+    localRunQueue.messages.length = 0; // its fan-out never runs: it stays PENDING
+    const started = (await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id })).body;
+    const fanout = localRunQueue.messages.shift()!;
+    await runner({ Records: [{ messageId: fanout.id, body: fanout.body }] } as SQSEvent);
+    localRunQueue.messages.length = 0; // its sessions never start: it stays RUNNING
+    expect((await t.api.get(`/runs/${started.id}`)).body.status).toBe('RUNNING');
+
+    for (const path of [`/runs/${done.id}/comparison`, `/runs/${done.id}/comparison/cases`]) {
+      const get = async (id: string, query: Record<string, string>) => {
+        const res = await t.api.get(path.replace(done.id, id), query);
+        return { status: res.status, message: res.body.message as string };
+      };
+      expect(await get(done.id, {})).toEqual({ status: 400, message: 'baseRunId is required' });
+      expect((await get(done.id, { baseRunId: 'not an id!' })).status).toBe(400);
+      expect((await get(done.id, { baseRunId: 'not an id!' })).message).toMatch(/^baseRunId /);
+      expect(await get(done.id, { baseRunId: 'run_nope' })).toEqual({
+        status: 404,
+        message: 'baseRunId: run run_nope not found',
+      });
+      expect(await get('run_nope', { baseRunId: done.id })).toEqual({ status: 404, message: 'run run_nope not found' });
+      expect(await get(done.id, { baseRunId: theirs.id })).toEqual({
+        status: 403,
+        message: `baseRunId: run ${theirs.id} belongs to another organization`,
+      });
+      expect((await get(theirs.id, { baseRunId: done.id })).status).toBe(403);
+      expect(await get(done.id, { baseRunId: stillPending.id })).toEqual({
+        status: 409,
+        message: `baseRunId: run ${stillPending.id} is PENDING; only finished runs (COMPLETED, FAILED or CANCELLED) can be compared`,
+      });
+      expect(await get(started.id, { baseRunId: done.id })).toEqual({
+        status: 409,
+        message: `run ${started.id} is RUNNING; only finished runs (COMPLETED, FAILED or CANCELLED) can be compared`,
+      });
+    }
+    const cases = async (query: Record<string, string>) => {
+      const res = await t.api.get(`/runs/${done.id}/comparison/cases`, { baseRunId: done.id, ...query });
+      return { status: res.status, message: res.body.message as string };
+    };
+    expect(await cases({ changed: 'worse' })).toEqual({
+      status: 400,
+      message: 'changed must be one of: regressed, improved, unchanged, any',
+    });
+    expect(await cases({ sort: 'score:asc' })).toEqual({
+      status: 400,
+      message: 'sort must be one of: difference:asc, difference:desc, testCaseId:asc, testCaseId:desc',
+    });
+    expect((await cases({ limit: '0' })).message).toBe('limit must be at least 1');
+    expect((await cases({ colour: 'red' })).message).toBe("unknown query parameter 'colour'");
+    expect((await cases({})).status).toBe(200);
   });
 });
