@@ -394,6 +394,21 @@ const comparisonCase: Static<typeof ComparisonCase> = {
   baseSessionIds: ['sess_01JDA0Z9Q1W3E5R7T9Y1U3I5OP'],
   sessionIds: [SESSION, 'sess_01JDA1J5L7Z9X1C3V5B7N9M1QX'],
 };
+const junit = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nightly billing run" tests="3" failures="2" errors="0">
+  <testsuite name="politeness" tests="2" failures="1" errors="0">
+    <testcase classname="billing questions" name="Where is my refund? I was charged twice for order 1042."/>
+    <testcase classname="billing questions" name="Cancel my subscription &amp; refund the last month">
+      <failure message="score 0.35 is below the threshold 0.5: The answer is curt and does not apologise.">test case ${TCASE}: mean score 0.35 over 1 evaluation
+repetition 1, session ${SESSION}: 0.35: The answer is curt and does not apologise.</failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="comparison" tests="1" failures="1" errors="0">
+    <testcase classname="comparison" name="politeness">
+      <failure message="difference -0.07 (95% CI [-0.1122, -0.0278]), adjusted p 0.0034">metric ${METRIC} regressed against run ${BASE_RUN}</failure>
+    </testcase>
+  </testsuite>
+</testsuites>`;
 const monitor: Static<typeof MonitorRecord> = {
   id: MONITOR,
   organizationId: ORG,
@@ -1429,6 +1444,20 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       409: 'either run is PENDING or RUNNING (the message names which)',
     },
     example: { response: [comparisonCase] },
+  },
+
+  'runs/junit': {
+    summary: 'Read a run as JUnit XML',
+    description:
+      'A finished run as a JUnit document (`application/xml`) for a CI server: a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored (`classname` the test’s name, `name` the first 100 characters of the case input). A case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.',
+    record: 'run',
+    response: Type.String({ description: 'a JUnit XML document' }),
+    errors: {
+      403: '`baseRunId` names another organization’s run',
+      404: '`baseRunId` names no run',
+      409: 'the run (or the base run) is PENDING or RUNNING (the message names which)',
+    },
+    example: { response: junit },
   },
 
   // monitors

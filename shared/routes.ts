@@ -119,6 +119,7 @@ export const routes: readonly Route[] = [
   // comparison with a base run (paired by test case); the cases' inputs may live in S3
   r('GET', '/runs/{id}/comparison', 'runs/comparison', 'read'),
   r('GET', '/runs/{id}/comparison/cases', 'runs/comparison-cases', 'read', { capabilities: ['bucketRead'] }),
+  r('GET', '/runs/{id}/junit', 'runs/junit', 'read', { capabilities: ['bucketRead'] }),
 
   // monitors
   // A user's status write sends monitor.status_changed.

@@ -147,6 +147,9 @@ const BaseRunId = Type.String({
 export const ComparisonQuery = Type.Object({ baseRunId: BaseRunId }, { additionalProperties: false });
 export type ComparisonQuery = Static<typeof ComparisonQuery>;
 
+export const JunitQuery = Type.Object({ baseRunId: Type.Optional(BaseRunId) }, { additionalProperties: false });
+export type JunitQuery = Static<typeof JunitQuery>;
+
 export const ComparisonCasesQuery = Type.Object(
   {
     baseRunId: BaseRunId,

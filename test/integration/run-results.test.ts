@@ -382,3 +382,162 @@ describe('runs: comparison', () => {
     expect((await cases({})).status).toBe(200);
   });
 });
+
+// ---------- JUnit ----------
+
+interface XmlNode {
+  name: string;
+  attributes: Record<string, string>;
+  children: XmlNode[];
+  text: string;
+}
+
+/**
+ * Parses the document strictly enough to catch markup pasted from user text: every attribute
+ * value quoted without a raw `<` or `"`, every `&` an entity, every tag closed in order, one root.
+ * Attribute values and texts come back decoded.
+ */
+function parseXml(xml: string): XmlNode {
+  const decode = (s: string) => {
+    expect(s, 'a bare & in the document').not.toMatch(/&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/);
+    return s.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) =>
+      e === 'amp'
+        ? '&'
+        : e === 'lt'
+          ? '<'
+          : e === 'gt'
+            ? '>'
+            : e === 'quot'
+              ? '"'
+              : e === 'apos'
+                ? "'"
+                : String.fromCodePoint(e.startsWith('#x') ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1))),
+    );
+  };
+  const body = xml.replace(/^<\?xml [^>]*\?>\s*/, '');
+  const stack: XmlNode[] = [{ name: '#document', attributes: {}, children: [], text: '' }];
+  const token = /<\/([\w-]+)\s*>|<([\w-]+)((?:\s+[\w-]+="[^"<]*")*)\s*(\/?)>|([^<]+)/gy;
+  let m: RegExpExecArray | null;
+  let at = 0;
+  while (at < body.length) {
+    token.lastIndex = at;
+    m = token.exec(body);
+    expect(m, `not well-formed at: ${body.slice(at, at + 60)}`).not.toBeNull();
+    at = token.lastIndex;
+    const [, close, open, attrs, selfClosing, text] = m!;
+    const top = stack[stack.length - 1]!;
+    if (close) {
+      expect(top.name, 'mismatched closing tag').toBe(close);
+      stack.pop();
+    } else if (open) {
+      const node: XmlNode = { name: open, attributes: {}, children: [], text: '' };
+      for (const a of attrs!.matchAll(/([\w-]+)="([^"]*)"/g)) {
+        expect(node.attributes, `attribute ${a[1]} twice`).not.toHaveProperty(a[1]!);
+        node.attributes[a[1]!] = decode(a[2]!);
+      }
+      top.children.push(node);
+      if (!selfClosing) stack.push(node);
+    } else top.text += decode(text!);
+  }
+  expect(stack, 'unclosed elements').toHaveLength(1);
+  expect(stack[0]!.children, 'one root element').toHaveLength(1);
+  return stack[0]!.children[0]!;
+}
+
+const counts = (n: XmlNode) => ({
+  tests: Number(n.attributes.tests),
+  failures: Number(n.attributes.failures),
+  errors: Number(n.attributes.errors),
+});
+
+describe('runs: JUnit', () => {
+  const EVIL = `<b>Tom & "Jerry"</b> it's ]]> ${'y'.repeat(120)}`;
+
+  it('a suite per metric, a case per scored case; failures below the threshold, errors for failed evaluations; exact counts and escaped texts', async () => {
+    const t = await setup(['passes', 'fails', 'errs', EVIL], { testName: 'a & b <suite>' });
+    const tone = await t.metric('tone');
+    const metricIds = [t.judged.id, tone.id];
+    const base = await t.run(
+      { passes: [0.95], fails: [0.61], errs: [0.9], [EVIL]: [0.5] },
+      { metricIds, threshold: 0.6 },
+    );
+    const run = await t.run(
+      { passes: [0.65], fails: [0.3], errs: ['FAIL'], [EVIL]: [0.2] },
+      { metricIds, threshold: 0.6, name: 'nightly "evil" <run>' },
+    );
+
+    const res = await t.api.get(`/runs/${run.id}/junit`);
+    expect(res.status, String(res.body)).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/xml\b/);
+    const root = parseXml(res.body);
+    expect(root.name).toBe('testsuites');
+    expect(root.attributes.name).toBe('nightly "evil" <run>');
+    expect(counts(root)).toEqual({ tests: 8, failures: 4, errors: 2 });
+    expect(root.children.map((s) => s.attributes.name)).toEqual(['judged', 'tone']);
+    for (const suite of root.children) {
+      expect(counts(suite)).toEqual({ tests: 4, failures: 2, errors: 1 });
+      const cases = suite.children;
+      expect(cases.every((c) => c.name === 'testcase' && c.attributes.classname === 'a & b <suite>')).toBe(true);
+      // In file order; the evil input round-trips exactly, cut at 100 characters.
+      expect(cases.map((c) => c.attributes.name)).toEqual(['passes', 'fails', 'errs', EVIL.slice(0, 100)]);
+      const [passes, fails, errs, evil] = cases;
+      expect(passes!.children).toEqual([]);
+      expect(fails!.children.map((c) => c.name)).toEqual(['failure']);
+      expect(fails!.children[0]!.attributes.message).toBe('score 0.3 is below the threshold 0.6: the answer said 0.3');
+      expect(fails!.children[0]!.text).toContain(`test case ${t.caseId.fails}`);
+      expect(errs!.children.map((c) => c.name)).toEqual(['error']);
+      expect(errs!.children[0]!.attributes.message).toMatch(/^no SUCCESS evaluation: /);
+      expect(evil!.children[0]!.attributes.message).toBe('score 0.2 is below the threshold 0.6: the answer said 0.2');
+    }
+    // Nothing of the user's text became markup.
+    expect(res.body).not.toContain('<b>');
+    expect(res.body).not.toContain('<suite>');
+
+    // With a base run: one more suite, a test per compared metric, failing when it regressed.
+    const compared = await t.api.get(`/runs/${run.id}/junit`, { baseRunId: base.id });
+    expect(compared.status).toBe(200);
+    const withComparison = parseXml(compared.body);
+    expect(withComparison.children.map((s) => s.attributes.name)).toEqual(['judged', 'tone', 'comparison']);
+    expect(counts(withComparison)).toEqual({ tests: 10, failures: 6, errors: 2 });
+    const suite = withComparison.children[2]!;
+    expect(counts(suite)).toEqual({ tests: 2, failures: 2, errors: 0 });
+    const comparison = (await t.api.get(`/runs/${run.id}/comparison`, { baseRunId: base.id })).body;
+    expect(comparison.verdict).toBe('regressed');
+    const [judged] = comparison.metrics;
+    const failure = suite.children[0]!.children[0]!;
+    expect(suite.children[0]!.attributes).toEqual({ classname: 'comparison', name: 'judged' });
+    const fmt = (x: number) => String(Number(x.toPrecision(4)));
+    expect(failure.attributes.message).toBe(
+      `difference ${fmt(judged.difference)} (95% CI [${fmt(judged.confidenceInterval[0])}, ${fmt(judged.confidenceInterval[1])}]), adjusted p ${fmt(judged.adjustedPValue)}`,
+    );
+    // The other way round nothing regressed: the comparison suite passes.
+    const back = parseXml((await t.api.get(`/runs/${base.id}/junit`, { baseRunId: run.id })).body);
+    expect(counts(back.children[2]!)).toEqual({ tests: 2, failures: 0, errors: 0 });
+  });
+
+  it('refuses an unfinished run, another organization’s and unknown runs, and a bad or unfinished baseRunId', async () => {
+    const t = await setup(['a']);
+    const other = await setup(['a']);
+    const done = await t.run({ a: [0.5] });
+    const theirs = await other.run({ a: [0.5] });
+    const pending = (await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id })).body;
+    localRunQueue.messages.length = 0;
+    const get = async (id: string, query: Record<string, string> = {}) => {
+      const res = await t.api.get(`/runs/${id}/junit`, query);
+      return { status: res.status, message: res.body.message as string };
+    };
+    expect(await get(pending.id)).toEqual({
+      status: 409,
+      message: `run ${pending.id} is PENDING; only finished runs (COMPLETED, FAILED or CANCELLED) have a JUnit report`,
+    });
+    expect((await get(theirs.id)).status).toBe(403);
+    expect((await get('run_nope')).status).toBe(404);
+    expect((await get(done.id, { baseRunId: 'bad id' })).message).toMatch(/^baseRunId /);
+    expect(await get(done.id, { baseRunId: theirs.id })).toEqual({
+      status: 403,
+      message: `baseRunId: run ${theirs.id} belongs to another organization`,
+    });
+    expect((await get(done.id, { baseRunId: pending.id })).status).toBe(409);
+    expect((await get(done.id, { other: 'x' })).message).toBe("unknown query parameter 'other'");
+  });
+});

@@ -1040,6 +1040,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{id}/junit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a run as JUnit XML
+         * @description A finished run as a JUnit document (`application/xml`) for a CI server: a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored (`classname` the test’s name, `name` the first 100 characters of the case input). A case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.
+         */
+        get: operations["runsJunit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors": {
         parameters: {
             query?: never;
@@ -14476,6 +14496,152 @@ export interface operations {
                      * @example {
                      *       "error": "Conflict",
                      *       "message": "either run is PENDING or RUNNING (the message names which)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runsJunit: {
+        parameters: {
+            query?: {
+                baseRunId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <testsuites name="nightly billing run" tests="3" failures="2" errors="0">
+                     *       <testsuite name="politeness" tests="2" failures="1" errors="0">
+                     *         <testcase classname="billing questions" name="Where is my refund? I was charged twice for order 1042."/>
+                     *         <testcase classname="billing questions" name="Cancel my subscription &amp; refund the last month">
+                     *           <failure message="score 0.35 is below the threshold 0.5: The answer is curt and does not apologise.">test case tcase_01JDA1H2O4P6A8S0D2F4G6H8JK: mean score 0.35 over 1 evaluation
+                     *     repetition 1, session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW: 0.35: The answer is curt and does not apologise.</failure>
+                     *         </testcase>
+                     *       </testsuite>
+                     *       <testsuite name="comparison" tests="1" failures="1" errors="0">
+                     *         <testcase classname="comparison" name="politeness">
+                     *           <failure message="difference -0.07 (95% CI [-0.1122, -0.0278]), adjusted p 0.0034">metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF regressed against run run_01JDA0Z8M4N6B8V0C2X4Z6L8KJ</failure>
+                     *         </testcase>
+                     *       </testsuite>
+                     *     </testsuites>
+                     */
+                    "application/xml": string;
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run belongs to another organization; or `baseRunId` names another organization’s run */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no run with this id; or `baseRunId` names no run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run (or the base run) is PENDING or RUNNING (the message names which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the run (or the base run) is PENDING or RUNNING (the message names which)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -20,9 +20,15 @@ const UNFINISHED = new Set(['PENDING', 'RUNNING']);
 
 /**
  * A finished run of the caller's organization: 403 another organization's, 404 none, 409 still
- * PENDING or RUNNING. Errors about the base run name its query parameter.
+ * PENDING or RUNNING (`purpose` says what needs it finished). Errors about the base run name its
+ * query parameter.
  */
-export async function finishedRun(auth: AuthContext, id: string, field?: 'baseRunId'): Promise<StoredRun> {
+export async function finishedRun(
+  auth: AuthContext,
+  id: string,
+  field?: 'baseRunId',
+  purpose = 'can be compared',
+): Promise<StoredRun> {
   const prefix = field ? `${field}: ` : '';
   let run: StoredRun;
   try {
@@ -34,7 +40,7 @@ export async function finishedRun(auth: AuthContext, id: string, field?: 'baseRu
   }
   if (UNFINISHED.has(run.status))
     throw new ConflictError(
-      `${prefix}run ${id} is ${run.status}; only finished runs (COMPLETED, FAILED or CANCELLED) can be compared`,
+      `${prefix}run ${id} is ${run.status}; only finished runs (COMPLETED, FAILED or CANCELLED) ${purpose}`,
     );
   return run;
 }
@@ -216,7 +222,7 @@ export async function comparisonCasesFor(
         testCaseId: r.testCaseId,
         metricId: r.metricId,
         metricName: r.metricName,
-        input: testCase ? firstCharacters(caseInputText(testCase.input), 200) : null,
+        input: testCase?.input ? firstCharacters(caseInputText(testCase.input), 200) : null,
         baseScore: r.baseScore,
         score: r.score,
         difference: r.difference,
