@@ -116,6 +116,10 @@ export const routes: readonly Route[] = [
   r('GET', '/runs', 'runs/list', 'read'),
   r('GET', '/runs/{id}', 'runs/get', 'read'),
   r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write'),
+  // comparison with a base run (paired by test case); the cases' inputs may live in S3
+  r('GET', '/runs/{id}/comparison', 'runs/comparison', 'read'),
+  r('GET', '/runs/{id}/comparison/cases', 'runs/comparison-cases', 'read', { capabilities: ['bucketRead'] }),
+  r('GET', '/runs/{id}/junit', 'runs/junit', 'read', { capabilities: ['bucketRead'] }),
 
   // monitors
   // A user's status write sends monitor.status_changed.

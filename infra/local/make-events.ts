@@ -214,6 +214,11 @@ const samples: Record<
       ],
     },
   },
+  'runs/comparison': { query: { baseRunId: 'run_base_example' } },
+  'runs/comparison-cases': {
+    query: { baseRunId: 'run_base_example', changed: 'regressed', sort: 'difference:asc', limit: '20' },
+  },
+  'runs/junit': { query: { baseRunId: 'run_base_example' } },
   'runs/list': { query: { versionIds: 'ver_example', statuses: 'RUNNING,COMPLETED', sort: 'createdAt:desc' } },
   'webhooks/create': {
     body: {

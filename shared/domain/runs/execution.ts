@@ -87,8 +87,8 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
   const cancelled = run.status === 'CANCELLED';
   const firstSteps: RunJob[] = [];
   const startable: string[] = [];
-  for (const testCase of take) {
-    const sessionId = deterministicSessionId(run.id, testCase.id, Date.parse(run.createdAt));
+  for (const [testCase, repetition] of withRepetitions(take, run.repetitions ?? 1)) {
+    const sessionId = deterministicSessionId(run.id, testCase.id, Date.parse(run.createdAt), repetition);
     const session: RunSession = {
       id: sessionId,
       organizationId: run.organizationId,
@@ -99,6 +99,7 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
       testId: entry.testId,
       testCaseId: testCase.id,
       runId: run.id,
+      repetition,
       context: testCase.context === null ? null : { value: testCase.context },
       stoppingReason: cancelled ? CANCELLED_REASON : null,
       recordingUri: null,
@@ -155,6 +156,11 @@ export async function processFanout(job: Extract<RunJob, { kind: 'fanout' }>): P
     await reconcileFanout(run.organizationId, run.id, run.progress.total - created);
     await finishRun(run.organizationId, run.id, clock.now().toISOString());
   }
+}
+
+/** Each case once per repetition (1-based): a page of cases becomes cases × repetitions sessions. */
+function* withRepetitions(cases: TestCase[], repetitions: number): Generator<[TestCase, number]> {
+  for (const testCase of cases) for (let r = 1; r <= repetitions; r++) yield [testCase, r];
 }
 
 /** One page of an entry's cases; `positions` is how far the page moved (deleted cases included). */

@@ -16,10 +16,12 @@ import {
   type RunPlanEntry,
   type StoredRun,
 } from '../../db/runs.js';
+import { runResults, storePassFigures } from '../../db/run-results.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import {
+  DEFAULT_THRESHOLD,
   FINISHED_RUN_STATUSES,
   MAX_RUN_CASES,
   type Run,
@@ -39,6 +41,7 @@ import { bodyReference } from '../common/references.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
+import { passFigures, type PassFigures } from './pass-rates.js';
 
 /** The reason a session ends when its run is cancelled. */
 export const CANCELLED_REASON = 'cancelled';
@@ -165,11 +168,15 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     }
   }
 
-  const total = plan.reduce((n, p) => n + p.caseCount, 0);
-  if (total === 0)
+  const cases = plan.reduce((n, p) => n + p.caseCount, 0);
+  if (cases === 0)
     throw new ValidationError(`nothing to run: the ${input.testId ? 'test has' : 'tests have'} no test cases`);
+  const repetitions = input.repetitions ?? 1;
+  const total = cases * repetitions;
   if (total > MAX_RUN_CASES)
-    throw new ValidationError(`a run may execute at most ${MAX_RUN_CASES} test cases; this one has ${total}`);
+    throw new ValidationError(
+      `repetitions: a run may execute at most ${MAX_RUN_CASES} sessions (test cases × repetitions); this one has ${cases} test cases × ${repetitions} repetition${repetitions === 1 ? '' : 's'} = ${total}`,
+    );
 
   const now = clock.now().toISOString();
   const metricIds = [...names.keys()];
@@ -188,6 +195,8 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
       ...new Set(plan.map((p) => p.specificationId).filter((s): s is string => s !== null)),
     ],
     metricIds,
+    repetitions,
+    threshold: input.threshold ?? DEFAULT_THRESHOLD,
     status: 'PENDING',
     progress: { total, pending: total, running: 0, completed: 0, failed: 0 },
     error: null,
@@ -203,12 +212,24 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
   return runView(run);
 }
 
-/** The record a client sees: internal fields dropped, per-metric scores derived from the counters. */
-export function runView(run: StoredRun): Run {
-  const { _plan, _stats, _metricNames, ...rest } = run;
-  void _plan;
+/** A stored run with the pass figures kept once it finished (absent before, and on runs older than them). */
+export type RunWithFigures = StoredRun & { _passFigures?: Record<string, PassFigures> };
+
+/**
+ * The record a client sees: internal fields dropped, per-metric scores derived from the counters,
+ * pass rates from the figures kept when the run finished. Runs stored before repetitions and
+ * thresholds existed read as one repetition at 0.5.
+ */
+export function runView(run: RunWithFigures): Run {
+  const { _stats, _metricNames } = run;
+  const rest = Object.fromEntries(Object.entries(run).filter(([k]) => !k.startsWith('_'))) as Omit<
+    StoredRun,
+    '_plan' | '_stats' | '_metricNames'
+  >;
+  const repetitions = run.repetitions ?? 1;
   const metrics: RunMetric[] = run.metricIds.map((metricId) => {
     const st = _stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
+    const pass = run._passFigures?.[metricId];
     const point = scorePoint(
       st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx },
     );
@@ -220,28 +241,52 @@ export function runView(run: StoredRun): Run {
       skipped: st.skipped,
       score: point.score,
       confidenceInterval: point.confidenceInterval,
+      passRate: pass?.passRate ?? null,
+      ...(repetitions > 1 ? { passAllK: pass?.passAllK ?? null, passAnyK: pass?.passAnyK ?? null } : {}),
     };
   });
   const p = run.progress;
   return {
     ...rest,
+    repetitions,
+    threshold: run.threshold ?? DEFAULT_THRESHOLD,
     progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
     metrics,
   };
 }
 
+/** The pass figures of each metric of a run, from its sessions' evaluations. */
+export async function computePassFigures(run: StoredRun): Promise<Record<string, PassFigures>> {
+  const results = await runResults(run.id);
+  return passFigures(
+    results.map((r) => ({
+      testCaseId: r.session.testCaseId,
+      repetition: r.session.repetition ?? 1,
+      evaluations: r.evaluations,
+    })),
+    run.metricIds,
+    run.threshold ?? DEFAULT_THRESHOLD,
+    run.repetitions ?? 1,
+  );
+}
+
 /**
  * Finishes the run when its last session is counted, and sends `run.completed` / `run.failed`
  * (the run as it now reads): the event is written in the transaction that finishes the run, so it
- * goes out once however many jobs race to finish it or are redelivered.
+ * goes out once however many jobs race to finish it or are redelivered. The pass figures are
+ * computed then (every session is counted, every evaluation settled) and stored before that
+ * transaction, so a run never reads as finished without them: a job that stops in between
+ * leaves the run RUNNING, and its redelivery computes and stores them again.
  */
 export async function finishRun(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
   let writes = NO_EVENT;
   const status = await finishRunWhenDone(orgId, runId, at, async (run, outcome) => {
+    const figures = await computePassFigures(run);
+    await storePassFigures(orgId, runId, figures);
     writes = await eventWrites(
       orgId,
       outcome === 'COMPLETED' ? 'run.completed' : 'run.failed',
-      runView(run),
+      runView({ ...run, _passFigures: figures }),
       `run.finished#${runId}`,
     );
     return writes.items;
