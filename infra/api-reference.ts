@@ -1381,15 +1381,17 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/create': {
     summary: 'Start a run',
     description:
-      'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
+      'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), `repetitions` times each (1–10, default 1; each time its own session, with `repetition`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics); `threshold` (0–1, default 0.5) is the score a case must reach to pass. Answers the PENDING run with `progress.total` = cases × repetitions (at most 5,000 sessions; more is a 400 naming both numbers); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
     response: Run,
     errors: { 403: '`versionId`, `testId`, a specification or a metric id names another organization’s record' },
     example: {
-      request: { versionId: VERSION, testId: TEST, name: 'nightly billing run' },
+      request: { versionId: VERSION, testId: TEST, name: 'nightly billing run', repetitions: 3, threshold: 0.7 },
       response: {
         ...run,
+        repetitions: 3,
+        threshold: 0.7,
         status: 'PENDING',
-        progress: { total: 2, pending: 2, running: 0, completed: 0, failed: 0 },
+        progress: { total: 6, pending: 6, running: 0, completed: 0, failed: 0 },
         metrics: [],
         startedAt: null,
       },
@@ -1404,7 +1406,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/get': {
     summary: 'Read a run',
     description:
-      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).',
+      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one).',
     record: 'run',
     response: Run,
     example: { response: run },

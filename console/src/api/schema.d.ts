@@ -951,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run
-         * @description The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.
+         * @description The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), `repetitions` times each (1–10, default 1; each time its own session, with `repetition`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics); `threshold` (0–1, default 0.5) is the score a case must reach to pass. Answers the PENDING run with `progress.total` = cases × repetitions (at most 5,000 sessions; more is a 400 naming both numbers); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.
          */
         post: operations["runsCreate"];
         delete?: never;
@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Read a run
-         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).
+         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one).
          */
         get: operations["runsGet"];
         put?: never;
@@ -13702,7 +13702,9 @@ export interface operations {
                  * @example {
                  *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
                  *       "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
-                 *       "name": "nightly billing run"
+                 *       "name": "nightly billing run",
+                 *       "repetitions": 3,
+                 *       "threshold": 0.7
                  *     }
                  */
                 "application/json": {
@@ -13745,12 +13747,12 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
-                     *       "repetitions": 1,
-                     *       "threshold": 0.5,
+                     *       "repetitions": 3,
+                     *       "threshold": 0.7,
                      *       "status": "PENDING",
                      *       "progress": {
-                     *         "total": 2,
-                     *         "pending": 2,
+                     *         "total": 6,
+                     *         "pending": 6,
                      *         "running": 0,
                      *         "completed": 0,
                      *         "failed": 0
