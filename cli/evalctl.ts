@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --import tsx
 /**
- * evalctl: the evaluation platform from CI (DESIGN §19).
+ * evalctl: the evaluation platform from CI.
  *
  *   evalctl run --version <id> --test <id> [--metric <id>]… [--repetitions k] [--threshold x]
  *               [--baseline <runId>] [--junit <file>] [--json]

@@ -9,7 +9,7 @@ export const FINISHED_RUN_STATUSES: readonly RunStatus[] = ['COMPLETED', 'FAILED
 
 /** Most sessions one run may execute (test cases × repetitions). */
 export const MAX_RUN_CASES = 5000;
-/** Most times one run may execute each test case (DESIGN §19). */
+/** Most times one run may execute each test case. */
 export const MAX_REPETITIONS = 10;
 /** The score a case must reach to pass a metric, when the run names none. */
 export const DEFAULT_THRESHOLD = 0.5;
@@ -126,7 +126,7 @@ export const Run = Type.Object({
 });
 export type Run = Static<typeof Run>;
 
-// ---------- comparison of two runs (DESIGN §19) ----------
+// ---------- comparison of two runs ----------
 
 export const COMPARISON_VERDICTS = ['improved', 'regressed', 'no_significant_change', 'not_enough_data'] as const;
 export const CHANGED_FILTERS = ['regressed', 'improved', 'unchanged', 'any'] as const;

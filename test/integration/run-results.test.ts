@@ -11,7 +11,7 @@ import { handler as runner } from '../../functions/jobs/runner.js';
 import { pairedComparison } from '../../shared/domain/runs/comparison-stats.js';
 
 /**
- * Repetitions, pass rates, comparisons and JUnit (DESIGN §19). The agent answers `SCORE[x]` and
+ * Repetitions, pass rates, comparisons and JUnit. The agent answers `SCORE[x]` and
  * the judge stub scores that x, so every evaluation's score is chosen by the test: per run, per
  * case input, per call (a case's repetitions are its successive calls). `FAIL` makes the judge
  * answer 500, so the evaluation ends FAILED.

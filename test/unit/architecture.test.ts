@@ -30,11 +30,11 @@ function importsOf(file: string): string[] {
 describe('dependencies', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   const imported = new Set(
-    ['functions', 'shared', 'infra'].flatMap((d) => sourceFiles(join(ROOT, d))).flatMap(importsOf),
+    ['functions', 'shared', 'infra', 'cli'].flatMap((d) => sourceFiles(join(ROOT, d))).flatMap(importsOf),
   );
   const isImported = (dep: string) => [...imported].some((s) => s === dep || s.startsWith(`${dep}/`));
 
-  it('every runtime dependency is imported by some file under functions/, shared/ or infra/', () => {
+  it('every runtime dependency is imported by some file under functions/, shared/, infra/ or cli/', () => {
     const unused = Object.keys(pkg.dependencies).filter((dep) => !isImported(dep));
     expect(unused).toEqual([]);
   });

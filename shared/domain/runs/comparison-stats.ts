@@ -1,5 +1,5 @@
 /**
- * The statistics of a run comparison (DESIGN §19), pure: a paired t-test per metric over the test
+ * The statistics of a run comparison, pure: a paired t-test per metric over the test
  * cases both runs scored, Holm's step-down adjustment across the metrics of one comparison, and
  * the verdicts. Pairing by test case removes the between-case variance (some cases are simply
  * harder), so a small real change shows up with far fewer cases than comparing two means would.

@@ -1,5 +1,5 @@
 /**
- * GET /runs/{id}/comparison and /comparison/cases (DESIGN §19): a run against a base run of the
+ * GET /runs/{id}/comparison and /comparison/cases: a run against a base run of the
  * same organization, paired by test case. Both runs must be finished: a comparison of a run still
  * scoring would change under its reader, and CI would gate on half a run.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /runs/{id}/junit (DESIGN §19): a finished run as JUnit XML for a CI server: a test suite
+ * GET /runs/{id}/junit: a finished run as JUnit XML for a CI server: a test suite
  * per metric of the run, a test case per case that metric scored (failing below the run's
  * threshold, in error when its evaluations only failed), and with `baseRunId` a "comparison"
  * suite whose test per metric fails when it regressed.

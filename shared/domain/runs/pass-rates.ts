@@ -1,5 +1,5 @@
 /**
- * Pass rates of a run (DESIGN §19), pure: whether each case passes each metric in each repetition,
+ * Pass rates of a run, pure: whether each case passes each metric in each repetition,
  * and the shares that follow. A repetition passes when its session has at least one SUCCESS
  * evaluation of the metric and every one scored at least the threshold (a multi-turn agent that
  * fails one turn did not pass the case).
