@@ -89,7 +89,7 @@ describe('the console in Chromium', () => {
     await page.close();
   });
 
-  it('draws one line and one band per family matching the results route, with markers, worst metric, spend and sessions', async () => {
+  it("draws one line and one band per family matching the results route, with markers, worst metric, spend, open alerts, alert rules and each scored session's scores", async () => {
     const product = (await http('POST', '/products', { name: 'console bot' })).body;
     const version = (await http('POST', '/versions', { productId: product.id, name: 'v1' })).body;
     const judged = {
@@ -490,6 +490,13 @@ describe('the console in Chromium', () => {
       await page.locator('[data-testid="turns"]').waitFor();
       expect(await page.locator('[data-testid="turns"]').textContent()).toMatch(/hello \d/);
       await page.locator('[data-testid="evaluations"]').waitFor();
+      // the session's version and run by name too
+      const sessionFacts = await page.locator('.facts').textContent();
+      expect(sessionFacts).toMatch(/Versionv1/);
+      expect(await page.locator('.facts').getByRole('link', { name: 'console run' }).getAttribute('href')).toBe(
+        `#/runs/${runId}`,
+      );
+      expect(sessionFacts).not.toContain(version.id);
       await page.close();
     }, 120_000);
 

@@ -74,7 +74,7 @@ function forestSvg(metrics: MetricComparison[], width: number): SVGSVGElement {
         svg(
           'text',
           { x: plot.plotLeft - 10, y: r.y + 4, 'text-anchor': 'end', class: 'forest-label' },
-          clip(r.name, Math.floor((layout.labelWidth - 14) / 7.5)),
+          clip(r.name, Math.floor((layout.labelWidth - 14) / 8.5)),
         ),
         r.x1 !== null && r.x2 !== null
           ? svg('line', { class: 'forest-interval', x1: r.x1, x2: r.x2, y1: r.y, y2: r.y })
