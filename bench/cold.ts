@@ -1,7 +1,8 @@
 /**
- * `npm run bench:cold [-- --rounds N] [-- --only a,b] [-- --source-maps off]`: cold start, side by
- * side in one run. `--source-maps off` times every bundle without the deployed
- * `--enable-source-maps`, to measure what the source maps cost.
+ * `npm run bench:cold [-- --rounds N] [-- --only a,b] [-- --source-maps off] [-- --clock cpu]`: cold
+ * start, side by side in one run. `--clock cpu` times the import's CPU time instead of wall time;
+ * `--source-maps off` times every bundle without the deployed `--enable-source-maps`, to measure
+ * what the source maps cost.
  *
  * 1. Bundles every function of the CDK stack with CDK's settings and, for each, its floor: a
  *    bundle that only creates the SDK clients the function holds and sends one command through
@@ -30,6 +31,7 @@ const arg = (name: string): string | undefined => {
 const rounds = Number(arg('rounds') ?? 7);
 const only = arg('only')?.split(',');
 const sourceMaps = (arg('source-maps') ?? 'on') !== 'off';
+const clockKind = arg('clock') === 'cpu' ? 'cpu' : 'wall';
 
 /** The variables a function reads at load (placeholders: nothing is called). */
 const ENV = {
@@ -52,8 +54,17 @@ const ENV = {
 };
 
 /** Milliseconds to import one bundle in a fresh process (the process's own start excluded). */
+/**
+ * Milliseconds to import one bundle in a fresh process (the process's own start excluded): wall
+ * time, or with `--clock cpu` the CPU time the process spent on it (user + system), which other
+ * work on a busy machine disturbs far less.
+ */
 function importMs(file: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  const url = JSON.stringify(pathToFileURL(file).href);
+  const script =
+    clockKind === 'cpu'
+      ? `const c = process.cpuUsage(); await import(${url}); const d = process.cpuUsage(c); process.stdout.write(String((d.user + d.system) / 1000));`
+      : `const t = performance.now(); await import(${url}); process.stdout.write(String(performance.now() - t));`;
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: ENV, encoding: 'utf8' }));
 }
 
@@ -114,6 +125,7 @@ export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
 
 /** The DynamoDB requests of one GET /monitors/{id}/results on the local runtime (authorizer included). */
 async function resultsRequests(): Promise<number> {
+  process.env.LOG_LEVEL ??= 'warn';
   const { startLocalRuntime } = await import('../infra/local/runtime.js');
   const { freePort } = await import('../infra/local/services.js');
   const runtime = await startLocalRuntime({
@@ -156,7 +168,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const bundles = only ? all.filter((b) => isFloor(b) || only.includes(b.name)) : all;
     const floors = all.filter(isFloor);
     console.log(
-      `bundled ${all.length - floors.length} functions and ${floors.length} floors in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} rounds each, ${sourceMaps ? 'with' : 'without'} --enable-source-maps`,
+      `bundled ${all.length - floors.length} functions and ${floors.length} floors in ${((Date.now() - started) / 1000).toFixed(0)} s; timing ${rounds} rounds each (${clockKind} time), ${sourceMaps ? 'with' : 'without'} --enable-source-maps`,
     );
     const rows = timeImports(bundles, rounds);
     console.log(`\nfloors: ${floors.map((f) => `${f.name} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}\n`);

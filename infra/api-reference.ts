@@ -36,7 +36,7 @@ import {
   VersionRecord,
 } from '../shared/schemas/records.js';
 import { PhoneConnection } from '../shared/schemas/phone-connections.js';
-import { Run } from '../shared/schemas/runs.js';
+import { ComparisonCase, Run, RunComparison } from '../shared/schemas/runs.js';
 import type { Evaluation } from '../shared/schemas/sessions.js';
 import type { Delivery, Webhook } from '../shared/schemas/webhooks.js';
 import type { Alert, AlertRule } from '../shared/schemas/alerts.js';
@@ -321,16 +321,94 @@ const run: Static<typeof Run> = {
   testIds: [TEST],
   specificationIds: [SPEC],
   metricIds: [METRIC],
+  repetitions: 1,
+  threshold: 0.5,
   status: 'RUNNING',
   progress: { total: 2, pending: 0, running: 1, completed: 1, failed: 0 },
   metrics: [
-    { metricId: METRIC, name: 'politeness', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null },
+    {
+      metricId: METRIC,
+      name: 'politeness',
+      evaluated: 1,
+      failed: 0,
+      skipped: 0,
+      score: 1,
+      confidenceInterval: null,
+      passRate: null,
+    },
   ],
   error: null,
   createdAt: AT,
   startedAt: LATER,
   finishedAt: null,
 };
+const BASE_RUN = 'run_01JDA0Z8M4N6B8V0C2X4Z6L8KJ';
+const comparison: Static<typeof RunComparison> = {
+  runId: RUN,
+  baseRunId: BASE_RUN,
+  pairedBy: 'testCaseId',
+  verdict: 'regressed',
+  metrics: [
+    {
+      metricId: METRIC,
+      name: 'politeness',
+      n: 48,
+      onlyInBase: 2,
+      onlyInRun: 0,
+      baseScore: 0.86,
+      score: 0.79,
+      difference: -0.07,
+      standardError: 0.021,
+      confidenceInterval: [-0.1122, -0.0278],
+      pValue: 0.0017,
+      adjustedPValue: 0.0034,
+      verdict: 'regressed',
+      minimumDetectableEffect: 0.0602,
+    },
+    {
+      metricId: 'met_text_similarity',
+      name: 'text_similarity',
+      n: 48,
+      onlyInBase: 2,
+      onlyInRun: 0,
+      baseScore: 0.71,
+      score: 0.72,
+      difference: 0.01,
+      standardError: 0.018,
+      confidenceInterval: [-0.0262, 0.0462],
+      pValue: 0.58,
+      adjustedPValue: 0.58,
+      verdict: 'no_significant_change',
+      minimumDetectableEffect: 0.0516,
+    },
+  ],
+};
+const comparisonCase: Static<typeof ComparisonCase> = {
+  testCaseId: TCASE,
+  metricId: METRIC,
+  metricName: 'politeness',
+  input: 'Where is my refund? I was charged twice for order 1042.',
+  baseScore: 0.9,
+  score: 0.35,
+  difference: -0.55,
+  baseSessionIds: ['sess_01JDA0Z9Q1W3E5R7T9Y1U3I5OP'],
+  sessionIds: [SESSION, 'sess_01JDA1J5L7Z9X1C3V5B7N9M1QX'],
+};
+const junit = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nightly billing run" tests="3" failures="2" errors="0">
+  <testsuite name="politeness" tests="2" failures="1" errors="0">
+    <testcase classname="billing questions" name="Where is my refund? I was charged twice for order 1042."/>
+    <testcase classname="billing questions" name="Cancel my subscription &amp; refund the last month">
+      <failure message="score 0.35 is below the threshold 0.5: The answer is curt and does not apologise.">test case ${TCASE}: mean score 0.35 over 1 evaluation
+repetition 1, session ${SESSION}: 0.35: The answer is curt and does not apologise.</failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="comparison" tests="1" failures="1" errors="0">
+    <testcase classname="comparison" name="politeness">
+      <failure message="difference -0.07 (95% CI [-0.1122, -0.0278]), adjusted p 0.0034">metric ${METRIC} regressed against run ${BASE_RUN}</failure>
+    </testcase>
+  </testsuite>
+</testsuites>`;
 const monitor: Static<typeof MonitorRecord> = {
   id: MONITOR,
   organizationId: ORG,
@@ -1303,15 +1381,17 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/create': {
     summary: 'Start a run',
     description:
-      'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
+      'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), `repetitions` times each (1–10, default 1; each time its own session, with `repetition`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics); `threshold` (0–1, default 0.5) is the score a case must reach to pass. Answers the PENDING run with `progress.total` = cases × repetitions (at most 5,000 sessions; more is a 400 naming both numbers); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
     response: Run,
     errors: { 403: '`versionId`, `testId`, a specification or a metric id names another organization’s record' },
     example: {
-      request: { versionId: VERSION, testId: TEST, name: 'nightly billing run' },
+      request: { versionId: VERSION, testId: TEST, name: 'nightly billing run', repetitions: 3, threshold: 0.7 },
       response: {
         ...run,
+        repetitions: 3,
+        threshold: 0.7,
         status: 'PENDING',
-        progress: { total: 2, pending: 2, running: 0, completed: 0, failed: 0 },
+        progress: { total: 6, pending: 6, running: 0, completed: 0, failed: 0 },
         metrics: [],
         startedAt: null,
       },
@@ -1326,7 +1406,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/get': {
     summary: 'Read a run',
     description:
-      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).',
+      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one).',
     record: 'run',
     response: Run,
     example: { response: run },
@@ -1339,6 +1419,47 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     errors: { 409: 'the run is already COMPLETED, FAILED or CANCELLED' },
     response: Run,
     example: { response: { ...run, status: 'CANCELLED', finishedAt: LATER } },
+  },
+
+  'runs/comparison': {
+    summary: 'Compare a run with a base run',
+    description:
+      'Compares two finished runs of the organization, paired by `testCaseId`: a case’s score for a metric is the mean of its SUCCESS evaluations over its sessions in the run (every repetition). For each metric scored in both runs (by name, then id): `n` paired cases, `onlyInBase`/`onlyInRun`, the mean scores over the pairs, `difference` (the mean paired difference), its `standardError`, a 95% `confidenceInterval` (Student t, n − 1 degrees of freedom), the two-sided paired t-test `pValue`, Holm’s `adjustedPValue` over this comparison’s metrics, the `minimumDetectableEffect` at 80% power and a `verdict` (`improved` or `regressed` when the adjusted p is below 0.05, `not_enough_data` under 2 pairs). The top `verdict` is `regressed` when any metric regressed. `baseRunId` is required.',
+    record: 'run',
+    response: RunComparison,
+    errors: {
+      403: '`baseRunId` names another organization’s run',
+      404: '`baseRunId` names no run',
+      409: 'either run is PENDING or RUNNING (the message names which)',
+    },
+    example: { response: comparison },
+  },
+  'runs/comparison-cases': {
+    summary: 'List the compared cases',
+    description:
+      'One row per paired test case and compared metric of `GET /runs/{id}/comparison` (same `baseRunId`, same refusals): the case’s input (first 200 characters), both scores, `difference` (score − baseScore) and the sessions behind each. `metricIds` keeps those metrics; `changed` keeps `regressed` (difference < 0), `improved` (> 0), `unchanged` (= 0) or `any` (the default); `sort` is `difference:asc` (the default: the worst regressions first), `difference:desc`, `testCaseId:asc` or `testCaseId:desc`, ties by `testCaseId` ascending; `limit` 1–1000 (default 100) and `offset` page it, the number of rows in `X-Total-Count`.',
+    record: 'run',
+    response: Type.Array(ComparisonCase),
+    errors: {
+      403: '`baseRunId` names another organization’s run',
+      404: '`baseRunId` names no run',
+      409: 'either run is PENDING or RUNNING (the message names which)',
+    },
+    example: { response: [comparisonCase] },
+  },
+
+  'runs/junit': {
+    summary: 'Read a run as JUnit XML',
+    description:
+      'A finished run as a JUnit document (`application/xml`) for a CI server: a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored (`classname` the test’s name, `name` the first 100 characters of the case input). A case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.',
+    record: 'run',
+    response: Type.String({ description: 'a JUnit XML document' }),
+    errors: {
+      403: '`baseRunId` names another organization’s run',
+      404: '`baseRunId` names no run',
+      409: 'the run (or the base run) is PENDING or RUNNING (the message names which)',
+    },
+    example: { response: junit },
   },
 
   // monitors

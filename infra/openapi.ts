@@ -149,12 +149,12 @@ function mediaContent(
   contract: Contract,
   schema: unknown,
   example: unknown,
+  mediaTypes = contract.mediaTypes ?? ['application/json'],
 ): Record<string, { schema: unknown; example?: unknown }> {
+  // A route answering one non-JSON type (JUnit XML) shows its example in that type.
+  const exampleType = mediaTypes.length === 1 ? mediaTypes[0] : 'application/json';
   return Object.fromEntries(
-    (contract.mediaTypes ?? ['application/json']).map((m) => [
-      m,
-      { schema, ...(m === 'application/json' && example !== undefined ? { example } : {}) },
-    ]),
+    mediaTypes.map((m) => [m, { schema, ...(m === exampleType && example !== undefined ? { example } : {}) }]),
   );
 }
 
@@ -192,7 +192,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
       throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
     const success = route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? '201' : '200';
     const isPage = route.method === 'GET' && (response as { type?: string }).type === 'array' && doc.paged !== false;
-    const content = mediaContent(contract, responseSchema(response), doc.example.response);
+    const content = mediaContent(contract, responseSchema(response), doc.example.response, contract.responseMediaTypes);
     const successBody = {
       description: isPage ? 'a page of matches; the total in X-Total-Count' : 'success',
       ...(isPage ? { headers: { 'X-Total-Count': TOTAL_COUNT } } : {}),

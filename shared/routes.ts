@@ -117,6 +117,10 @@ export const routes: readonly Route[] = [
   r('GET', '/runs/{id}', 'runs/get', 'read'),
   // The cancel queues the job that fails the run's waiting sessions.
   r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write', { capabilities: ['runQueueSend'] }),
+  // comparison with a base run (paired by test case); the cases' inputs may live in S3
+  r('GET', '/runs/{id}/comparison', 'runs/comparison', 'read'),
+  r('GET', '/runs/{id}/comparison/cases', 'runs/comparison-cases', 'read', { capabilities: ['bucketRead'] }),
+  r('GET', '/runs/{id}/junit', 'runs/junit', 'read', { capabilities: ['bucketRead'] }),
 
   // monitors
   // A user's status write sends monitor.status_changed.

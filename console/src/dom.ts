@@ -24,6 +24,26 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Builds an SVG element (attributes as given, text children as text nodes). */
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number | null | undefined> = {},
+  ...children: (Child | Child[])[]
+): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined) continue;
+    el.setAttribute(name, typeof value === 'number' ? String(Number(value.toFixed(2))) : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
 /**
  * A table in a horizontally scrolling, focusable region (narrow screens keep every column).
  * `prose` names the columns of running text (reasons, first user turns): they keep a readable
@@ -35,6 +55,7 @@ export function table(
   rows: Child[][],
   attrs: Record<string, Attr> = {},
   prose: number[] = [],
+  rowAttrs: (index: number) => Record<string, Attr> = () => ({}),
 ): HTMLElement {
   return h(
     'div',
@@ -55,10 +76,10 @@ export function table(
       h(
         'tbody',
         {},
-        rows.map((r) =>
+        rows.map((r, i) =>
           h(
             'tr',
-            {},
+            rowAttrs(i),
             r.map((c, i) => h('td', prose.includes(i) ? { class: 'prose' } : {}, c)),
           ),
         ),

@@ -1,7 +1,9 @@
 import './style.css';
 import { createApiClient } from './api/client';
+import { comparisonApi } from './api/comparison';
 import { ApiError, ApiUnreachableError, resources } from './api/resources';
 import { h } from './dom';
+import { comparisonPage } from './pages/comparison';
 import { monitorPage } from './pages/monitor';
 import { monitorsPage } from './pages/monitors';
 import { runPage, runsPage } from './pages/runs';
@@ -42,7 +44,11 @@ function show(title: string, ...content: (Node | null)[]): void {
 
 function currentNav(route: Route): void {
   const section =
-    route.page === 'monitor' ? 'monitors' : route.page === 'run' || route.page === 'session' ? 'runs' : route.page;
+    route.page === 'monitor'
+      ? 'monitors'
+      : route.page === 'run' || route.page === 'comparison' || route.page === 'session'
+        ? 'runs'
+        : route.page;
   for (const a of document.querySelectorAll<HTMLAnchorElement>('#site-nav a')) {
     if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -155,6 +161,7 @@ async function render(): Promise<void> {
     config ??= await loadConfig();
     const ctx: PageContext = {
       api: resources(createApiClient({ baseUrl: config.apiBaseUrl, apiKey: key }), controller.signal),
+      comparison: comparisonApi({ baseUrl: config.apiBaseUrl, apiKey: key, signal: controller.signal }),
       main,
       signal: controller.signal,
       show: (title, ...content) => {
@@ -171,7 +178,9 @@ async function render(): Promise<void> {
       case 'runs':
         return await runsPage(ctx, route.offset);
       case 'run':
-        return await runPage(ctx, route.id, route.offset);
+        return await runPage(ctx, route.id, route.offset, route.notPassed);
+      case 'comparison':
+        return await comparisonPage(ctx, route.id, route.baseRunId, route.metricId);
       case 'session':
         return await sessionPage(ctx, route.id);
       case 'unknown':

@@ -1,10 +1,12 @@
 /**
  * Typed views of the API's answers and the pure rules of the pages (routes, chart series, span
- * tree, formatting). No DOM here, so the unit tests run them under Node.
+ * tree, run results, comparison plot, formatting). No DOM here, so the unit tests run them under Node.
  *
  * The OpenAPI document does not describe response bodies yet, so the client types them as
  * unknown; each `as…` helper checks the fields a page relies on and names what is missing.
  */
+
+import type { CaseComparison, MetricComparison, Verdict } from './api/comparison.js';
 
 export interface Interval {
   lower: number;
@@ -85,6 +87,8 @@ export interface Run {
   progress: { total: number; pending: number; running: number; completed: number; failed: number };
   metrics: RunMetric[];
   error: string | null;
+  /** A SUCCESS evaluation scored below it did not pass; older runs lack it (then 0.5). */
+  threshold?: number;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -143,6 +147,7 @@ export interface Evaluation {
   sessionId: string;
   inferenceResultId: string | null;
   metricId: string;
+  metricGroupId?: string;
   metricName: string;
   monitorId: string | null;
   status: 'PENDING' | 'PENDING_HUMAN' | 'SUCCESS' | 'FAILED' | 'SKIPPED';
@@ -153,6 +158,53 @@ export interface Evaluation {
   humanReason: string | null;
   createdAt: string;
   evaluatedAt: string | null;
+}
+
+export interface TestCase {
+  id: string;
+  testId: string;
+  index: number;
+  input: string | Record<string, unknown> | null;
+  expectedOutput: string | null;
+  goal: string | null;
+  scenario: string | null;
+}
+
+/** A record the pages show by name (product, version, test). */
+export interface Named {
+  id: string;
+  name: string;
+}
+
+export type AlertWindow = '15m' | '1h' | '6h' | '24h';
+
+export interface Alert {
+  id: string;
+  monitorId: string;
+  ruleId: string;
+  metricGroupId: string;
+  window: AlertWindow;
+  below: number;
+  minSessions: number;
+  status: 'OPEN' | 'RESOLVED';
+  score: number;
+  scoredSessions: number;
+  openedAt: string;
+  resolvedAt: string | null;
+  resolvedScore: number | null;
+  resolution: string | null;
+  createdAt: string;
+}
+
+export interface AlertRule {
+  id: string;
+  monitorId: string;
+  metricGroupId: string;
+  window: AlertWindow;
+  below: number;
+  minSessions: number;
+  openAlertId: string | null;
+  createdAt: string;
 }
 
 /** The answer did not have the shape the page needs (a server bug or a version mismatch). */
@@ -183,6 +235,10 @@ export const asSession = narrow<Session>('session', ['id', 'status', 'versionId'
 export const asTurn = narrow<Turn>('turn', ['id', 'index', 'input', 'output']);
 export const asSpan = narrow<Span>('span', ['id', 'name', 'type', 'parentTraceId']);
 export const asEvaluation = narrow<Evaluation>('evaluation', ['id', 'metricId', 'status', 'score', 'reason']);
+export const asTestCase = narrow<TestCase>('test case', ['id', 'index', 'input', 'expectedOutput']);
+export const asNamed = narrow<Named>('named record', ['id', 'name']);
+export const asAlert = narrow<Alert>('alert', ['id', 'ruleId', 'metricGroupId', 'status', 'score', 'below', 'window']);
+export const asAlertRule = narrow<AlertRule>('alert rule', ['id', 'metricGroupId', 'window', 'below', 'minSessions']);
 
 /** A list answer: every element narrowed. */
 export function asList<T>(value: unknown, item: (v: unknown) => T): T[] {
@@ -199,7 +255,8 @@ export type Route =
   | { page: 'monitors'; offset: number }
   | { page: 'monitor'; id: string; days: number }
   | { page: 'runs'; offset: number }
-  | { page: 'run'; id: string; offset: number }
+  | { page: 'run'; id: string; offset: number; notPassed?: boolean }
+  | { page: 'comparison'; id: string; baseRunId: string; metricId: string | null }
   | { page: 'session'; id: string }
   | { page: 'unknown'; path: string };
 
@@ -210,7 +267,10 @@ function intParam(params: URLSearchParams, name: string, min: number, max: numbe
   return n >= min && n <= max ? n : fallback;
 }
 
-/** `#/monitors`, `#/monitors/{id}?days=30`, `#/runs?offset=25`, `#/runs/{id}`, `#/sessions/{id}`; `` and `#/` open the monitors. */
+/**
+ * `#/monitors`, `#/monitors/{id}?days=30`, `#/runs?offset=25`, `#/runs/{id}?notPassed=1`,
+ * `#/runs/{id}/comparison?base={runId}&metric={metricId}`, `#/sessions/{id}`; `` and `#/` open the monitors.
+ */
 export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, '');
   const [pathPart = '', queryPart = ''] = raw.split('?', 2);
@@ -231,9 +291,12 @@ export function parseRoute(hash: string): Route {
     if (section === undefined || (section === 'monitors' && id === undefined)) return { page: 'monitors', offset };
     if (section === 'monitors' && id) return { page: 'monitor', id, days: intParam(params, 'days', 1, 90, 7) };
     if (section === 'runs' && id === undefined) return { page: 'runs', offset };
-    if (section === 'runs' && id) return { page: 'run', id, offset };
+    if (section === 'runs' && id) return { page: 'run', id, offset, notPassed: params.get('notPassed') === '1' };
     if (section === 'sessions' && id) return { page: 'session', id };
   }
+  const baseRunId = params.get('base');
+  if (section === 'runs' && id && rest.length === 1 && rest[0] === 'comparison' && baseRunId)
+    return { page: 'comparison', id, baseRunId, metricId: params.get('metric') || null };
   return { page: 'unknown', path: pathPart || '/' };
 }
 
@@ -246,8 +309,18 @@ export function href(route: Exclude<Route, { page: 'unknown' }>): string {
       return route.days === 7 ? `#/monitors/${id(route.id)}` : `#/monitors/${id(route.id)}?days=${route.days}`;
     case 'runs':
       return route.offset ? `#/runs?offset=${route.offset}` : '#/runs';
-    case 'run':
-      return route.offset ? `#/runs/${id(route.id)}?offset=${route.offset}` : `#/runs/${id(route.id)}`;
+    case 'run': {
+      const query = new URLSearchParams();
+      if (route.offset) query.set('offset', String(route.offset));
+      if (route.notPassed) query.set('notPassed', '1');
+      const q = query.toString();
+      return q ? `#/runs/${id(route.id)}?${q}` : `#/runs/${id(route.id)}`;
+    }
+    case 'comparison': {
+      const query = new URLSearchParams({ base: route.baseRunId });
+      if (route.metricId) query.set('metric', route.metricId);
+      return `#/runs/${id(route.id)}/comparison?${query}`;
+    }
     case 'session':
       return `#/sessions/${id(route.id)}`;
   }
@@ -334,6 +407,130 @@ export function runDone(run: Pick<Run, 'progress'>): number {
   return total === 0 ? 0 : (completed + failed) / total;
 }
 
+// ---------- run results ----------
+
+/** The score a case must reach to pass when the run names no threshold. */
+export const DEFAULT_THRESHOLD = 0.5;
+
+export function runThreshold(run: Pick<Run, 'threshold'>): number {
+  return typeof run.threshold === 'number' ? run.threshold : DEFAULT_THRESHOLD;
+}
+
+/** true/false for a SUCCESS evaluation at/below the threshold; null when it has no score (pending, failed, skipped). */
+export function evaluationPassed(e: Pick<Evaluation, 'status' | 'score'>, threshold: number): boolean | null {
+  if (e.status !== 'SUCCESS' || e.score === null) return null;
+  return e.score >= threshold;
+}
+
+/** A case did not pass when any SUCCESS evaluation of its session scored below the threshold. */
+export function didNotPass(evaluations: Pick<Evaluation, 'status' | 'score'>[], threshold: number): boolean {
+  return evaluations.some((e) => evaluationPassed(e, threshold) === false);
+}
+
+/** The sessions (ids) whose case did not pass, in the order given. */
+export function notPassedSessionIds(sessionIds: string[], evaluations: Evaluation[], threshold: number): string[] {
+  const failing = new Set(evaluations.filter((e) => evaluationPassed(e, threshold) === false).map((e) => e.sessionId));
+  return sessionIds.filter((id) => failing.has(id));
+}
+
+export interface ResultColumn {
+  metricId: string;
+  name: string;
+}
+
+/** One column per metric: the run's metrics in its order, then any other metric an evaluation names. */
+export function resultColumns(
+  run: Pick<Run, 'metricIds' | 'metrics'>,
+  evaluations: Pick<Evaluation, 'metricId' | 'metricName'>[],
+): ResultColumn[] {
+  const names = new Map<string, string>();
+  for (const m of run.metrics) names.set(m.metricId, m.name);
+  for (const e of evaluations) if (!names.has(e.metricId) && e.metricName) names.set(e.metricId, e.metricName);
+  const ids = [...run.metrics.map((m) => m.metricId), ...run.metricIds, ...evaluations.map((e) => e.metricId)];
+  return [...new Set(ids)].map((metricId) => ({ metricId, name: names.get(metricId) ?? metricId }));
+}
+
+export interface ScoreCell {
+  status: Evaluation['status'];
+  score: number | null;
+  /** The reason of the score, or the error of a failed or skipped evaluation. */
+  reason: string | null;
+  /** See evaluationPassed. */
+  passed: boolean | null;
+  /** The turn scored, or null for the whole session. */
+  turnIndex: number | null;
+}
+
+export interface ResultRow {
+  sessionId: string;
+  sessionStatus: Session['status'];
+  caseIndex: number | null;
+  input: string;
+  output: string | null;
+  expected: string | null;
+  turnCount: number;
+  /** Per metric id, its evaluations in this session (one per scored turn, or one for the session). */
+  scores: Record<string, ScoreCell[]>;
+  passed: boolean;
+}
+
+/** A case's input as text: the string, an object as JSON, or else the scenario's goal. */
+export function caseInputText(input: unknown, fallback: string | null = null): string {
+  if (typeof input === 'string') return input;
+  if (input !== null && input !== undefined) return JSON.stringify(input);
+  return fallback ?? '—';
+}
+
+/** The agent's answer: the output of the last turn (null without turns or output). */
+export function lastOutput(turns: Pick<Turn, 'index' | 'output'>[]): string | null {
+  const last = [...turns].sort((a, b) => a.index - b.index).at(-1);
+  return last?.output ?? null;
+}
+
+/** One row per session: its case's input and expected output, the agent's output and each metric's scores. */
+export function resultRows(
+  sessions: Session[],
+  testCases: TestCase[],
+  turns: Turn[],
+  evaluations: Evaluation[],
+  threshold: number,
+): ResultRow[] {
+  const cases = new Map(testCases.map((c) => [c.id, c]));
+  const turnsOf = new Map<string, Turn[]>();
+  for (const t of turns) turnsOf.set(t.sessionId, [...(turnsOf.get(t.sessionId) ?? []), t]);
+  const turnIndex = new Map(turns.map((t) => [t.id, t.index]));
+  const evaluationsOf = new Map<string, Evaluation[]>();
+  for (const e of evaluations) evaluationsOf.set(e.sessionId, [...(evaluationsOf.get(e.sessionId) ?? []), e]);
+  return sessions.map((session) => {
+    const own = turnsOf.get(session.id) ?? [];
+    const sorted = [...own].sort((a, b) => a.index - b.index);
+    const testCase = session.testCaseId ? cases.get(session.testCaseId) : undefined;
+    const evals = evaluationsOf.get(session.id) ?? [];
+    const scores: Record<string, ScoreCell[]> = {};
+    for (const e of evals) {
+      (scores[e.metricId] ??= []).push({
+        status: e.status,
+        score: e.score,
+        reason: e.status === 'SUCCESS' ? e.reason : (e.error ?? e.reason),
+        passed: evaluationPassed(e, threshold),
+        turnIndex: e.inferenceResultId ? (turnIndex.get(e.inferenceResultId) ?? null) : null,
+      });
+    }
+    for (const list of Object.values(scores)) list.sort((a, b) => (a.turnIndex ?? -1) - (b.turnIndex ?? -1));
+    return {
+      sessionId: session.id,
+      sessionStatus: session.status,
+      caseIndex: testCase?.index ?? null,
+      input: caseInputText(testCase?.input ?? null, testCase?.goal ?? sorted[0]?.input ?? null),
+      output: lastOutput(sorted),
+      expected: testCase?.expectedOutput ?? null,
+      turnCount: sorted.length,
+      scores,
+      passed: !didNotPass(evals, threshold),
+    };
+  });
+}
+
 // ---------- span tree ----------
 
 export interface SpanNode {
@@ -406,6 +603,202 @@ export function spanTree(spans: Span[]): { roots: SpanNode[]; totalMs: number } 
   };
   walk(roots, 0);
   return { roots, totalMs };
+}
+
+// ---------- run comparison ----------
+
+export const VERDICT_LABELS: Record<Verdict, string> = {
+  improved: 'Improved',
+  regressed: 'Regressed',
+  no_significant_change: 'No significant change',
+  not_enough_data: 'Not enough data',
+};
+
+export function verdictLabel(verdict: string): string {
+  return VERDICT_LABELS[verdict as Verdict] ?? verdict;
+}
+
+/** A signed difference: `+0.120`, `−0.150` (a minus sign), `0.000`, or `—`. */
+export function formatDifference(d: number | null, digits = 3): string {
+  if (d === null || Number.isNaN(d)) return '—';
+  const text = Math.abs(d).toFixed(digits);
+  if (Number(text) === 0) return (0).toFixed(digits);
+  return `${d > 0 ? '+' : '−'}${text}`;
+}
+
+export function formatDifferenceInterval(ci: [number, number] | null): string {
+  return ci === null ? 'not enough pairs' : `${formatDifference(ci[0])} to ${formatDifference(ci[1])}`;
+}
+
+/** `0.023`, `< 0.001`, or `—`. */
+export function formatPValue(p: number | null): string {
+  if (p === null) return '—';
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
+}
+
+export interface ForestLayout {
+  width: number;
+  /** Room on the left for the metric names. */
+  labelWidth: number;
+  rightPadding: number;
+  top: number;
+  rowHeight: number;
+  /** Room below the rows for the axis labels. */
+  axisHeight: number;
+}
+
+export const FOREST_LAYOUT: ForestLayout = {
+  width: 640,
+  labelWidth: 180,
+  rightPadding: 24,
+  top: 12,
+  rowHeight: 36,
+  axisHeight: 32,
+};
+
+/** The layout at a drawing width: less room for the names under 480 px. */
+export function forestLayout(width: number): ForestLayout {
+  return { ...FOREST_LAYOUT, width, labelWidth: width < 480 ? 120 : FOREST_LAYOUT.labelWidth };
+}
+
+export interface ForestRow {
+  metricId: string;
+  name: string;
+  verdict: Verdict;
+  /** Centre of the row. */
+  y: number;
+  /** The difference, or null when there is none. */
+  dotX: number | null;
+  /** The 95% interval's ends, or null without an interval. */
+  x1: number | null;
+  x2: number | null;
+}
+
+export interface ForestPlot {
+  width: number;
+  height: number;
+  plotLeft: number;
+  plotRight: number;
+  /** The differences the x axis spans (0 always inside). */
+  domain: [number, number];
+  zeroX: number;
+  /** Where the rows end and the axis labels start. */
+  axisY: number;
+  ticks: { value: number; x: number; label: string }[];
+  rows: ForestRow[];
+}
+
+const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1];
+
+/**
+ * The forest plot's geometry: one row per metric with its difference as a dot and its 95%
+ * interval as a line, over a linear scale from the smallest to the largest of the intervals, the
+ * differences and 0 (padded by 5% of that span each side), with a zero line.
+ */
+export function forestPlot(metrics: MetricComparison[], layout: ForestLayout = FOREST_LAYOUT): ForestPlot {
+  const values = [0];
+  for (const m of metrics) {
+    if (m.confidenceInterval) values.push(m.confidenceInterval[0], m.confidenceInterval[1]);
+    if (m.difference !== null) values.push(m.difference);
+  }
+  let lo = Math.min(...values);
+  let hi = Math.max(...values);
+  if (hi - lo < 1e-9) {
+    lo = -0.1;
+    hi = 0.1;
+  }
+  const pad = (hi - lo) * 0.05;
+  const domain: [number, number] = [lo - pad, hi + pad];
+  const plotLeft = layout.labelWidth;
+  const plotRight = layout.width - layout.rightPadding;
+  const x = (v: number) => plotLeft + ((v - domain[0]) / (domain[1] - domain[0])) * (plotRight - plotLeft);
+  const span = domain[1] - domain[0];
+  const step = TICK_STEPS.find((s) => span / s <= 6) ?? 1;
+  const ticks: ForestPlot['ticks'] = [];
+  for (let k = Math.ceil(domain[0] / step - 1e-9); k * step <= domain[1] + 1e-9; k++) {
+    const value = Number((k * step).toFixed(6));
+    ticks.push({ value, x: x(value), label: value === 0 ? '0' : formatDifference(value, step < 0.1 ? 2 : 1) });
+  }
+  const rows = metrics.map(
+    (m, i): ForestRow => ({
+      metricId: m.metricId,
+      name: m.name,
+      verdict: m.verdict,
+      y: layout.top + i * layout.rowHeight + layout.rowHeight / 2,
+      dotX: m.difference === null ? null : x(m.difference),
+      x1: m.confidenceInterval ? x(m.confidenceInterval[0]) : null,
+      x2: m.confidenceInterval ? x(m.confidenceInterval[1]) : null,
+    }),
+  );
+  return {
+    width: layout.width,
+    height: layout.top + metrics.length * layout.rowHeight + layout.axisHeight,
+    plotLeft,
+    plotRight,
+    domain,
+    zeroX: x(0),
+    axisY: layout.top + metrics.length * layout.rowHeight,
+    ticks,
+    rows,
+  };
+}
+
+/** One sentence per metric, for screen readers and the plot's text alternative. */
+export function comparisonSentence(m: MetricComparison): string {
+  return `${m.name}: ${verdictLabel(m.verdict).toLowerCase()}, difference ${formatDifference(m.difference)}, 95% interval ${formatDifferenceInterval(m.confidenceInterval)}, n = ${m.n}`;
+}
+
+/**
+ * The cases that moved most: the most regressed and the most improved pages merged, each case
+ * and metric once, by |difference| largest first (ties: regressions first, then test case id).
+ */
+export function movedMost(regressed: CaseComparison[], improved: CaseComparison[], limit: number): CaseComparison[] {
+  const seen = new Map<string, CaseComparison>();
+  for (const c of [...regressed, ...improved]) {
+    if (c.difference === null || c.difference === 0) continue;
+    seen.set(`${c.testCaseId}\u0000${c.metricId}`, c);
+  }
+  return [...seen.values()]
+    .sort(
+      (a, b) =>
+        Math.abs(b.difference!) - Math.abs(a.difference!) ||
+        a.difference! - b.difference! ||
+        a.testCaseId.localeCompare(b.testCaseId) ||
+        a.metricId.localeCompare(b.metricId),
+    )
+    .slice(0, limit);
+}
+
+// ---------- monitor alerts and session scores ----------
+
+/** The name of a monitor's family, else the id. */
+export function familyName(results: Pick<MonitorResults, 'metrics'>, metricGroupId: string): string {
+  return results.metrics.find((m) => m.metricGroupId === metricGroupId)?.name ?? metricGroupId;
+}
+
+/** `below 0.700 over 1h, from 20 sessions` */
+export function alertRuleText(rule: Pick<AlertRule, 'below' | 'window' | 'minSessions'>): string {
+  return `score below ${formatScore(rule.below)} over ${rule.window}, from ${rule.minSessions} session${rule.minSessions === 1 ? '' : 's'}`;
+}
+
+/** Per session, per metric family, the monitor's evaluations of it (other monitors' left out). */
+export function sessionScores(evaluations: Evaluation[], monitorId: string): Map<string, Map<string, ScoreCell[]>> {
+  const out = new Map<string, Map<string, ScoreCell[]>>();
+  for (const e of evaluations) {
+    if (e.monitorId !== monitorId) continue;
+    const family = e.metricGroupId ?? e.metricId;
+    const bySession = out.get(e.sessionId) ?? new Map<string, ScoreCell[]>();
+    out.set(e.sessionId, bySession);
+    const cell: ScoreCell = {
+      status: e.status,
+      score: e.humanScore ?? e.score,
+      reason: e.status === 'SUCCESS' ? (e.humanReason ?? e.reason) : (e.error ?? e.reason),
+      passed: null,
+      turnIndex: null,
+    };
+    bySession.set(family, [...(bySession.get(family) ?? []), cell]);
+  }
+  return out;
 }
 
 // ---------- formatting ----------

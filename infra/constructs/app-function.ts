@@ -79,7 +79,12 @@ export const BUNDLING = {
   sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  alias: { '#route-validators': './shared/http/precompiled-validators.ts' },
+  alias: {
+    '#route-validators': './shared/http/precompiled-validators.ts',
+    // Lambda gives every function its credentials in the environment: the default chain's other
+    // sources are left out (infra/bundling/env-credentials.ts).
+    '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',
+  },
   external: Object.keys(RUNTIME_MODULES),
 } as const;
 

@@ -7,6 +7,8 @@ import { BINARY_MEDIA_TYPES, routes, jobs, type Route } from '../../shared/route
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
 import { apiDocsAnswer, type ApiDocsFiles } from '../../shared/http/api-docs.js';
 import { invoke } from './invocations.js';
+// Jobs a handler enqueues land in the in-process queues (queue URLs are local:// here).
+import './queues.js';
 
 /**
  * An in-process stand-in for API Gateway's REST API: route matching from the route table, the

@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import { loadCliEnv } from './cli-env.js';
 import { CliError, runCli, UsageError } from './cli.js';
 import { lambdaContext, loadHandler, PROJECT_ROOT } from './gateway.js';
+// Jobs a handler enqueues land in the in-process queues (queue URLs are local:// here).
+import './queues.js';
 
 const USAGE =
   'usage: npm run invoke -- <handler under functions/, e.g. phone-connections/list> <event file, e.g. events/phone-connections-list.json>';

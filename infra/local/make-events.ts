@@ -176,7 +176,15 @@ const samples: Record<
   'monitors/results': { query: { days: '14' } },
   'endpoint-connections/list': { query: { types: 'CONVERSATION', authTypes: 'BEARER,NONE' } },
   'endpoint-connections/update': { body: { timeout: 60 } },
-  'runs/create': { body: { versionId: 'ver_example', testId: 'test_example', name: 'nightly regression' } },
+  'runs/create': {
+    body: {
+      versionId: 'ver_example',
+      testId: 'test_example',
+      name: 'nightly regression',
+      repetitions: 3,
+      threshold: 0.7,
+    },
+  },
   'otel/export-traces': {
     // OTLP JSON (the protobuf form is the same message): one root span of a conversation turn.
     body: {
@@ -214,6 +222,11 @@ const samples: Record<
       ],
     },
   },
+  'runs/comparison': { query: { baseRunId: 'run_base_example' } },
+  'runs/comparison-cases': {
+    query: { baseRunId: 'run_base_example', changed: 'regressed', sort: 'difference:asc', limit: '20' },
+  },
+  'runs/junit': { query: { baseRunId: 'run_base_example' } },
   'runs/list': { query: { versionIds: 'ver_example', statuses: 'RUNNING,COMPLETED', sort: 'createdAt:desc' } },
   'webhooks/create': {
     body: {

@@ -78,6 +78,8 @@ interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
   rawBody?: RawBodySpec;
   /** The success body's schema (documentation only: the OpenAPI generator reads it). */
   response?: TSchema;
+  /** The media types of the success answer when it is not JSON (documentation only; the handler answers with `bytes`). */
+  responseMediaTypes?: string[];
 }
 
 /** What a handler declares about its route: read by the OpenAPI generator. */
@@ -89,6 +91,8 @@ export interface Contract {
   response?: TSchema;
   /** Media types of the body and the success answer; JSON when absent. */
   mediaTypes?: string[];
+  /** Media types of the success answer alone, when they differ from the body's (a JSON route answering XML). */
+  responseMediaTypes?: string[];
 }
 
 /** The schemas of a route that declares none (also read by infra/validators.ts). */
@@ -222,6 +226,7 @@ export function httpHandler<
     bodyOptional: spec.bodyOptional,
     response: spec.response,
     mediaTypes: spec.rawBody?.mediaTypes,
+    responseMediaTypes: spec.responseMediaTypes,
   };
   return Object.assign(fnWithContract, { contract });
 

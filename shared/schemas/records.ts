@@ -296,6 +296,11 @@ export const SessionRecord = record(
     testId: Nullable(S),
     testCaseId: Nullable(Type.String({ description: 'null for production sessions' })),
     runId: Type.Optional(Nullable(Type.String({ description: 'the run that created the session' }))),
+    repetition: Type.Optional(
+      Nullable(
+        Type.Integer({ minimum: 1, description: 'a run’s session: which repetition of its test case (1-based)' }),
+      ),
+    ),
     context: Nullable(FreeObject),
     stoppingReason: Nullable(S),
     recordingUri: Nullable(S),

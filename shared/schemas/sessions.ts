@@ -81,6 +81,8 @@ export interface Session {
   testCaseId: string | null;
   /** The run that created the session; absent for sessions created through the API. */
   runId?: string | null;
+  /** A run's session: which repetition of its test case it is (1-based); absent for other sessions. */
+  repetition?: number | null;
   context: Record<string, unknown> | null;
   stoppingReason: string | null;
   recordingUri: string | null;

@@ -3,6 +3,8 @@ import type { Browser, Page } from 'playwright-core';
 import { startAgent, sendJson, type TestAgentServer } from '../support/agent-server.js';
 import { httpWithKey, launchChromium, screenshots } from '../support/browser.js';
 import { runScript } from '../support/raw-http.js';
+import type { MetricComparison } from '../../console/src/api/comparison.js';
+import { forestLayout, forestPlot } from '../../console/src/view-models.js';
 
 /** The console in a real Chromium against the e2e local server (which built it on start). */
 const base = inject('serverUrl');
@@ -87,7 +89,7 @@ describe('the console in Chromium', () => {
     await page.close();
   });
 
-  it('draws one line and one band per family matching the results route, with markers, worst metric, spend and sessions', async () => {
+  it("draws one line and one band per family matching the results route, with markers, worst metric, spend, open alerts, alert rules and each scored session's scores", async () => {
     const product = (await http('POST', '/products', { name: 'console bot' })).body;
     const version = (await http('POST', '/versions', { productId: product.id, name: 'v1' })).body;
     const judged = {
@@ -137,6 +139,27 @@ describe('the console in Chromium', () => {
       async () => (await http('GET', `/monitors/${monitor.id}/results?days=7`)).body,
       (r) => r.metrics.every((m: { headline: { scoredSessions: number } }) => m.headline.scoredSessions === 32),
     );
+    // two alert rules: is_json (0.5 over 32 sessions) below 0.9 opens an alert; below 0 never does
+    const firing = await http('POST', `/monitors/${monitor.id}/alertRules`, {
+      metricGroupId: 'mgrp_is_json',
+      window: '1h',
+      below: 0.9,
+      minSessions: 5,
+    });
+    expect(firing.status).toBe(201);
+    const quiet = await http('POST', `/monitors/${monitor.id}/alertRules`, {
+      metricGroupId: root.body.metricGroupId,
+      window: '24h',
+      below: 0,
+      minSessions: 1,
+    });
+    expect(quiet.status).toBe(201);
+    const [alert] = await poll(
+      'open alert',
+      async () => (await http('GET', `/monitors/${monitor.id}/alerts?statuses=OPEN`)).body,
+      (list: any[]) => list.length === 1,
+    );
+    expect(alert).toMatchObject({ ruleId: firing.body.id, metricGroupId: 'mgrp_is_json' });
     // a new revision of the judged family and a sampling change: one marker each
     expect((await http('POST', '/metrics', { ...judged, parentMetricId: root.body.id })).status).toBe(201);
     expect((await http('PATCH', `/monitors/${monitor.id}`, { samplingPercentage: 80 })).status).toBe(200);
@@ -204,6 +227,40 @@ describe('the console in Chromium', () => {
       expect.stringContaining(open.id),
     ]);
     expect(await page.locator('.facts').textContent()).toMatch(/of 500 credits/);
+    // open alerts and alert rules, by family name
+    const jsonName = results.metrics.find((m: { metricGroupId: string }) => m.metricGroupId === 'mgrp_is_json').name;
+    const alertRows = await page.locator('[data-testid="open-alerts"] tbody tr').allTextContents();
+    expect(alertRows).toHaveLength(1);
+    expect(alertRows[0]).toContain(jsonName);
+    expect(alertRows[0]).toContain(alert.score.toFixed(3));
+    expect(alertRows[0]).toContain('score below 0.900 over 1h, from 5 sessions');
+    const ruleRows = await page.locator('[data-testid="alert-rules"] tbody tr').allTextContents();
+    expect(ruleRows).toHaveLength(2);
+    expect(ruleRows.find((r) => r.startsWith(jsonName))).toMatch(/score below 0\.900 over 1h.*OPEN/);
+    expect(ruleRows.find((r) => r.startsWith('console helpfulness'))).toMatch(
+      /score below 0\.000 over 24h.*no open alert/,
+    );
+    // each scored session's scores, one column per family, as the evaluations have them
+    const scoredTable = page.locator('[data-testid="scored-sessions"]');
+    expect(await scoredTable.locator('thead th').allTextContents()).toEqual([
+      'Session',
+      'Scored at',
+      'Turns when scored',
+      'First user turn',
+      ...results.metrics.map((m: { name: string }) => m.name),
+    ]);
+    for (const sessionId of [ids[0]!, ids[1]!]) {
+      const own = (await http('GET', `/evaluations?sessionIds=${sessionId}`)).body.filter(
+        (e: { monitorId: string }) => e.monitorId === monitor.id,
+      );
+      const cells = await scoredTable
+        .locator(`tr[data-session-id="${sessionId}"] td`)
+        .evaluateAll((tds) => tds.map((td) => td.querySelector('summary')?.textContent ?? td.textContent));
+      results.metrics.forEach((m: { metricGroupId: string }, k: number) => {
+        const e = own.find((x: { metricGroupId: string }) => x.metricGroupId === m.metricGroupId);
+        expect(cells[4 + k]).toBe(e.score.toFixed(3));
+      });
+    }
     await screenshots(page, 'monitor');
     // the window links keep the page keyboard-reachable and change the days asked for
     await page.getByRole('link', { name: '30 days' }).click();
@@ -242,23 +299,28 @@ describe('the console in Chromium', () => {
 
   describe('runs', () => {
     let agent: TestAgentServer;
+    /** Inputs the agent answers wrongly (the cases that then do not pass text_similarity). */
+    let wrong = new Set<string>();
+    /** A delay per answer, so a run is still running when its page opens. */
+    let delayMs = 0;
     beforeAll(async () => {
-      // A slow agent, so the run is still running when the page opens.
       agent = await startAgent(async (req, res) => {
-        await new Promise((r) => setTimeout(r, 700));
-        sendJson(res, 200, { reply: req.json?.message ?? '' });
+        await new Promise((r) => setTimeout(r, delayMs));
+        const message: string = req.json?.message ?? '';
+        sendJson(res, 200, { reply: wrong.has(message) ? 'I cannot help with that request at all.' : message });
       });
     });
     afterAll(async () => {
       await agent.close();
     });
 
-    it('shows progress moving to COMPLETED, per-metric scores and the sessions, then a session', async () => {
-      const product = (await http('POST', '/products', { name: 'console run bot' })).body;
+    /** A product, its version calling the loopback agent, and a test of six cases `hello i` expecting `hello i`. */
+    async function runFixture(name: string) {
+      const product = (await http('POST', '/products', { name: `${name} bot` })).body;
       const conversation = (
         await http('POST', '/endpointConnections', {
           productId: product.id,
-          name: 'slow echo',
+          name: 'echo',
           url: `${agent.url}/chat`,
           inputTemplate: '{"message": "{{ input.user_message }}"}',
           outputMapping: { output: '$.reply' },
@@ -280,51 +342,393 @@ describe('the console in Chromium', () => {
       expect(
         (await fetch(presigned.url, { method: 'PUT', body: csv, headers: { 'content-type': 'text/csv' } })).status,
       ).toBe(200);
-      const cases = (
+      const test = (
         await http('POST', '/tests', {
           productId: product.id,
-          name: 'console cases',
+          name: `${name} cases`,
           type: 'QUALITY',
           uri: presigned.uri,
         })
       ).body;
-      expect(cases).toMatchObject({ status: 'SUCCESS', testCaseCount: 6 });
+      expect(test).toMatchObject({ status: 'SUCCESS', testCaseCount: 6 });
+      return { product, version, test };
+    }
+
+    async function startRun(versionId: string, testId: string, name: string): Promise<string> {
       const created = await http('POST', '/runs', {
-        versionId: version.id,
-        testId: cases.id,
-        name: 'console run',
+        versionId,
+        testId,
+        name,
         metricIds: ['met_non_empty_output', 'met_text_similarity'],
       });
       expect(created.status).toBe(201);
+      return created.body.id;
+    }
 
-      page = await signedIn(`#/runs/${created.body.id}`);
+    const completed = (id: string) =>
+      poll(
+        `run ${id}`,
+        async () => (await http('GET', `/runs/${id}`)).body,
+        (r) => r.status === 'COMPLETED',
+        60_000,
+      );
+
+    it('shows names, progress moving to COMPLETED, per-metric scores and the results with reasons, filterable to the cases that did not pass', async () => {
+      delayMs = 700;
+      wrong = new Set(['hello 4', 'hello 5']);
+      const { product, version, test } = await runFixture('console run');
+      const runId = await startRun(version.id, test.id, 'console run');
+
+      page = await signedIn(`#/runs/${runId}`);
       const progress = page.locator('[data-testid="progress"] progress');
       await progress.waitFor();
       const first = Number(await progress.getAttribute('value'));
       expect(first).toBeLessThan(1);
+      expect(await page.locator('[data-testid="compare"]').textContent()).toMatch(/once this run has finished/);
       await screenshots(page, 'run-running');
       await page.locator('[data-testid="run-facts"] .badge', { hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
       expect(Number(await progress.getAttribute('value'))).toBe(1);
       expect(await page.locator('[data-testid="progress"]').textContent()).toMatch(/6 of 6 finished — 6 completed/);
-      const run = (await http('GET', `/runs/${created.body.id}`)).body;
+      // names, not ids
+      const facts = await page.locator('[data-testid="run-facts"]').textContent();
+      expect(facts).toContain('console run bot');
+      expect(facts).toContain('v1');
+      expect(facts).toContain('console run cases');
+      expect(facts).toContain('0.500'); // the threshold: the run has none yet, so 0.5
+      for (const id of [product.id, version.id, test.id]) expect(facts).not.toContain(id);
+      const run = (await http('GET', `/runs/${runId}`)).body;
       const metricRows = await page.locator('[data-testid="run-metrics"] tbody tr').allTextContents();
       expect(metricRows).toHaveLength(run.metrics.length);
       for (const m of run.metrics) expect(metricRows.find((r) => r.startsWith(m.name))).toContain(m.score.toFixed(3));
-      const sessionRows = page.locator('[data-testid="run-sessions"] tbody tr');
-      expect(await sessionRows.count()).toBe(6);
+      // the only finished run of its test: nothing to compare with yet
+      await page.locator('[data-testid="compare"] [data-state="empty"]').waitFor();
+
+      // results: one row per session, with the case's input, the agent's output, the expected output and each metric's score
+      const results = page.locator('[data-testid="run-results"]');
+      await results.locator('tbody tr').nth(5).waitFor();
+      const headers = await results.locator('thead th').allTextContents();
+      expect(headers).toEqual([
+        'Case',
+        'Input',
+        "Agent's output",
+        'Expected output',
+        ...run.metrics.map((m: { name: string }) => m.name),
+      ]);
+      const sessions = (await http('GET', `/sessions?runIds=${runId}&limit=100`)).body as {
+        id: string;
+        testCaseId: string;
+      }[];
+      expect(sessions).toHaveLength(6);
+      const evaluations = (
+        await http('GET', `/evaluations?sessionIds=${sessions.map((s) => s.id).join(',')}&limit=100`)
+      ).body as { sessionId: string; metricId: string; score: number; reason: string; status: string }[];
+      expect(evaluations).toHaveLength(12);
+      const similarity = run.metrics.findIndex((m: { metricId: string }) => m.metricId === 'met_text_similarity');
+      const rows = await results.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          session: tr.getAttribute('data-session-id'),
+          passed: tr.getAttribute('data-passed'),
+          cells: [...tr.querySelectorAll('td')].map((td) => td.querySelector('summary')?.textContent ?? td.textContent),
+        })),
+      );
+      expect(rows).toHaveLength(6);
+      for (const row of rows) {
+        const [, input, output, expected] = row.cells;
+        const i = Number(/hello (\d)/.exec(input!)![1]);
+        expect(input).toBe(`hello ${i}`);
+        expect(row.cells[0]).toBe(`Case ${i + 1}`); // the CSV's rows count from 1; the link opens the session
+        expect(expected).toBe(`hello ${i}`);
+        expect(output).toBe(i >= 4 ? 'I cannot help with that request at all.' : `hello ${i}`);
+        const own = evaluations.filter((e) => e.sessionId === row.session);
+        run.metrics.forEach((m: { metricId: string }, k: number) => {
+          const e = own.find((x) => x.metricId === m.metricId)!;
+          expect(row.cells[4 + k]).toContain(e.score.toFixed(3));
+        });
+        const failed = own.some((e) => e.status === 'SUCCESS' && e.score < 0.5);
+        expect(failed).toBe(i >= 4);
+        expect(row.passed).toBe(String(!failed));
+        if (failed) expect(row.cells[4 + similarity]).toContain('did not pass');
+      }
       await screenshots(page, 'run');
+
+      // a score's reason on demand: the disclosure opens with the keyboard
+      const firstRow = results.locator('tbody tr').first();
+      const score = firstRow.locator('[data-testid="score"]').nth(similarity);
+      const reason = score.locator('[data-testid="reason"]');
+      expect(await reason.isVisible()).toBe(false);
+      await score.locator('summary').focus();
+      await page.keyboard.press('Enter');
+      await reason.waitFor();
+      const firstSession = await firstRow.getAttribute('data-session-id');
+      expect(await reason.textContent()).toBe(
+        evaluations.find((e) => e.sessionId === firstSession && e.metricId === 'met_text_similarity')!.reason,
+      );
+
+      // only the cases that did not pass
+      await page.getByRole('link', { name: 'Cases that did not pass' }).click();
+      await page.locator('[data-testid="run-results"] caption', { hasText: 'did not pass' }).waitFor();
+      const failing = await page
+        .locator('[data-testid="run-results"] tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [tr.getAttribute('data-passed'), tr.querySelectorAll('td')[1]!.textContent]),
+        );
+      expect(failing.sort()).toEqual([
+        ['false', 'hello 4'],
+        ['false', 'hello 5'],
+      ]);
+      expect(await page.getByRole('link', { name: 'Cases that did not pass' }).getAttribute('aria-current')).toBe(
+        'page',
+      );
+      await screenshots(page, 'run-not-passed');
 
       await page.goto(`${base}/#/runs`);
       await page.locator('[data-testid="runs"] tr', { hasText: 'console run' }).first().waitFor();
       await screenshots(page, 'runs');
 
-      await page.goto(`${base}/#/runs/${created.body.id}`);
-      await sessionRows.first().getByRole('link').click();
+      await page.goto(`${base}/#/runs/${runId}`);
+      await page.locator('[data-testid="run-results"] tbody tr').first().getByRole('link').click();
       await page.locator('[data-testid="turns"]').waitFor();
       expect(await page.locator('[data-testid="turns"]').textContent()).toMatch(/hello \d/);
       await page.locator('[data-testid="evaluations"]').waitFor();
+      // the session's version and run by name too
+      const sessionFacts = await page.locator('.facts').textContent();
+      expect(sessionFacts).toMatch(/Versionv1/);
+      expect(await page.locator('.facts').getByRole('link', { name: 'console run' }).getAttribute('href')).toBe(
+        `#/runs/${runId}`,
+      );
+      expect(sessionFacts).not.toContain(version.id);
       await page.close();
     }, 120_000);
+
+    it('compares two finished runs of the same test: a forest plot around zero, verdicts, n, detectable effect, and the cases that moved most side by side', async () => {
+      delayMs = 0;
+      const { version, test } = await runFixture('console compare');
+      wrong = new Set();
+      const baseId = await startRun(version.id, test.id, 'baseline run');
+      await completed(baseId);
+      wrong = new Set(['hello 1', 'hello 2']);
+      const runId = await startRun(version.id, test.id, 'candidate run');
+      const run = await completed(runId);
+      const sessionsOf = async (id: string) =>
+        new Map(
+          ((await http('GET', `/sessions?runIds=${id}&limit=100`)).body as { id: string; testCaseId: string }[]).map(
+            (s) => [s.testCaseId, s.id],
+          ),
+        );
+      const [baseSessions, runSessions] = await Promise.all([sessionsOf(baseId), sessionsOf(runId)]);
+      const cases = (await http('GET', `/testCases?testIds=${test.id}&limit=100`)).body as {
+        id: string;
+        input: string;
+      }[];
+      const caseOf = (input: string) => cases.find((c) => c.input === input)!.id;
+      const name = (metricId: string) => run.metrics.find((m: { metricId: string }) => m.metricId === metricId).name;
+
+      // The comparison routes are not in this server yet (another engineer builds them): the browser's
+      // two requests to them are intercepted with page.route() and answered with this fixed JSON, in the
+      // routes' contract. Everything else (the runs, their sessions and turns) comes from the real server.
+      const comparison = {
+        runId,
+        baseRunId: baseId,
+        pairedBy: 'testCaseId',
+        verdict: 'regressed',
+        metrics: [
+          {
+            metricId: 'met_text_similarity',
+            name: name('met_text_similarity'),
+            n: 6,
+            onlyInBase: 0,
+            onlyInRun: 0,
+            baseScore: 1,
+            score: 0.7,
+            difference: -0.3,
+            standardError: 0.12,
+            confidenceInterval: [-0.54, -0.06],
+            pValue: 0.012,
+            adjustedPValue: 0.024,
+            verdict: 'regressed',
+            minimumDetectableEffect: 0.25,
+          },
+          {
+            metricId: 'met_non_empty_output',
+            name: name('met_non_empty_output'),
+            n: 6,
+            onlyInBase: 0,
+            onlyInRun: 0,
+            baseScore: 1,
+            score: 1,
+            difference: 0,
+            standardError: 0.05,
+            confidenceInterval: [-0.1, 0.1],
+            pValue: 1,
+            adjustedPValue: 1,
+            verdict: 'no_significant_change',
+            minimumDetectableEffect: 0.12,
+          },
+        ],
+      };
+      const movedCase = (input: string, difference: number) => ({
+        testCaseId: caseOf(input),
+        metricId: 'met_text_similarity',
+        metricName: name('met_text_similarity'),
+        input,
+        baseScore: 1,
+        score: 1 + difference,
+        difference,
+        baseSessionIds: [baseSessions.get(caseOf(input))],
+        sessionIds: [runSessions.get(caseOf(input))],
+      });
+      const regressed = [movedCase('hello 2', -0.8), movedCase('hello 1', -0.6)];
+      const asked: URL[] = [];
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.route(
+        (url) => url.pathname.startsWith(`/runs/${runId}/comparison`),
+        async (route) => {
+          const url = new URL(route.request().url());
+          asked.push(url);
+          expect(route.request().headers().authorization).toBe(`Bearer ${key}`);
+          if (url.pathname === `/runs/${runId}/comparison`)
+            return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(comparison) });
+          const changed = url.searchParams.get('changed');
+          const body = changed === 'regressed' ? regressed : [];
+          return route.fulfill({
+            status: 200,
+            contentType: 'application/json',
+            headers: { 'X-Total-Count': String(body.length) },
+            body: JSON.stringify(body),
+          });
+        },
+      );
+      await page.goto(`${base}/#/runs/${runId}`);
+      await page.getByLabel('API key').fill(key);
+      await page.keyboard.press('Enter');
+
+      // "compare with": the other finished runs of the same test (not this one)
+      const choice = page.getByLabel('Compare with');
+      await choice.waitFor();
+      const options = await choice
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => [(o as any).value, o.textContent]));
+      expect(options).toEqual([[baseId, expect.stringContaining('baseline run')]]);
+      await choice.selectOption(baseId);
+      await page.getByRole('button', { name: 'Compare' }).click();
+      const plot = page.locator('[data-testid="forest-plot"]');
+      await plot.waitFor();
+      expect(await page.locator('h1').textContent()).toBe('candidate run compared with baseline run');
+      expect(new URL(page.url()).hash).toBe(`#/runs/${runId}/comparison?base=${baseId}`);
+      expect(asked.map((u) => [u.pathname, Object.fromEntries(u.searchParams)])).toEqual(
+        expect.arrayContaining([
+          [`/runs/${runId}/comparison`, { baseRunId: baseId }],
+          [
+            `/runs/${runId}/comparison/cases`,
+            { baseRunId: baseId, changed: 'regressed', sort: 'difference:asc', limit: '10' },
+          ],
+          [
+            `/runs/${runId}/comparison/cases`,
+            { baseRunId: baseId, changed: 'improved', sort: 'difference:desc', limit: '10' },
+          ],
+        ]),
+      );
+      expect(await page.locator('[data-testid="comparison-facts"]').textContent()).toMatch(/Regressed/);
+      expect(await page.locator('[data-testid="comparison-facts"]').textContent()).toContain('console compare cases');
+
+      // the plot as drawn: each dot at its difference, each line its interval, around the zero line
+      const drawn = await plot.evaluate((svg) => {
+        const num = (el: any, a: string) => (el ? Number(el.getAttribute(a)) : null);
+        return {
+          width: num(svg, 'width')!,
+          zero: num(svg.querySelector('[data-testid="zero-line"]'), 'x1'),
+          rows: [...svg.querySelectorAll('[data-testid="forest-row"]')].map((g) => ({
+            metric: g.getAttribute('data-metric-id'),
+            label: g.querySelector('text')?.textContent,
+            dot: num(g.querySelector('circle'), 'cx'),
+            x1: num(g.querySelector('line'), 'x1'),
+            x2: num(g.querySelector('line'), 'x2'),
+          })),
+        };
+      });
+      const expected = forestPlot(comparison.metrics as MetricComparison[], forestLayout(drawn.width));
+      expect(drawn.width).toBe(760); // the widest drawing, on a 1280 px page
+      expect(drawn.zero).toBeCloseTo(expected.zeroX, 1);
+      expect(drawn.rows.map((r) => [r.metric, r.label])).toEqual(comparison.metrics.map((m) => [m.metricId, m.name]));
+      drawn.rows.forEach((r, i) => {
+        expect(r.dot).toBeCloseTo(expected.rows[i]!.dotX!, 1);
+        expect(r.x1).toBeCloseTo(expected.rows[i]!.x1!, 1);
+        expect(r.x2).toBeCloseTo(expected.rows[i]!.x2!, 1);
+      });
+      const [similarityRow, nonEmptyRow] = drawn.rows;
+      expect(similarityRow!.x2!).toBeLessThan(drawn.zero!); // regressed: the whole interval left of zero
+      expect(similarityRow!.dot!).toBeLessThan(drawn.zero!);
+      expect(nonEmptyRow!.x1!).toBeLessThan(drawn.zero!); // no significant change: the interval crosses zero
+      expect(nonEmptyRow!.x2!).toBeGreaterThan(drawn.zero!);
+      expect(nonEmptyRow!.dot!).toBeCloseTo(drawn.zero!, 1);
+      expect(await plot.getAttribute('aria-label')).toContain('regressed, difference −0.300');
+
+      // verdicts, n and the detectable effect per metric
+      const metricRows = await page
+        .locator('[data-testid="comparison-metrics"] tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+      expect(metricRows.map((r) => [r[0], r[3], r[4], r[5], r[6], r[7], r[8]])).toEqual([
+        [name('met_text_similarity'), '−0.300', '−0.540 to −0.060', 'Regressed', '6', '±0.250', '0.024'],
+        [name('met_non_empty_output'), '0.000', '−0.100 to +0.100', 'No significant change', '6', '±0.120', '1.000'],
+      ]);
+
+      // the cases that moved most, largest first, with both runs' real outputs side by side
+      const moved = page.locator('[data-testid="moved-case"]');
+      expect(await moved.count()).toBe(2);
+      const movedCases = await moved.evaluateAll((articles) =>
+        articles.map((a) => ({
+          testCase: a.getAttribute('data-test-case-id'),
+          heading: a.querySelector('h3')?.textContent,
+          input: a.querySelector('.case-input')?.textContent,
+          outputs: [...a.querySelectorAll('[data-testid="output"]')].map((o) => [
+            o.getAttribute('data-session-id'),
+            o.querySelector('p')?.textContent,
+          ]),
+        })),
+      );
+      expect(movedCases).toEqual(
+        ['hello 2', 'hello 1'].map((input) => ({
+          testCase: caseOf(input),
+          heading: `${name('met_text_similarity')}: 1.000 → ${input === 'hello 2' ? '0.200' : '0.400'} (${input === 'hello 2' ? '−0.800' : '−0.600'})`,
+          input: `Input ${input}`,
+          outputs: [
+            [baseSessions.get(caseOf(input)), input],
+            [runSessions.get(caseOf(input)), 'I cannot help with that request at all.'],
+          ],
+        })),
+      );
+      // side by side: the baseline's column left of the run's
+      const columns = await moved
+        .first()
+        .locator('.side')
+        .evaluateAll((els) => els.map((e) => e.getBoundingClientRect()));
+      expect(columns[0]!.right).toBeLessThanOrEqual(columns[1]!.left);
+      expect(Math.abs(columns[0]!.top - columns[1]!.top)).toBeLessThan(1);
+      await screenshots(page, 'comparison');
+
+      // one metric's cases: asked with metricIds
+      await page.getByRole('link', { name: name('met_text_similarity'), exact: true }).click();
+      await page.waitForFunction('location.hash.includes("metric=")');
+      await moved.first().waitFor();
+      expect(asked.at(-1)!.searchParams.get('metricIds')).toBe('met_text_similarity');
+
+      // while a run is still running the route answers 409: the page says why, with links back
+      await page.unroute((url) => url.pathname.startsWith(`/runs/${runId}/comparison`));
+      await page.route(
+        (url) => url.pathname === `/runs/${runId}/comparison`,
+        (route) =>
+          route.fulfill({
+            status: 409,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'Conflict', message: 'the base run is RUNNING' }),
+          }),
+      );
+      await page.goto(`${base}/#/runs/${runId}/comparison?base=${baseId}&metric=x`);
+      await page.locator('[data-state="not-ready"]').waitFor();
+      expect(await page.getByRole('alert').textContent()).toMatch(/409 Conflict\): the base run is RUNNING/);
+      await page.close();
+    }, 150_000);
   });
 
   it('shows a session with its turns, its spans as a tree with timings and its evaluations with reasons', async () => {

@@ -43,6 +43,50 @@ async function withBundle(
 beforeAll(() => writeValidators(), 120_000);
 
 describe('function bundling', () => {
+  it('signs with the environment credentials Lambda sets, with no other credential source bundled', async () => {
+    const { startFakeAws } = await import('../support/fake-aws.js');
+    const fake = await startFakeAws(() => ({
+      headers: { 'content-type': 'application/x-amz-json-1.0' },
+      body: JSON.stringify({ Item: { pk: { S: 'ORG#o' }, id: { S: 'prd_1' }, name: { S: 'p' } } }),
+    }));
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      TABLE_NAME: 't',
+      DYNAMODB_ENDPOINT: fake.endpoint,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDFROMLAMBDA',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_SESSION_TOKEN: 'token',
+    });
+    try {
+      await withBundle({ handler: 'products/get', environment: { TABLE_NAME: 't' } }, async (dir, mod) => {
+        const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+        // The SSO and STS clients of the default chain, and its profile reader, are not in the bundle.
+        for (const left of ['CreateTokenCommand', 'AssumeRoleWithWebIdentity', 'credential_process']) {
+          expect(code, left).not.toContain(left);
+        }
+        await mod.handler(
+          {
+            httpMethod: 'GET',
+            path: '/products/prd_1',
+            resource: '/products/{id}',
+            headers: {},
+            pathParameters: { id: 'prd_1' },
+            requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } },
+          },
+          { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 },
+        );
+        expect(fake.requests.length).toBeGreaterThan(0);
+        const auth = String(fake.requests[0]!.headers.authorization);
+        expect(auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFROMLAMBDA\//);
+        expect(fake.requests[0]!.headers['x-amz-security-token']).toBe('token');
+      });
+    } finally {
+      process.env = saved;
+      await fake.close();
+    }
+  });
+
   it('bundles a handler for real (ESM, build stamp defined) and the bundle loads and answers', async () => {
     process.env.TABLE_NAME = 't';
     await withBundle({ handler: 'build-info/get', environment: { TABLE_NAME: 't' } }, async (dir, mod) => {

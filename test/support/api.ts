@@ -26,7 +26,14 @@ export async function call<T = any>(
     headers['content-type'] ??= 'application/json';
   }
   const res = await dispatch({ method, path, query, headers, body });
-  return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: lower(res.headers) };
+  const out = lower(res.headers);
+  // JSON answers parsed; any other (JUnit XML) as its text.
+  const json = !out['content-type'] || /json/i.test(out['content-type']);
+  return {
+    status: res.statusCode,
+    body: res.body ? (json ? JSON.parse(res.body) : res.body) : undefined,
+    headers: out,
+  };
 }
 
 function lower(h: Record<string, string>): Record<string, string> {

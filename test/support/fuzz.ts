@@ -712,6 +712,16 @@ const INTERNALS = [
 /** The property: why a response is wrong, or undefined when it is fine. */
 export function checkResponse(res: GatewayResponse): string | undefined {
   if (res.statusCode >= 500) return `status ${res.statusCode}`;
+  // A route that answers a document (JUnit XML) on success: it must not be empty or show internals.
+  const type = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
+  if (res.statusCode < 300 && /^application\/xml\b/i.test(type)) {
+    const internal = INTERNALS.find((re) => re.test(res.body));
+    return res.body.trim() === ''
+      ? 'an empty XML answer'
+      : internal
+        ? `the XML shows internals (${internal})`
+        : undefined;
+  }
   let body: unknown;
   try {
     body = res.body === '' ? undefined : JSON.parse(res.body);

@@ -1,17 +1,42 @@
 import { describe, expect, it } from 'vitest';
+import { type CaseComparison, comparisonApi, type MetricComparison } from '../../console/src/api/comparison.js';
+import { ApiError } from '../../console/src/api/resources.js';
 import {
+  alertRuleText,
   asMonitorResults,
+  caseInputText,
+  comparisonSentence,
+  didNotPass,
   familyMarkers,
+  familyName,
   familySeries,
+  FOREST_LAYOUT,
+  forestLayout,
+  forestPlot,
+  formatDifference,
+  formatDifferenceInterval,
+  formatPValue,
   href,
+  lastOutput,
+  movedMost,
+  notPassedSessionIds,
   parseRoute,
+  resultColumns,
+  resultRows,
   runDone,
+  runThreshold,
+  sessionScores,
   spanTree,
   spendShare,
   spendText,
   UnexpectedAnswerError,
+  verdictLabel,
+  type Evaluation,
   type MonitorResults,
+  type Session,
   type Span,
+  type TestCase,
+  type Turn,
 } from '../../console/src/view-models.js';
 
 const point = (scoredSessions: number, score: number | null, ci: { lower: number; upper: number } | null = null) => ({
@@ -29,11 +54,23 @@ describe('console routes', () => {
     expect(parseRoute('#/monitors/mon_1')).toEqual({ page: 'monitor', id: 'mon_1', days: 7 });
     expect(parseRoute('#/monitors/mon_1?days=30')).toEqual({ page: 'monitor', id: 'mon_1', days: 30 });
     expect(parseRoute('#/runs')).toEqual({ page: 'runs', offset: 0 });
-    expect(parseRoute('#/runs/run_1?offset=50')).toEqual({ page: 'run', id: 'run_1', offset: 50 });
+    expect(parseRoute('#/runs/run_1?offset=50')).toEqual({ page: 'run', id: 'run_1', offset: 50, notPassed: false });
+    expect(parseRoute('#/runs/run_1?notPassed=1')).toEqual({ page: 'run', id: 'run_1', offset: 0, notPassed: true });
+    expect(parseRoute('#/runs/run_2/comparison?base=run_1')).toEqual({
+      page: 'comparison',
+      id: 'run_2',
+      baseRunId: 'run_1',
+      metricId: null,
+    });
     expect(parseRoute('#/sessions/sess_1')).toEqual({ page: 'session', id: 'sess_1' });
+    expect(href({ page: 'run', id: 'run_1', offset: 0 })).toBe('#/runs/run_1');
+    expect(href({ page: 'run', id: 'run_1', offset: 25, notPassed: true })).toBe('#/runs/run_1?offset=25&notPassed=1');
     for (const route of [
       { page: 'monitor', id: 'mon_1', days: 30 },
-      { page: 'run', id: 'run_1', offset: 50 },
+      { page: 'run', id: 'run_1', offset: 50, notPassed: false },
+      { page: 'run', id: 'run_1', offset: 25, notPassed: true },
+      { page: 'comparison', id: 'run_2', baseRunId: 'run 1', metricId: 'met_a' },
+      { page: 'comparison', id: 'run_2', baseRunId: 'run_1', metricId: null },
       { page: 'session', id: 'sess 1' },
       { page: 'runs', offset: 0 },
     ] as const) {
@@ -47,6 +84,9 @@ describe('console routes', () => {
     expect(parseRoute('#/runs?offset=abc')).toEqual({ page: 'runs', offset: 0 });
     expect(parseRoute('#/sessions')).toEqual({ page: 'unknown', path: '/sessions' });
     expect(parseRoute('#/monitors/mon_1/extra')).toEqual({ page: 'unknown', path: '/monitors/mon_1/extra' });
+    // a comparison needs its baseline
+    expect(parseRoute('#/runs/run_2/comparison')).toEqual({ page: 'unknown', path: '/runs/run_2/comparison' });
+    expect(parseRoute('#/runs/run_2/other?base=run_1')).toEqual({ page: 'unknown', path: '/runs/run_2/other' });
   });
 });
 
@@ -172,5 +212,436 @@ describe('span tree', () => {
     ]);
     expect(roots.map((r) => r.span.id).sort()).toEqual(['trace_p', 'trace_q', 'trace_x']);
     expect(roots.find((r) => r.span.id === 'trace_x')).toMatchObject({ offsetMs: null, durationMs: null });
+  });
+});
+
+const evaluation = (
+  sessionId: string,
+  metricId: string,
+  status: Evaluation['status'],
+  score: number | null,
+  extra: Partial<Evaluation> = {},
+): Evaluation => ({
+  id: `eval_${sessionId}_${metricId}_${extra.inferenceResultId ?? ''}`,
+  sessionId,
+  inferenceResultId: null,
+  metricId,
+  metricName: metricId.replace(/^met_/, ''),
+  monitorId: null,
+  status,
+  score,
+  reason: status === 'SUCCESS' ? `reason ${score}` : null,
+  error: status === 'SUCCESS' ? null : `${status.toLowerCase()} because`,
+  humanScore: null,
+  humanReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  evaluatedAt: null,
+  ...extra,
+});
+
+describe('run results', () => {
+  const session = (id: string, testCaseId: string | null, status: Session['status'] = 'COMPLETED'): Session => ({
+    id,
+    versionId: 'ver_1',
+    customId: null,
+    testId: 'test_1',
+    testCaseId,
+    runId: 'run_1',
+    stoppingReason: null,
+    error: null,
+    status,
+    isProduction: false,
+    metadata: {},
+    turnCount: 1,
+    lastTurnAt: null,
+    closedAt: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+  const testCase = (id: string, index: number, input: TestCase['input'], expectedOutput: string | null): TestCase => ({
+    id,
+    testId: 'test_1',
+    index,
+    input,
+    expectedOutput,
+    goal: null,
+    scenario: null,
+  });
+  const turn = (sessionId: string, index: number, input: string, output: string | null): Turn => ({
+    id: `inf_${sessionId}_${index}`,
+    sessionId,
+    index,
+    input,
+    output,
+    retrievalContext: [],
+    latencyMs: null,
+    usage: {},
+    cost: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+
+  it('takes the run threshold, 0.5 when the run has none', () => {
+    expect(runThreshold({})).toBe(0.5);
+    expect(runThreshold({ threshold: 0.8 })).toBe(0.8);
+    expect(runThreshold({ threshold: 0 })).toBe(0);
+  });
+
+  it('counts a case as not passed only for a SUCCESS evaluation scored below the threshold', () => {
+    expect(didNotPass([{ status: 'SUCCESS', score: 0.49 }], 0.5)).toBe(true);
+    expect(didNotPass([{ status: 'SUCCESS', score: 0.5 }], 0.5)).toBe(false);
+    expect(didNotPass([{ status: 'SUCCESS', score: 0.7 }], 0.8)).toBe(true);
+    // failed, skipped and pending evaluations have no score to fail on
+    expect(
+      didNotPass(
+        [
+          { status: 'FAILED', score: null },
+          { status: 'SKIPPED', score: null },
+          { status: 'PENDING', score: null },
+          { status: 'PENDING_HUMAN', score: 0.1 },
+        ],
+        0.5,
+      ),
+    ).toBe(false);
+    const evaluations = [
+      evaluation('sess_a', 'met_x', 'SUCCESS', 1),
+      evaluation('sess_b', 'met_x', 'SUCCESS', 1),
+      evaluation('sess_b', 'met_y', 'SUCCESS', 0.2),
+      evaluation('sess_c', 'met_x', 'FAILED', null),
+      evaluation('sess_d', 'met_x', 'SUCCESS', 0),
+    ];
+    expect(notPassedSessionIds(['sess_d', 'sess_a', 'sess_b', 'sess_c'], evaluations, 0.5)).toEqual([
+      'sess_d',
+      'sess_b',
+    ]);
+  });
+
+  it("has one column per metric: the run's in its order, then others an evaluation names", () => {
+    expect(
+      resultColumns(
+        {
+          metricIds: ['met_b', 'met_a', 'met_c'],
+          metrics: [
+            { metricId: 'met_a', name: 'A', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null },
+            { metricId: 'met_b', name: 'B', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null },
+          ],
+        },
+        [evaluation('s', 'met_c', 'SUCCESS', 1), evaluation('s', 'met_d', 'SUCCESS', 1)],
+      ),
+    ).toEqual([
+      { metricId: 'met_a', name: 'A' },
+      { metricId: 'met_b', name: 'B' },
+      { metricId: 'met_c', name: 'c' },
+      { metricId: 'met_d', name: 'd' },
+    ]);
+  });
+
+  it("makes a row per session: the case's input and expected output, the last output, each metric's scores and reasons", () => {
+    const rows = resultRows(
+      [session('sess_a', 'tc_1'), session('sess_b', 'tc_2'), session('sess_c', null, 'FAILED')],
+      [
+        testCase('tc_1', 0, 'hello 0', 'hello 0'),
+        testCase('tc_2', 1, { message: 'hi', lang: 'en' }, null),
+        testCase('tc_other', 2, 'unused', 'x'),
+      ],
+      [turn('sess_a', 0, 'hello 0', 'hello 0'), turn('sess_b', 1, 'second', 'bye'), turn('sess_b', 0, 'first', 'hi!')],
+      [
+        evaluation('sess_a', 'met_sim', 'SUCCESS', 1),
+        evaluation('sess_b', 'met_sim', 'SUCCESS', 0.25, { inferenceResultId: 'inf_sess_b_1' }),
+        evaluation('sess_b', 'met_sim', 'SUCCESS', 0.75, { inferenceResultId: 'inf_sess_b_0' }),
+        evaluation('sess_b', 'met_ne', 'SKIPPED', null),
+      ],
+      0.5,
+    );
+    expect(rows).toEqual([
+      {
+        sessionId: 'sess_a',
+        sessionStatus: 'COMPLETED',
+        caseIndex: 0,
+        input: 'hello 0',
+        output: 'hello 0',
+        expected: 'hello 0',
+        turnCount: 1,
+        scores: { met_sim: [{ status: 'SUCCESS', score: 1, reason: 'reason 1', passed: true, turnIndex: null }] },
+        passed: true,
+      },
+      {
+        sessionId: 'sess_b',
+        sessionStatus: 'COMPLETED',
+        caseIndex: 1,
+        input: '{"message":"hi","lang":"en"}',
+        output: 'bye',
+        expected: null,
+        turnCount: 2,
+        scores: {
+          met_sim: [
+            { status: 'SUCCESS', score: 0.75, reason: 'reason 0.75', passed: true, turnIndex: 0 },
+            { status: 'SUCCESS', score: 0.25, reason: 'reason 0.25', passed: false, turnIndex: 1 },
+          ],
+          met_ne: [{ status: 'SKIPPED', score: null, reason: 'skipped because', passed: null, turnIndex: null }],
+        },
+        passed: false,
+      },
+      {
+        sessionId: 'sess_c',
+        sessionStatus: 'FAILED',
+        caseIndex: null,
+        input: '—',
+        output: null,
+        expected: null,
+        turnCount: 0,
+        scores: {},
+        passed: true,
+      },
+    ]);
+  });
+
+  it("reads a case's input as text and the agent's answer from the last turn", () => {
+    expect(caseInputText('hi')).toBe('hi');
+    expect(caseInputText({ a: 1 })).toBe('{"a":1}');
+    expect(caseInputText(null, 'reach a refund')).toBe('reach a refund');
+    expect(caseInputText(undefined)).toBe('—');
+    expect(lastOutput([])).toBeNull();
+    expect(
+      lastOutput([
+        { index: 2, output: 'third' },
+        { index: 0, output: 'first' },
+      ]),
+    ).toBe('third');
+    expect(lastOutput([{ index: 0, output: null }])).toBeNull();
+  });
+});
+
+describe('run comparison views', () => {
+  const metric = (
+    metricId: string,
+    difference: number | null,
+    confidenceInterval: [number, number] | null,
+    verdict: MetricComparison['verdict'],
+    n = 40,
+  ): MetricComparison => ({
+    metricId,
+    name: metricId.replace(/^met_/, ''),
+    n,
+    onlyInBase: 0,
+    onlyInRun: 0,
+    baseScore: 0.6,
+    score: difference === null ? null : 0.6 + difference,
+    difference,
+    standardError: null,
+    confidenceInterval,
+    pValue: null,
+    adjustedPValue: null,
+    verdict,
+    minimumDetectableEffect: 0.1,
+  });
+
+  it('places dots and intervals on a scale from the smallest to the largest interval end and 0, with a zero line', () => {
+    const metrics = [
+      metric('met_worse', -0.15, [-0.25, -0.05], 'regressed'),
+      metric('met_better', 0.2, [0.05, 0.35], 'improved'),
+      metric('met_same', 0.02, [-0.08, 0.12], 'no_significant_change'),
+      metric('met_few', 0.1, null, 'not_enough_data', 3),
+    ];
+    const plot = forestPlot(metrics);
+    const { labelWidth, width, rightPadding, top, rowHeight, axisHeight } = FOREST_LAYOUT;
+    expect(plot.plotLeft).toBe(labelWidth);
+    expect(plot.plotRight).toBe(width - rightPadding);
+    // lowest -0.25, highest 0.35: span 0.6, padded by 0.03 each side
+    expect(plot.domain[0]).toBeCloseTo(-0.28, 10);
+    expect(plot.domain[1]).toBeCloseTo(0.38, 10);
+    const x = (v: number) => labelWidth + ((v + 0.28) / 0.66) * (width - rightPadding - labelWidth);
+    expect(plot.zeroX).toBeCloseTo(x(0), 6);
+    expect(plot.height).toBe(top + 4 * rowHeight + axisHeight);
+    expect(plot.axisY).toBe(top + 4 * rowHeight);
+    const [worse, better, same, few] = plot.rows;
+    expect(worse).toMatchObject({ metricId: 'met_worse', verdict: 'regressed', y: top + rowHeight / 2 });
+    expect(worse!.dotX).toBeCloseTo(x(-0.15), 6);
+    expect(worse!.x1).toBeCloseTo(x(-0.25), 6);
+    expect(worse!.x2).toBeCloseTo(x(-0.05), 6);
+    expect(worse!.x2!).toBeLessThan(plot.zeroX); // the whole interval left of zero
+    expect(better!.x1!).toBeGreaterThan(plot.zeroX);
+    expect(better!.y).toBe(top + rowHeight * 1.5);
+    expect(same!.x1!).toBeLessThan(plot.zeroX);
+    expect(same!.x2!).toBeGreaterThan(plot.zeroX);
+    // no interval: a dot alone
+    expect(few).toMatchObject({ x1: null, x2: null });
+    expect(few!.dotX).toBeCloseTo(x(0.1), 6);
+    // ticks every 0.2 inside the domain, labelled with their sign
+    expect(plot.ticks.map((t) => [t.value, t.label])).toEqual([
+      [-0.2, '−0.2'],
+      [0, '0'],
+      [0.2, '+0.2'],
+    ]);
+    expect(plot.ticks[1]!.x).toBeCloseTo(plot.zeroX, 6);
+  });
+
+  it('keeps zero inside the scale when every difference is on one side, and widens a scale of zeros', () => {
+    const plot = forestPlot([metric('met_a', 0.3, [0.2, 0.4], 'improved')]);
+    expect(plot.domain[0]).toBeCloseTo(-0.02, 10);
+    expect(plot.domain[1]).toBeCloseTo(0.42, 10);
+    expect(plot.zeroX).toBeGreaterThan(plot.plotLeft);
+    expect(plot.zeroX).toBeLessThan(plot.rows[0]!.x1!);
+    const flat = forestPlot([
+      metric('met_a', 0, null, 'not_enough_data'),
+      metric('met_b', null, null, 'not_enough_data'),
+    ]);
+    expect(flat.domain[0]).toBeCloseTo(-0.11, 10);
+    expect(flat.domain[1]).toBeCloseTo(0.11, 10);
+    expect(flat.zeroX).toBeCloseTo((flat.plotLeft + flat.plotRight) / 2, 6);
+    expect(flat.rows[1]).toMatchObject({ dotX: null, x1: null, x2: null });
+  });
+
+  it('draws at the page width, with less room for names on a phone', () => {
+    expect(forestLayout(760)).toEqual({ ...FOREST_LAYOUT, width: 760 });
+    expect(forestLayout(350)).toEqual({ ...FOREST_LAYOUT, width: 350, labelWidth: 120 });
+    const plot = forestPlot([metric('met_a', -0.1, [-0.2, 0], 'no_significant_change')], forestLayout(350));
+    expect(plot.plotLeft).toBe(120);
+    expect(plot.plotRight).toBe(350 - FOREST_LAYOUT.rightPadding);
+    // domain -0.21 to 0.01 (-0.2 and 0 padded by 5% of 0.2) over 120 to 326 px
+    expect(plot.rows[0]!.x1).toBeCloseTo(120 + (0.01 / 0.22) * 206, 6);
+    expect(plot.zeroX).toBeCloseTo(120 + (0.21 / 0.22) * 206, 6);
+  });
+
+  it('labels verdicts and signs differences', () => {
+    expect(verdictLabel('improved')).toBe('Improved');
+    expect(verdictLabel('regressed')).toBe('Regressed');
+    expect(verdictLabel('no_significant_change')).toBe('No significant change');
+    expect(verdictLabel('not_enough_data')).toBe('Not enough data');
+    expect(verdictLabel('something_new')).toBe('something_new');
+    expect(formatDifference(0.12)).toBe('+0.120');
+    expect(formatDifference(-0.15)).toBe('−0.150');
+    expect(formatDifference(-0.0001)).toBe('0.000');
+    expect(formatDifference(null)).toBe('—');
+    expect(formatDifferenceInterval([-0.25, -0.05])).toBe('−0.250 to −0.050');
+    expect(formatDifferenceInterval(null)).toBe('not enough pairs');
+    expect(formatPValue(0.0004)).toBe('< 0.001');
+    expect(formatPValue(0.0312)).toBe('0.031');
+    expect(formatPValue(null)).toBe('—');
+    expect(comparisonSentence(metric('met_worse', -0.15, [-0.25, -0.05], 'regressed'))).toBe(
+      'worse: regressed, difference −0.150, 95% interval −0.250 to −0.050, n = 40',
+    );
+  });
+
+  it('lists the cases that moved most by |difference|, each case and metric once, unmoved ones left out', () => {
+    const c = (testCaseId: string, metricId: string, difference: number | null): CaseComparison => ({
+      testCaseId,
+      metricId,
+      metricName: metricId,
+      input: testCaseId,
+      baseScore: 0.5,
+      score: difference === null ? null : 0.5 + difference,
+      difference,
+      baseSessionIds: [`sess_base_${testCaseId}`],
+      sessionIds: [`sess_${testCaseId}`],
+    });
+    const regressed = [c('tc_1', 'met_a', -0.9), c('tc_2', 'met_a', -0.3), c('tc_3', 'met_a', -0.3)];
+    const improved = [
+      c('tc_4', 'met_a', 0.5),
+      c('tc_5', 'met_b', 0.3),
+      c('tc_1', 'met_a', -0.9),
+      c('tc_6', 'met_a', 0),
+    ];
+    expect(movedMost(regressed, improved, 10).map((x) => [x.testCaseId, x.metricId, x.difference])).toEqual([
+      ['tc_1', 'met_a', -0.9],
+      ['tc_4', 'met_a', 0.5],
+      ['tc_2', 'met_a', -0.3], // ties: regressions first, then by test case
+      ['tc_3', 'met_a', -0.3],
+      ['tc_5', 'met_b', 0.3],
+    ]);
+    expect(movedMost(regressed, improved, 2).map((x) => x.testCaseId)).toEqual(['tc_1', 'tc_4']);
+    expect(movedMost([c('tc_7', 'met_a', null)], [], 5)).toEqual([]);
+  });
+});
+
+describe('monitor alerts and session scores', () => {
+  const results = {
+    metrics: [{ metricGroupId: 'mgrp_json', name: 'is_json', headline: point(0, null), buckets: [] }],
+  };
+
+  it("names a family, else shows its id, and states a rule's condition", () => {
+    expect(familyName(results, 'mgrp_json')).toBe('is_json');
+    expect(familyName(results, 'mgrp_gone')).toBe('mgrp_gone');
+    expect(alertRuleText({ below: 0.7, window: '1h', minSessions: 20 })).toBe(
+      'score below 0.700 over 1h, from 20 sessions',
+    );
+    expect(alertRuleText({ below: 0.5, window: '15m', minSessions: 1 })).toBe(
+      'score below 0.500 over 15m, from 1 session',
+    );
+  });
+
+  it("keeps each session's scores per family from this monitor only, human scores first", () => {
+    const scores = sessionScores(
+      [
+        evaluation('sess_a', 'met_json_2', 'SUCCESS', 0, { monitorId: 'mon_1', metricGroupId: 'mgrp_json' }),
+        evaluation('sess_a', 'met_json_2', 'SUCCESS', 1, { monitorId: 'mon_other', metricGroupId: 'mgrp_json' }),
+        evaluation('sess_b', 'met_json_2', 'SUCCESS', 0.2, {
+          monitorId: 'mon_1',
+          metricGroupId: 'mgrp_json',
+          humanScore: 0.9,
+          humanReason: 'a person disagreed',
+        }),
+        evaluation('sess_c', 'met_json_2', 'FAILED', null, { monitorId: 'mon_1', metricGroupId: 'mgrp_json' }),
+        evaluation('sess_d', 'met_x', 'SUCCESS', 1, { monitorId: null }),
+      ],
+      'mon_1',
+    );
+    expect([...scores.keys()]).toEqual(['sess_a', 'sess_b', 'sess_c']);
+    expect(scores.get('sess_a')!.get('mgrp_json')).toEqual([
+      { status: 'SUCCESS', score: 0, reason: 'reason 0', passed: null, turnIndex: null },
+    ]);
+    expect(scores.get('sess_b')!.get('mgrp_json')![0]).toMatchObject({ score: 0.9, reason: 'a person disagreed' });
+    expect(scores.get('sess_c')!.get('mgrp_json')![0]).toMatchObject({ status: 'FAILED', reason: 'failed because' });
+  });
+});
+
+describe('the comparison routes helper (hand-typed until the OpenAPI document has them)', () => {
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+  it('sends the key and the query (lists as repeated keys), and reads the total of a page of cases', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    const api = comparisonApi({
+      baseUrl: 'http://api.test/base/',
+      apiKey: 'evk_1',
+      fetch: async (url, init) => {
+        seen.push({ url, init });
+        return url.includes('/cases')
+          ? answer(200, [{ testCaseId: 'tc_1' }], { 'X-Total-Count': '7' })
+          : answer(200, {
+              runId: 'run 2',
+              baseRunId: 'run_1',
+              pairedBy: 'testCaseId',
+              verdict: 'improved',
+              metrics: [],
+            });
+      },
+    });
+    expect((await api.comparison('run 2', 'run_1')).verdict).toBe('improved');
+    const page = await api.cases('run 2', 'run_1', {
+      metricIds: ['met_a', 'met_b'],
+      changed: 'regressed',
+      sort: 'difference:asc',
+      limit: 10,
+    });
+    expect(page).toEqual({ items: [{ testCaseId: 'tc_1' }], total: 7 });
+    expect(seen.map((s) => s.url)).toEqual([
+      'http://api.test/base/runs/run%202/comparison?baseRunId=run_1',
+      'http://api.test/base/runs/run%202/comparison/cases?baseRunId=run_1&metricIds=met_a&metricIds=met_b&changed=regressed&sort=difference%3Aasc&limit=10',
+    ]);
+    expect(seen[0]!.init.headers).toMatchObject({ authorization: 'Bearer evk_1' });
+  });
+
+  it("turns an error answer into an ApiError with the API's error and message, and refuses a wrong shape", async () => {
+    const api = comparisonApi({
+      baseUrl: 'http://api.test',
+      apiKey: 'evk_1',
+      fetch: async (url) =>
+        url.includes('/cases')
+          ? answer(200, { not: 'a list' })
+          : answer(409, { error: 'Conflict', message: 'the run is RUNNING' }),
+    });
+    const error = await api.comparison('run_2', 'run_1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 409, error: 'Conflict', message: 'the run is RUNNING' });
+    await expect(api.cases('run_2', 'run_1')).rejects.toThrow(UnexpectedAnswerError);
   });
 });

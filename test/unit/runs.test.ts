@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deterministicSessionId } from '../../shared/domain/runs/session-ids.js';
-import { runView } from '../../shared/domain/runs/runs.js';
+import { runView, type RunWithFigures } from '../../shared/domain/runs/runs.js';
 import { parseRunJob } from '../../shared/queue/run-queue.js';
 import { addScore, emptySums, scorePoint } from '../../shared/domain/monitors/statistics.js';
 import type { StoredRun } from '../../shared/db/runs.js';
@@ -19,9 +19,18 @@ describe('run session ids', () => {
     expect(deterministicSessionId('run_B', 'tcase_1', at)).not.toBe(a);
     expect(decodeTime(a.slice(5))).toBe(at);
   });
+
+  it('differ per repetition; the first repetition keeps the id runs had before repetitions', () => {
+    const at = Date.parse('2026-11-24T06:00:00.123Z');
+    const first = deterministicSessionId('run_A', 'tcase_1', at);
+    expect(deterministicSessionId('run_A', 'tcase_1', at, 1)).toBe(first);
+    const ids = [1, 2, 3, 10].map((r) => deterministicSessionId('run_A', 'tcase_1', at, r));
+    expect(new Set(ids).size).toBe(4);
+    expect(ids.every((id) => decodeTime(id.slice(5)) === at)).toBe(true);
+  });
 });
 
-function storedRun(stats: StoredRun['_stats']): StoredRun {
+function storedRun(stats: StoredRun['_stats'], extra: Partial<RunWithFigures> = {}): RunWithFigures {
   return {
     id: 'run_X',
     organizationId: 'org_X',
@@ -32,6 +41,8 @@ function storedRun(stats: StoredRun['_stats']): StoredRun {
     testIds: ['test_X'],
     specificationIds: [],
     metricIds: Object.keys(stats),
+    repetitions: 1,
+    threshold: 0.5,
     status: 'RUNNING',
     progress: { total: 40, pending: 0, running: 0, completed: 40, failed: 0 },
     error: null,
@@ -43,6 +54,7 @@ function storedRun(stats: StoredRun['_stats']): StoredRun {
     ],
     _stats: stats,
     _metricNames: { met_a: 'alpha', met_b: 'beta' },
+    ...extra,
   };
 }
 
@@ -66,6 +78,7 @@ describe('the run record', () => {
       skipped: 1,
       score: expected.score,
       confidenceInterval: expected.confidenceInterval,
+      passRate: null,
     });
     expect(view.metrics[0]!.confidenceInterval!.lower).toBeLessThan(view.metrics[0]!.score!);
     expect(view.metrics[1]).toMatchObject({ metricId: 'met_b', evaluated: 29, score: 0.5, confidenceInterval: null });
@@ -75,8 +88,43 @@ describe('the run record', () => {
   it('shows a metric nothing scored yet as null', () => {
     const view = runView(storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 3, skipped: 0 } }));
     expect(view.metrics).toEqual([
-      { metricId: 'met_a', name: 'alpha', evaluated: 0, failed: 3, skipped: 0, score: null, confidenceInterval: null },
+      {
+        metricId: 'met_a',
+        name: 'alpha',
+        evaluated: 0,
+        failed: 3,
+        skipped: 0,
+        score: null,
+        confidenceInterval: null,
+        passRate: null,
+      },
     ]);
+  });
+
+  it('shows the pass figures kept at the finish; pass^k and pass@k only with repetitions', () => {
+    const stats = {
+      met_a: { n: 4, sx: 2, sxx: 1, failed: 0, skipped: 0 },
+      met_b: { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 },
+    };
+    const figures = { met_a: { passRate: 0.75, passAllK: 0.5, passAnyK: 1 } };
+    const once = runView(storedRun(stats, { _passFigures: figures }));
+    expect(once.metrics.map((m) => m.passRate)).toEqual([0.75, null]);
+    expect(once.metrics.every((m) => !('passAllK' in m) && !('passAnyK' in m))).toBe(true);
+    const repeated = runView(storedRun(stats, { _passFigures: figures, repetitions: 3, threshold: 0.8 }));
+    expect(repeated).toMatchObject({ repetitions: 3, threshold: 0.8 });
+    expect(repeated.metrics.map((m) => [m.passRate, m.passAllK, m.passAnyK])).toEqual([
+      [0.75, 0.5, 1],
+      [null, null, null],
+    ]);
+  });
+
+  it('reads a run stored before repetitions as one repetition at threshold 0.5, and shows no internal field', () => {
+    const old = storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 } }) as Partial<RunWithFigures>;
+    delete old.repetitions;
+    delete old.threshold;
+    const view = runView({ ...(old as RunWithFigures), _fanoutDone: true } as RunWithFigures);
+    expect(view).toMatchObject({ repetitions: 1, threshold: 0.5 });
+    expect(Object.keys(view).filter((k) => k.startsWith('_'))).toEqual([]);
   });
 });
 

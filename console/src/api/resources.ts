@@ -1,21 +1,29 @@
-import type { ApiClient } from './client';
+import type { ApiClient } from './client.js';
 import {
+  asAlert,
+  asAlertRule,
   asEvaluation,
   asList,
   asMonitor,
+  asNamed,
+  asTestCase,
   asMonitorResults,
   asRun,
   asSession,
   asSpan,
   asTurn,
+  type Alert,
+  type AlertRule,
   type Evaluation,
   type Monitor,
   type MonitorResults,
+  type Named,
   type Run,
   type Session,
   type Span,
+  type TestCase,
   type Turn,
-} from '../view-models';
+} from '../view-models.js';
 
 /** A non-2xx answer: its status and the API's `{error, message}` body. */
 export class ApiError extends Error {
@@ -82,6 +90,31 @@ async function all<T>(
   }
 }
 
+/** `ids` in groups of `size` (a list filter takes a bounded number of ids). */
+export function chunks<T>(ids: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < ids.length; i += size) out.push(ids.slice(i, i + size));
+  return out;
+}
+
+/** `read` over each group of at most `size` ids, `parallel` groups at a time, answers in order. */
+async function byChunks<T>(
+  ids: string[],
+  size: number,
+  read: (group: string[]) => Promise<T[]>,
+  parallel = 4,
+): Promise<T[]> {
+  const groups = chunks([...new Set(ids)], size);
+  const answers: T[][] = new Array(groups.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, groups.length) }, async () => {
+      for (let i = next++; i < groups.length; i = next++) answers[i] = await read(groups[i]!);
+    }),
+  );
+  return answers.flat();
+}
+
 /** The reads the console makes, each answer narrowed to its view model. */
 export function resources(api: ApiClient, signal?: AbortSignal) {
   return {
@@ -112,6 +145,101 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
           }),
         ),
         asSession,
+      ),
+    /** Every session of a run, oldest first (pages of 1000). */
+    allRunSessions: (runId: string): Promise<Session[]> =>
+      all(
+        (offset) =>
+          unwrap(
+            api.GET('/sessions', {
+              params: { query: { runIds: [runId], offset, limit: 1000, sort: ['createdAt:asc'] } },
+              signal,
+            }),
+          ),
+        asSession,
+        100_000,
+      ),
+    /** The other finished runs of a test, newest first (the first 100). */
+    finishedRunsOfTest: async (testId: string): Promise<Run[]> =>
+      page(
+        await unwrap(
+          api.GET('/runs', {
+            params: {
+              query: {
+                testIds: [testId],
+                statuses: ['COMPLETED', 'FAILED', 'CANCELLED'],
+                limit: 100,
+                sort: ['createdAt:desc'],
+              },
+            },
+            signal,
+          }),
+        ),
+        asRun,
+      ).items,
+    getProduct: async (id: string): Promise<Named> =>
+      asNamed((await unwrap(api.GET('/products/{id}', { params: { path: { id } }, signal }))).body),
+    getVersion: async (id: string): Promise<Named> =>
+      asNamed((await unwrap(api.GET('/versions/{id}', { params: { path: { id } }, signal }))).body),
+    getTest: async (id: string): Promise<Named> =>
+      asNamed((await unwrap(api.GET('/tests/{id}', { params: { path: { id } }, signal }))).body),
+    /** Test cases of the tests `testIds` by id (groups of 100, the filter's bound). */
+    testCases: (testIds: string[], ids: string[]): Promise<TestCase[]> =>
+      byChunks(ids, 100, (group) =>
+        all(
+          (offset) =>
+            unwrap(
+              api.GET('/testCases', {
+                params: { query: { testIds: testIds.slice(0, 100), ids: group, offset, limit: 1000 } },
+                signal,
+              }),
+            ),
+          asTestCase,
+        ),
+      ),
+    /** The turns of many sessions (groups of 50, the filter's bound). */
+    turnsOf: (sessionIds: string[]): Promise<Turn[]> =>
+      byChunks(sessionIds, 50, (group) =>
+        all(
+          (offset) =>
+            unwrap(
+              api.GET('/inferenceResults', { params: { query: { sessionIds: group, offset, limit: 1000 } }, signal }),
+            ),
+          asTurn,
+          100_000,
+        ),
+      ),
+    /** The evaluations of many sessions (groups of 50, the filter's bound). */
+    evaluationsOf: (sessionIds: string[]): Promise<Evaluation[]> =>
+      byChunks(sessionIds, 50, (group) =>
+        all(
+          (offset) =>
+            unwrap(api.GET('/evaluations', { params: { query: { sessionIds: group, offset, limit: 1000 } }, signal })),
+          asEvaluation,
+          100_000,
+        ),
+      ),
+    monitorOpenAlerts: (id: string): Promise<Alert[]> =>
+      all(
+        (offset) =>
+          unwrap(
+            api.GET('/monitors/{id}/alerts', {
+              params: { path: { id }, query: { statuses: ['OPEN'], offset, limit: 1000, sort: ['createdAt:desc'] } },
+              signal,
+            }),
+          ),
+        asAlert,
+      ),
+    monitorAlertRules: (id: string): Promise<AlertRule[]> =>
+      all(
+        (offset) =>
+          unwrap(
+            api.GET('/monitors/{id}/alertRules', {
+              params: { path: { id }, query: { offset, limit: 1000, sort: ['createdAt:asc'] } },
+              signal,
+            }),
+          ),
+        asAlertRule,
       ),
     getSession: async (id: string): Promise<Session> =>
       asSession((await unwrap(api.GET('/sessions/{id}', { params: { path: { id } }, signal }))).body),

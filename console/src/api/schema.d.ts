@@ -951,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run
-         * @description The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics). Answers the PENDING run with `progress.total` counted (at most 5,000 cases); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.
+         * @description The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), `repetitions` times each (1–10, default 1; each time its own session, with `repetition`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics); `threshold` (0–1, default 0.5) is the score a case must reach to pass. Answers the PENDING run with `progress.total` = cases × repetitions (at most 5,000 sessions; more is a 400 naming both numbers); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.
          */
         post: operations["runsCreate"];
         delete?: never;
@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Read a run
-         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions).
+         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one).
          */
         get: operations["runsGet"];
         put?: never;
@@ -994,6 +994,66 @@ export interface paths {
          * @description Cancels a PENDING or RUNNING run: sessions with no turn yet become FAILED (`stoppingReason: "cancelled"`), sessions mid-conversation stop after their current call. A finished run is a 409.
          */
         post: operations["runsCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{id}/comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare a run with a base run
+         * @description Compares two finished runs of the organization, paired by `testCaseId`: a case’s score for a metric is the mean of its SUCCESS evaluations over its sessions in the run (every repetition). For each metric scored in both runs (by name, then id): `n` paired cases, `onlyInBase`/`onlyInRun`, the mean scores over the pairs, `difference` (the mean paired difference), its `standardError`, a 95% `confidenceInterval` (Student t, n − 1 degrees of freedom), the two-sided paired t-test `pValue`, Holm’s `adjustedPValue` over this comparison’s metrics, the `minimumDetectableEffect` at 80% power and a `verdict` (`improved` or `regressed` when the adjusted p is below 0.05, `not_enough_data` under 2 pairs). The top `verdict` is `regressed` when any metric regressed. `baseRunId` is required.
+         */
+        get: operations["runsComparison"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{id}/comparison/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the compared cases
+         * @description One row per paired test case and compared metric of `GET /runs/{id}/comparison` (same `baseRunId`, same refusals): the case’s input (first 200 characters), both scores, `difference` (score − baseScore) and the sessions behind each. `metricIds` keeps those metrics; `changed` keeps `regressed` (difference < 0), `improved` (> 0), `unchanged` (= 0) or `any` (the default); `sort` is `difference:asc` (the default: the worst regressions first), `difference:desc`, `testCaseId:asc` or `testCaseId:desc`, ties by `testCaseId` ascending; `limit` 1–1000 (default 100) and `offset` page it, the number of rows in `X-Total-Count`.
+         */
+        get: operations["runsComparisonCases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{id}/junit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a run as JUnit XML
+         * @description A finished run as a JUnit document (`application/xml`) for a CI server: a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored (`classname` the test’s name, `name` the first 100 characters of the case input). A case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.
+         */
+        get: operations["runsJunit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1801,6 +1861,8 @@ export interface components {
             testCaseId: string | null;
             /** @description the run that created the session */
             runId?: string | null;
+            /** @description a run’s session: which repetition of its test case (1-based) */
+            repetition?: number | null;
             context: {
                 [key: string]: unknown;
             } | null;
@@ -1949,6 +2011,8 @@ export interface components {
             testIds: string[];
             specificationIds: string[];
             metricIds: string[];
+            repetitions: number;
+            threshold: number;
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
             progress: {
@@ -1970,6 +2034,12 @@ export interface components {
                     lower: number;
                     upper: number;
                 } | null;
+                /** @description the share of SUCCESS evaluations scoring at least the threshold; null with none, and until the run has finished */
+                passRate: number | null;
+                /** @description repetitions > 1 only. pass^k: the share of cases that pass in every repetition, over the cases with a SUCCESS evaluation of the metric; null with none, and until the run has finished */
+                passAllK?: number | null;
+                /** @description repetitions > 1 only. pass@k: the share of cases that pass in at least one repetition; null with none, and until the run has finished */
+                passAnyK?: number | null;
             }[];
             error: string | null;
             /** Format: date-time */
@@ -1978,6 +2048,60 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             finishedAt: string | null;
+        };
+        /** RunComparison */
+        RunComparison: {
+            /** @description an identifier (letters, digits, _ and -) */
+            runId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            baseRunId: string;
+            /** @constant */
+            pairedBy: "testCaseId";
+            /** @enum {string} */
+            verdict: "improved" | "regressed" | "no_significant_change" | "not_enough_data";
+            metrics: {
+                /** @description an identifier (letters, digits, _ and -) */
+                metricId: string;
+                name: string;
+                /** @description test cases with a score in both runs */
+                n: number;
+                /** @description test cases only the base run scored */
+                onlyInBase: number;
+                /** @description test cases only this run scored */
+                onlyInRun: number;
+                baseScore: number | null;
+                score: number | null;
+                /** @description score − baseScore: the mean of the paired differences */
+                difference: number | null;
+                /** @description s_d / √n; null when n < 2 */
+                standardError: number | null;
+                /** @description 95% interval of the difference, Student t with n − 1 degrees of freedom; null when n < 2 */
+                confidenceInterval: number[] | null;
+                /** @description two-sided paired t-test of difference = 0; null when n < 2 */
+                pValue: number | null;
+                /** @description Holm-adjusted over the metrics of this comparison; null when n < 2 */
+                adjustedPValue: number | null;
+                /** @enum {string} */
+                verdict: "improved" | "regressed" | "no_significant_change" | "not_enough_data";
+                /** @description (t₀.₉₇₅ + t₀.₈₀)·standardError: the smallest difference n cases detect 80% of the time */
+                minimumDetectableEffect: number | null;
+            }[];
+        };
+        /** ComparisonCase */
+        ComparisonCase: {
+            /** @description an identifier (letters, digits, _ and -) */
+            testCaseId: string;
+            /** @description an identifier (letters, digits, _ and -) */
+            metricId: string;
+            metricName: string;
+            /** @description the test case input, first 200 characters */
+            input: string | null;
+            baseScore: number;
+            score: number;
+            /** @description score − baseScore */
+            difference: number;
+            baseSessionIds: string[];
+            sessionIds: string[];
         };
         /**
          * Monitor
@@ -13471,6 +13595,8 @@ export interface operations {
                      *         "metricIds": [
                      *           "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *         ],
+                     *         "repetitions": 1,
+                     *         "threshold": 0.5,
                      *         "status": "RUNNING",
                      *         "progress": {
                      *           "total": 2,
@@ -13487,7 +13613,8 @@ export interface operations {
                      *             "failed": 0,
                      *             "skipped": 0,
                      *             "score": 1,
-                     *             "confidenceInterval": null
+                     *             "confidenceInterval": null,
+                     *             "passRate": null
                      *           }
                      *         ],
                      *         "error": null,
@@ -13575,7 +13702,9 @@ export interface operations {
                  * @example {
                  *       "versionId": "ver_01JDA1C5V7Z9X1B3N5M7Q9W1ER",
                  *       "testId": "test_01JDA1G9N1M3Q5W7E9R1T3Y5UI",
-                 *       "name": "nightly billing run"
+                 *       "name": "nightly billing run",
+                 *       "repetitions": 3,
+                 *       "threshold": 0.7
                  *     }
                  */
                 "application/json": {
@@ -13587,6 +13716,10 @@ export interface operations {
                     testCaseIds?: string[];
                     metricIds?: string[];
                     name?: string;
+                    /** @description how many times each test case runs, as separate sessions (default 1) */
+                    repetitions?: number;
+                    /** @description the score a case must reach to pass a metric (default 0.5) */
+                    threshold?: number;
                 };
             };
         };
@@ -13614,10 +13747,12 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
+                     *       "repetitions": 3,
+                     *       "threshold": 0.7,
                      *       "status": "PENDING",
                      *       "progress": {
-                     *         "total": 2,
-                     *         "pending": 2,
+                     *         "total": 6,
+                     *         "pending": 6,
                      *         "running": 0,
                      *         "completed": 0,
                      *         "failed": 0
@@ -13773,6 +13908,8 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
+                     *       "repetitions": 1,
+                     *       "threshold": 0.5,
                      *       "status": "RUNNING",
                      *       "progress": {
                      *         "total": 2,
@@ -13789,7 +13926,8 @@ export interface operations {
                      *           "failed": 0,
                      *           "skipped": 0,
                      *           "score": 1,
-                     *           "confidenceInterval": null
+                     *           "confidenceInterval": null,
+                     *           "passRate": null
                      *         }
                      *       ],
                      *       "error": null,
@@ -13927,6 +14065,8 @@ export interface operations {
                      *       "metricIds": [
                      *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
                      *       ],
+                     *       "repetitions": 1,
+                     *       "threshold": 0.5,
                      *       "status": "CANCELLED",
                      *       "progress": {
                      *         "total": 2,
@@ -13943,7 +14083,8 @@ export interface operations {
                      *           "failed": 0,
                      *           "skipped": 0,
                      *           "score": 1,
-                     *           "confidenceInterval": null
+                     *           "confidenceInterval": null,
+                     *           "passRate": null
                      *         }
                      *       ],
                      *       "error": null,
@@ -14025,6 +14166,484 @@ export interface operations {
                      * @example {
                      *       "error": "Conflict",
                      *       "message": "the run is already COMPLETED, FAILED or CANCELLED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runsComparison: {
+        parameters: {
+            query: {
+                baseRunId: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                     *       "baseRunId": "run_01JDA0Z8M4N6B8V0C2X4Z6L8KJ",
+                     *       "pairedBy": "testCaseId",
+                     *       "verdict": "regressed",
+                     *       "metrics": [
+                     *         {
+                     *           "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *           "name": "politeness",
+                     *           "n": 48,
+                     *           "onlyInBase": 2,
+                     *           "onlyInRun": 0,
+                     *           "baseScore": 0.86,
+                     *           "score": 0.79,
+                     *           "difference": -0.07,
+                     *           "standardError": 0.021,
+                     *           "confidenceInterval": [
+                     *             -0.1122,
+                     *             -0.0278
+                     *           ],
+                     *           "pValue": 0.0017,
+                     *           "adjustedPValue": 0.0034,
+                     *           "verdict": "regressed",
+                     *           "minimumDetectableEffect": 0.0602
+                     *         },
+                     *         {
+                     *           "metricId": "met_text_similarity",
+                     *           "name": "text_similarity",
+                     *           "n": 48,
+                     *           "onlyInBase": 2,
+                     *           "onlyInRun": 0,
+                     *           "baseScore": 0.71,
+                     *           "score": 0.72,
+                     *           "difference": 0.01,
+                     *           "standardError": 0.018,
+                     *           "confidenceInterval": [
+                     *             -0.0262,
+                     *             0.0462
+                     *           ],
+                     *           "pValue": 0.58,
+                     *           "adjustedPValue": 0.58,
+                     *           "verdict": "no_significant_change",
+                     *           "minimumDetectableEffect": 0.0516
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunComparison"];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run belongs to another organization; or `baseRunId` names another organization’s run */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no run with this id; or `baseRunId` names no run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description either run is PENDING or RUNNING (the message names which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "either run is PENDING or RUNNING (the message names which)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runsComparisonCases: {
+        parameters: {
+            query: {
+                baseRunId: string;
+                metricIds?: string[];
+                changed?: "regressed" | "improved" | "unchanged" | "any";
+                sort?: "difference:asc" | "difference:desc" | "testCaseId:asc" | "testCaseId:desc";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of matches; the total in X-Total-Count */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "testCaseId": "tcase_01JDA1H2O4P6A8S0D2F4G6H8JK",
+                     *         "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *         "metricName": "politeness",
+                     *         "input": "Where is my refund? I was charged twice for order 1042.",
+                     *         "baseScore": 0.9,
+                     *         "score": 0.35,
+                     *         "difference": -0.55,
+                     *         "baseSessionIds": [
+                     *           "sess_01JDA0Z9Q1W3E5R7T9Y1U3I5OP"
+                     *         ],
+                     *         "sessionIds": [
+                     *           "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *           "sess_01JDA1J5L7Z9X1C3V5B7N9M1QX"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ComparisonCase"][];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run belongs to another organization; or `baseRunId` names another organization’s run */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no run with this id; or `baseRunId` names no run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description either run is PENDING or RUNNING (the message names which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "either run is PENDING or RUNNING (the message names which)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runsJunit: {
+        parameters: {
+            query?: {
+                baseRunId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <testsuites name="nightly billing run" tests="3" failures="2" errors="0">
+                     *       <testsuite name="politeness" tests="2" failures="1" errors="0">
+                     *         <testcase classname="billing questions" name="Where is my refund? I was charged twice for order 1042."/>
+                     *         <testcase classname="billing questions" name="Cancel my subscription &amp; refund the last month">
+                     *           <failure message="score 0.35 is below the threshold 0.5: The answer is curt and does not apologise.">test case tcase_01JDA1H2O4P6A8S0D2F4G6H8JK: mean score 0.35 over 1 evaluation
+                     *     repetition 1, session sess_01JDA1J5L7Z9X1C3V5B7N9M1QW: 0.35: The answer is curt and does not apologise.</failure>
+                     *         </testcase>
+                     *       </testsuite>
+                     *       <testsuite name="comparison" tests="1" failures="1" errors="0">
+                     *         <testcase classname="comparison" name="politeness">
+                     *           <failure message="difference -0.07 (95% CI [-0.1122, -0.0278]), adjusted p 0.0034">metric met_01JDA1E3T5Y7U9I1O3P5A7S9DF regressed against run run_01JDA0Z8M4N6B8V0C2X4Z6L8KJ</failure>
+                     *         </testcase>
+                     *       </testsuite>
+                     *     </testsuites>
+                     */
+                    "application/xml": string;
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run belongs to another organization; or `baseRunId` names another organization’s run */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no run with this id; or `baseRunId` names no run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "run id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the run (or the base run) is PENDING or RUNNING (the message names which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "the run (or the base run) is PENDING or RUNNING (the message names which)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,7 +1,9 @@
 import { scoreChart } from '../chart';
 import { badge, facts, h, link, table } from '../dom';
 import {
+  alertRuleText,
   familyMarkers,
+  familyName,
   familySeries,
   formatDay,
   formatInterval,
@@ -10,13 +12,18 @@ import {
   formatTime,
   href,
   RESULT_DAYS,
+  sessionScores,
+  type Alert,
+  type AlertRule,
   type Monitor,
   type MonitorResults,
   type ResultsFamily,
+  type ScoreCell,
   type ScorePoint,
 } from '../view-models';
 import type { PageContext } from './context';
 import { spendCell } from './monitors';
+import { scoresView } from './scores';
 
 function pointText(p: ScorePoint): string {
   const base = `score ${formatScore(p.score)} from ${p.scoredSessions} scored session${p.scoredSessions === 1 ? '' : 's'}`;
@@ -74,9 +81,18 @@ function familySection(_results: MonitorResults, family: ResultsFamily): { secti
   return { section, chart };
 }
 
-/** `#/monitors/{id}?days=N`: the results route drawn as charts, markers, spend and sessions. */
+/**
+ * `#/monitors/{id}?days=N`: open alerts and alert rules, the results route drawn as charts,
+ * markers and spend, and the sessions with each scored one's scores.
+ */
 export async function monitorPage(ctx: PageContext, id: string, days: number): Promise<void> {
-  const [monitor, results] = await Promise.all([ctx.api.getMonitor(id), ctx.api.monitorResults(id, days)]);
+  const [monitor, results, alerts, rules] = await Promise.all([
+    ctx.api.getMonitor(id),
+    ctx.api.monitorResults(id, days),
+    ctx.api.monitorOpenAlerts(id),
+    ctx.api.monitorAlertRules(id),
+  ]);
+  const scores = sessionScores(await ctx.api.evaluationsOf(results.sessions.scored.map((s) => s.sessionId)), id);
   const windows = h(
     'nav',
     { class: 'windows', 'aria-label': 'Results window' },
@@ -96,6 +112,7 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
   ctx.show(
     monitor.name,
     monitorFacts(monitor, results),
+    alertsSection(results, alerts),
     windows,
     h(
       'section',
@@ -129,7 +146,8 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
         ? families.map((f) => f.section)
         : h('p', { 'data-state': 'empty' }, 'This monitor binds no metric family.'),
     ),
-    sessionsSection(results),
+    alertRulesSection(id, results, rules),
+    sessionsSection(results, scores),
   );
   const range = { from: Date.parse(results.range.from) / 1000, to: Date.parse(results.range.to) / 1000 };
   results.metrics.forEach((family, i) => {
@@ -155,7 +173,54 @@ function monitorFacts(monitor: Monitor, results: MonitorResults): HTMLElement {
   ]);
 }
 
-function sessionsSection(results: MonitorResults): HTMLElement {
+function alertsSection(results: MonitorResults, alerts: Alert[]): HTMLElement {
+  return h(
+    'section',
+    { 'aria-labelledby': 'alerts-h', class: alerts.length ? 'card card-alert' : 'card' },
+    h('h2', { id: 'alerts-h' }, `Open alerts (${alerts.length})`),
+    alerts.length
+      ? table(
+          'Open alerts, newest first',
+          ['Metric', 'Score', 'Fires when', 'Scored sessions', 'Opened'],
+          alerts.map((a) => [
+            familyName(results, a.metricGroupId),
+            formatScore(a.score),
+            alertRuleText(a),
+            String(a.scoredSessions),
+            formatTime(a.openedAt),
+          ]),
+          { 'data-testid': 'open-alerts' },
+        )
+      : h('p', { 'data-state': 'empty' }, 'No open alert.'),
+  );
+}
+
+function alertRulesSection(id: string, results: MonitorResults, rules: AlertRule[]): HTMLElement {
+  return h(
+    'section',
+    { 'aria-labelledby': 'rules-h' },
+    h('h2', { id: 'rules-h' }, `Alert rules (${rules.length})`),
+    rules.length
+      ? table(
+          'Alert rules',
+          ['Metric', 'Fires when', 'State', 'Created'],
+          rules.map((r) => [
+            familyName(results, r.metricGroupId),
+            alertRuleText(r),
+            r.openAlertId ? badge('OPEN') : 'no open alert',
+            formatTime(r.createdAt),
+          ]),
+          { 'data-testid': 'alert-rules' },
+        )
+      : h(
+          'p',
+          { 'data-state': 'empty' },
+          `No alert rule. Create one with POST /monitors/${id}/alertRules; its alerts show above.`,
+        ),
+  );
+}
+
+function sessionsSection(results: MonitorResults, scores: Map<string, Map<string, ScoreCell[]>>): HTMLElement {
   const { scored, waiting } = results.sessions;
   return h(
     'section',
@@ -164,15 +229,17 @@ function sessionsSection(results: MonitorResults): HTMLElement {
     scored.length
       ? table(
           `Scored sessions, newest first (${scored.length})`,
-          ['Session', 'Scored at', 'Turns when scored', 'First user turn'],
+          ['Session', 'Scored at', 'Turns when scored', 'First user turn', ...results.metrics.map((m) => m.name)],
           scored.map((s) => [
             link(href({ page: 'session', id: s.sessionId }), s.sessionId),
-            formatTime(s.evaluatedAt),
+            h('span', { class: 'nowrap' }, formatTime(s.evaluatedAt)),
             s.settledAtTurn === null ? '—' : String(s.settledAtTurn),
             s.description,
+            ...results.metrics.map((m) => scoresView(scores.get(s.sessionId)?.get(m.metricGroupId))),
           ]),
           { 'data-testid': 'scored-sessions' },
           [3],
+          (i) => ({ 'data-session-id': scored[i]!.sessionId }),
         )
       : h('p', { 'data-state': 'empty' }, 'No session scored in this window.'),
     waiting.length

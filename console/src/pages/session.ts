@@ -11,14 +11,16 @@ import {
   type Turn,
 } from '../view-models';
 import type { PageContext } from './context';
+import { nameOf } from './runs';
 
-function sessionFacts(session: Session): HTMLElement {
+function sessionFacts(session: Session, names: { version: string; run: string | null }): HTMLElement {
   const pairs: [string, Node | string][] = [
     ['Status', badge(session.status)],
     ['Kind', session.isProduction ? 'production traffic' : 'test'],
-    ['Version', session.versionId],
+    ['Version', names.version],
   ];
-  if (session.runId) pairs.push(['Run', link(href({ page: 'run', id: session.runId, offset: 0 }), session.runId)]);
+  if (session.runId)
+    pairs.push(['Run', link(href({ page: 'run', id: session.runId, offset: 0 }), names.run ?? session.runId)]);
   if (session.testCaseId) pairs.push(['Test case', session.testCaseId]);
   if (session.customId) pairs.push(['Custom id', session.customId]);
   pairs.push(
@@ -130,16 +132,18 @@ function evaluationsView(evaluations: Evaluation[], turns: Turn[]): HTMLElement 
 /** `#/sessions/{id}`: the session, its turns, its spans as a tree with timings, its evaluations with reasons. */
 export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
   const session = await ctx.api.getSession(id);
-  const [turns, spans, evaluations] = await Promise.all([
+  const [turns, spans, evaluations, version, run] = await Promise.all([
     ctx.api.sessionTurns(id),
     ctx.api.sessionSpans(id),
     ctx.api.sessionEvaluations(id),
+    nameOf(ctx.api.getVersion, session.versionId),
+    session.runId ? nameOf(ctx.api.getRun, session.runId) : Promise.resolve(null),
   ]);
   turns.sort((a, b) => a.index - b.index);
   const tree = spanTree(spans);
   ctx.show(
     `Session ${session.id}`,
-    sessionFacts(session),
+    sessionFacts(session, { version, run }),
     h(
       'section',
       { 'aria-labelledby': 'turns-h' },

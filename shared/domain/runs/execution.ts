@@ -129,7 +129,9 @@ export async function processFanout(
   );
   const take = cases.slice(0, Math.max(0, entry.caseCount - offset));
   const cancelled = run.status === 'CANCELLED';
-  const sessions = take.map((testCase) => newRunSession(run, entry, testCase, cancelled, now));
+  const sessions = [...withRepetitions(take, run.repetitions ?? 1)].map(([testCase, repetition]) =>
+    newRunSession(run, entry, testCase, repetition, cancelled, now),
+  );
   const ref: RunRef = { organizationId: run.organizationId, runId: run.id, shards: run._shards };
   const created = await createRunSessions(sessions, (group) =>
     cancelled
@@ -227,11 +229,12 @@ function newRunSession(
   run: StoredRun,
   entry: RunPlanEntry,
   testCase: TestCase,
+  repetition: number,
   cancelled: boolean,
   now: string,
 ): RunSession {
   return {
-    id: deterministicSessionId(run.id, testCase.id, Date.parse(run.createdAt)),
+    id: deterministicSessionId(run.id, testCase.id, Date.parse(run.createdAt), repetition),
     organizationId: run.organizationId,
     productId: run.productId,
     versionId: run.versionId,
@@ -240,6 +243,7 @@ function newRunSession(
     testId: entry.testId,
     testCaseId: testCase.id,
     runId: run.id,
+    repetition,
     context: testCase.context === null ? null : { value: testCase.context },
     stoppingReason: cancelled ? CANCELLED_REASON : null,
     recordingUri: null,
@@ -256,6 +260,11 @@ function newRunSession(
     _phase: cancelled ? 'DONE' : 'QUEUED',
     _runId: run.id,
   };
+}
+
+/** Each case once per repetition (1-based): a page of cases becomes cases × repetitions sessions. */
+function* withRepetitions(cases: TestCase[], repetitions: number): Generator<[TestCase, number]> {
+  for (const testCase of cases) for (let r = 1; r <= repetitions; r++) yield [testCase, r];
 }
 
 /** One page of an entry's cases; `positions` is how far the page moved (deleted cases included). */

@@ -17,10 +17,12 @@ import {
   type StoredRun,
 } from '../../db/runs.js';
 import { logger } from '../../observability/logger.js';
+import { runResults, storePassFigures } from '../../db/run-results.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import {
+  DEFAULT_THRESHOLD,
   FINISHED_RUN_STATUSES,
   MAX_RUN_CASES,
   type Run,
@@ -42,6 +44,7 @@ import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
 import { shardOfSession, type RunRef } from './counting.js';
+import { passFigures, type PassFigures } from './pass-rates.js';
 
 /** The reason a session ends when its run is cancelled. */
 export const CANCELLED_REASON = 'cancelled';
@@ -168,11 +171,15 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     }
   }
 
-  const total = plan.reduce((n, p) => n + p.caseCount, 0);
-  if (total === 0)
+  const cases = plan.reduce((n, p) => n + p.caseCount, 0);
+  if (cases === 0)
     throw new ValidationError(`nothing to run: the ${input.testId ? 'test has' : 'tests have'} no test cases`);
+  const repetitions = input.repetitions ?? 1;
+  const total = cases * repetitions;
   if (total > MAX_RUN_CASES)
-    throw new ValidationError(`a run may execute at most ${MAX_RUN_CASES} test cases; this one has ${total}`);
+    throw new ValidationError(
+      `repetitions: a run may execute at most ${MAX_RUN_CASES} sessions (test cases × repetitions); this one has ${cases} test cases × ${repetitions} repetition${repetitions === 1 ? '' : 's'} = ${total}`,
+    );
 
   const now = clock.now().toISOString();
   const metricIds = [...names.keys()];
@@ -191,6 +198,8 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
       ...new Set(plan.map((p) => p.specificationId).filter((s): s is string => s !== null)),
     ],
     metricIds,
+    repetitions,
+    threshold: input.threshold ?? DEFAULT_THRESHOLD,
     status: 'PENDING',
     progress: { total, pending: total, running: 0, completed: 0, failed: 0 },
     error: null,
@@ -234,36 +243,62 @@ export function countersOf(
   };
 }
 
-/** The record a client sees: internal fields dropped, per-metric scores derived from the counters. */
-export function runView(run: StoredRun, sums?: ShardSums): Run {
-  const { _plan, _stats: _s, _metricNames, _shards, _final, _fanoutDone, ...rest } = run;
-  void _plan;
-  void _s;
-  void _shards;
-  void _final;
-  void _fanoutDone;
+/** A stored run with the pass figures kept once it finished (absent before, and on runs older than them). */
+export type RunWithFigures = StoredRun & { _passFigures?: Record<string, PassFigures> };
+
+/**
+ * The record a client sees: internal fields dropped, per-metric scores derived from the counters
+ * (its shards' sums while it runs), pass rates from the figures kept when the run finished. Runs
+ * stored before repetitions and thresholds existed read as one repetition at 0.5.
+ */
+export function runView(run: RunWithFigures, sums?: ShardSums): Run {
+  const rest = Object.fromEntries(Object.entries(run).filter(([k]) => !k.startsWith('_'))) as Omit<
+    StoredRun,
+    '_plan' | '_stats' | '_metricNames'
+  >;
+  const repetitions = run.repetitions ?? 1;
   const counters = countersOf(run, sums);
   const metrics: RunMetric[] = run.metricIds.map((metricId) => {
     const st = counters.stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
+    const pass = run._passFigures?.[metricId];
     const point = scorePoint(
       st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx },
     );
     return {
       metricId,
-      name: _metricNames[metricId] ?? metricId,
+      name: run._metricNames[metricId] ?? metricId,
       evaluated: st.n,
       failed: st.failed,
       skipped: st.skipped,
       score: point.score,
       confidenceInterval: point.confidenceInterval,
+      passRate: pass?.passRate ?? null,
+      ...(repetitions > 1 ? { passAllK: pass?.passAllK ?? null, passAnyK: pass?.passAnyK ?? null } : {}),
     };
   });
   const p = counters.progress;
   return {
     ...rest,
+    repetitions,
+    threshold: run.threshold ?? DEFAULT_THRESHOLD,
     progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
     metrics,
   };
+}
+
+/** The pass figures of each metric of a run, from its sessions' evaluations. */
+export async function computePassFigures(run: StoredRun): Promise<Record<string, PassFigures>> {
+  const results = await runResults(run.id);
+  return passFigures(
+    results.map((r) => ({
+      testCaseId: r.session.testCaseId,
+      repetition: r.session.repetition ?? 1,
+      evaluations: r.evaluations,
+    })),
+    run.metricIds,
+    run.threshold ?? DEFAULT_THRESHOLD,
+    run.repetitions ?? 1,
+  );
 }
 
 /**
@@ -271,7 +306,9 @@ export function runView(run: StoredRun, sums?: ShardSums): Run {
  * (the run as it now reads): the event is written in the transaction that finishes the run, so it
  * goes out once however many jobs race to finish it or are redelivered. A run with counter shards
  * finishes once the fan-out sealed them and every session they expect is counted: its counters
- * are summed into its item then (exact from there on), and a cancelled run's too.
+ * are summed into its item then (exact from there on), and a cancelled run's too. The pass figures
+ * are computed when it finishes (every session is counted, every evaluation settled) and written
+ * with its status, so a run never reads as finished without them.
  */
 export async function finishRun(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
   const { run, sums } = await getRunWithShards(orgId, runId);
@@ -285,7 +322,16 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
   const folded = { progress: { ...progress, pending: 0, running: 0 }, _stats: stats, _final: true };
   const finishing = run.status === 'PENDING' || run.status === 'RUNNING';
   const status: RunStatus = finishing ? (progress.completed > 0 ? 'COMPLETED' : 'FAILED') : run.status;
-  const set = finishing ? { ...folded, status, finishedAt: at, ...(run.startedAt ? {} : { startedAt: at }) } : folded;
+  const finished = finishing
+    ? {
+        ...folded,
+        status,
+        finishedAt: at,
+        ...(run.startedAt ? {} : { startedAt: at }),
+        _passFigures: await computePassFigures(run),
+      }
+    : undefined;
+  const set = finished ?? folded;
   const writes = finishing
     ? await eventWrites(
         orgId,
@@ -316,10 +362,12 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
 async function finishUnsharded(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
   let writes = NO_EVENT;
   const status = await finishRunWhenDone(orgId, runId, at, async (run, outcome) => {
+    const figures = await computePassFigures(run);
+    await storePassFigures(orgId, runId, figures);
     writes = await eventWrites(
       orgId,
       outcome === 'COMPLETED' ? 'run.completed' : 'run.failed',
-      runView(run),
+      runView({ ...run, _passFigures: figures }),
       `run.finished#${runId}`,
     );
     return writes.items;

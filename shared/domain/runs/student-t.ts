@@ -1,0 +1,17 @@
+/**
+ * Student's t distribution: the one module that imports the statistics package, so the exact
+ * quantiles and CDF come from a maintained implementation (stdlib's, via the regularised
+ * incomplete beta function) rather than a normal approximation.
+ */
+import cdf from '@stdlib/stats-base-dists-t-cdf';
+import quantile from '@stdlib/stats-base-dists-t-quantile';
+
+/** The p quantile of Student's t with `df` degrees of freedom. */
+export function tQuantile(p: number, df: number): number {
+  return quantile(p, df);
+}
+
+/** P(T ≤ x) for Student's t with `df` degrees of freedom. */
+export function tCdf(x: number, df: number): number {
+  return cdf(x, df);
+}

@@ -1,0 +1,222 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
+import { runScript, type CliRun } from '../support/raw-http.js';
+import { e2eApi, expectStatus } from '../support/typed-api.js';
+
+/**
+ * evalctl (cli/evalctl.ts) against the e2e runtime, as a CI job runs it: the agent answers "good"
+ * or "bad" as the test says, a deterministic metric scores 1 when the answer contains "good", so
+ * a run after a "good" baseline regressed exactly when the agent went bad.
+ */
+const api = e2eApi();
+const scratch = mkdtempSync(join(tmpdir(), 'evalctl-'));
+let agent: TestAgentServer;
+let mode: 'good' | 'bad' | 'down' = 'good';
+let versionId: string;
+let testId: string;
+let metricName: string;
+
+function evalctl(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  return runScript('cli/evalctl.ts', [...args], {
+    EVAL_API_URL: inject('serverUrl'),
+    EVAL_API_KEY: inject('demoApiKey'),
+    ...env,
+  });
+}
+
+/** `run` with the test's version and test, polling fast. */
+const runCommand = (...extra: string[]) =>
+  evalctl(['run', '--version', versionId, '--test', testId, '--poll-ms', '200', ...extra]);
+
+/** Exit 2: one line on stderr naming the problem, no stack trace, nothing on stdout. */
+function expectUsageOrApiError(run: CliRun, pattern: RegExp) {
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).not.toMatch(/^\s+at /m);
+  expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  expect(run.stderr.trim()).toMatch(pattern);
+}
+
+const attr = (tag: string, name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(tag)?.[1]);
+
+beforeAll(async () => {
+  agent = await startAgent((req, res) => {
+    if (mode === 'down') return sendJson(res, 500, { error: 'down for maintenance' });
+    sendJson(res, 200, { reply: `${mode} answer to ${req.json?.message}` });
+  });
+  const product = await expectStatus(
+    api.POST('/products', { body: { name: 'evalctl bot', description: 'answers good or bad' } }),
+    201,
+  );
+  const connection = await expectStatus(
+    api.POST('/endpointConnections', {
+      body: {
+        productId: product.id,
+        name: 'chat',
+        url: `${agent.url}/chat`,
+        inputTemplate: '{"message": "{{ input.user_message }}"}',
+        outputMapping: { output: '$.reply' },
+        type: 'CONVERSATION',
+      },
+    }),
+    201,
+  );
+  const version = await expectStatus(
+    api.POST('/versions', {
+      body: { productId: product.id, name: 'evalctl v1', conversationEndpointConnectionId: connection.id },
+    }),
+    201,
+  );
+  metricName = `says good ${Date.now()}`;
+  const metric = await expectStatus(
+    api.POST('/metrics', {
+      body: { name: metricName, source: 'DETERMINISTIC', check: { type: 'contains', value: 'good' } },
+    }),
+    201,
+  );
+  const spec = await expectStatus(
+    api.POST('/specifications', { body: { productId: product.id, description: 'says good', type: 'CAPABILITY' } }),
+    201,
+  );
+  await expectStatus(
+    api.POST('/specifications/{id}/metrics', { params: { path: { id: spec.id } }, body: { metricIds: [metric.id] } }),
+    200,
+  );
+  const csv = `input,expected_output\n${['one', 'two', 'three', 'four', 'five'].map((x) => `${x},x`).join('\n')}\n`;
+  const presigned = await expectStatus(
+    api.GET('/storage/generate-put-presigned-url', {
+      params: { query: { fileName: 'cases.csv', contentType: 'text/csv' } },
+    }),
+    200,
+  );
+  expect((await fetch(presigned.url, { method: 'PUT', body: csv })).status).toBe(200);
+  const test = await expectStatus(
+    api.POST('/tests', {
+      body: {
+        productId: product.id,
+        name: 'evalctl cases',
+        type: 'QUALITY',
+        specificationId: spec.id,
+        uri: presigned.uri,
+      },
+    }),
+    201,
+  );
+  expect(test.status).toBe('SUCCESS');
+  versionId = version.id;
+  testId = test.id;
+});
+afterAll(async () => {
+  await agent.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('evalctl against the local runtime', () => {
+  let baselineId: string;
+  let regressedId: string;
+
+  it('run --json: follows the run to the end, prints only {run} on stdout, progress by 10% on stderr, exit 0', async () => {
+    mode = 'good';
+    const run = await runCommand('--json');
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(Object.keys(out)).toEqual(['run']);
+    expect(out.run).toMatchObject({ status: 'COMPLETED', progress: { total: 5, completed: 5 }, repetitions: 1 });
+    expect(out.run.metrics[0]).toMatchObject({ name: metricName, score: 1, passRate: 1 });
+    // Not a terminal: a line per 10% (at most eleven, and the final status), ending at 100%.
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(12);
+    expect(lines.at(-1)).toMatch(new RegExp(`^run ${out.run.id}: 100% \\(5/5 sessions, COMPLETED\\)$`));
+    baselineId = out.run.id;
+  });
+
+  it('run --baseline --junit after the agent went bad: the comparison regressed, the JUnit file says so, exit 1', async () => {
+    mode = 'bad';
+    const file = join(scratch, 'regressed.xml');
+    const run = await runCommand('--baseline', baselineId, '--junit', file, '--json');
+    expect(run.code, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.comparison).toMatchObject({ baseRunId: baselineId, verdict: 'regressed' });
+    expect(out.comparison.metrics[0]).toMatchObject({ name: metricName, n: 5, difference: -1, verdict: 'regressed' });
+    regressedId = out.run.id;
+    const xml = readFileSync(file, 'utf8');
+    const suites = [...xml.matchAll(/<testsuite [^>]*>/g)].map((m) => m[0]);
+    expect(suites).toHaveLength(2);
+    expect(suites[0]).toContain(`name="${metricName}"`);
+    expect([attr(suites[0]!, 'tests'), attr(suites[0]!, 'failures'), attr(suites[0]!, 'errors')]).toEqual([5, 5, 0]);
+    expect(suites[1]).toContain('name="comparison"');
+    expect([attr(suites[1]!, 'tests'), attr(suites[1]!, 'failures')]).toEqual([1, 1]);
+    const root = /<testsuites [^>]*>/.exec(xml)![0];
+    expect([attr(root, 'tests'), attr(root, 'failures'), attr(root, 'errors')]).toEqual([6, 6, 0]);
+  });
+
+  it('run with repetitions and the agent good again: a text report with pass^k and the comparison, exit 0', async () => {
+    mode = 'good';
+    const run = await runCommand('--baseline', baselineId, '--repetitions', '2', '--threshold', '0.9');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^run run_\w+ \(.*\): COMPLETED, 10 of 10 sessions completed, 0 failed; 2 repetitions, threshold 0.9$/m,
+    );
+    expect(run.stdout).toMatch(/pass\^2\s+pass@2/);
+    expect(run.stdout).toContain('100.0%');
+    expect(run.stdout).toMatch(
+      new RegExp(`comparison of run_\\w+ with ${baselineId} \\(paired by test case\\): no_significant_change`),
+    );
+  });
+
+  it('compare: exit 1 for the regressed run, 0 the other way round; --json prints {run, comparison}', async () => {
+    const worse = await evalctl(['compare', regressedId, '--baseline', baselineId, '--json']);
+    expect(worse.code, worse.stderr).toBe(1);
+    expect(worse.stderr).toBe('');
+    expect(JSON.parse(worse.stdout)).toMatchObject({
+      run: { id: regressedId },
+      comparison: { runId: regressedId, verdict: 'regressed' },
+    });
+    const better = await evalctl(['compare', baselineId, '--baseline', regressedId]);
+    expect(better.code, better.stderr).toBe(0);
+    expect(better.stdout).toContain(': improved');
+  });
+
+  it('a run that FAILED (the agent is down) exits 1', async () => {
+    mode = 'down';
+    const run = await runCommand('--json');
+    expect(run.code, run.stderr).toBe(1);
+    expect(JSON.parse(run.stdout).run.status).toBe('FAILED');
+  });
+
+  it('usage and API errors exit 2 with one line on stderr', async () => {
+    expectUsageOrApiError(
+      await evalctl(['run', '--test', testId]),
+      /^evalctl: required option '--version <id>' not specified/,
+    );
+    expectUsageOrApiError(
+      await runCommand('--repetitions', '11'),
+      /^evalctl: option '--repetitions <k>' argument '11' is invalid\. must be a whole number from 1 to 10/,
+    );
+    expectUsageOrApiError(await evalctl(['launch']), /^evalctl: unknown command 'launch'/);
+    expectUsageOrApiError(await evalctl([]), /^evalctl: missing command: run or compare/);
+    expectUsageOrApiError(
+      await evalctl(['compare', baselineId, '--baseline', regressedId], { EVAL_API_KEY: undefined }),
+      /^evalctl: no API key: set EVAL_API_KEY or pass --api-key$/,
+    );
+    expectUsageOrApiError(
+      await evalctl(['run', '--version', 'ver_nope', '--test', testId]),
+      /^evalctl: POST \/runs answered 400: versionId ver_nope does not name an existing version$/,
+    );
+    expectUsageOrApiError(
+      await evalctl(['compare', baselineId, '--baseline', 'run_nope']),
+      /^evalctl: GET \/runs\/run_\w+\/comparison answered 404: baseRunId: run run_nope not found$/,
+    );
+    expectUsageOrApiError(
+      await evalctl(['compare', baselineId, '--baseline', regressedId], { EVAL_API_KEY: 'evk_wrong' }),
+      /^evalctl: GET \/runs\/run_\w+ answered 401: missing or invalid API key$/,
+    );
+    expectUsageOrApiError(
+      await evalctl(['compare', baselineId, '--baseline', regressedId], { EVAL_API_URL: 'http://127.0.0.1:9' }),
+      /^evalctl: cannot reach http:\/\/127\.0\.0\.1:9/,
+    );
+  });
+});
