@@ -242,14 +242,19 @@ describe('the console in Chromium', () => {
 
   describe('runs', () => {
     let agent: TestAgentServer;
+    // The agent holds its answers until the test has seen the run running (no race with the page).
+    let answer: () => void = () => undefined;
+    const answering = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
     beforeAll(async () => {
-      // A slow agent, so the run is still running when the page opens.
       agent = await startAgent(async (req, res) => {
-        await new Promise((r) => setTimeout(r, 700));
+        await answering;
         sendJson(res, 200, { reply: req.json?.message ?? '' });
       });
     });
     afterAll(async () => {
+      answer();
       await agent.close();
     });
 
@@ -264,6 +269,8 @@ describe('the console in Chromium', () => {
           outputMapping: { output: '$.reply' },
           type: 'CONVERSATION',
           rateLimit: 120,
+          // Its first calls wait for the page: the longest timeout a connection may have.
+          timeout: 120,
         })
       ).body;
       const version = (
@@ -303,6 +310,7 @@ describe('the console in Chromium', () => {
       const first = Number(await progress.getAttribute('value'));
       expect(first).toBeLessThan(1);
       await screenshots(page, 'run-running');
+      answer();
       await page.locator('[data-testid="run-facts"] .badge', { hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
       expect(Number(await progress.getAttribute('value'))).toBe(1);
       expect(await page.locator('[data-testid="progress"]').textContent()).toMatch(/6 of 6 finished — 6 completed/);
