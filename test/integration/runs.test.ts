@@ -1,6 +1,6 @@
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
 import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
 import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
@@ -10,8 +10,10 @@ import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { abandonStep } from '../../shared/domain/runs/execution.js';
 import { getRunSession } from '../../shared/db/runs.js';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { failCommands, type DocCommand } from '../support/doc-mock.js';
+import { doc } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import type { RunJob } from '../../shared/queue/run-queue.js';
 
 type RunStepJob = Extract<RunJob, { kind: 'step' }>;
@@ -539,15 +541,37 @@ describe('runs: execution', () => {
       csv: `input,expected_output\n${Array.from({ length: 5 }, (_, i) => `q${i},q${i}`).join('\n')}\n`,
     });
     const run = await t.startRun();
-    await drain({ concurrency: 10 });
+    // The slots the calls took: the time (on the service clock) of every accepted update of the connection's token.
+    const token = JSON.stringify(keys.rateLimit(t.conversation.id));
+    const granted: number[] = [];
+    let refused = 0;
+    const send = doc.send.bind(doc) as (command: DocCommand) => Promise<unknown>;
+    const spy = vi.spyOn(doc, 'send').mockImplementation((async (command: DocCommand) => {
+      const isSlot = command instanceof UpdateCommand && JSON.stringify(command.input.Key) === token;
+      try {
+        const out = await send(command);
+        if (isSlot) granted.push(command.input.ExpressionAttributeValues![':now'] as number);
+        return out;
+      } catch (error) {
+        if (isSlot) refused++;
+        throw error;
+      }
+    }) as never);
+    try {
+      await drain({ concurrency: 10 });
+    } finally {
+      spy.mockRestore();
+    }
     expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({
       status: 'COMPLETED',
       progress: { completed: 5 },
     });
-    const times = agent.requests.map((r) => r.at).sort((a, b) => a - b);
-    expect(times).toHaveLength(5);
-    // 300 per minute: starts at least 200 ms apart (a little clock slack between the table and the agent).
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(180);
+    expect(agent.requests).toHaveLength(5);
+    // One slot per call, the concurrent ones refused and requeued; 300 per minute: slots at least 200 ms apart.
+    expect(granted).toHaveLength(5);
+    expect(refused).toBeGreaterThan(0);
+    granted.sort((a, b) => a - b);
+    for (let i = 1; i < granted.length; i++) expect(granted[i]! - granted[i - 1]!).toBeGreaterThanOrEqual(200);
   });
 
   it('SCENARIOS: the simulated user talks to the agent until it stops; the session is scored as a whole', async () => {

@@ -413,7 +413,9 @@ function variablesOf(ctx: StepContext, s: RunSession, extra: Record<string, unkn
 function callOptions(connection: AgentConnection, jctx: JobContext, attemptsSoFar: number | undefined): CallOptions {
   return {
     ...(jctx.remainingMs ? { remainingMs: jctx.remainingMs() - 5_000 } : {}),
-    ...(connection.rateLimit ? { takeSlot: () => takeRateSlot(connection.id, connection.rateLimit!) } : {}),
+    ...(connection.rateLimit
+      ? { takeSlot: () => takeRateSlot(connection.id, connection.rateLimit!, clock.now().getTime()) }
+      : {}),
     ...(attemptsSoFar ? { attemptsSoFar } : {}),
   };
 }
