@@ -1,15 +1,22 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'error' };
 
 export default defineConfig({
   test: {
+    // What a test writes to the console (the local gateway's console.error of an expected 500) is
+    // printed only when the test fails; the service's log lines go through test/support/quiet-logs.ts.
+    silent: 'passed-only',
+    // Vitest's default is one worker less than the cores: a single worker on 2 cores, which ran every
+    // file one after another while its tests waited on DynamoDB Local, s3rver or a child process.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          setupFiles: ['test/support/unit-setup.ts'],
+          setupFiles: ['test/support/unit-setup.ts', 'test/support/quiet-logs.ts'],
           env: { ...env, TABLE_NAME: 'unit-tests-have-no-table', BUCKET_NAME: 'unit-tests-have-no-bucket' },
         },
       },
@@ -18,7 +25,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/dynamo-global-setup.ts'],
-          setupFiles: ['test/support/env-setup.ts'],
+          setupFiles: ['test/support/env-setup.ts', 'test/support/quiet-logs.ts'],
           env,
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -28,6 +35,9 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // The files synthesize stacks and share no state: one import of aws-cdk-lib and the
+          // stack's modules per worker, not one per file.
+          isolate: false,
           env,
           testTimeout: 120_000,
         },
@@ -37,6 +47,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/server-global-setup.ts'],
+          setupFiles: ['test/support/e2e-setup.ts'],
           // One server for every file: run them one at a time, so the raw-socket and CLI tests
           // (11 MB bodies, spawned CLIs) do not slow the monitor flow past its deadline.
           fileParallelism: false,

@@ -103,7 +103,8 @@ export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<
   if (charge === 'none')
     return { ok: false, error: 'no credits available: the organization has used its monthly credits', creditsUsed: 0 };
   let answer: { ok: true; value: T } | { ok: false; error: string };
-  const deadline = input.remainingMs === undefined ? Infinity : Date.now() + input.remainingMs - DEADLINE_MARGIN_MS;
+  const deadline =
+    input.remainingMs === undefined ? Infinity : clock.now().getTime() + input.remainingMs - DEADLINE_MARGIN_MS;
   try {
     answer = await ask(input, config, deadline);
   } catch (error) {
@@ -208,30 +209,32 @@ async function send<T>(
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) {
       const wait = retryDelayMs(attempt - 1, retryAfter, cfg);
-      if (Date.now() + wait >= deadline)
+      if (clock.now().getTime() + wait >= deadline)
         return {
           ok: false,
           error: `${last} (after ${attempt - 1} attempt${attempt > 2 ? 's' : ''}; no time left for another)`,
         };
-      await sleep(wait);
+      await clock.sleep(wait);
     }
-    const budget = Math.floor(Math.min(timeoutMs, deadline - Date.now()));
+    const budget = Math.floor(Math.min(timeoutMs, deadline - clock.now().getTime()));
     if (budget <= 0) return { ok: false, error: `${who} was not asked: no time left in the job` };
     retryAfter = undefined;
     let status: number;
     let text: string;
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
+    // The attempt's timeout (the body included) is armed on the service clock.
+    const timeout = clock.timeout(budget);
     try {
       const res = await fetch(`${baseUrl!.replace(/\/$/, '')}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
         body,
-        signal: AbortSignal.timeout(budget),
+        signal: timeout.signal,
         redirect: 'error',
       });
       status = res.status;
-      retryAfter = retryAfterMs(res.headers);
+      retryAfter = retryAfterMs(res.headers, clock.now().getTime());
       text = await res.text();
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
@@ -242,6 +245,8 @@ async function send<T>(
       const failure = e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.name);
       logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, ms: ms(), failure });
       continue;
+    } finally {
+      timeout.clear();
     }
     recordLatency(METRIC.LlmCallLatency, ms());
     logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, status, ms: ms() });
@@ -259,8 +264,4 @@ async function send<T>(
     }
   }
   return { ok: false, error: `${last} (after ${maxAttempts} attempts)` };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './guard.js';
+import { clock } from '../domain/common/clock.js';
 
 /** An outbound request: the agent caller's, a connection test's or a webhook delivery's. */
 export interface OutboundRequest {
@@ -50,8 +51,9 @@ export function sendOnce(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<SendOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
+  // Measured on the service clock, the one the attempt's timeout runs on.
+  const started = clock.now().getTime();
+  const elapsed = () => Math.round(clock.now().getTime() - started);
   const isHttps = req.url.protocol === 'https:';
   const hostname = req.url.hostname.replace(/^\[|\]$/g, '');
   const headers: Record<string, string> = { ...req.headers };
@@ -69,7 +71,7 @@ export function sendOnce(
     const finish = (outcome: SendOutcome) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timeout.clear();
       signal?.removeEventListener('abort', onAbort);
       resolve(outcome);
     };
@@ -117,7 +119,9 @@ export function sendOnce(
       else finish({ kind: 'network', error: networkMessage(error), durationMs: elapsed() });
     };
     request.on('error', onError);
-    const timer = setTimeout(() => stop('timeout'), Math.max(1, timeoutMs));
+    // Armed on the service clock, so a test can let it expire without waiting for it.
+    const timeout = clock.timeout(Math.max(1, timeoutMs));
+    timeout.signal.addEventListener('abort', () => stop('timeout'), { once: true });
     const onAbort = () => stop('aborted');
     if (signal) {
       if (signal.aborted) onAbort();

@@ -301,16 +301,20 @@ describe('the console in Chromium', () => {
     let agent: TestAgentServer;
     /** Inputs the agent answers wrongly (the cases that then do not pass text_similarity). */
     let wrong = new Set<string>();
-    /** A delay per answer, so a run is still running when its page opens. */
-    let delayMs = 0;
+    // The agent holds its answers until the test has seen the run running (no race with the page).
+    let answer: () => void = () => undefined;
+    const answering = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
     beforeAll(async () => {
       agent = await startAgent(async (req, res) => {
-        await new Promise((r) => setTimeout(r, delayMs));
+        await answering;
         const message: string = req.json?.message ?? '';
         sendJson(res, 200, { reply: wrong.has(message) ? 'I cannot help with that request at all.' : message });
       });
     });
     afterAll(async () => {
+      answer();
       await agent.close();
     });
 
@@ -326,6 +330,8 @@ describe('the console in Chromium', () => {
           outputMapping: { output: '$.reply' },
           type: 'CONVERSATION',
           rateLimit: 120,
+          // Its first calls wait for the page: the longest timeout a connection may have.
+          timeout: 120,
         })
       ).body;
       const version = (
@@ -374,7 +380,6 @@ describe('the console in Chromium', () => {
       );
 
     it('shows names, progress moving to COMPLETED, per-metric scores and the results with reasons, filterable to the cases that did not pass', async () => {
-      delayMs = 700;
       wrong = new Set(['hello 4', 'hello 5']);
       const { product, version, test } = await runFixture('console run');
       const runId = await startRun(version.id, test.id, 'console run');
@@ -386,6 +391,7 @@ describe('the console in Chromium', () => {
       expect(first).toBeLessThan(1);
       expect(await page.locator('[data-testid="compare"]').textContent()).toMatch(/once this run has finished/);
       await screenshots(page, 'run-running');
+      answer();
       await page.locator('[data-testid="run-facts"] .badge', { hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
       expect(Number(await progress.getAttribute('value'))).toBe(1);
       expect(await page.locator('[data-testid="progress"]').textContent()).toMatch(/6 of 6 finished — 6 completed/);
@@ -501,7 +507,6 @@ describe('the console in Chromium', () => {
     }, 120_000);
 
     it('compares two finished runs of the same test: a forest plot around zero, verdicts, n, detectable effect, and the cases that moved most side by side', async () => {
-      delayMs = 0;
       const { version, test } = await runFixture('console compare');
       wrong = new Set();
       const baseId = await startRun(version.id, test.id, 'baseline run');

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callAgent, type AgentConnection, type CallResult } from '../../shared/domain/runs/caller/index.js';
 import { takeRateSlot } from '../../shared/db/rate-limits.js';
 import { echoAgent, sendJson, startAgent } from '../support/agent-server.js';
+import { fakeClock, gate } from '../support/fake-clock.js';
 
 const TOKEN = 'tok-AGENT-SECRET-93f1';
 const PASSWORD = 'pw-AGENT-HUSH-55c2';
@@ -12,6 +13,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await agent.close();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 /** A fresh handler and request log per test. */
@@ -102,10 +106,10 @@ describe('callAgent against local agents', () => {
   });
 
   it('slow agent: an attempt past the timeout is retried, and latency is the successful attempt', async () => {
-    use(async (req, res, i) => {
-      if (i === 0) await new Promise((r) => setTimeout(r, 1500));
-      echoAgent(req, res, i);
-    });
+    // The first request is never answered: its attempt ends when its 1 s timeout expires.
+    const first = gate();
+    use((req, res, i) => (i === 0 ? first.open() : echoAgent(req, res, i)));
+    const time = fakeClock({ expire: (_ms, i) => (i === 0 ? first.next() : undefined) });
     const result = await callAgent(
       conn({
         timeout: 1,
@@ -119,20 +123,25 @@ describe('callAgent against local agents', () => {
     );
     expect(result).toMatchObject({ kind: 'ok', output: 'hi', attempts: 2 });
     expect(agent.requests).toHaveLength(2);
-    if (result.kind === 'ok') expect(result.latencyMs).toBeLessThan(900);
+    expect(time.timeouts).toEqual([1000, 1000]);
+    expect(time.waits).toEqual([100]);
+    // On the clock the first attempt took its 1000 ms and the retry none: the latency is the retry's.
+    if (result.kind === 'ok') expect(result.latencyMs).toBe(0);
   });
 
   it('slow agent without retries fails naming the timeout', async () => {
-    use(async (req, res, i) => {
-      await new Promise((r) => setTimeout(r, 1500));
-      echoAgent(req, res, i);
-    });
+    const arrived = gate();
+    use(() => arrived.open());
+    const time = fakeClock({ expire: () => arrived.next() });
     const result = await callAgent(conn({ timeout: 1 }), vars('hi'), local);
     expect(result).toMatchObject({ kind: 'failed', attempts: 1, error: 'the agent did not answer within 1 s' });
+    expect(time.timeouts).toEqual([1000]);
+    expect(agent.requests).toHaveLength(1);
   });
 
   it('503 twice then 200: three requests, gaps follow the EXPONENTIAL strategy', async () => {
     use((req, res, i) => (i < 2 ? sendJson(res, 503, { error: 'busy' }) : echoAgent(req, res, i)));
+    const time = fakeClock();
     const result = await callAgent(
       conn({
         retryEnabled: true,
@@ -146,11 +155,8 @@ describe('callAgent against local agents', () => {
       local,
     );
     expect(result).toMatchObject({ kind: 'ok', output: 'again', attempts: 3 });
-    const [a, b, c] = agent.requests.map((r) => r.at);
-    expect(b! - a!).toBeGreaterThanOrEqual(190);
-    expect(b! - a!).toBeLessThan(390);
-    expect(c! - b!).toBeGreaterThanOrEqual(390);
-    expect(c! - b!).toBeLessThan(700);
+    expect(agent.requests).toHaveLength(3);
+    expect(time.waits).toEqual([200, 400]);
     // Every attempt carries the same turn id and body.
     expect(new Set(agent.requests.map((r) => r.headers['x-inference-result-id']))).toEqual(new Set(['inf_01TEST']));
     expect(new Set(agent.requests.map((r) => r.body)).size).toBe(1);
@@ -158,6 +164,7 @@ describe('callAgent against local agents', () => {
 
   it('503 on every attempt fails after the last retry, quoting the answer', async () => {
     use((_req, res) => sendJson(res, 503, { error: 'still busy' }));
+    const time = fakeClock();
     const result = await callAgent(
       conn({
         retryEnabled: true,
@@ -175,50 +182,53 @@ describe('callAgent against local agents', () => {
       error: 'the agent answered 503: {"error":"still busy"} (after 3 attempts)',
     });
     expect(agent.requests).toHaveLength(3);
+    expect(time.waits).toEqual([20, 40]);
   });
 
   it('429 with Retry-After in seconds: the longer wait wins', async () => {
     use((req, res, i) =>
       i === 0 ? sendJson(res, 429, { error: 'slow down' }, { 'Retry-After': '1' }) : echoAgent(req, res, i),
     );
+    const time = fakeClock();
     const result = await callAgent(
       conn({ retryEnabled: true, retryMaxAttempts: 1, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 50 }),
       vars('r'),
       local,
     );
     expect(result).toMatchObject({ kind: 'ok', attempts: 2 });
-    const gap = agent.requests[1]!.at - agent.requests[0]!.at;
-    expect(gap).toBeGreaterThanOrEqual(990);
-    expect(gap).toBeLessThan(1500);
+    expect(agent.requests).toHaveLength(2);
+    // Retry-After's 1000 ms, not the strategy's 50.
+    expect(time.waits).toEqual([1000]);
   });
 
   it('429 with Retry-After as an HTTP date', async () => {
+    // An HTTP date has whole seconds: the clock stands at one, 2 s before the date.
+    const start = Date.parse('2031-03-01T12:00:00.000Z');
     use((req, res, i) =>
       i === 0
-        ? sendJson(res, 429, {}, { 'Retry-After': new Date(Date.now() + 2000).toUTCString() })
+        ? sendJson(res, 429, {}, { 'Retry-After': new Date(start + 2000).toUTCString() })
         : echoAgent(req, res, i),
     );
+    const time = fakeClock({ start });
     const result = await callAgent(
       conn({ retryEnabled: true, retryMaxAttempts: 1, retryBackoffStrategy: 'FIXED', retryInitialDelayMs: 50 }),
       vars('r'),
       local,
     );
     expect(result).toMatchObject({ kind: 'ok', attempts: 2 });
-    const gap = agent.requests[1]!.at - agent.requests[0]!.at;
-    // An HTTP date has whole seconds: the wait is between 1 and 2 s.
-    expect(gap).toBeGreaterThanOrEqual(900);
-    expect(gap).toBeLessThan(2300);
+    expect(time.waits).toEqual([2000]);
   });
 
   it('Retry-After beyond retryMaxDelayMs is capped', async () => {
     use((req, res, i) => (i === 0 ? sendJson(res, 429, {}, { 'Retry-After': '30' }) : echoAgent(req, res, i)));
+    const time = fakeClock();
     const result = await callAgent(
       conn({ retryEnabled: true, retryMaxAttempts: 1, retryInitialDelayMs: 10, retryMaxDelayMs: 300 }),
       vars('r'),
       local,
     );
     expect(result).toMatchObject({ kind: 'ok', attempts: 2 });
-    expect(agent.requests[1]!.at - agent.requests[0]!.at).toBeLessThan(800);
+    expect(time.waits).toEqual([300]);
   });
 
   it('a 400 fails at once with one attempt, even with retries on', async () => {
@@ -435,13 +445,14 @@ describe('callAgent against local agents', () => {
       retryInitialDelayMs: 10,
       retryableStatusCodes: [503],
     });
-    await takeRateSlot(`${connection.id}_warm_up`, 30); // the first request to DynamoDB Local is slow
-    const takeSlot = () => takeRateSlot(connection.id, 30);
+    const time = fakeClock();
+    const takeSlot = () => takeRateSlot(connection.id, 30, time.now());
     const first = await callAgent(connection, vars('rl'), { ...local, takeSlot });
-    // The retry found the slot taken by the first attempt (one per 2 s): back on the queue.
-    expect(first).toMatchObject({ kind: 'requeue', reason: 'rate_limited', attempts: 1 });
+    // The retry (10 ms later) found the slot taken by the first attempt (one per 2 s): back on the queue.
+    expect(first).toMatchObject({ kind: 'requeue', reason: 'rate_limited', attempts: 1, delayMs: 1990 });
+    expect(time.waits).toEqual([10]);
     if (first.kind !== 'requeue') throw new Error('expected requeue');
-    await new Promise((r) => setTimeout(r, first.delayMs + 20));
+    time.advance(first.delayMs);
     const second = await callAgent(connection, vars('rl'), { ...local, takeSlot, attemptsSoFar: first.attempts });
     expect(second).toMatchObject({ kind: 'ok', attempts: 2 });
     expect(agent.requests).toHaveLength(2);
@@ -482,27 +493,33 @@ describe('callAgent against local agents', () => {
   });
 
   it('an attempt never runs past the remaining time', async () => {
-    use(async (req, res, i) => {
-      await new Promise((r) => setTimeout(r, 3000));
-      echoAgent(req, res, i);
-    });
-    const started = Date.now();
+    const arrived = gate();
+    use(() => arrived.open());
+    const time = fakeClock({ expire: () => arrived.next() });
     const result = await callAgent(conn({ timeout: 30 }), vars(), { ...local, remainingMs: 1500 });
     expect(result).toMatchObject({ kind: 'failed', attempts: 1, error: 'the agent did not answer within 1.5 s' });
-    expect(Date.now() - started).toBeLessThan(2500);
+    // The attempt ran under the 1.5 s left, not the connection's 30 s.
+    expect(time.timeouts).toEqual([1500]);
+    expect(time.waits).toEqual([]);
   });
 
   it('a cancelled call stops waiting', async () => {
     use((_req, res) => sendJson(res, 503, {}));
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 150);
-    const started = Date.now();
+    // Cancelled while it waits 5 s for its first retry: the wait never ends by itself.
+    const time = fakeClock({
+      hold: () => {
+        controller.abort();
+        return new Promise(() => undefined);
+      },
+    });
     const result = await callAgent(
       conn({ retryEnabled: true, retryMaxAttempts: 3, retryInitialDelayMs: 5000 }),
       vars(),
       { ...local, signal: controller.signal },
     );
-    expect(result).toMatchObject({ kind: 'failed', error: 'the call was cancelled' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result).toMatchObject({ kind: 'failed', error: 'the call was cancelled', attempts: 1 });
+    expect(time.waits).toEqual([5000]);
+    expect(agent.requests).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
+import { fakeClock, gate } from '../support/fake-clock.js';
 import { callLlm, llmConfig, setLlmConfig } from '../../shared/llm/client.js';
 import { simulateUserTurn, SIMULATED_USER_TURN_SCHEMA } from '../../shared/domain/runs/simulator.js';
 
@@ -31,6 +32,16 @@ beforeEach(() => {
     maxAttempts: 3,
   });
 });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A request the stub holds without answering; an attempt's timeout on the fake clock expires once it does. */
+const held = gate();
+const hang = () => {
+  held.open();
+  return reply.hang();
+};
 
 async function tenant(monthlyCredits: number | null = 100) {
   const t = await newTenant({ monthlyCredits });
@@ -110,24 +121,32 @@ describe('the LLM client against an OpenAI-compatible stub', () => {
         ? reply.raw(429, { error: { message: 'rate limited' } }, { 'retry-after': '1' })
         : { answer: '4', confidence: 1 },
     );
+    const time = fakeClock();
     expect(await t.ask()).toMatchObject({ ok: true, creditsUsed: 4 });
     expect(stub.requests).toHaveLength(2);
-    const waited = stub.requests[1]!.receivedAt - stub.requests[0]!.receivedAt;
-    expect(waited).toBeGreaterThanOrEqual(950);
-    expect(waited).toBeLessThan(1900);
+    // Retry-After's second, not the 10–20 ms back-off.
+    expect(time.waits).toEqual([1000]);
   });
 
   it('retries 5xx and timeouts, then fails naming the last error after the attempts, releasing the credits', async () => {
     const t = await tenant();
     let n = 0;
     stub.setHandler(() =>
-      ++n === 1 ? reply.raw(503, 'overloaded') : n === 2 ? reply.hang() : { answer: '4', confidence: 1 },
+      ++n === 1 ? reply.raw(503, 'overloaded') : n === 2 ? hang() : { answer: '4', confidence: 1 },
     );
+    const time = fakeClock({ expire: () => held.next() });
     expect(await t.ask()).toMatchObject({ ok: true });
     expect(stub.requests).toHaveLength(3);
+    expect(time.timeouts).toEqual([500, 500, 500]);
+    // Exponential from 20 ms with equal jitter: 10–20 ms, then 20–40 ms.
+    expect(time.waits).toHaveLength(2);
+    expect(time.waits[0]).toBeGreaterThanOrEqual(10);
+    expect(time.waits[0]).toBeLessThanOrEqual(20);
+    expect(time.waits[1]).toBeGreaterThanOrEqual(20);
+    expect(time.waits[1]).toBeLessThanOrEqual(40);
 
     stub.requests.length = 0;
-    stub.setHandler(() => reply.hang());
+    stub.setHandler(hang);
     expect(await t.ask()).toEqual({
       ok: false,
       error: 'the generator did not answer within 500 ms (after 3 attempts)',
@@ -140,8 +159,8 @@ describe('the LLM client against an OpenAI-compatible stub', () => {
   it('stops within the time the caller has left (remainingMs), releasing the credits', async () => {
     const t = await tenant();
     setLlmConfig({ timeoutMs: 60_000 });
-    stub.setHandler(() => reply.hang());
-    const started = Date.now();
+    stub.setHandler(hang);
+    const time = fakeClock({ expire: () => held.next() });
     const result = await callLlm({
       purpose: 'simulator',
       organizationId: t.org.id,
@@ -151,11 +170,14 @@ describe('the LLM client against an OpenAI-compatible stub', () => {
       schema: ANSWER_SCHEMA,
       remainingMs: 3_000,
     });
-    expect(Date.now() - started).toBeLessThan(2_500);
-    expect(result.ok).toBe(false);
-    expect((result as { error: string }).error).toMatch(
-      /^the simulator did not answer within \d+ ms \(after 1 attempt; no time left for another\)$/,
-    );
+    // 3 s left less the 2 s kept for the bookkeeping: the attempt ran under 1 s, not the configured 60 s.
+    expect(time.timeouts).toEqual([1_000]);
+    expect(time.waits).toEqual([]);
+    expect(result).toEqual({
+      ok: false,
+      error: 'the simulator did not answer within 1000 ms (after 1 attempt; no time left for another)',
+      creditsUsed: 0,
+    });
     expect(stub.requests).toHaveLength(1);
     expect(await t.credits()).toEqual({ spent: 0, pending: 0, available: 100 });
   });

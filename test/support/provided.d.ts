@@ -9,5 +9,8 @@ declare module 'vitest' {
     demoApiKey: string;
     /** The e2e runtime's DATA_DIR (its local-env.json and demo-api-key). */
     dataDir: string;
+    /** The file the e2e server's output goes to, and its process (test/support/e2e-setup.ts). */
+    serverLog: string;
+    serverPid: number;
   }
 }

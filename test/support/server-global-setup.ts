@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/services.js';
 import { startLlmStub } from './llm-server.js';
+import { TEST_JAVA_OPTIONS } from './test-services.js';
 
 /** e2e: starts `npm start` (in memory, on a free port) as a child process, exactly as a developer would. */
 export default async function setup(project: TestProject) {
@@ -12,6 +13,11 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   // Its own data directory: the developer's .data/ (and a runtime they may have running) stay untouched.
   const dataDir = mkdtempSync(join(tmpdir(), 'evp-e2e-'));
+  // Everything the server writes (its error lines included) goes to a file, not the terminal:
+  // test/support/e2e-setup.ts prints the part a failed test wrote.
+  const logDir = mkdtempSync(join(tmpdir(), 'evp-e2e-log-'));
+  const serverLog = join(logDir, 'server.log');
+  writeFileSync(serverLog, '');
   // The server's LLM (simulated user, judge): a stub on loopback with its default answers.
   const llm = await startLlmStub();
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
@@ -27,10 +33,15 @@ export default async function setup(project: TestProject) {
       LOG_LEVEL: 'error',
       LLM_BASE_URL: llm.url,
       AGENT_ALLOW_PRIVATE_NETWORKS: 'true',
+      // For the server's DynamoDB Local.
+      JAVA_TOOL_OPTIONS: TEST_JAVA_OPTIONS,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const keep = (d: Buffer) => appendFileSync(serverLog, d);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const key = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`local server did not start:\n${output}`)), 150_000);
     const onData = (d: Buffer) => {
@@ -48,14 +59,32 @@ export default async function setup(project: TestProject) {
   project.provide('serverUrl', `http://127.0.0.1:${port}`);
   project.provide('demoApiKey', key);
   project.provide('dataDir', dataDir);
+  project.provide('serverLog', serverLog);
+  // Vitest runs the e2e files (one at a time) after every other project's: until then nothing asks
+  // the server anything, but its scheduled jobs (every second here) would take a fifth of a core
+  // from those projects. It sleeps (SIGSTOP) till the first e2e file wakes it (test/support/e2e-setup.ts).
+  const pid = child.pid!;
+  project.provide('serverPid', pid);
+  signal(pid, 'SIGSTOP');
   return async () => {
     await new Promise<void>((res) => {
       if (child.exitCode !== null) return res();
       child.once('exit', () => res());
+      signal(pid, 'SIGCONT');
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGKILL'), 5000).unref();
     });
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(logDir, { recursive: true, force: true });
     await llm.close();
   };
+}
+
+/** Job control where the platform has it; elsewhere the server simply stays awake. */
+function signal(pid: number, name: 'SIGSTOP' | 'SIGCONT'): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // e.g. Windows
+  }
 }

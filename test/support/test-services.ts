@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDynamoDbLocal, startS3 } from '../../infra/local/services.js';
 
+/**
+ * JVM options for a test run's DynamoDB Local (JAVA_TOOL_OPTIONS), unless the environment sets its
+ * own: it is the largest CPU user of the integration and e2e projects and lives for one run, where
+ * the client compiler alone and the single-threaded collector take less of a 2-core machine than
+ * the JVM's defaults (C2 compilations and parallel GC threads).
+ */
+export const TEST_JAVA_OPTIONS = process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
 export interface TestServices {
   /** What was put into process.env (the handlers read it at load). */
   env: Record<string, string>;

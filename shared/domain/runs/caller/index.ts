@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfter, retryWait } from './backoff.js';
 import { AddressNotAllowedError, privateNetworksAllowed, resolveChecked } from '../../../outbound/guard.js';
 import { mapAnswer } from './mapping.js';
@@ -9,6 +8,7 @@ import type { AgentConnection, CallExchange, CallOptions, CallResult } from './t
 import { logger } from '../../../observability/logger.js';
 import { countAgentCallError, METRIC, recordLatency, statusClassOf } from '../../../observability/metrics.js';
 import type { AgentStatusClass } from '../../../observability/metrics.js';
+import { clock } from '../../common/clock.js';
 
 /**
  * The agent caller: one module calls a customer's agent. It renders the request,
@@ -53,7 +53,8 @@ export async function callAgent(
   variables: Record<string, unknown>,
   options: CallOptions = {},
 ): Promise<CallResult> {
-  const callStarted = Date.now();
+  const now = () => clock.now().getTime();
+  const callStarted = now();
   const redact = redactorFor(secretsOf(connection));
   const allowPrivate = options.allowPrivateNetworks ?? privateNetworksAllowed();
   const timeoutMs = attemptTimeoutMs(connection);
@@ -64,7 +65,7 @@ export async function callAgent(
     initialMs: connection.retryInitialDelayMs ?? 1000,
     maxDelayMs: connection.retryMaxDelayMs ?? 30_000,
   };
-  const left = () => (options.remainingMs === undefined ? Infinity : options.remainingMs - (Date.now() - callStarted));
+  const left = () => (options.remainingMs === undefined ? Infinity : options.remainingMs - (now() - callStarted));
 
   let request: AgentRequest;
   try {
@@ -84,7 +85,7 @@ export async function callAgent(
     if (options.takeSlot) {
       const slot = await options.takeSlot();
       if (!slot.ok)
-        return { kind: 'requeue', reason: 'rate_limited', delayMs: Math.max(0, slot.retryAt - Date.now()), attempts };
+        return { kind: 'requeue', reason: 'rate_limited', delayMs: Math.max(0, slot.retryAt - now()), attempts };
     }
     attempts++;
     const budget = Math.min(timeoutMs, left());
@@ -132,7 +133,7 @@ export async function callAgent(
     }
     if (wait > 0) {
       try {
-        await sleep(wait, undefined, { signal: options.signal });
+        await clock.sleep(wait, options.signal);
       } catch {
         return { kind: 'failed', error: 'the call was cancelled', attempts, latencyMs, exchange };
       }
@@ -184,7 +185,7 @@ async function attemptOnce(
           : `the agent answered ${status}: ${excerpt(outcome.body)}`;
       const failure = statusClassOf(status);
       if (retryable.has(status)) {
-        const retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
+        const retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], clock.now().getTime());
         const after = retryAfterMs !== undefined ? { retryAfterMs } : {};
         return { attempt: { kind: 'retryable', error, ...after, outcome, failure }, outcome };
       }

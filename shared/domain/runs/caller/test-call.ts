@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthContext } from '../../../auth/context.js';
 import { takeRateSlot } from '../../../db/rate-limits.js';
 import { ValidationError } from '../../../errors.js';
@@ -6,6 +5,7 @@ import type {
   EndpointConnectionTestBody,
   EndpointConnectionTestResult,
 } from '../../../schemas/endpoint-connection-test.js';
+import { clock } from '../../common/clock.js';
 import { newId } from '../../common/ids.js';
 import { loadAgentConnection } from './connection.js';
 import { callAgent } from './index.js';
@@ -36,9 +36,10 @@ export async function testEndpointConnection(
       throw new ValidationError(`variables.${name} is not allowed: the ${name} field sets it`);
     }
   }
-  const started = Date.now();
+  const now = () => clock.now().getTime();
+  const started = now();
   const { connection } = await loadAgentConnection(auth.organizationId, id);
-  const remaining = () => TEST_CALL_BUDGET_MS - (Date.now() - started);
+  const remaining = () => TEST_CALL_BUDGET_MS - (now() - started);
   const variables: Record<string, unknown> = {
     inference_result_id: newId('inferenceResult'),
     ...(body.variables ?? {}),
@@ -51,12 +52,12 @@ export async function testEndpointConnection(
     rateLimit && rateLimit > 0
       ? async (): Promise<SlotResult> => {
           for (;;) {
-            const slot = await takeRateSlot(connection.id, rateLimit);
+            const slot = await takeRateSlot(connection.id, rateLimit, now());
             if (slot.ok) return slot;
-            const wait = slot.retryAt - Date.now();
+            const wait = slot.retryAt - now();
             // Wait for the slot when it comes soon enough; otherwise report it.
             if (wait > remaining() - 1000) return slot;
-            await sleep(Math.max(0, wait));
+            await clock.sleep(Math.max(0, wait));
           }
         }
       : undefined;
