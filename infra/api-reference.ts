@@ -103,6 +103,7 @@ const version: Static<typeof VersionRecord> = {
   conversationEndpointConnectionId: ECON,
   initializationEndpointConnectionId: null,
   finalizationEndpointConnectionId: null,
+  phoneConnectionId: null,
   createdAt: AT,
 };
 const endpointConnection: Static<typeof EndpointConnectionRecord> = {
@@ -272,6 +273,7 @@ const turn: Static<typeof TurnRecord> = {
   latencyMs: 840,
   usage: { inputTokens: 412, outputTokens: 38, cacheReadInputTokens: 0 },
   cost: 0.00021,
+  metadata: {},
   createdAt: LATER,
 };
 const span: Static<typeof SpanRecord> = {
@@ -323,6 +325,7 @@ const run: Static<typeof Run> = {
   metricIds: [METRIC],
   repetitions: 1,
   threshold: 0.5,
+  channel: 'HTTP',
   status: 'RUNNING',
   progress: { total: 2, pending: 0, running: 1, completed: 1, failed: 0 },
   metrics: [

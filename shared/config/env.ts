@@ -33,6 +33,12 @@ export const ENV = {
   agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
   logLevel: 'LOG_LEVEL',
+  /** The deployment's Chime phone number (E.164) voice runs call from; unset: no telephony on AWS. */
+  voiceFromNumber: 'VOICE_FROM_NUMBER',
+  /** The Chime SIP media application whose endpoint is the call-control function (set by CDK). */
+  sipMediaApplicationId: 'SIP_MEDIA_APPLICATION_ID',
+  /** The longest a voice turn waits for the agent's answer, in seconds (default 30). */
+  voiceAnswerSeconds: 'VOICE_ANSWER_SECONDS',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

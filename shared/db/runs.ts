@@ -48,7 +48,11 @@ export interface MetricStat {
 }
 
 /** The stored run: the record plus what execution needs (internal `_` fields never leave the service). */
-export type StoredRun = Omit<Run, 'metrics'> & {
+export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
+  /** Absent on runs created before voice runs: HTTP. */
+  channel?: Run['channel'];
+  /** A PHONE run's response latency figures, kept when it finished. */
+  _voice?: { responseLatencyMs: { p50: number; p95: number } | null };
   _plan: RunPlanEntry[];
   _stats: Record<string, MetricStat>;
   _metricNames: Record<string, string>;
@@ -237,6 +241,11 @@ export interface RunSessionState {
   /** The simulated user's message for the step in flight, so a redelivery does not ask again. */
   _userMessage?: { seq: number; message: string };
   _evaluationIds?: string[];
+  /**
+   * A PHONE session's call: its transaction, the step and turn it waits on, the message spoken
+   * in that turn and where its audio is.
+   */
+  _call?: { transactionId: string; seq: number; turn: number; message: string; userAudioKey: string };
 }
 
 export type RunSession = Session & { runId: string } & RunSessionState;
@@ -420,6 +429,23 @@ export async function tryStep(items: TransactItem[]): Promise<string[] | undefin
 /** Records the session's turn together with its step: the turn index is a conditional put. */
 export function turnPut(turn: Turn): TransactItem {
   return { Put: { TableName: tableName, Item: turnItem(turn), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** Sets a session's `recordingUri` (a voice call's recording, known once the call ended), whatever its state. */
+export async function setSessionRecording(sessionId: string, uri: string): Promise<void> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.session(sessionId),
+        UpdateExpression: 'SET recordingUri = :uri',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':uri': uri },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
 }
 
 /** Marks that the job of step `seq` is on the queue (so a redelivery knows it need not enqueue it). */

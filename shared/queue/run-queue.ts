@@ -1,5 +1,6 @@
 import { ENV, optionalEnv } from '../config/env.js';
 import type { StepCarry } from '../domain/runs/step-context.js';
+import type { VoiceEvent } from '../domain/voice/voice-event.js';
 import { sendJobs } from './sqs.js';
 
 /**
@@ -21,6 +22,8 @@ export type RunJob =
       attempts?: number;
       /** What the session's steps need that does not change during the run (never a secret). */
       carry?: StepCarry;
+      /** A PHONE session's call event (shared/domain/voice/voice-event.ts). */
+      voice?: VoiceEvent;
     }
   | { kind: 'cancel'; organizationId: string; runId: string; startKey?: Record<string, unknown> };
 

@@ -49,6 +49,8 @@ const connectionRefs = {
   conversationEndpointConnectionId: Type.Optional(Nullable(Id)),
   initializationEndpointConnectionId: Type.Optional(Nullable(Id)),
   finalizationEndpointConnectionId: Type.Optional(Nullable(Id)),
+  /** The phone connection a PHONE run dials (a live one of the same product). */
+  phoneConnectionId: Type.Optional(Nullable(Id)),
 };
 
 export const VersionCreate = Type.Object(
@@ -95,6 +97,7 @@ export interface Version {
   conversationEndpointConnectionId: string | null;
   initializationEndpointConnectionId: string | null;
   finalizationEndpointConnectionId: string | null;
+  phoneConnectionId: string | null;
   createdAt: string;
   deletedAt?: string;
 }

@@ -72,6 +72,7 @@ export const VersionRecord = record(
     conversationEndpointConnectionId: Nullable(S),
     initializationEndpointConnectionId: Nullable(S),
     finalizationEndpointConnectionId: Nullable(S),
+    phoneConnectionId: Nullable(Type.String({ description: 'the phone connection a PHONE run dials' })),
     createdAt: DateTime,
     deletedAt,
   },
@@ -301,6 +302,9 @@ export const SessionRecord = record(
         Type.Integer({ minimum: 1, description: 'a run’s session: which repetition of its test case (1-based)' }),
       ),
     ),
+    channel: Type.Optional(
+      Nullable(StringEnum(['HTTP', 'PHONE'] as const, { description: 'a run’s session: how the agent was reached' })),
+    ),
     context: Nullable(FreeObject),
     stoppingReason: Nullable(S),
     recordingUri: Nullable(S),
@@ -330,6 +334,9 @@ export const TurnRecord = record(
     latencyMs: Nullable(Type.Number({ minimum: 0 })),
     usage: Type.Object({ inputTokens: Int, outputTokens: Int, cacheReadInputTokens: Int }),
     cost: Nullable(Type.Number({ minimum: 0 })),
+    metadata: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'about the turn; a voice run’s turn has userAudioUri and agentAudioUri',
+    }),
     createdAt: DateTime,
   },
   'A turn of a session (inference result): the user input and the agent output.',

@@ -14,9 +14,19 @@ export const MAX_REPETITIONS = 10;
 /** The score a case must reach to pass a metric, when the run names none. */
 export const DEFAULT_THRESHOLD = 0.5;
 
+/** How a run reaches the agent: its CONVERSATION endpoint over HTTP, or its phone connection. */
+export const RUN_CHANNELS = ['HTTP', 'PHONE'] as const;
+export type RunChannel = (typeof RUN_CHANNELS)[number];
+
 export const RunCreate = Type.Object(
   {
     versionId: Id,
+    channel: Type.Optional(
+      StringEnum(RUN_CHANNELS, {
+        description:
+          'HTTP calls the version’s CONVERSATION endpoint connection, PHONE dials its phone connection; default HTTP when the version has a CONVERSATION endpoint connection, else PHONE',
+      }),
+    ),
     testId: Type.Optional(Id),
     specificationIds: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 20, uniqueItems: true })),
     testCaseIds: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 1000, uniqueItems: true })),
@@ -116,6 +126,23 @@ export const Run = Type.Object({
   metricIds: Type.Array(Id),
   repetitions: Type.Integer({ minimum: 1, maximum: MAX_REPETITIONS }),
   threshold: Type.Number({ minimum: 0, maximum: 1 }),
+  channel: StringEnum(RUN_CHANNELS),
+  voice: Type.Optional(
+    Type.Object(
+      {
+        responseLatencyMs: Nullable(
+          Type.Object(
+            { p50: Type.Number({ minimum: 0 }), p95: Type.Number({ minimum: 0 }) },
+            {
+              description:
+                'the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns',
+            },
+          ),
+        ),
+      },
+      { description: 'PHONE runs only' },
+    ),
+  ),
   status: StringEnum(RUN_STATUSES),
   progress: RunProgress,
   metrics: Type.Array(RunMetric),

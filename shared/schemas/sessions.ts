@@ -83,6 +83,8 @@ export interface Session {
   runId?: string | null;
   /** A run's session: which repetition of its test case it is (1-based); absent for other sessions. */
   repetition?: number | null;
+  /** A run's session: how the agent was reached (HTTP, or PHONE for a voice run); absent for other sessions. */
+  channel?: 'HTTP' | 'PHONE' | null;
   context: Record<string, unknown> | null;
   stoppingReason: string | null;
   recordingUri: string | null;
@@ -173,6 +175,8 @@ export interface Turn {
   latencyMs: number | null;
   usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number };
   cost: number | null;
+  /** About the turn: a voice turn's `userAudioUri` and `agentAudioUri`; `{}` otherwise. */
+  metadata: Record<string, unknown>;
   createdAt: string;
 }
 

@@ -74,11 +74,21 @@ export async function putObject(key: string, body: string | Uint8Array, contentT
 }
 
 export async function readObjectText(key: string): Promise<string | undefined> {
+  return (await readObjectBytes(key))?.toString('utf8');
+}
+
+/** An object's bytes; undefined when it does not exist. */
+export async function readObjectBytes(key: string): Promise<Buffer | undefined> {
   const stream = await readObjectStream(key);
   if (!stream) return undefined;
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** The canonical URI of an object of the bucket. */
+export function objectUri(key: string): string {
+  return `s3://${bucketName}/${key}`;
 }
 
 /**

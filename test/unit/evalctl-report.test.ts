@@ -15,6 +15,7 @@ const run: Run = {
   metricIds: ['met_a'],
   repetitions: 3,
   threshold: 0.7,
+  channel: 'HTTP',
   status: 'COMPLETED',
   progress: { total: 30, pending: 0, running: 0, completed: 29, failed: 1 },
   metrics: [

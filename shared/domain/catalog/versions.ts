@@ -13,7 +13,8 @@ import { keys } from '../../db/keys.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Version, VersionCreate, VersionListQuery, VersionUpdate } from '../../schemas/products.js';
-import { endpointConnectionEntity, versionEntity } from '../common/entities.js';
+import type { PhoneConnection } from '../../schemas/phone-connections.js';
+import { endpointConnectionEntity, phoneConnectionEntity, versionEntity } from '../common/entities.js';
 import { newId, nowIso } from '../common/ids.js';
 import { patchOf, rejectImmutable } from '../common/immutable.js';
 import { anyOf, applyList, type Page } from '../common/list.js';
@@ -38,9 +39,26 @@ type RefField = (typeof CONNECTION_REFS)[number][0];
 async function checkConnectionRefs(
   auth: AuthContext,
   productId: string,
-  refs: Partial<Record<RefField, string | null>>,
+  refs: Partial<Record<RefField | 'phoneConnectionId', string | null>>,
 ): Promise<TransactItem[]> {
   const checks: TransactItem[] = [];
+  if (refs.phoneConnectionId) {
+    const id = refs.phoneConnectionId;
+    const phone = await bodyReference(
+      () => getRecord<PhoneConnection>(phoneConnectionEntity, auth.organizationId, id),
+      'phoneConnectionId',
+      id,
+      'phone connection',
+    );
+    if (phone.productId !== productId) throw new ValidationError(`phoneConnectionId ${id} belongs to another product`);
+    checks.push({
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.catalog(auth.organizationId, 'PHONE', id),
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+      },
+    });
+  }
   for (const [field, type] of CONNECTION_REFS) {
     const id = refs[field];
     if (!id) continue;
@@ -89,6 +107,7 @@ export async function createVersion(auth: AuthContext, input: VersionCreate): Pr
     conversationEndpointConnectionId: input.conversationEndpointConnectionId ?? null,
     initializationEndpointConnectionId: input.initializationEndpointConnectionId ?? null,
     finalizationEndpointConnectionId: input.finalizationEndpointConnectionId ?? null,
+    phoneConnectionId: input.phoneConnectionId ?? null,
     createdAt: nowIso(),
   };
   const extra = [
@@ -110,15 +129,20 @@ async function explainConflict(productId: string, name: string, ownId: string): 
     throw new ConflictError(`a version named '${name}' already exists in product ${productId}`);
 }
 
-export function getVersion(auth: AuthContext, id: string): Promise<Version> {
-  return getRecord<Version>(versionEntity, auth.organizationId, id, { includeDeleted: true });
+/** A version as clients see it: versions stored before phone connections could be named read `phoneConnectionId: null`. */
+export function versionView(v: Version): Version {
+  return v.phoneConnectionId === undefined ? { ...v, phoneConnectionId: null } : v;
+}
+
+export async function getVersion(auth: AuthContext, id: string): Promise<Version> {
+  return versionView(await getRecord<Version>(versionEntity, auth.organizationId, id, { includeDeleted: true }));
 }
 
 export async function listVersions(auth: AuthContext, query: VersionListQuery): Promise<Page<Version>> {
   const records = query.productIds
     ? await listProductRecords<Version>(versionEntity, auth.organizationId, query.productIds)
     : await listOrgRecords<Version>(versionEntity, auth.organizationId);
-  return applyList(records, query, {
+  return applyList(records.map(versionView), query, {
     sortable: ['createdAt', 'name', 'productId'],
     filters: anyOf<Version>(query.productIds, (r) => r.productId),
   });
@@ -135,10 +159,11 @@ export async function updateVersion(auth: AuthContext, id: string, body: Version
     'conversationEndpointConnectionId',
     'initializationEndpointConnectionId',
     'finalizationEndpointConnectionId',
+    'phoneConnectionId',
   ]);
   // Cleared references are stored as null (the record always shows every field).
   for (const field of remove) set[field] = null;
-  if (Object.keys(set).length === 0) return current;
+  if (Object.keys(set).length === 0) return versionView(current);
   const checks = await checkConnectionRefs(auth, current.productId, body);
   // The name guard must move with the name: the update is conditional on the name it read.
   const update = updateItem(versionEntity, auth.organizationId, id, set, [], {
@@ -158,7 +183,7 @@ export async function updateVersion(auth: AuthContext, id: string, body: Version
     }
     return undefined;
   });
-  return getRecord<Version>(versionEntity, auth.organizationId, id);
+  return versionView(await getRecord<Version>(versionEntity, auth.organizationId, id));
 }
 
 export async function deleteVersion(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {

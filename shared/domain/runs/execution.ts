@@ -67,6 +67,8 @@ import {
   type RunRef,
 } from './counting.js';
 import { slotTaker } from './rate-slot.js';
+import { hangUpEnded, voiceStep } from './voice-steps.js';
+import type { VoiceEvent } from '../voice/voice-event.js';
 import { deterministicSessionId } from './session-ids.js';
 import {
   carriedTurns,
@@ -244,6 +246,7 @@ function newRunSession(
     testCaseId: testCase.id,
     runId: run.id,
     repetition,
+    channel: run.channel ?? 'HTTP',
     context: testCase.context === null ? null : { value: testCase.context },
     stoppingReason: cancelled ? CANCELLED_REASON : null,
     recordingUri: null,
@@ -290,7 +293,7 @@ async function casesPage(
 
 // ---------------------------------------------------------------- session steps
 
-interface StepContext {
+export interface StepContext {
   orgId: string;
   runId: string;
   /** Where the run's sessions are counted. */
@@ -304,7 +307,7 @@ interface StepContext {
   turns?: Turn[] | PastTurn[];
 }
 
-type StepOutcome =
+export type StepOutcome =
   | { kind: 'advanced'; called: boolean; session: RunSession }
   | { kind: 'requeue'; delayMs: number; attempts: number }
   | { kind: 'stop' };
@@ -317,11 +320,15 @@ type StepOutcome =
  * (a stop decision, the end and scoring) run on in the same job, and after an agent call the next
  * step is enqueued unless all that is left is closing the session and scoring it.
  */
-export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<void> {
-  const loaded = await loadStep(job);
+export async function processStep(queued: StepJob, jctx: JobContext = {}): Promise<void> {
+  const loaded = await loadStep(queued);
   if (!loaded) return;
   const { ctx } = loaded;
   let session = loaded.session;
+  // The end of a call (or a failed action) applies to whatever step its session is at.
+  const job = queued.voice && queued.voice.event !== 'answer' ? { ...queued, seq: session._seq } : queued;
+  // A call that ended after its session was counted: its recording is still the session's.
+  if (job.voice?.event === 'hangup' && session._phase === 'DONE') await voiceStep(ctx, session, jctx, job.voice);
   if (session._phase === 'DONE') {
     // Counted by an earlier delivery (of this step or a later one) that may have stopped before closing the run.
     await afterCounted(ctx.run, session.id);
@@ -333,33 +340,44 @@ export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<
     return;
   }
   let attemptsSoFar = job.attempts;
-  for (;;) {
-    const outcome = await performStep(ctx, session, jctx, attemptsSoFar);
-    attemptsSoFar = undefined;
-    if (outcome.kind === 'stop') return;
-    if (outcome.kind === 'requeue') {
-      await enqueueRunJobs(
-        [
-          {
-            kind: 'step',
-            organizationId: job.organizationId,
-            runId: job.runId,
-            sessionId: job.sessionId,
-            seq: session._seq,
-            ...(outcome.attempts ? { attempts: outcome.attempts } : {}),
-            carry: ctx.rec.carry,
-          },
-        ],
-        outcome.delayMs,
-      );
-      return;
-    }
-    session = outcome.session;
-    if (session._phase === 'DONE') return;
-    // One agent call per job: the next call, or a long close, is the next job's.
-    if (outcome.called && (callsLeft(ctx, session) || !timeToClose(ctx, jctx))) {
-      await enqueueNext(job, session, { ...ctx.rec.carry, turns: pastTurnsToCarry(ctx.turns) });
-      return;
+  let voice = job.voice;
+  try {
+    await stepLoop();
+  } finally {
+    // A voice session that ended hangs up its call (once the end is recorded).
+    if (session.channel === 'PHONE') await hangUpEnded(session);
+  }
+
+  async function stepLoop(): Promise<void> {
+    for (;;) {
+      const outcome = await performStep(ctx, session, jctx, attemptsSoFar, voice);
+      attemptsSoFar = undefined;
+      voice = undefined;
+      if (outcome.kind === 'stop') return;
+      if (outcome.kind === 'requeue') {
+        await enqueueRunJobs(
+          [
+            {
+              kind: 'step',
+              organizationId: job.organizationId,
+              runId: job.runId,
+              sessionId: job.sessionId,
+              seq: session._seq,
+              ...(outcome.attempts ? { attempts: outcome.attempts } : {}),
+              carry: ctx.rec.carry,
+            },
+          ],
+          outcome.delayMs,
+        );
+        return;
+      }
+      session = outcome.session;
+      if (session._phase === 'DONE') return;
+      // One agent call per job: the next call, or a long close, is the next job's.
+      if (outcome.called && (callsLeft(ctx, session) || !timeToClose(ctx, jctx))) {
+        await enqueueNext(job, session, { ...ctx.rec.carry, turns: pastTurnsToCarry(ctx.turns) });
+        return;
+      }
     }
   }
 }
@@ -507,6 +525,7 @@ async function performStep(
   s: RunSession,
   jctx: JobContext,
   attemptsSoFar: number | undefined,
+  voice?: VoiceEvent,
 ): Promise<StepOutcome> {
   if (s._phase === 'EVALUATING') {
     await countSession(s, ctx.run, ctx.rec.carry.planIndex, (evaluationId) => runEvaluation(s.id, evaluationId));
@@ -522,6 +541,7 @@ async function performStep(
       error: 'the run was cancelled while this session ran',
     });
   }
+  if (s.channel === 'PHONE') return s._end ? finishSession(ctx, s) : voiceStep(ctx, s, jctx, voice);
   if (s._end) {
     if (finalizationDue(ctx, s)) return finalizationStep(ctx, s, jctx, attemptsSoFar);
     return finishSession(ctx, s);
@@ -591,7 +611,7 @@ function afterWrite(s: RunSession, set: Record<string, unknown>, remove: string[
 }
 
 /** The session moves one step on: `set` written while it is still at its step, and the session as it now is. */
-async function advance(
+export async function advance(
   ctx: StepContext,
   s: RunSession,
   set: Record<string, unknown>,
@@ -606,7 +626,7 @@ async function advance(
   return { kind: 'advanced', called, session: afterWrite(s, set, options.remove) };
 }
 
-function endStep(ctx: StepContext, s: RunSession, end: NonNullable<RunSession['_end']>): Promise<StepOutcome> {
+export function endStep(ctx: StepContext, s: RunSession, end: NonNullable<RunSession['_end']>): Promise<StepOutcome> {
   return advance(ctx, s, { _seq: s._seq + 1, _end: end }, false);
 }
 
@@ -750,23 +770,31 @@ function caseInputText(input: TestCase['input']): string {
   return typeof message === 'string' ? message : JSON.stringify(input);
 }
 
-async function conversationStep(
-  ctx: StepContext,
-  at: RunSession,
-  jctx: JobContext,
-  attemptsSoFar: number | undefined,
-): Promise<StepOutcome> {
+/** The user's message of the session's next turn, or what the step does instead (the session ends, or another delivery moved it on). */
+export type NextMessage =
+  | { kind: 'message'; message: string; input: Record<string, unknown>; session: RunSession; turns: PastTurn[] }
+  | { kind: 'outcome'; outcome: Promise<StepOutcome> | StepOutcome };
+
+/**
+ * The message of turn `turnCount + 1`: the case's input for the first turn, then the simulated
+ * user's (asked once: its answer is written with its credit settlement, so a redelivery reads it).
+ * Past the last turn, or when the simulated user stops, the session ends.
+ */
+export async function nextUserMessage(ctx: StepContext, at: RunSession): Promise<NextMessage> {
   let s = at;
   const tc = ctx.rec.testCase;
   const index = s.turnCount + 1;
   const multi = isMultiTurn(ctx);
   const maxTurns = multi ? (tc?.maxIterations ?? DEFAULT_MAX_ITERATIONS) : 1;
+  const outcome = (o: Promise<StepOutcome> | StepOutcome): NextMessage => ({ kind: 'outcome', outcome: o });
   if (index > maxTurns)
-    return endStep(ctx, s, {
-      status: 'COMPLETED',
-      stoppingReason: multi ? 'max_iterations' : 'completed',
-      error: null,
-    });
+    return outcome(
+      endStep(ctx, s, {
+        status: 'COMPLETED',
+        stoppingReason: multi ? 'max_iterations' : 'completed',
+        error: null,
+      }),
+    );
   const turns = multi ? await turnsOf(ctx, s) : [];
 
   let message: string;
@@ -775,11 +803,13 @@ async function conversationStep(
     message = caseInputText(tc.input);
     input = typeof tc.input === 'string' ? { user_message: tc.input } : (tc.input as Record<string, unknown>);
   } else if (!multi) {
-    return endStep(ctx, s, {
-      status: 'FAILED',
-      stoppingReason: null,
-      error: `CONVERSATION failed: test case ${tc?.id ?? '(deleted)'} has no input`,
-    });
+    return outcome(
+      endStep(ctx, s, {
+        status: 'FAILED',
+        stoppingReason: null,
+        error: `CONVERSATION failed: test case ${tc?.id ?? '(deleted)'} has no input`,
+      }),
+    );
   } else if (s._userMessage && s._userMessage.seq === s._seq) {
     message = s._userMessage.message;
     input = { user_message: message };
@@ -808,17 +838,47 @@ async function conversationStep(
       record: (t) => stepUpdate(ctx, at, recordOf(t)),
     });
     if (!sim.ok)
-      return endStep(ctx, s, {
-        status: 'FAILED',
-        stoppingReason: null,
-        error: `SIMULATED_USER failed before turn ${index}: ${sim.error}`,
-      });
-    if (sim.recorded === false) return { kind: 'stop' }; // another delivery moved the session on
-    if (sim.stop && index > 1) return { kind: 'advanced', called: false, session: afterWrite(at, recordOf(sim)) };
+      return outcome(
+        endStep(ctx, s, {
+          status: 'FAILED',
+          stoppingReason: null,
+          error: `SIMULATED_USER failed before turn ${index}: ${sim.error}`,
+        }),
+      );
+    if (sim.recorded === false) return outcome({ kind: 'stop' }); // another delivery moved the session on
+    if (sim.stop && index > 1)
+      return outcome({ kind: 'advanced', called: false, session: afterWrite(at, recordOf(sim)) });
     s = afterWrite(at, recordOf(sim));
     message = sim.message;
     input = { user_message: message };
   }
+  return { kind: 'message', message, input, session: s, turns };
+}
+
+/**
+ * How a recorded turn ends the session, if it does: a single-turn case after its turn, an empty
+ * answer, the last allowed turn.
+ */
+export function endAfterTurn(ctx: StepContext, index: number, output: string): RunSession['_end'] {
+  const multi = isMultiTurn(ctx);
+  const maxTurns = multi ? (ctx.rec.testCase?.maxIterations ?? DEFAULT_MAX_ITERATIONS) : 1;
+  if (!multi) return { status: 'COMPLETED', stoppingReason: 'completed', error: null };
+  if (output.trim() === '') return { status: 'COMPLETED', stoppingReason: 'agent_empty_response', error: null };
+  if (index >= maxTurns) return { status: 'COMPLETED', stoppingReason: 'max_iterations', error: null };
+  return undefined;
+}
+
+async function conversationStep(
+  ctx: StepContext,
+  at: RunSession,
+  jctx: JobContext,
+  attemptsSoFar: number | undefined,
+): Promise<StepOutcome> {
+  const next = await nextUserMessage(ctx, at);
+  if (next.kind === 'outcome') return next.outcome;
+  const { message, input, turns } = next;
+  const s = next.session;
+  const index = s.turnCount + 1;
 
   const conn = ctx.rec.conversation!;
   const turnId = newId('inferenceResult');
@@ -853,13 +913,11 @@ async function conversationStep(
       cacheReadInputTokens: 0,
     },
     cost: null,
+    metadata: {},
     createdAt: now,
   };
   const { set, items } = sessionAdditions(s, result, false);
-  let end: RunSession['_end'];
-  if (!multi) end = { status: 'COMPLETED', stoppingReason: 'completed', error: null };
-  else if (output.trim() === '') end = { status: 'COMPLETED', stoppingReason: 'agent_empty_response', error: null };
-  else if (index >= maxTurns) end = { status: 'COMPLETED', stoppingReason: 'max_iterations', error: null };
+  const end = endAfterTurn(ctx, index, output);
   const turnSet = { ...set, _seq: s._seq + 1, turnCount: index, lastTurnAt: now, ...(end ? { _end: end } : {}) };
   const allTurns = [...turns, turn];
   const spans = spansOf(turn, result);

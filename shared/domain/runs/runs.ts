@@ -4,6 +4,7 @@ import { getVisibleMetric, listSpecLinks } from '../../db/metrics.js';
 import { readShard, RUN_SHARDS, shardCancel, shardKeys, type ShardSums } from '../../db/run-counters.js';
 import {
   createRun,
+  runSessionIds,
   finishRunWhenDone,
   getRunWithShards,
   getStoredRun,
@@ -17,8 +18,9 @@ import {
   type StoredRun,
 } from '../../db/runs.js';
 import { logger } from '../../observability/logger.js';
+import { listTurns } from '../../db/sessions.js';
 import { runResults, storePassFigures } from '../../db/run-results.js';
-import { ConflictError, ValidationError } from '../../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
 import {
@@ -26,6 +28,7 @@ import {
   FINISHED_RUN_STATUSES,
   MAX_RUN_CASES,
   type Run,
+  type RunChannel,
   type RunCreate,
   type RunListQuery,
   type RunMetric,
@@ -36,7 +39,9 @@ import type { Specification } from '../../schemas/specifications.js';
 import type { TestRecord } from '../../schemas/tests.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
-import { specificationEntity, testEntity, versionEntity } from '../common/entities.js';
+import { phoneConnectionEntity, specificationEntity, testEntity, versionEntity } from '../common/entities.js';
+import type { PhoneConnection } from '../../schemas/phone-connections.js';
+import { telephonyConfigured } from '../../telephony/configured.js';
 import { newId } from '../common/ids.js';
 import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
@@ -66,6 +71,40 @@ async function linkedMetrics(auth: AuthContext, specId: string): Promise<StoredM
   return out;
 }
 
+/**
+ * How the run reaches the agent: the channel asked for, else HTTP when the version has a
+ * CONVERSATION endpoint connection, else PHONE when it has a phone connection. Every reason a
+ * PHONE run could not dial is a 400 here, never a session that fails later.
+ */
+async function runChannel(org: string, version: Version, asked: RunChannel | undefined): Promise<RunChannel> {
+  const channel =
+    asked ?? (version.conversationEndpointConnectionId ? 'HTTP' : version.phoneConnectionId ? 'PHONE' : undefined);
+  if (!channel)
+    throw new ValidationError(
+      `conversationEndpointConnectionId or phoneConnectionId: version ${version.id} has neither a CONVERSATION endpoint connection nor a phone connection; set conversationEndpointConnectionId (runs over HTTP) or phoneConnectionId (voice runs) on the version`,
+    );
+  if (channel === 'HTTP') {
+    if (!version.conversationEndpointConnectionId)
+      throw new ValidationError(
+        `conversationEndpointConnectionId: version ${version.id} has no CONVERSATION endpoint connection; set conversationEndpointConnectionId on the version, or run it with channel PHONE`,
+      );
+    return channel;
+  }
+  if (!version.phoneConnectionId)
+    throw new ValidationError(
+      `phoneConnectionId: channel PHONE needs a phone connection on version ${version.id}; set phoneConnectionId on the version`,
+    );
+  const phone = await getRecord<PhoneConnection>(phoneConnectionEntity, org, version.phoneConnectionId, {
+    includeDeleted: true,
+  }).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+  if (!phone || phone.deletedAt)
+    throw new ValidationError(
+      `phoneConnectionId: the phone connection ${version.phoneConnectionId} of version ${version.id} was deleted; name another one on the version`,
+    );
+  if (!telephonyConfigured()) throw new ValidationError('channel: no telephony is configured for this deployment');
+  return channel;
+}
+
 function requireRunnable(test: TestRecord, field: string): void {
   if (test.status !== 'SUCCESS')
     throw new ValidationError(`${field}: test ${test.id} is ${test.status}; only SUCCESS tests can run`);
@@ -91,11 +130,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     input.versionId,
     'version',
   );
-  if (!version.conversationEndpointConnectionId) {
-    throw new ValidationError(
-      `conversationEndpointConnectionId: version ${version.id} has no CONVERSATION endpoint connection; set conversationEndpointConnectionId on the version (voice runs through phone connections need a telephony provider, which this deployment does not have)`,
-    );
-  }
+  const channel = await runChannel(org, version, input.channel);
   const given = input.metricIds ? await metricsById(auth, input.metricIds) : undefined;
   const names = new Map<string, string>();
   const plan: RunPlanEntry[] = [];
@@ -200,6 +235,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     metricIds,
     repetitions,
     threshold: input.threshold ?? DEFAULT_THRESHOLD,
+    channel,
     status: 'PENDING',
     progress: { total, pending: total, running: 0, completed: 0, failed: 0 },
     error: null,
@@ -281,9 +317,32 @@ export function runView(run: RunWithFigures, sums?: ShardSums): Run {
     ...rest,
     repetitions,
     threshold: run.threshold ?? DEFAULT_THRESHOLD,
+    channel: run.channel ?? 'HTTP',
+    ...(run.channel === 'PHONE' ? { voice: run._voice ?? { responseLatencyMs: null } } : {}),
     progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
     metrics,
   };
+}
+
+/**
+ * A voice run's response latency over its turns: the median and the 95th percentile, linearly
+ * interpolated between the closest ranks (the usual sample quantile, R's type 7); null without turns.
+ */
+export async function computeVoiceFigures(run: StoredRun): Promise<NonNullable<StoredRun['_voice']>> {
+  const latencies: number[] = [];
+  for (const id of await runSessionIds(run.id))
+    for (const turn of await listTurns(id)) if (typeof turn.latencyMs === 'number') latencies.push(turn.latencyMs);
+  if (latencies.length === 0) return { responseLatencyMs: null };
+  latencies.sort((a, b) => a - b);
+  return { responseLatencyMs: { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) } };
+}
+
+/** The q-quantile of sorted values, linearly interpolated (type 7). */
+export function quantile(sorted: number[], q: number): number {
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return Math.round((sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)) * 10) / 10;
 }
 
 /** The pass figures of each metric of a run, from its sessions' evaluations. */
@@ -329,6 +388,7 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
         finishedAt: at,
         ...(run.startedAt ? {} : { startedAt: at }),
         _passFigures: await computePassFigures(run),
+        ...(run.channel === 'PHONE' ? { _voice: await computeVoiceFigures(run) } : {}),
       }
     : undefined;
   const set = finished ?? folded;

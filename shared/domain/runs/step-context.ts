@@ -6,6 +6,9 @@ import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Product, Version } from '../../schemas/products.js';
 import type { TestCase, TestRecord } from '../../schemas/tests.js';
+import type { PhoneConnection } from '../../schemas/phone-connections.js';
+import { getRecord } from '../../db/catalog.js';
+import { phoneConnectionEntity } from '../common/entities.js';
 import { toAgentConnection } from './caller/connection.js';
 import type { AgentConnection } from './caller/index.js';
 
@@ -37,6 +40,8 @@ export interface StepCarry {
   testType: string;
   metricIds: string[];
   connectionIds: { conversation: string | null; initialization: string | null; finalization: string | null };
+  /** A voice run's session: the number it dials (carried whole: it holds no secret). */
+  phone?: { connectionId: string; phoneNumber: string; agentSpeaksFirst: boolean };
   /** The records; each one absent here is read by the step. */
   test?: CarriedTest;
   testCase?: TestCase;
@@ -74,6 +79,8 @@ export interface EntryRecords {
   connections: EndpointConnection[];
   metrics: StoredMetric[];
   product: Product | undefined;
+  /** A PHONE run's phone connection. */
+  phone?: PhoneConnection;
 }
 
 export async function readEntryRecords(run: StoredRun, entry: RunPlanEntry): Promise<EntryRecords | undefined> {
@@ -92,7 +99,14 @@ export async function readEntryRecords(run: StoredRun, entry: RunPlanEntry): Pro
     v.finalizationEndpointConnectionId,
   ].filter((id): id is string => Boolean(id));
   const second = ids.length ? await readRecords({ orgId: run.organizationId, connectionIds: ids }) : undefined;
+  const phone =
+    run.channel === 'PHONE' && v.phoneConnectionId
+      ? await getRecord<PhoneConnection>(phoneConnectionEntity, run.organizationId, v.phoneConnectionId).catch(
+          () => undefined,
+        )
+      : undefined;
   return {
+    ...(phone ? { phone } : {}),
     version: v,
     test: first.test ? carriedTest(first.test) : undefined,
     connections: [...(second?.connections.values() ?? [])],
@@ -113,7 +127,7 @@ const carriedTest = (t: CarriedTest): CarriedTest => ({
  * A test case with fields kept in S3 is left out (the step reads and restores it).
  */
 export function carryFor(
-  run: Pick<StoredRun, '_shards'>,
+  run: Pick<StoredRun, '_shards' | 'channel'>,
   planIndex: number,
   entry: RunPlanEntry,
   records: EntryRecords,
@@ -134,6 +148,15 @@ export function carryFor(
       initialization: v.initializationEndpointConnectionId ?? null,
       finalization: v.finalizationEndpointConnectionId ?? null,
     },
+    ...(run.channel === 'PHONE' && records.phone
+      ? {
+          phone: {
+            connectionId: records.phone.id,
+            phoneNumber: records.phone.phoneNumber,
+            agentSpeaksFirst: records.phone.agentSpeaksFirst,
+          },
+        }
+      : {}),
   };
   const shared: StepCarry = {
     ...base,

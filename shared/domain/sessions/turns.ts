@@ -47,6 +47,7 @@ export function draftOf(input: Partial<TurnCreate> & { input: string }): TurnDra
       cacheReadInputTokens: input.usage?.cacheReadInputTokens ?? 0,
     },
     cost: input.cost ?? null,
+    metadata: {},
   };
 }
 
@@ -187,7 +188,12 @@ export async function getTurn(auth: AuthContext, id: string): Promise<Turn> {
   if (!turn || !id.startsWith('inf_')) throw new NotFoundError(`inference result ${id} not found`);
   if (turn.organizationId !== auth.organizationId)
     throw new ForbiddenError(`inference result ${id} belongs to another organization`);
-  return turn;
+  return turnView(turn);
+}
+
+/** A turn as clients see it: turns stored before turns had metadata read `metadata: {}`. */
+export function turnView(turn: Turn): Turn {
+  return turn.metadata ? turn : { ...turn, metadata: {} };
 }
 
 export async function listTurnsOf(auth: AuthContext, query: TurnListQuery): Promise<Page<Turn>> {
@@ -199,7 +205,7 @@ export async function listTurnsOf(auth: AuthContext, query: TurnListQuery): Prom
   const offset = query.offset ?? 0;
   // Only the page returned reads its texts back from S3.
   const page = await restoreItems(all.slice(offset, offset + (query.limit ?? 100)));
-  return { items: page.map((i) => toRecord<Turn>(i)), total: all.length };
+  return { items: page.map((i) => turnView(toRecord<Turn>(i))), total: all.length };
 }
 
 /**

@@ -1,0 +1,210 @@
+import type { RunSession } from '../../db/runs.js';
+import { setSessionRecording, turnPut } from '../../db/runs.js';
+import { ENV, optionalEnv } from '../../config/env.js';
+import { synthesizeSpeech, transcribeSpeech } from '../../llm/speech.js';
+import { logger } from '../../observability/logger.js';
+import { MAX_TURN_TEXT, type Turn } from '../../schemas/sessions.js';
+import { objectUri, putObject, readObjectBytes } from '../../storage/s3.js';
+import type { Telephony } from '../../telephony/telephony.js';
+import { decodeWav, leadingSilenceMs } from '../../voice/audio.js';
+import { clock } from '../common/clock.js';
+import { newId } from '../common/ids.js';
+import { type CallArgs, type VoiceEvent, voicePrefix } from '../voice/voice-event.js';
+import {
+  advance,
+  endAfterTurn,
+  endStep,
+  type JobContext,
+  nextUserMessage,
+  type StepContext,
+  type StepOutcome,
+} from './execution.js';
+
+/**
+ * The steps of a PHONE session (a voice run). The session's steps are those of an HTTP session
+ * (one per turn, each conditional on the session's step), with the agent call replaced by the
+ * phone call: a step without a voice event speaks the turn's message (synthesized, then played on
+ * the call it places or updates) and stops; the call-control handler then queues the same step
+ * with the agent's recorded answer, which is transcribed and recorded as the turn. The call's end
+ * (hang-up, no answer, a failed action) comes the same way.
+ */
+
+/** The number a deployment calls from; the local phone line accepts any. */
+const fromNumber = () => optionalEnv(ENV.voiceFromNumber) ?? '+15550100000';
+
+let line: () => Promise<Telephony | undefined> = async () => undefined;
+
+/** Where PHONE steps find the telephony (the Chime client, or the local emulator). */
+export function useVoiceLine(find: () => Promise<Telephony | undefined>): void {
+  line = find;
+}
+
+const isCallGone = (error: unknown) => {
+  const name = (error as { name?: string }).name ?? '';
+  return name === 'NotFoundException' || name === 'NotFoundError' || /not found|no call/i.test(String(error));
+};
+
+export async function voiceStep(
+  ctx: StepContext,
+  s: RunSession,
+  jctx: JobContext,
+  voice: VoiceEvent | undefined,
+): Promise<StepOutcome> {
+  if (!voice) return speak(ctx, s, jctx);
+  if (voice.event === 'answer') return recordAnswer(ctx, s, jctx, voice);
+  if (voice.event === 'failed')
+    return endStep(ctx, s, { status: 'FAILED', stoppingReason: null, error: `PHONE call failed: ${voice.error}` });
+  return callEnded(ctx, s, voice);
+}
+
+/** Speaks the next turn's message: synthesized, stored, then played on the call (placed for the first turn). */
+async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promise<StepOutcome> {
+  const phone = ctx.rec.carry.phone;
+  if (!phone)
+    return endStep(ctx, at, {
+      status: 'FAILED',
+      stoppingReason: null,
+      error: 'PHONE: the version has no live phone connection',
+    });
+  const turn = at.turnCount + 1;
+  // Already spoken by an earlier delivery of this step: the call carries on without it.
+  if (at._call && at._call.seq === at._seq && at._call.turn === turn) return { kind: 'stop' };
+  const next = await nextUserMessage(ctx, at);
+  if (next.kind === 'outcome') return next.outcome;
+  const s = next.session;
+  const remaining = jctx.remainingMs ? { remainingMs: jctx.remainingMs() - 5_000 } : {};
+  const speech = await synthesizeSpeech({ organizationId: s.organizationId, text: next.message, ...remaining });
+  if (!speech.ok)
+    return endStep(ctx, s, {
+      status: 'FAILED',
+      stoppingReason: null,
+      error: `speech synthesis failed before turn ${turn}: ${speech.error}`,
+    });
+  const userAudioKey = `${voicePrefix(s.organizationId, s.id)}${turn}-user.wav`;
+  await putObject(userAudioKey, speech.wav, 'audio/wav');
+  const telephony = await line();
+  if (!telephony)
+    return endStep(ctx, s, {
+      status: 'FAILED',
+      stoppingReason: null,
+      error: 'PHONE: no telephony is configured for this deployment',
+    });
+  const args: CallArgs = {
+    organizationId: s.organizationId,
+    runId: ctx.runId,
+    sessionId: s.id,
+    seq: String(s._seq),
+    turn: String(turn),
+    userAudioKey,
+    ...(turn === 1 && phone.agentSpeaksFirst ? { agentSpeaksFirst: '1' } : {}),
+  };
+  let transactionId = s._call?.transactionId;
+  if (!transactionId) {
+    const placed = await telephony.createCall({
+      fromNumber: fromNumber(),
+      toNumber: phone.phoneNumber,
+      arguments: { ...args },
+    });
+    transactionId = placed.transactionId;
+  } else {
+    try {
+      await telephony.updateCall(transactionId, { action: 'play', ...args });
+    } catch (error) {
+      if (!isCallGone(error)) throw error;
+      return endStep(ctx, s, hangupEnd(s, true));
+    }
+  }
+  const call = { transactionId, seq: s._seq, turn, message: next.message.slice(0, MAX_TURN_TEXT), userAudioKey };
+  const moved = await advance(ctx, s, { _call: call }, false);
+  return moved.kind === 'advanced' ? { kind: 'stop' } : moved;
+}
+
+/** The agent's answer to the turn: its leading silence is the response latency, its transcript the turn's output. */
+async function recordAnswer(
+  ctx: StepContext,
+  s: RunSession,
+  jctx: JobContext,
+  voice: Extract<VoiceEvent, { event: 'answer' }>,
+): Promise<StepOutcome> {
+  const call = s._call;
+  if (!call || call.turn !== voice.turn || call.seq !== s._seq) return { kind: 'stop' }; // stale or done
+  const wav = await readObjectBytes(voice.agentAudioKey);
+  if (!wav)
+    return endStep(ctx, s, {
+      status: 'FAILED',
+      stoppingReason: null,
+      error: `PHONE turn ${voice.turn} failed: the agent's recorded answer was not found`,
+    });
+  const latencyMs = leadingSilenceMs(decodeWav(wav));
+  let output = '';
+  if (latencyMs !== null) {
+    const language = ctx.rec.testCase?.languageCode ?? ctx.rec.test?.languageCode ?? undefined;
+    const heard = await transcribeSpeech({
+      organizationId: s.organizationId,
+      wav,
+      ...(language ? { language } : {}),
+      ...(jctx.remainingMs ? { remainingMs: jctx.remainingMs() - 5_000 } : {}),
+    });
+    if (!heard.ok)
+      return endStep(ctx, s, {
+        status: 'FAILED',
+        stoppingReason: null,
+        error: `transcription failed at turn ${voice.turn}: ${heard.error}`,
+      });
+    output = heard.text.slice(0, MAX_TURN_TEXT);
+  }
+  const now = clock.now().toISOString();
+  const turn: Turn = {
+    id: newId('inferenceResult'),
+    organizationId: s.organizationId,
+    sessionId: s.id,
+    index: voice.turn,
+    input: call.message,
+    output,
+    retrievalContext: [],
+    latencyMs: latencyMs === null ? null : Math.round(latencyMs),
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 },
+    cost: null,
+    metadata: { userAudioUri: objectUri(call.userAudioKey), agentAudioUri: objectUri(voice.agentAudioKey) },
+    createdAt: now,
+  };
+  const end =
+    latencyMs === null
+      ? { status: 'COMPLETED' as const, stoppingReason: 'agent_empty_response', error: null }
+      : endAfterTurn(ctx, voice.turn, output);
+  const set = { _seq: s._seq + 1, turnCount: voice.turn, lastTurnAt: now, ...(end ? { _end: end } : {}) };
+  const moved = await advance(ctx, s, set, true, { items: [turnPut(turn)], remove: ['_userMessage'] });
+  if (moved.kind === 'advanced' && ctx.turns) ctx.turns = [...ctx.turns, { input: turn.input, output: turn.output }];
+  return moved;
+}
+
+/** How a call that ended on the agent's side ends its session. */
+function hangupEnd(s: RunSession, answered: boolean): NonNullable<RunSession['_end']> {
+  if (s.turnCount > 0) return { status: 'COMPLETED', stoppingReason: 'hangup', error: null };
+  if (answered)
+    return { status: 'FAILED', stoppingReason: 'hangup', error: 'PHONE: the agent hung up before answering' };
+  return { status: 'FAILED', stoppingReason: 'no_answer', error: 'PHONE: the agent did not answer the call' };
+}
+
+/** The call ended: its recording is the session's, and a session still talking ends. */
+async function callEnded(
+  ctx: StepContext,
+  s: RunSession,
+  voice: Extract<VoiceEvent, { event: 'hangup' }>,
+): Promise<StepOutcome> {
+  if (voice.recordingKey) await setSessionRecording(s.id, objectUri(voice.recordingKey));
+  if (s._end || s.status !== 'PENDING') return { kind: 'stop' };
+  return endStep(ctx, s, hangupEnd(s, voice.answered));
+}
+
+/** Hangs up a session's call once the session ended (a redelivery, or a call already gone, changes nothing). */
+export async function hangUpEnded(s: RunSession): Promise<void> {
+  if (!s._call || (!s._end && s.status === 'PENDING')) return;
+  const telephony = await line();
+  if (!telephony) return;
+  try {
+    await telephony.updateCall(s._call.transactionId, { action: 'hangup' });
+  } catch (error) {
+    if (!isCallGone(error)) logger.warn('voice call not hung up', { sessionId: s.id, error: String(error) });
+  }
+}

@@ -1,0 +1,187 @@
+import { ENV, optionalEnv } from '../../config/env.js';
+import { logger } from '../../observability/logger.js';
+import { enqueueRunJobs } from '../../queue/run-queue.js';
+import { bucketName } from '../../storage/s3.js';
+import { type ChimeAction, type ChimeEvent, type ChimeResponse, callArguments } from '../../telephony/chime-events.js';
+import { DEFAULT_SILENCE_THRESHOLD } from '../../voice/audio.js';
+import { type CallArgs, type VoiceEvent, voicePrefix } from './voice-event.js';
+
+/**
+ * The call-control handler of voice runs: Chime's PSTN audio service (or the local phone line
+ * emulator) invokes it with each event of a call, and it answers with the actions that carry the
+ * conversation on. It holds no state of its own: what it needs travels in the call's arguments
+ * (kept as transaction attributes), and what it learns goes to the session's step job on the run
+ * queue, which records it conditionally on the session's step. So an invocation Chime retries
+ * queues a job that changes nothing the second time, and answers with the same actions.
+ *
+ * - CALL_ANSWERED: start recording the call (both sides), play the first utterance, record the answer
+ *   (or, when the agent speaks first, record its greeting, then play).
+ * - ACTION_SUCCESSFUL of RecordAudio: the answer goes to the session's step (transcribed there, the
+ *   next utterance decided, and the call updated); the call pauses meanwhile.
+ * - CALL_UPDATE_REQUESTED: play the next utterance and record the answer, or hang up.
+ * - HANGUP, ACTION_FAILED: the session's step learns how the call ended.
+ */
+
+/** How long a pause waits for the session's step before it pauses again. */
+export const PAUSE_MS = 10_000;
+/** Silence after speech that ends an answer (Chime's SilenceDurationInSeconds). */
+export const ANSWER_SILENCE_SECONDS = 2;
+
+const answerSeconds = () => {
+  const value = Number(optionalEnv(ENV.voiceAnswerSeconds) ?? 30);
+  return Number.isFinite(value) && value >= 1 ? Math.round(value) : 30;
+};
+
+const ok = (actions: ChimeAction[], attributes?: Record<string, string>): ChimeResponse => ({
+  SchemaVersion: '1.0',
+  Actions: actions,
+  ...(attributes ? { TransactionAttributes: attributes } : {}),
+});
+
+/** The call's arguments, when the event belongs to a voice run's call. */
+function argsOf(event: ChimeEvent): (CallArgs & Record<string, string>) | undefined {
+  const args = callArguments(event);
+  if (!args.organizationId || !args.runId || !args.sessionId || !args.userAudioKey || !args.turn || !args.seq)
+    return undefined;
+  return args as CallArgs & Record<string, string>;
+}
+
+const callIdOf = (event: ChimeEvent) =>
+  event.CallDetails.Participants.find((p) => p.ParticipantTag === 'LEG-A')?.CallId ??
+  event.CallDetails.Participants[0]?.CallId ??
+  '';
+
+function play(callId: string, args: CallArgs): ChimeAction {
+  return {
+    Type: 'PlayAudio',
+    Parameters: {
+      CallId: callId,
+      ParticipantTag: 'LEG-A',
+      AudioSource: { Type: 'S3', BucketName: bucketName, Key: args.userAudioKey },
+    },
+  };
+}
+
+/** Records the agent's answer to turn `turn` (0: its greeting) under the session's voice folder. */
+function record(callId: string, args: CallArgs, turn: string): ChimeAction {
+  return {
+    Type: 'RecordAudio',
+    Parameters: {
+      CallId: callId,
+      DurationInSeconds: answerSeconds(),
+      SilenceDurationInSeconds: ANSWER_SILENCE_SECONDS,
+      SilenceThreshold: DEFAULT_SILENCE_THRESHOLD,
+      RecordingTerminators: ['#'],
+      RecordingDestination: {
+        Type: 'S3',
+        BucketName: bucketName,
+        Prefix: `${voicePrefix(args.organizationId, args.sessionId)}${turn === '0' ? 'greeting' : `${turn}-agent`}`,
+      },
+    },
+  };
+}
+
+const pause = (callId: string): ChimeAction => ({
+  Type: 'Pause',
+  Parameters: { CallId: callId, DurationInMilliseconds: PAUSE_MS },
+});
+
+async function toSession(args: CallArgs, seq: number, voice: VoiceEvent): Promise<void> {
+  await enqueueRunJobs([
+    {
+      kind: 'step',
+      organizationId: args.organizationId,
+      runId: args.runId,
+      sessionId: args.sessionId,
+      seq,
+      voice,
+    },
+  ]);
+}
+
+/** The key of a `bucket/key` location (Chime's CallRecordingDestination), when it is in this bucket. */
+function keyOfLocation(location: string | undefined): string | undefined {
+  if (!location) return undefined;
+  const path = location.replace(/^s3:\/\//, '');
+  return path.startsWith(`${bucketName}/`) ? path.slice(bucketName.length + 1) : undefined;
+}
+
+export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse> {
+  const args = argsOf(event);
+  if (!args) {
+    logger.warn('call event without a voice run call', { type: event.InvocationEventType });
+    return ok(event.InvocationEventType === 'HANGUP' ? [] : [{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }]);
+  }
+  const callId = callIdOf(event);
+  const seq = Number(args.seq);
+  const action = event.ActionData;
+  switch (event.InvocationEventType) {
+    case 'NEW_OUTBOUND_CALL':
+    case 'RINGING':
+      return ok([], args);
+    case 'CALL_ANSWERED': {
+      const attributes = { ...args, answered: '1' };
+      const recording: ChimeAction = {
+        Type: 'StartCallRecording',
+        Parameters: {
+          CallId: callId,
+          Track: 'BOTH',
+          Destination: {
+            Type: 'S3',
+            Location: `${bucketName}/${voicePrefix(args.organizationId, args.sessionId)}call`,
+          },
+        },
+      };
+      if (args.agentSpeaksFirst === '1' && args.greeted !== '1')
+        return ok([recording, record(callId, args, '0')], attributes);
+      return ok([recording, play(callId, args), record(callId, args, args.turn)], attributes);
+    }
+    case 'ACTION_SUCCESSFUL': {
+      if (action?.Type === 'StartCallRecording') {
+        const key = keyOfLocation(action.CallRecordingDestination?.Location);
+        return ok([], key ? { ...args, recordingKey: key } : args);
+      }
+      if (action?.Type === 'RecordAudio') {
+        if (args.agentSpeaksFirst === '1' && args.greeted !== '1') {
+          // The greeting is heard, not a turn: the first utterance answers it.
+          return ok([play(callId, args), record(callId, args, args.turn)], { ...args, greeted: '1' });
+        }
+        const key = action.RecordingDestination?.Key;
+        if (!key) {
+          await toSession(args, seq, { event: 'failed', error: 'RecordAudio reported no recording' });
+          return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
+        }
+        await toSession(args, seq, { event: 'answer', turn: Number(args.turn), agentAudioKey: key });
+        return ok([pause(callId)], args);
+      }
+      if (action?.Type === 'Pause') return ok([pause(callId)], args);
+      return ok([], args);
+    }
+    case 'CALL_UPDATE_REQUESTED': {
+      const update = (action?.Parameters?.Arguments ?? {}) as Record<string, string>;
+      if (update.action === 'hangup') return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
+      const next = { ...args, ...update } as CallArgs & Record<string, string>;
+      delete next.action;
+      return ok([play(callId, next), record(callId, next, next.turn)], next);
+    }
+    case 'HANGUP': {
+      const byAgent = action?.Type !== 'Hangup';
+      await toSession(args, seq, {
+        event: 'hangup',
+        answered: args.answered === '1',
+        byAgent,
+        ...(args.recordingKey ? { recordingKey: args.recordingKey } : {}),
+      });
+      return ok([], args);
+    }
+    case 'ACTION_FAILED':
+    case 'INVALID_LAMBDA_RESPONSE': {
+      const what = action?.Type ?? 'an action';
+      const why = [action?.ErrorType, action?.ErrorMessage].filter(Boolean).join(': ');
+      await toSession(args, seq, { event: 'failed', error: `${what} failed${why ? ` (${why})` : ''}` });
+      return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
+    }
+    default:
+      return ok([], args);
+  }
+}

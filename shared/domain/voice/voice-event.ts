@@ -1,0 +1,31 @@
+/**
+ * What the call-control handler tells a PHONE session's step job about its call. A step job with
+ * a `voice` event records what happened on the call; one without places the session's next
+ * utterance. Each is idempotent per (session, turn): Chime may invoke the handler twice, and the
+ * run queue may deliver a job twice.
+ */
+export type VoiceEvent =
+  /** The agent's answer to turn `turn` was recorded at `agentAudioKey` (bucket key). */
+  | { event: 'answer'; turn: number; agentAudioKey: string }
+  /** The call ended: `answered` whether it ever was, `byAgent` whether the agent hung up. */
+  | { event: 'hangup'; answered: boolean; byAgent: boolean; recordingKey?: string }
+  /** An action of the call failed (the call is being hung up). */
+  | { event: 'failed'; error: string };
+
+/** The arguments the service gives a call (strings, as Chime carries them). */
+export interface CallArgs {
+  organizationId: string;
+  runId: string;
+  sessionId: string;
+  /** The session's step waiting on the call. */
+  seq: string;
+  /** The turn whose utterance is played next (1-based). */
+  turn: string;
+  /** Bucket key of that utterance (8 kHz 16-bit mono WAV). */
+  userAudioKey: string;
+  /** '1' when the agent greets first: its greeting is recorded (not a turn) before the first utterance. */
+  agentSpeaksFirst?: string;
+}
+
+/** Where a session's voice files live: `orgs/<org>/voice/<session>/`. */
+export const voicePrefix = (organizationId: string, sessionId: string) => `orgs/${organizationId}/voice/${sessionId}/`;
