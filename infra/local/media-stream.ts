@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { WebSocket, type RawData } from 'ws';
+import { FRAME_MS, FRAME_SAMPLES, fromMuLaw, MULAW_SILENCE } from '../../shared/voice/audio.js';
+import { logger } from '../../shared/observability/logger.js';
+
+/**
+ * The phone line's side of a Twilio Media Streams WebSocket (bidirectional, `<Connect><Stream>`):
+ * the line connects to the agent's URL as Twilio would, sends `connected`, `start`, one `media`
+ * frame of the caller's audio every 20 ms (silence between utterances, as a live line does) and
+ * `stop`; it plays what the agent sends (`media`) out of a buffer in real time, echoes the agent's
+ * `mark` once the audio before it has played, and empties the buffer on `clear`.
+ */
+
+/** A Twilio id: its two-letter prefix and 32 hex digits. */
+export const twilioSid = (prefix: 'AC' | 'CA' | 'MZ'): string => `${prefix}${randomBytes(16).toString('hex')}`;
+
+/** 20 ms of μ-law silence. */
+export const SILENT_FRAME: Uint8Array = new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE);
+
+/** Every μ-law code as a 16-bit sample, decoded once by the audio module; a frame decodes by lookup. */
+const MULAW_SAMPLES = fromMuLaw(Uint8Array.from({ length: 256 }, (_, code) => code));
+
+export function decodeMuLaw(bytes: Uint8Array): Int16Array {
+  const samples = new Int16Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) samples[i] = MULAW_SAMPLES[bytes[i]!]!;
+  return samples;
+}
+
+export interface StreamIds {
+  accountSid: string;
+  callSid: string;
+}
+
+type Queued = { audio: Uint8Array } | { mark: string };
+
+/** An answered Media Streams connection. */
+export class MediaStream {
+  readonly streamSid = twilioSid('MZ');
+  private sequence = 0;
+  private chunk = 0;
+  /** What the agent sent and has not been played yet: audio and marks, in order. */
+  private playout: Queued[] = [];
+  private ended = false;
+  /** Called once when the agent closes the connection (it hung up); not when the line does. */
+  onHangup: (() => void) | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly ids: StreamIds,
+  ) {
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.receive(data);
+    });
+    ws.on('close', () => {
+      if (this.ended) return;
+      this.ended = true;
+      this.onHangup?.();
+    });
+  }
+
+  /** `connected`, then `start` with the call's ids and custom parameters. */
+  start(customParameters: Record<string, string>): void {
+    this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+    this.send({
+      event: 'start',
+      sequenceNumber: this.nextSequence(),
+      start: {
+        accountSid: this.ids.accountSid,
+        streamSid: this.streamSid,
+        callSid: this.ids.callSid,
+        // A bidirectional stream carries the caller's track only; the agent's audio is what it sends.
+        tracks: ['inbound'],
+        customParameters,
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
+      streamSid: this.streamSid,
+    });
+  }
+
+  /**
+   * One 20 ms step of the line: sends `frame` (the caller's audio) to the agent and returns the
+   * agent's next 20 ms, taken from what it sent (silence where it sent nothing in time).
+   */
+  exchange(frame: Uint8Array): Uint8Array {
+    this.chunk++;
+    this.send({
+      event: 'media',
+      sequenceNumber: this.nextSequence(),
+      media: {
+        track: 'inbound',
+        chunk: String(this.chunk),
+        timestamp: String((this.chunk - 1) * FRAME_MS),
+        payload: Buffer.from(frame).toString('base64'),
+      },
+      streamSid: this.streamSid,
+    });
+    return this.play();
+  }
+
+  /** The line hangs up: `stop`, then the socket closes. */
+  stop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.send({
+      event: 'stop',
+      sequenceNumber: this.nextSequence(),
+      streamSid: this.streamSid,
+      stop: { accountSid: this.ids.accountSid, callSid: this.ids.callSid },
+    });
+    this.ws.close(1000);
+  }
+
+  private play(): Uint8Array {
+    const frame = new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE);
+    let filled = 0;
+    while (this.playout.length > 0) {
+      const head = this.playout[0]!;
+      if ('mark' in head) {
+        // Everything before the mark is playing now.
+        this.playout.shift();
+        this.echoMark(head.mark);
+        continue;
+      }
+      if (filled === FRAME_SAMPLES) break;
+      const take = Math.min(FRAME_SAMPLES - filled, head.audio.length);
+      frame.set(head.audio.subarray(0, take), filled);
+      filled += take;
+      if (take === head.audio.length) this.playout.shift();
+      else head.audio = head.audio.subarray(take);
+    }
+    return frame;
+  }
+
+  private receive(data: RawData): void {
+    let message: { event?: unknown; media?: { payload?: unknown }; mark?: { name?: unknown } };
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      logger.debug('phone line: a Media Streams message that is not JSON was ignored');
+      return;
+    }
+    switch (message.event) {
+      case 'media':
+        if (typeof message.media?.payload === 'string' && message.media.payload.length > 0)
+          this.playout.push({ audio: new Uint8Array(Buffer.from(message.media.payload, 'base64')) });
+        return;
+      case 'mark':
+        if (typeof message.mark?.name === 'string') this.playout.push({ mark: message.mark.name });
+        return;
+      case 'clear': {
+        // The buffered audio is dropped; its marks come back at once, as Twilio sends them.
+        const cleared = this.playout.splice(0);
+        for (const item of cleared) if ('mark' in item) this.echoMark(item.mark);
+        return;
+      }
+      default:
+        logger.debug('phone line: a Media Streams message was ignored', { event: String(message.event) });
+    }
+  }
+
+  private echoMark(name: string): void {
+    this.send({ event: 'mark', sequenceNumber: this.nextSequence(), streamSid: this.streamSid, mark: { name } });
+  }
+
+  private nextSequence(): string {
+    return String(++this.sequence);
+  }
+
+  private send(message: unknown): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+}
+
+/**
+ * Dials an agent: opens the WebSocket. Resolves with the answered stream, or with the reason it
+ * was not answered (refused, closed, an HTTP answer instead of an upgrade, or `signal` aborted).
+ */
+export function dial(url: string, ids: StreamIds, signal: AbortSignal): Promise<MediaStream | { unanswered: string }> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve({ unanswered: 'not answered in time' });
+    const ws = new WebSocket(url);
+    // A socket error is followed by `close`, which is what ends a call; unhandled, it would throw.
+    ws.on('error', (error) => logger.debug('phone line: WebSocket error', { error: error.message }));
+    let settled = false;
+    const settle = (result: MediaStream | { unanswered: string }) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const onAbort = () => {
+      ws.terminate();
+      settle({ unanswered: 'not answered in time' });
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    ws.once('open', () => settle(new MediaStream(ws, ids)));
+    ws.once('unexpected-response', (_req, res) => {
+      ws.terminate();
+      settle({ unanswered: `the agent answered HTTP ${res.statusCode} instead of a WebSocket` });
+    });
+    ws.once('error', (error) => settle({ unanswered: `the connection failed: ${error.message}` }));
+    ws.once('close', () => settle({ unanswered: 'the agent closed the connection' }));
+  });
+}
+
+/**
+ * Calls `tick` every 20 ms of real time until stopped, on a monotonic clock: each tick is due at
+ * `start + n × 20 ms`, so late timers never add up to drift; a late tick is caught up at once.
+ */
+export function startFrameClock(tick: () => void, now: () => number = () => performance.now()): { stop(): void } {
+  const start = now();
+  let ticks = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = () => {
+    timer = setTimeout(run, Math.max(0, start + (ticks + 1) * FRAME_MS - now()));
+  };
+  const run = () => {
+    const due = Math.floor((now() - start) / FRAME_MS);
+    while (ticks < due && !stopped) {
+      ticks++;
+      tick();
+    }
+    if (!stopped) schedule();
+  };
+  schedule();
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
