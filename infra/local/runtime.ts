@@ -212,6 +212,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       concurrency: 4,
       queue: { queue: localGenerationQueue, deadLetters: generationDeadLetters, now: () => Date.now() },
     });
+    // The phone line: voice runs dial the agents of LOCAL_PHONE_AGENTS through the real call-control handler.
+    const { phoneLineFromEnv } = await import('./phone-line.js');
+    const { useLocalTelephony } = await import('../../shared/telephony/telephony.js');
+    const callControl = await import('../../functions/jobs/call-control.js');
+    const phoneLine = phoneLineFromEnv({ handler: (event) => callControl.handler(event) });
+    useLocalTelephony(phoneLine);
+    cleanup.push(() => useLocalTelephony(undefined));
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -247,6 +254,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         await runConsumer.stop();
         await webhookConsumer.stop();
         await generationConsumer.stop();
+        await phoneLine.close();
         await draining;
         await closeServer();
         await stopAll();

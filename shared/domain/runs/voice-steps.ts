@@ -5,7 +5,7 @@ import { synthesizeSpeech, transcribeSpeech } from '../../llm/speech.js';
 import { logger } from '../../observability/logger.js';
 import { MAX_TURN_TEXT, type Turn } from '../../schemas/sessions.js';
 import { objectUri, putObject, readObjectBytes } from '../../storage/s3.js';
-import type { Telephony } from '../../telephony/telephony.js';
+import { localTelephony, type Telephony } from '../../telephony/telephony.js';
 import { decodeWav, leadingSilenceMs } from '../../voice/audio.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
@@ -32,7 +32,7 @@ import {
 /** The number a deployment calls from; the local phone line accepts any. */
 const fromNumber = () => optionalEnv(ENV.voiceFromNumber) ?? '+15550100000';
 
-let line: () => Promise<Telephony | undefined> = async () => undefined;
+let line: () => Promise<Telephony | undefined> = async () => localTelephony();
 
 /** Where PHONE steps find the telephony (the Chime client, or the local emulator). */
 export function useVoiceLine(find: () => Promise<Telephony | undefined>): void {

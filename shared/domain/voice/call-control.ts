@@ -14,8 +14,8 @@ import { type CallArgs, type VoiceEvent, voicePrefix } from './voice-event.js';
  * queue, which records it conditionally on the session's step. So an invocation Chime retries
  * queues a job that changes nothing the second time, and answers with the same actions.
  *
- * - CALL_ANSWERED: start recording the call (both sides), play the first utterance, record the answer
- *   (or, when the agent speaks first, record its greeting, then play).
+ * - CALL_ANSWERED: start recording the call (both sides); once it is recording, play the first
+ *   utterance and record the answer (or, when the agent speaks first, record its greeting, then play).
  * - ACTION_SUCCESSFUL of RecordAudio: the answer goes to the session's step (transcribed there, the
  *   next utterance decided, and the call updated); the call pauses meanwhile.
  * - CALL_UPDATE_REQUESTED: play the next utterance and record the answer, or hang up.
@@ -119,27 +119,31 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
     case 'NEW_OUTBOUND_CALL':
     case 'RINGING':
       return ok([], args);
-    case 'CALL_ANSWERED': {
-      const attributes = { ...args, answered: '1' };
-      const recording: ChimeAction = {
-        Type: 'StartCallRecording',
-        Parameters: {
-          CallId: callId,
-          Track: 'BOTH',
-          Destination: {
-            Type: 'S3',
-            Location: `${bucketName}/${voicePrefix(args.organizationId, args.sessionId)}call`,
+    case 'CALL_ANSWERED':
+      // The recording starts alone: Chime reports an action list's success only after its last
+      // action, and only StartCallRecording's own report says where the recording will be.
+      return ok(
+        [
+          {
+            Type: 'StartCallRecording',
+            Parameters: {
+              CallId: callId,
+              Track: 'BOTH',
+              Destination: {
+                Type: 'S3',
+                Location: `${bucketName}/${voicePrefix(args.organizationId, args.sessionId)}call`,
+              },
+            },
           },
-        },
-      };
-      if (args.agentSpeaksFirst === '1' && args.greeted !== '1')
-        return ok([recording, record(callId, args, '0')], attributes);
-      return ok([recording, play(callId, args), record(callId, args, args.turn)], attributes);
-    }
+        ],
+        { ...args, answered: '1' },
+      );
     case 'ACTION_SUCCESSFUL': {
       if (action?.Type === 'StartCallRecording') {
         const key = keyOfLocation(action.CallRecordingDestination?.Location);
-        return ok([], key ? { ...args, recordingKey: key } : args);
+        const attributes = key ? { ...args, recordingKey: key } : args;
+        if (args.agentSpeaksFirst === '1' && args.greeted !== '1') return ok([record(callId, args, '0')], attributes);
+        return ok([play(callId, args), record(callId, args, args.turn)], attributes);
       }
       if (action?.Type === 'RecordAudio') {
         if (args.agentSpeaksFirst === '1' && args.greeted !== '1') {
