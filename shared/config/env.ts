@@ -32,6 +32,12 @@ export const ENV = {
   /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
   agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
+  /** The deployment's Chime SDK phone number (E.164) that voice runs call from; unset: no telephony. */
+  voiceFromNumber: 'VOICE_FROM_NUMBER',
+  /** The SIP media application that places voice runs' calls (set by infra/constructs/voice.ts). */
+  sipMediaApplicationId: 'SIP_MEDIA_APPLICATION_ID',
+  /** The longest answer a voice run records, in seconds (the call-control function's RecordAudio limit). */
+  voiceAnswerSeconds: 'VOICE_ANSWER_SECONDS',
   logLevel: 'LOG_LEVEL',
 } as const;
 
