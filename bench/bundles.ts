@@ -2,8 +2,8 @@
  * Every function the CDK stack defines, bundled the way CDK bundles it (infra/constructs/
  * app-function.ts `BUNDLING`, same entry), in one esbuild build; plus each function's *floor*: a
  * handler bundled with the same settings that only creates the SDK clients the function's bundle
- * holds (always the DynamoDB document client; S3 with the presigner, SQS, Lambda where the
- * function reaches them) and sends one command through each. The DynamoDB-only floor is also the
+ * holds (always the DynamoDB document client; S3 with the presigner, SQS, Lambda, Chime SDK Voice
+ * where the function reaches them) and sends one command through each. The DynamoDB-only floor is also the
  * reference of the median goal. Used by `npm run bench:cold` and test/infra/bundle-size.test.ts.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ export const SDK_CLIENTS = {
   s3: '@aws-sdk/client-s3',
   sqs: '@aws-sdk/client-sqs',
   lambda: '@aws-sdk/client-lambda',
+  chime: '@aws-sdk/client-chime-sdk-voice',
 } as const;
 export type SdkClient = keyof typeof SDK_CLIENTS;
 
@@ -36,10 +37,13 @@ export interface Bundle {
   floor: string;
 }
 
-/** The handler of every function in the stack, read from the synthesized construct tree (no bundling). */
+/**
+ * The handler of every function in the stack, read from the synthesized construct tree (no
+ * bundling); with telephony configured, so the call-control function is among them.
+ */
 export function stackHandlers(): string[] {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new EvalPlatformStack(app, 'Functions');
+  const stack = new EvalPlatformStack(app, 'Functions', { voice: { fromNumber: '+15550100000' } });
   const handlers = stack.node
     .findAll()
     .filter((c): c is AppFunction => c instanceof AppFunction)
@@ -61,10 +65,14 @@ export function floorSource(clients: readonly SdkClient[]): string {
     has('s3') ? "import { getSignedUrl } from '@aws-sdk/s3-request-presigner';" : '',
     has('sqs') ? "import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';" : '',
     has('lambda') ? "import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';" : '',
+    has('chime')
+      ? "import { ChimeSDKVoiceClient, UpdateSipMediaApplicationCallCommand } from '@aws-sdk/client-chime-sdk-voice';"
+      : '',
     'const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
     has('s3') ? 'const s3 = new S3Client({});' : '',
     has('sqs') ? 'const sqs = new SQSClient({});' : '',
     has('lambda') ? 'const lambda = new LambdaClient({});' : '',
+    has('chime') ? 'const chime = new ChimeSDKVoiceClient({});' : '',
     'export const handler = async (event: { id: string }) => {',
     '  const out: unknown[] = [(await doc.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: event.id, sk: event.id } }))).Item];',
     has('s3')
@@ -74,6 +82,9 @@ export function floorSource(clients: readonly SdkClient[]): string {
       ? "  out.push(await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.RUN_QUEUE_URL, Entries: [{ Id: '0', MessageBody: event.id }] })));"
       : '',
     has('lambda') ? '  out.push(await lambda.send(new InvokeCommand({ FunctionName: event.id })));' : '',
+    has('chime')
+      ? '  out.push(await chime.send(new UpdateSipMediaApplicationCallCommand({ SipMediaApplicationId: process.env.SIP_MEDIA_APPLICATION_ID, TransactionId: event.id, Arguments: {} })));'
+      : '',
     '  return out;',
     '};',
     '',

@@ -12,7 +12,7 @@ import {
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -26,6 +26,7 @@ import { AppFunction } from './constructs/app-function.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { Operations } from './constructs/operations.js';
+import { Voice, type VoiceSettings } from './constructs/voice.js';
 import { BINARY_MEDIA_TYPES, jobs, routeId, routes, type Capability, type Route } from '../shared/routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
@@ -68,6 +69,8 @@ export const DEFAULT_CONCURRENCY: Required<QueueConcurrency> = { run: 50, evalua
 export interface EvalPlatformStackProps extends StackProps {
   llm?: LlmSettings;
   concurrency?: QueueConcurrency;
+  /** Telephony for voice runs; without it, none is configured and no Voice stack is made. */
+  voice?: VoiceSettings;
 }
 
 /** What each queue's event source takes at once and how long it waits to fill a batch. */
@@ -119,6 +122,8 @@ export class EvalPlatformStack extends Stack {
   readonly table: Table;
   /** The nested stack of alarms, their topic and the dashboard. */
   readonly operations: Operations;
+  /** The nested stack of telephony (the SIP media application, the call-control function), when the deploy gives a number. */
+  readonly voice?: Voice;
 
   constructor(scope: Construct, id: string, props?: EvalPlatformStackProps) {
     super(scope, id, props);
@@ -308,6 +313,28 @@ export class EvalPlatformStack extends Stack {
         fn.fn.addEventSource(new SqsEventSource(queue, { ...settings.evaluation, reportBatchItemFailures: true }));
       }
     }
+    // ---------- voice runs (docs/deploying.md): only when the deploy gives VOICE_FROM_NUMBER ----------
+    // A nested stack (the call-control function, the SIP media application); here, only what the
+    // functions that start and run phone sessions need: two variables and one policy statement.
+    const voiceEnv: Record<string, string> = {};
+    if (props?.voice) {
+      const voice = new Voice(this, 'Voice', { ...props.voice, table, bucket, runQueue });
+      this.voice = voice;
+      // One output of the Voice stack, also read by the runs route (it answers 400 without telephony).
+      const sipMediaApplicationId = voice.sipMediaApplication.attrSipMediaApplicationId;
+      voiceEnv[ENV.voiceFromNumber] = props.voice.fromNumber;
+      voiceEnv[ENV.sipMediaApplicationId] = sipMediaApplicationId;
+      const runner = jobFunctions.get('runner')!;
+      for (const [name, value] of Object.entries(voiceEnv)) runner.fn.addEnvironment(name, value);
+      // The jobs share one role: the statement names this SIP media application only.
+      jobsRole.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['chime:CreateSipMediaApplicationCall', 'chime:UpdateSipMediaApplicationCall'],
+          resources: [this.formatArn({ service: 'chime', resource: 'sma', resourceName: sipMediaApplicationId })],
+        }),
+      );
+    }
+
     const jobEnv: Record<string, string> = {
       [ENV.evaluatorFunction]: jobFunctions.get('evaluator')!.fn.functionName,
       [ENV.scannerFunction]: jobFunctions.get('scanner')!.fn.functionName,
@@ -416,7 +443,8 @@ export class EvalPlatformStack extends Stack {
         handler: route.handler,
         role: roleFor(route),
         logGroup: apiLogs,
-        environment: apiEnv,
+        // A route that starts runs knows whether telephony is configured.
+        environment: route.capabilities?.includes('runQueueSend') ? { ...apiEnv, ...voiceEnv } : apiEnv,
       });
       api.root
         .resourceForPath(route.path)
@@ -459,7 +487,13 @@ export class EvalPlatformStack extends Stack {
     });
     this.operations = operations;
 
-    acknowledgeNagFindings(this, { api, accessLogsBucket, docsMethods, site });
+    acknowledgeNagFindings(this, {
+      api,
+      accessLogsBucket,
+      docsMethods,
+      site,
+      ...(this.voice ? { voice: this.voice } : {}),
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });

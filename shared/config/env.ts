@@ -32,13 +32,13 @@ export const ENV = {
   /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
   agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
-  logLevel: 'LOG_LEVEL',
-  /** The deployment's Chime phone number (E.164) voice runs call from; unset: no telephony on AWS. */
+  /** The deployment's Chime SDK phone number (E.164) that voice runs call from; unset: no telephony. */
   voiceFromNumber: 'VOICE_FROM_NUMBER',
-  /** The Chime SIP media application whose endpoint is the call-control function (set by CDK). */
+  /** The SIP media application that places voice runs' calls (set by infra/constructs/voice.ts). */
   sipMediaApplicationId: 'SIP_MEDIA_APPLICATION_ID',
-  /** The longest a voice turn waits for the agent's answer, in seconds (default 30). */
+  /** The longest answer a voice run records, in seconds (the call-control function's RecordAudio limit). */
   voiceAnswerSeconds: 'VOICE_ANSWER_SECONDS',
+  logLevel: 'LOG_LEVEL',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

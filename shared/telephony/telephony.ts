@@ -7,19 +7,30 @@
  * with the same actions (shared/telephony/chime-events.ts).
  */
 
+import { ENV, optionalEnv } from '../config/env.js';
+import { chimeTelephony } from './chime.js';
+
 export interface NewCall {
   /** E.164 number the call comes from (the deployment's `VOICE_FROM_NUMBER`). */
   fromNumber: string;
   /** E.164 number dialed (the phone connection's). */
   toNumber: string;
-  /** Passed to every invocation of the call-control handler as `CallDetails.TransactionAttributes` (strings only). */
+  /**
+   * Strings (at most 20) the call-control handler gets on `NEW_OUTBOUND_CALL` as
+   * `ActionData.Parameters.Arguments`. Later events carry them only if the handler returns them as
+   * its `TransactionAttributes` (`callArguments` in chime-events.ts reads both).
+   */
   arguments: Record<string, string>;
 }
 
 export interface Telephony {
   /** Places a call; answers once the call is under way (not answered), with its transaction id. */
   createCall(call: NewCall): Promise<{ transactionId: string }>;
-  /** Sends `arguments` to the call-control handler of a call under way, as a `CALL_UPDATE_REQUESTED` event. */
+  /**
+   * Sends `args` (at most 20) to the call-control handler of a call under way, as a
+   * `CALL_UPDATE_REQUESTED` event (asynchronously: the handler may not have run when this returns).
+   * A call that has ended throws NotFoundError.
+   */
   updateCall(transactionId: string, args: Record<string, string>): Promise<void>;
 }
 
@@ -33,4 +44,42 @@ export function useLocalTelephony(telephony: Telephony | undefined): void {
 /** The installed emulator, if any. */
 export function localTelephony(): Telephony | undefined {
   return local;
+}
+
+/** An E.164 phone number: `+`, a country code and a subscriber number, at most 15 digits (Chime's pattern). */
+export const E164 = /^\+[1-9]\d{1,14}$/;
+
+/** The deployment's own phone number, that voice runs call from (`VOICE_FROM_NUMBER`); undefined when unset. */
+export function voiceFromNumber(): string | undefined {
+  return optionalEnv(ENV.voiceFromNumber);
+}
+
+/**
+ * Whether phone runs can be placed: the local emulator is installed, or the deployment gave both
+ * its phone number and its SIP media application. Unlike `telephony()`, a bundle that only asks
+ * this carries no Chime client.
+ */
+export function telephonyConfigured(): boolean {
+  return (
+    local !== undefined || (voiceFromNumber() !== undefined && optionalEnv(ENV.sipMediaApplicationId) !== undefined)
+  );
+}
+
+let chime: { sipMediaApplicationId: string; telephony: Telephony } | undefined;
+
+/**
+ * The telephony of this process: the installed local one if any, else the Chime SIP media
+ * application when the deployment configured telephony (`VOICE_FROM_NUMBER` and
+ * `SIP_MEDIA_APPLICATION_ID`, set by CDK together), else undefined: no telephony is configured.
+ * The variables are read on each call (two lookups), so the local runtime and tests may set them
+ * after load.
+ */
+export function telephony(): Telephony | undefined {
+  if (local) return local;
+  const sipMediaApplicationId = optionalEnv(ENV.sipMediaApplicationId);
+  if (!sipMediaApplicationId || !voiceFromNumber()) return undefined;
+  if (chime?.sipMediaApplicationId !== sipMediaApplicationId) {
+    chime = { sipMediaApplicationId, telephony: chimeTelephony(sipMediaApplicationId) };
+  }
+  return chime.telephony;
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAll, DYNAMODB_FLOOR, isFloor, stackHandlers, type Bundle } from '../../bench/bundles.js';
 import { jobs, routes } from '../../shared/routes.js';
-import { RUNTIME_MODULES } from '../../infra/constructs/app-function.js';
+import { build } from 'esbuild';
+import { BUNDLING, PROJECT_ROOT, RUNTIME_MODULES } from '../../infra/constructs/app-function.js';
 
 let outdir: string;
 let bundles: Bundle[];
@@ -50,12 +51,41 @@ describe('function bundles', () => {
     expect(clients('build-info/services')).toEqual(['lambda']);
     expect(clients('storage/upload-url')).toEqual(['s3']);
     expect(clients('runs/create')).toContain('sqs');
+    // Only a job that places or steers calls holds the Chime client: a route asks telephonyConfigured().
+    const chime = bundles.filter((b) => !isFloor(b) && b.clients.includes('chime')).map((b) => b.name);
+    expect(chime.filter((name) => !name.startsWith('jobs/'))).toEqual([]);
     // A floor holds exactly the clients of its functions.
     for (const b of bundles.filter((x) => !isFloor(x))) {
       const floor = bundles.find((f) => f.name === b.floor)!;
       expect(floor.clients, b.name).toEqual(b.clients);
     }
     expect(bundles.find((b) => b.name === DYNAMODB_FLOOR)!.clients).toEqual([]);
+  });
+
+  it('carry the Chime client only where telephony() is called: telephonyConfigured() and the events leave it out', async () => {
+    const chimeIn = async (contents: string) => {
+      const out = await build({
+        stdin: { contents, resolveDir: PROJECT_ROOT, loader: 'ts' },
+        bundle: true,
+        write: false,
+        metafile: true,
+        format: BUNDLING.format,
+        platform: 'node',
+        mainFields: [...BUNDLING.mainFields],
+        logLevel: 'error',
+      });
+      // The files that put bytes in the output (esbuild's `inputs` also lists files it dropped).
+      const [output] = Object.values(out.metafile.outputs);
+      return Object.keys(output!.inputs).some((i) => i.includes('node_modules/@aws-sdk/client-chime-sdk-voice/'));
+    };
+    const telephonyModule = JSON.stringify('./shared/telephony/telephony.ts');
+    expect(
+      await chimeIn(`import { telephonyConfigured } from ${telephonyModule}; console.log(telephonyConfigured());`),
+    ).toBe(false);
+    expect(
+      await chimeIn(`import { callArguments } from './shared/telephony/chime-events.ts'; console.log(callArguments);`),
+    ).toBe(false);
+    expect(await chimeIn(`import { telephony } from ${telephonyModule}; console.log(telephony());`)).toBe(true);
   });
 
   it('compile no route schema at load: validators are precompiled (infra/validators.ts)', () => {

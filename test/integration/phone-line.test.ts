@@ -219,6 +219,7 @@ const record = (silenceSeconds = 1): ChimeAction => ({
     DurationInSeconds: 10,
     SilenceDurationInSeconds: silenceSeconds,
     SilenceThreshold: THRESHOLD,
+    RecordingTerminators: ['#'],
     RecordingDestination: { Type: 'S3', BucketName: bucketName, Prefix: `${prefix}/answers/` },
   },
 });

@@ -57,6 +57,7 @@ describe('AWS: the SDK, one client module per service, no signing of our own', (
     S3Client: 'shared/storage/s3.ts',
     SQSClient: 'shared/queue/sqs.ts',
     LambdaClient: 'shared/build/services.ts',
+    ChimeSDKVoiceClient: 'shared/telephony/chime.ts',
   };
   const createdClients = (text: string) =>
     [...text.matchAll(/\bnew\s+(\w+Client)\s*\(/g)].map((m) => m[1]!).filter((c) => c in CLIENT_MODULES);
@@ -94,6 +95,7 @@ describe('AWS: the SDK, one client module per service, no signing of our own', (
       '@aws-sdk/s3-request-presigner',
       '@aws-sdk/client-sqs',
       '@aws-sdk/client-lambda',
+      '@aws-sdk/client-chime-sdk-voice',
     ]) {
       expect(pkg.dependencies[dep], dep).toMatch(/^\d+\.\d+\.\d+$/);
     }

@@ -41,7 +41,7 @@ import { enqueueRunJobs } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
 import { phoneConnectionEntity, specificationEntity, testEntity, versionEntity } from '../common/entities.js';
 import type { PhoneConnection } from '../../schemas/phone-connections.js';
-import { telephonyConfigured } from '../../telephony/configured.js';
+import { telephonyConfigured } from '../../telephony/telephony.js';
 import { newId } from '../common/ids.js';
 import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';

@@ -1,11 +1,10 @@
 import type { RunSession } from '../../db/runs.js';
 import { setSessionRecording, turnPut } from '../../db/runs.js';
-import { ENV, optionalEnv } from '../../config/env.js';
 import { synthesizeSpeech, transcribeSpeech } from '../../llm/speech.js';
 import { logger } from '../../observability/logger.js';
 import { MAX_TURN_TEXT, type Turn } from '../../schemas/sessions.js';
 import { objectUri, putObject, readObjectBytes } from '../../storage/s3.js';
-import { localTelephony, type Telephony } from '../../telephony/telephony.js';
+import { type Telephony, telephony, voiceFromNumber } from '../../telephony/telephony.js';
 import { decodeWav, leadingSilenceMs } from '../../voice/audio.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
@@ -30,9 +29,9 @@ import {
  */
 
 /** The number a deployment calls from; the local phone line accepts any. */
-const fromNumber = () => optionalEnv(ENV.voiceFromNumber) ?? '+15550100000';
+const fromNumber = () => voiceFromNumber() ?? '+15550100000';
 
-let line: () => Promise<Telephony | undefined> = async () => localTelephony();
+let line: () => Promise<Telephony | undefined> = async () => telephony();
 
 /** Where PHONE steps find the telephony (the Chime client, or the local emulator). */
 export function useVoiceLine(find: () => Promise<Telephony | undefined>): void {
