@@ -29,6 +29,10 @@ export const ENV = {
   judgeApiKey: 'JUDGE_API_KEY',
   simulatorModel: 'SIMULATOR_MODEL',
   generatorModel: 'GENERATOR_MODEL',
+  /** Voice runs: the model that speaks the simulated user's turns, its voice, and the one that transcribes the agent's. */
+  ttsModel: 'TTS_MODEL',
+  ttsVoice: 'TTS_VOICE',
+  transcriptionModel: 'TRANSCRIPTION_MODEL',
   /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
   agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',

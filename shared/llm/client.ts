@@ -99,35 +99,77 @@ const DEADLINE_MARGIN_MS = 2_000;
 
 export async function callLlm<T>(input: LlmCallInput<T>): Promise<LlmCallResult<T>> {
   if (!config.baseUrl) return { ok: false, error: `no ${input.purpose} model is configured`, creditsUsed: 0 };
-  const charge = input.charge === false ? undefined : await reserve(input);
+  return chargedCall(
+    {
+      organizationId: input.organizationId,
+      creditsModelName: input.creditsModelName ?? input.model,
+      ...(input.charge === undefined ? {} : { charge: input.charge }),
+      ...(input.monthlyCredits === undefined ? {} : { monthlyCredits: input.monthlyCredits }),
+      ...(input.settleWith ? { settleWith: input.settleWith } : {}),
+    },
+    () => ask(input, config, deadlineOf(input.remainingMs)),
+    (error) =>
+      logger.warn('llm call failed', {
+        purpose: input.purpose,
+        model: input.model,
+        schema: input.schemaName,
+        error,
+      }),
+  );
+}
+
+/** What a provider call comes to: a value, or the sentence saying why there is none. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** The epoch ms by which a call with `remainingMs` left must be done (less the margin); Infinity without. */
+export function deadlineOf(remainingMs: number | undefined): number {
+  return remainingMs === undefined ? Infinity : clock.now().getTime() + remainingMs - DEADLINE_MARGIN_MS;
+}
+
+/**
+ * One provider call on the organization's credits (chat completions here, speech and transcription in
+ * speech.ts): `creditsModelName`'s credits are reserved before `call` runs (none left → "no credits
+ * available", `call` never runs), settled when it answers a value, released when it fails or throws.
+ * `charge: false` leaves the ledger to the caller. A failure is counted and told to `onFailure`.
+ */
+export async function chargedCall<T>(
+  ledger: {
+    organizationId: string;
+    creditsModelName: string;
+    charge?: boolean;
+    /** The organization's monthly credits when the caller read them already. */
+    monthlyCredits?: number | null;
+    /** Writes that go with the settlement of a valid answer, in its transaction. */
+    settleWith?: (value: T) => TransactItem[];
+  },
+  call: () => Promise<Outcome<T>>,
+  onFailure: (error: string) => void,
+): Promise<LlmCallResult<T>> {
+  const charge =
+    ledger.charge === false
+      ? undefined
+      : await reserve(ledger.organizationId, ledger.creditsModelName, ledger.monthlyCredits);
   if (charge === 'none')
     return { ok: false, error: 'no credits available: the organization has used its monthly credits', creditsUsed: 0 };
-  let answer: { ok: true; value: T } | { ok: false; error: string };
-  const deadline =
-    input.remainingMs === undefined ? Infinity : clock.now().getTime() + input.remainingMs - DEADLINE_MARGIN_MS;
+  let answer: Outcome<T>;
   try {
-    answer = await ask(input, config, deadline);
+    answer = await call();
   } catch (error) {
     countMetric(METRIC.LlmCallErrors);
-    if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
+    if (charge) await releaseOrgCredits(ledger.organizationId, charge.cycle, charge.amount);
     throw error;
   }
   if (!answer.ok) {
     countMetric(METRIC.LlmCallErrors);
-    if (charge) await releaseOrgCredits(input.organizationId, charge.cycle, charge.amount);
-    logger.warn('llm call failed', {
-      purpose: input.purpose,
-      model: input.model,
-      schema: input.schemaName,
-      error: answer.error,
-    });
+    if (charge) await releaseOrgCredits(ledger.organizationId, charge.cycle, charge.amount);
+    onFailure(answer.error);
     return { ok: false, error: answer.error, creditsUsed: 0 };
   }
-  const items = input.settleWith?.(answer.value) ?? [];
+  const items = ledger.settleWith?.(answer.value) ?? [];
   let recorded: boolean | undefined;
   if (items.length) {
-    recorded = await settleOrgCreditsWith(input.organizationId, charge?.cycle ?? '', charge?.amount ?? 0, items);
-  } else if (charge) await settleOrgCredits(input.organizationId, charge.cycle, charge.amount);
+    recorded = await settleOrgCreditsWith(ledger.organizationId, charge?.cycle ?? '', charge?.amount ?? 0, items);
+  } else if (charge) await settleOrgCredits(ledger.organizationId, charge.cycle, charge.amount);
   if (charge) countMetric(METRIC.CreditsCharged, charge.amount);
   return {
     ok: true,
@@ -142,15 +184,17 @@ export async function creditsPerCall(modelName: string): Promise<number> {
   return (await getModel(modelName))?.creditsPerEvaluation ?? 1;
 }
 
-async function reserve<T>(input: LlmCallInput<T>): Promise<{ cycle: string; amount: number } | undefined | 'none'> {
-  const amount = await creditsPerCall(input.creditsModelName ?? input.model);
+async function reserve(
+  organizationId: string,
+  creditsModelName: string,
+  monthlyCredits?: number | null,
+): Promise<{ cycle: string; amount: number } | undefined | 'none'> {
+  const amount = await creditsPerCall(creditsModelName);
   if (amount <= 0) return undefined;
   const cycle = cycleOf(clock.now());
   const limit =
-    input.monthlyCredits !== undefined
-      ? input.monthlyCredits
-      : ((await getOrganization(input.organizationId))?.monthlyCredits ?? null);
-  const reserved = await reserveOrgCredits(input.organizationId, cycle, amount, limit);
+    monthlyCredits !== undefined ? monthlyCredits : ((await getOrganization(organizationId))?.monthlyCredits ?? null);
+  const reserved = await reserveOrgCredits(organizationId, cycle, amount, limit);
   return reserved ? { cycle, amount } : 'none';
 }
 
@@ -186,15 +230,13 @@ async function ask<T>(
   return { ok: false, error };
 }
 
-/** One answer over HTTP, with retries of 429, 5xx, timeouts and network errors. */
+/** One Chat Completions answer over HTTP: the parsed body, undefined when it is not JSON. */
 async function send<T>(
   input: LlmCallInput<T>,
   messages: LlmMessage[],
   cfg: LlmConfig,
   deadline: number,
 ): Promise<{ ok: true; body: unknown } | { ok: false; error: string }> {
-  const { baseUrl, apiKey, timeoutMs, maxAttempts } = cfg;
-  const who = `the ${input.purpose}`;
   const body = JSON.stringify({
     model: input.model,
     messages,
@@ -204,6 +246,52 @@ async function send<T>(
       json_schema: { name: input.schemaName, strict: true, schema: input.schema },
     },
   });
+  const sent = await post(
+    {
+      path: '/chat/completions',
+      body,
+      who: `the ${input.purpose}`,
+      log: { purpose: input.purpose, model: input.model },
+    },
+    cfg,
+    deadline,
+  );
+  if (!sent.ok) return sent;
+  try {
+    return { ok: true, body: JSON.parse(new TextDecoder().decode(sent.body)) as unknown };
+  } catch {
+    // A 200 whose body is not a Chat Completions object: an invalid answer, which the caller may retry once.
+    return { ok: true, body: undefined };
+  }
+}
+
+/** One POST to the provider: where, what, and who answers (for the error sentences and log lines). */
+export interface ProviderRequest {
+  /** Under the base URL (which ends in /v1): `/chat/completions`, `/audio/speech`. */
+  path: string;
+  /** JSON text (sent as application/json), or a form (multipart, its boundary set by fetch). */
+  body: string | FormData;
+  /** Who answers, as errors name it: "the generator", "the speech model". */
+  who: string;
+  /** Keys of the attempt's debug line (never the body or a header). */
+  log: Record<string, string>;
+}
+
+/**
+ * A 2xx answer's body over HTTP, with retries of 429, 5xx, timeouts and network errors, each
+ * attempt and wait on the service clock and within `deadline`; any other status fails at once,
+ * quoting the body without the key.
+ */
+export async function post(
+  request: ProviderRequest,
+  cfg: LlmConfig,
+  deadline: number,
+): Promise<{ ok: true; body: Uint8Array } | { ok: false; error: string }> {
+  const { baseUrl, apiKey, timeoutMs, maxAttempts } = cfg;
+  const { who } = request;
+  const headers: Record<string, string> = {};
+  if (typeof request.body === 'string') headers['content-type'] = 'application/json';
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   let last = '';
   let retryAfter: number | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -220,22 +308,22 @@ async function send<T>(
     if (budget <= 0) return { ok: false, error: `${who} was not asked: no time left in the job` };
     retryAfter = undefined;
     let status: number;
-    let text: string;
+    let body: Uint8Array;
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     // The attempt's timeout (the body included) is armed on the service clock.
     const timeout = clock.timeout(budget);
     try {
-      const res = await fetch(`${baseUrl!.replace(/\/$/, '')}/chat/completions`, {
+      const res = await fetch(`${baseUrl!.replace(/\/$/, '')}${request.path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-        body,
+        headers,
+        body: request.body,
         signal: timeout.signal,
         redirect: 'error',
       });
       status = res.status;
       retryAfter = retryAfterMs(res.headers, clock.now().getTime());
-      text = await res.text();
+      body = new Uint8Array(await res.arrayBuffer());
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
       last =
@@ -243,25 +331,21 @@ async function send<T>(
           ? `${who} did not answer within ${Math.round(budget)} ms`
           : `${who} could not be reached: ${e.cause?.code ?? e.message}`;
       const failure = e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.name);
-      logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, ms: ms(), failure });
+      logger.debug('llm call attempt', { ...request.log, attempt, ms: ms(), failure });
       continue;
     } finally {
       timeout.clear();
     }
     recordLatency(METRIC.LlmCallLatency, ms());
-    logger.debug('llm call attempt', { purpose: input.purpose, model: input.model, attempt, status, ms: ms() });
+    logger.debug('llm call attempt', { ...request.log, attempt, status, ms: ms() });
     if (status < 200 || status > 299) {
-      const said = apiKey ? text.trim().split(apiKey).join('***') : text.trim();
+      const text = new TextDecoder().decode(body).trim();
+      const said = apiKey ? text.split(apiKey).join('***') : text;
       last = `${who} answered HTTP ${status}${said ? `: ${quote(said)}` : ''}`;
       if (status === 429 || status >= 500) continue;
       return { ok: false, error: last };
     }
-    try {
-      return { ok: true, body: JSON.parse(text) as unknown };
-    } catch {
-      // A 200 whose body is not a Chat Completions object: an invalid answer, which the caller may retry once.
-      return { ok: true, body: undefined };
-    }
+    return { ok: true, body };
   }
   return { ok: false, error: `${last} (after ${maxAttempts} attempts)` };
 }

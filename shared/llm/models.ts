@@ -8,6 +8,10 @@ import { getModel } from '../db/models.js';
  */
 export const DEFAULT_SIMULATOR_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_GENERATOR_MODEL = 'gpt-4.1-mini';
+/** Voice runs (shared/llm/speech.ts): text to speech, its voice, and speech to text. */
+export const DEFAULT_TTS_MODEL = 'gpt-4o-mini-tts';
+export const DEFAULT_TTS_VOICE = 'alloy';
+export const DEFAULT_TRANSCRIPTION_MODEL = 'gpt-4o-mini-transcribe';
 
 const simulatorModel = optionalEnv(ENV.simulatorModel) ?? DEFAULT_SIMULATOR_MODEL;
 const generatorModel = optionalEnv(ENV.generatorModel) ?? DEFAULT_GENERATOR_MODEL;

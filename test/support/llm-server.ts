@@ -1,9 +1,12 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { textToWav, wavToText } from '../../examples/voice/tone-codec.mjs';
 
 /**
- * An OpenAI-compatible Chat Completions stub on 127.0.0.1 for tests of the judge, the simulated
- * user and the generator. `POST …/chat/completions` (with or without `/v1`) is recorded and
- * answered by a handler that sees the parsed request, including the `response_format` schema.
+ * An OpenAI-compatible stub on 127.0.0.1 for tests of the judge, the simulated user, the generator
+ * and the speech of voice runs. `POST …/chat/completions` (with or without `/v1`) is recorded and
+ * answered by a handler that sees the parsed request, including the `response_format` schema;
+ * `POST …/audio/speech` and `POST …/audio/transcriptions` likewise, each with its own handler, by
+ * default speaking and reading the tone codec (examples/voice/tone-codec.mjs).
  */
 export interface LlmStubRequest {
   model: string;
@@ -13,6 +16,34 @@ export interface LlmStubRequest {
   schema: unknown;
   /** The whole request body and headers, for assertions on what else was sent. */
   body: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  receivedAt: number;
+}
+
+/** A `POST /audio/speech` request. */
+export interface SpeechStubRequest {
+  model: string;
+  voice: string;
+  /** The text to say. */
+  input: string;
+  responseFormat: string;
+  body: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  receivedAt: number;
+}
+
+/** A `POST /audio/transcriptions` request (multipart/form-data). */
+export interface TranscriptionStubRequest {
+  model: string;
+  /** The `language` field, undefined when absent. */
+  language: string | undefined;
+  responseFormat: string;
+  /** The uploaded `file`: its bytes, name and type. */
+  file: Uint8Array;
+  fileName: string;
+  fileType: string;
+  /** Every text field of the form. */
+  fields: Record<string, string>;
   headers: IncomingHttpHeaders;
   receivedAt: number;
 }
@@ -46,6 +77,10 @@ export const reply = {
  * `{status, body}` to answer raw.
  */
 export type LlmStubHandler = (req: LlmStubRequest) => unknown;
+/** What a speech handler returns: the audio (WAV bytes, answered as audio/wav), a `reply.*`, or `{status, body}`. */
+export type SpeechStubHandler = (req: SpeechStubRequest) => unknown;
+/** What a transcription handler returns: the JSON body (`{text}`), a `reply.*`, or `{status, body}`. */
+export type TranscriptionStubHandler = (req: TranscriptionStubRequest) => unknown;
 
 let generated = 0;
 
@@ -129,11 +164,22 @@ export const defaultLlmHandler: LlmStubHandler = (req) => {
   }
 };
 
+/** Speaks the text in tones, as a 24 kHz WAV (the service resamples it). */
+export const defaultSpeechHandler: SpeechStubHandler = (req) => textToWav(req.input);
+
+/** Reads the tones of the uploaded WAV back as text. */
+export const defaultTranscriptionHandler: TranscriptionStubHandler = (req) => ({ text: wavToText(req.file) });
+
 export interface LlmStub {
   /** Base URL for LLM_BASE_URL / setLlmConfig (ends in /v1). */
   url: string;
+  /** Chat Completions requests. */
   requests: LlmStubRequest[];
+  speechRequests: SpeechStubRequest[];
+  transcriptionRequests: TranscriptionStubRequest[];
   setHandler(handler: LlmStubHandler): void;
+  setSpeechHandler(handler: SpeechStubHandler): void;
+  setTranscriptionHandler(handler: TranscriptionStubHandler): void;
   close(): Promise<void>;
 }
 
@@ -149,26 +195,78 @@ function isRawShape(value: unknown): value is { status: number; body: unknown; h
 
 export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler): Promise<LlmStub> {
   let current = handler;
+  let speech = defaultSpeechHandler;
+  let transcription = defaultTranscriptionHandler;
   const requests: LlmStubRequest[] = [];
+  const speechRequests: SpeechStubRequest[] = [];
+  const transcriptionRequests: TranscriptionStubRequest[] = [];
+  const fail = (res: ServerResponse, status: number, message: string) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message } }));
+  /** The handler's answer, or a 500 saying it threw. */
+  const answerOf = async (run: () => unknown): Promise<unknown> => {
+    try {
+      return await run();
+    } catch (error) {
+      return reply.raw(500, { error: { message: `stub handler threw: ${(error as Error).message}` } });
+    }
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        if (req.method !== 'POST' || !/\/chat\/completions\/?$/.test(req.url ?? '')) {
-          res
-            .writeHead(404, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
-          return;
+        const raw = Buffer.concat(chunks);
+        const route =
+          req.method === 'POST'
+            ? /\/(chat\/completions|audio\/speech|audio\/transcriptions)\/?$/.exec(req.url ?? '')?.[1]
+            : undefined;
+        if (!route) return fail(res, 404, `no route ${req.method} ${req.url}`);
+        if (route === 'audio/transcriptions') {
+          let form: FormData;
+          try {
+            form = await new Response(raw, {
+              headers: { 'content-type': req.headers['content-type'] ?? '' },
+            }).formData();
+          } catch {
+            return fail(res, 400, 'the body is not multipart/form-data');
+          }
+          const file = form.get('file');
+          if (!(file instanceof Blob)) return fail(res, 400, "the form has no 'file'");
+          const fields = Object.fromEntries(
+            [...form.entries()].filter((e): e is [string, string] => typeof e[1] === 'string'),
+          );
+          const parsed: TranscriptionStubRequest = {
+            model: fields.model ?? '',
+            language: fields.language,
+            responseFormat: fields.response_format ?? '',
+            file: new Uint8Array(await file.arrayBuffer()),
+            fileName: (file as File).name ?? '',
+            fileType: file.type,
+            fields,
+            headers: req.headers,
+            receivedAt: Date.now(),
+          };
+          transcriptionRequests.push(parsed);
+          return sendJson(res, await answerOf(() => transcription(parsed)));
         }
         let body: Record<string, unknown>;
         try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+          body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
         } catch {
-          res
-            .writeHead(400, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ error: { message: 'the body is not JSON' } }));
-          return;
+          return fail(res, 400, 'the body is not JSON');
+        }
+        if (route === 'audio/speech') {
+          const parsed: SpeechStubRequest = {
+            model: String(body.model ?? ''),
+            voice: String(body.voice ?? ''),
+            input: String(body.input ?? ''),
+            responseFormat: String(body.response_format ?? ''),
+            body,
+            headers: req.headers,
+            receivedAt: Date.now(),
+          };
+          speechRequests.push(parsed);
+          return sendAudio(res, await answerOf(() => speech(parsed)));
         }
         const format = body.response_format as { json_schema?: { name?: string; schema?: unknown } } | undefined;
         const parsed: LlmStubRequest = {
@@ -181,17 +279,50 @@ export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler):
           receivedAt: Date.now(),
         };
         requests.push(parsed);
-        let answer: unknown;
-        try {
-          answer = await current(parsed);
-        } catch (error) {
-          answer = reply.raw(500, { error: { message: `stub handler threw: ${(error as Error).message}` } });
-        }
-        send(res, answer);
+        send(res, await answerOf(() => current(parsed)));
       })();
     });
   });
-  const send = (res: import('node:http').ServerResponse, answer: unknown) => {
+  /** A `reply.*` or `{status, body}` answer, written; false for any other value. */
+  const special = (res: ServerResponse, answer: unknown, content: (text: string) => void): boolean => {
+    if (typeof answer === 'object' && answer !== null && REPLY in answer) {
+      const r = answer as Reply;
+      switch (r[REPLY]) {
+        case 'raw':
+          res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers }).end(r.body);
+          return true;
+        case 'content':
+          content(r.content);
+          return true;
+        case 'hang':
+          return true; // the socket stays open until the client gives up or the stub closes
+        case 'drop':
+          res.socket?.destroy();
+          return true;
+      }
+    }
+    if (isRawShape(answer)) {
+      res
+        .writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) })
+        .end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+      return true;
+    }
+    return false;
+  };
+  /** Audio: bytes as audio/wav; `reply.content(text)` as a 200 of that text. */
+  const sendAudio = (res: ServerResponse, answer: unknown) => {
+    const ok = (body: string | Uint8Array, type: string) => res.writeHead(200, { 'content-type': type }).end(body);
+    if (special(res, answer, (text) => ok(text, 'text/plain'))) return;
+    if (answer instanceof Uint8Array) return ok(answer, 'audio/wav');
+    return fail(res, 500, 'the speech handler answered neither audio nor a reply');
+  };
+  /** A JSON body; `reply.content(text)` as a 200 of that text. */
+  const sendJson = (res: ServerResponse, answer: unknown) => {
+    const ok = (body: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    if (special(res, answer, ok)) return;
+    return ok(JSON.stringify(answer));
+  };
+  const send = (res: ServerResponse, answer: unknown) => {
     const completion = (content: string) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
@@ -200,24 +331,7 @@ export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler):
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
         }),
       );
-    if (typeof answer === 'object' && answer !== null && REPLY in answer) {
-      const r = answer as Reply;
-      switch (r[REPLY]) {
-        case 'raw':
-          return res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers }).end(r.body);
-        case 'content':
-          return completion(r.content);
-        case 'hang':
-          return; // the socket stays open until the client gives up or the stub closes
-        case 'drop':
-          return res.socket?.destroy();
-      }
-    }
-    if (isRawShape(answer)) {
-      return res
-        .writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) })
-        .end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-    }
+    if (special(res, answer, completion)) return;
     return completion(JSON.stringify(answer));
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -225,8 +339,16 @@ export async function startLlmStub(handler: LlmStubHandler = defaultLlmHandler):
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    speechRequests,
+    transcriptionRequests,
     setHandler: (h) => {
       current = h;
+    },
+    setSpeechHandler: (h) => {
+      speech = h;
+    },
+    setTranscriptionHandler: (h) => {
+      transcription = h;
     },
     close: () =>
       new Promise((resolve) => {
