@@ -1545,6 +1545,8 @@ export interface components {
             conversationEndpointConnectionId: string | null;
             initializationEndpointConnectionId: string | null;
             finalizationEndpointConnectionId: string | null;
+            /** @description the phone connection a PHONE run dials */
+            phoneConnectionId: string | null;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -1863,6 +1865,11 @@ export interface components {
             runId?: string | null;
             /** @description a run’s session: which repetition of its test case (1-based) */
             repetition?: number | null;
+            /**
+             * @description a run’s session: how the agent was reached
+             * @enum {string|null}
+             */
+            channel?: "HTTP" | "PHONE" | null;
             context: {
                 [key: string]: unknown;
             } | null;
@@ -1923,6 +1930,10 @@ export interface components {
                 cacheReadInputTokens: number;
             };
             cost: number | null;
+            /** @description about the turn; a voice run’s turn has userAudioUri and agentAudioUri */
+            metadata: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             createdAt: string;
         };
@@ -2013,6 +2024,16 @@ export interface components {
             metricIds: string[];
             repetitions: number;
             threshold: number;
+            /** @enum {string} */
+            channel: "HTTP" | "PHONE";
+            /** @description PHONE runs only */
+            voice?: {
+                /** @description the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns */
+                responseLatencyMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+            };
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
             progress: {
@@ -3775,6 +3796,7 @@ export interface operations {
                      *         "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
                      *         "initializationEndpointConnectionId": null,
                      *         "finalizationEndpointConnectionId": null,
+                     *         "phoneConnectionId": null,
                      *         "createdAt": "2026-11-20T09:15:00.000Z"
                      *       }
                      *     ]
@@ -3874,6 +3896,8 @@ export interface operations {
                     initializationEndpointConnectionId?: string | null;
                     /** @description an identifier (letters, digits, _ and -) */
                     finalizationEndpointConnectionId?: string | null;
+                    /** @description an identifier (letters, digits, _ and -) */
+                    phoneConnectionId?: string | null;
                 };
             };
         };
@@ -3897,6 +3921,7 @@ export interface operations {
                      *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
                      *       "initializationEndpointConnectionId": null,
                      *       "finalizationEndpointConnectionId": null,
+                     *       "phoneConnectionId": null,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
                      */
@@ -4055,6 +4080,7 @@ export interface operations {
                      *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
                      *       "initializationEndpointConnectionId": null,
                      *       "finalizationEndpointConnectionId": null,
+                     *       "phoneConnectionId": null,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
                      */
@@ -4298,6 +4324,8 @@ export interface operations {
                     initializationEndpointConnectionId?: string | null;
                     /** @description an identifier (letters, digits, _ and -) */
                     finalizationEndpointConnectionId?: string | null;
+                    /** @description an identifier (letters, digits, _ and -) */
+                    phoneConnectionId?: string | null;
                     productId?: unknown;
                 };
             };
@@ -4322,6 +4350,7 @@ export interface operations {
                      *       "conversationEndpointConnectionId": "econ_01JDA1D8K2J4H6G8F0D2S4A6PQ",
                      *       "initializationEndpointConnectionId": null,
                      *       "finalizationEndpointConnectionId": null,
+                     *       "phoneConnectionId": null,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
                      */
@@ -10866,6 +10895,7 @@ export interface operations {
                      *           "cacheReadInputTokens": 0
                      *         },
                      *         "cost": 0.00021,
+                     *         "metadata": {},
                      *         "createdAt": "2026-11-20T09:16:30.250Z"
                      *       }
                      *     ]
@@ -11026,6 +11056,7 @@ export interface operations {
                      *         "cacheReadInputTokens": 0
                      *       },
                      *       "cost": 0.00021,
+                     *       "metadata": {},
                      *       "createdAt": "2026-11-20T09:16:30.250Z"
                      *     }
                      */
@@ -11214,6 +11245,7 @@ export interface operations {
                      *           "cacheReadInputTokens": 0
                      *         },
                      *         "cost": null,
+                     *         "metadata": {},
                      *         "createdAt": "2026-11-20T09:16:30.250Z"
                      *       }
                      *     ]
@@ -11378,6 +11410,7 @@ export interface operations {
                      *         "cacheReadInputTokens": 0
                      *       },
                      *       "cost": 0.00021,
+                     *       "metadata": {},
                      *       "createdAt": "2026-11-20T09:16:30.250Z"
                      *     }
                      */
@@ -11531,6 +11564,7 @@ export interface operations {
                      *         "cacheReadInputTokens": 0
                      *       },
                      *       "cost": 0.00021,
+                     *       "metadata": {},
                      *       "createdAt": "2026-11-20T09:16:30.250Z"
                      *     }
                      */
@@ -13597,6 +13631,7 @@ export interface operations {
                      *         ],
                      *         "repetitions": 1,
                      *         "threshold": 0.5,
+                     *         "channel": "HTTP",
                      *         "status": "RUNNING",
                      *         "progress": {
                      *           "total": 2,
@@ -13710,6 +13745,11 @@ export interface operations {
                 "application/json": {
                     /** @description an identifier (letters, digits, _ and -) */
                     versionId: string;
+                    /**
+                     * @description HTTP calls the version’s CONVERSATION endpoint connection, PHONE dials its phone connection; default HTTP when the version has a CONVERSATION endpoint connection, else PHONE
+                     * @enum {string}
+                     */
+                    channel?: "HTTP" | "PHONE";
                     /** @description an identifier (letters, digits, _ and -) */
                     testId?: string;
                     specificationIds?: string[];
@@ -13749,6 +13789,7 @@ export interface operations {
                      *       ],
                      *       "repetitions": 3,
                      *       "threshold": 0.7,
+                     *       "channel": "HTTP",
                      *       "status": "PENDING",
                      *       "progress": {
                      *         "total": 6,
@@ -13910,6 +13951,7 @@ export interface operations {
                      *       ],
                      *       "repetitions": 1,
                      *       "threshold": 0.5,
+                     *       "channel": "HTTP",
                      *       "status": "RUNNING",
                      *       "progress": {
                      *         "total": 2,
@@ -14067,6 +14109,7 @@ export interface operations {
                      *       ],
                      *       "repetitions": 1,
                      *       "threshold": 0.5,
+                     *       "channel": "HTTP",
                      *       "status": "CANCELLED",
                      *       "progress": {
                      *         "total": 2,
