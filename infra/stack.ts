@@ -443,8 +443,8 @@ export class EvalPlatformStack extends Stack {
         handler: route.handler,
         role: roleFor(route),
         logGroup: apiLogs,
-        // A route that starts runs knows whether telephony is configured.
-        environment: route.capabilities?.includes('runQueueSend') ? { ...apiEnv, ...voiceEnv } : apiEnv,
+        // The route that starts runs knows whether telephony is configured (a PHONE run needs it).
+        environment: route.handler === 'runs/create' ? { ...apiEnv, ...voiceEnv } : apiEnv,
       });
       api.root
         .resourceForPath(route.path)
