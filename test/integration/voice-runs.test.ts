@@ -1,0 +1,245 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { localQueue, localRunQueue } from '../../infra/local/queues.js';
+import { runDeadLetters, startRunQueueConsumer } from '../../infra/local/run-queue.js';
+import { createPhoneLine, type PhoneLine } from '../../infra/local/phone-line.js';
+import { handler as runner } from '../../functions/jobs/runner.js';
+import { handler as callControl } from '../../functions/jobs/call-control.js';
+import { useLocalTelephony } from '../../shared/telephony/telephony.js';
+import { setLlmConfig } from '../../shared/llm/client.js';
+import { readObjectBytes } from '../../shared/storage/s3.js';
+import { decodeWav } from '../../shared/voice/audio.js';
+import wavefile from 'wavefile';
+import { newTenant, type Client } from '../support/api.js';
+import { createProduct } from '../support/fixtures.js';
+import { startLlmStub, type LlmStub, reply } from '../support/llm-server.js';
+import { textToWav, wavToText } from '../../examples/voice/tone-codec.mjs';
+import { startVoiceAgent } from '../../examples/voice/voice-agent.mjs';
+import type { SQSEvent } from 'aws-lambda';
+
+/**
+ * Voice runs end to end on this machine: the run's steps synthesize each message through the LLM
+ * stub's speech endpoint (text as tones, tone-codec.mjs), the local phone line plays it in real
+ * time to the example Media Streams agent, which decodes the tones and answers with them after a
+ * known delay; the call-control handler sends the recorded answer back to the session's step,
+ * which transcribes it and records the turn. Every word goes through the real audio path.
+ */
+
+const NUMBER = '+15550100001';
+const SILENT = '+15550100002';
+const DELAY_MS = 600;
+
+let llm: LlmStub;
+let agent: Awaited<ReturnType<typeof startVoiceAgent>>;
+let line: PhoneLine;
+const measured: { heard: string; latencyMs: number; customParameters: Record<string, string> }[] = [];
+let consumer: ReturnType<typeof startRunQueueConsumer>;
+
+beforeAll(async () => {
+  llm = await startLlmStub();
+  agent = await startVoiceAgent({ delayMs: DELAY_MS, onAnswer: (a) => measured.push(a) });
+});
+afterAll(async () => {
+  setLlmConfig({ baseUrl: undefined });
+  await agent.close();
+  await llm.close();
+});
+beforeEach(() => {
+  localRunQueue.messages.length = 0;
+  localQueue.messages.length = 0;
+  runDeadLetters.length = 0;
+  measured.length = 0;
+  llm.setSpeechHandler((req) => textToWav(req.input));
+  llm.setTranscriptionHandler((req) => ({ text: wavToText(req.file) }));
+  setLlmConfig({ baseUrl: llm.url, timeoutMs: 5000, backoffMs: 10, maxAttempts: 2 });
+  line = createPhoneLine({
+    handler: (event) => callControl(event),
+    agents: { [NUMBER]: agent.url, [SILENT]: 'ws://127.0.0.1:9' },
+    readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
+    writeObject: async (_bucket, key, bytes) => {
+      const { putObject } = await import('../../shared/storage/s3.js');
+      await putObject(key, bytes, 'audio/wav');
+    },
+    answerTimeoutMs: 3_000,
+  });
+  useLocalTelephony(line);
+  consumer = startRunQueueConsumer((event) => runner(event as SQSEvent), { concurrency: 4 });
+});
+afterEach(async () => {
+  await consumer.stop();
+  useLocalTelephony(undefined);
+  await line.close();
+});
+
+async function setup(options: { number?: string; csv?: string; agentSpeaksFirst?: boolean } = {}) {
+  const t = await newTenant();
+  const product = await createProduct(t.api);
+  const phone = (
+    await t.api.post('/phoneConnections', {
+      productId: product.id,
+      name: 'support line',
+      phoneNumber: options.number ?? NUMBER,
+      ...(options.agentSpeaksFirst ? { agentSpeaksFirst: true } : {}),
+    })
+  ).body;
+  const version = (await t.api.post('/versions', { productId: product.id, name: 'voice', phoneConnectionId: phone.id }))
+    .body;
+  expect(version.phoneConnectionId).toBe(phone.id);
+  const presigned = (
+    await t.api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' })
+  ).body;
+  await fetch(presigned.url, {
+    method: 'PUT',
+    body: options.csv ?? 'input,expected_output\nwhere is my order,where is my order\nhello there,hello there\n',
+    headers: { 'content-type': 'text/csv' },
+  });
+  const test = (
+    await t.api.post('/tests', { productId: product.id, name: 'calls', type: 'QUALITY', uri: presigned.uri })
+  ).body;
+  expect(test.status).toBe('SUCCESS');
+  return { ...t, product, phone, version, test };
+}
+
+async function finished(api: Client, runId: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const run = (await api.get(`/runs/${runId}`)).body;
+    if (['COMPLETED', 'FAILED', 'CANCELLED'].includes(run.status)) return run;
+    if (Date.now() > until) throw new Error(`run ${runId} still ${run.status}: ${JSON.stringify(run.progress)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('voice runs', () => {
+  it('dials the agent, speaks each case, records and transcribes its answers, and scores the transcript', async () => {
+    const t = await setup();
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_text_similarity', 'met_non_empty_output'],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ channel: 'PHONE', voice: { responseLatencyMs: null } });
+    const run = await finished(t.api, created.body.id);
+    expect(run).toMatchObject({ status: 'COMPLETED', progress: { total: 2, completed: 2, failed: 0 } });
+    expect(run.metrics.find((m: any) => m.metricId === 'met_text_similarity')).toMatchObject({
+      evaluated: 2,
+      score: 1,
+    });
+
+    const sessions = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    expect(sessions).toHaveLength(2);
+    const latencies: number[] = [];
+    for (const session of sessions) {
+      expect(session).toMatchObject({ channel: 'PHONE', status: 'COMPLETED', stoppingReason: 'completed' });
+      const turns = (await t.api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
+      expect(turns).toHaveLength(1);
+      const turn = turns[0];
+      expect(turn.output).toBe(turn.input);
+      const heard = measured.find((m) => m.heard === turn.input && m.customParameters.sessionId === session.id);
+      expect(heard, JSON.stringify(measured)).toBeDefined();
+      // The latency the service measured is the agent's own, within two frames.
+      expect(Math.abs(turn.latencyMs - heard!.latencyMs)).toBeLessThanOrEqual(40);
+      latencies.push(turn.latencyMs);
+      // Both utterances are stored, and say what the turn says.
+      const key = (uri: string) => uri.replace(/^s3:\/\/[^/]+\//, '');
+      expect(turn.metadata.userAudioUri).toMatch(new RegExp(`/voice/${session.id}/1-user\\.wav$`));
+      expect(wavToText((await readObjectBytes(key(turn.metadata.userAudioUri)))!)).toBe(turn.input);
+      const answer = (await readObjectBytes(key(turn.metadata.agentAudioUri)))!;
+      expect(wavToText(answer)).toBe(turn.output);
+      // The call recording: stereo, the agent on the left, the service on the right.
+      await expect.poll(async () => (await t.api.get(`/sessions/${session.id}`)).body.recordingUri).toMatch(/^s3:\/\//);
+      const recordingUri = (await t.api.get(`/sessions/${session.id}`)).body.recordingUri as string;
+      const recording = new wavefile.WaveFile((await readObjectBytes(key(recordingUri)))!);
+      expect((recording.fmt as { numChannels: number }).numChannels).toBe(2);
+      expect(wavToText(recording.toBuffer(), { channel: 1 })).toBe(turn.input);
+      expect(wavToText(recording.toBuffer(), { channel: 0 })).toBe(turn.output);
+      expect(decodeWav(answer).length).toBeGreaterThan(0);
+    }
+    latencies.sort((a, b) => a - b);
+    const p50 = (latencies[0]! + latencies[1]!) / 2;
+    expect(run.voice.responseLatencyMs.p50).toBeCloseTo(p50, 0);
+    expect(run.voice.responseLatencyMs.p95).toBeGreaterThanOrEqual(run.voice.responseLatencyMs.p50);
+    // Every word was spoken and heard through the speech endpoints, each charged.
+    expect(llm.speechRequests).toHaveLength(2);
+    expect(llm.transcriptionRequests).toHaveLength(2);
+  }, 90_000);
+
+  it('a number that does not answer fails its sessions with no_answer', async () => {
+    const t = await setup({ number: SILENT, csv: 'input,expected_output\nhello,hello\n' });
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    const run = await finished(t.api, created.body.id);
+    expect(run).toMatchObject({ status: 'FAILED', progress: { failed: 1 } });
+    const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    expect(session).toMatchObject({ status: 'FAILED', stoppingReason: 'no_answer', channel: 'PHONE' });
+    expect(run.voice).toEqual({ responseLatencyMs: null });
+  }, 60_000);
+
+  it('a failed speech call fails the session naming the step', async () => {
+    const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
+    llm.setSpeechHandler(() => reply.raw(500, 'speech engine down'));
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    const run = await finished(t.api, created.body.id);
+    expect(run.status).toBe('FAILED');
+    const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    expect(session.status).toBe('FAILED');
+    expect(session.error).toMatch(/^speech synthesis failed before turn 1: /);
+  }, 60_000);
+});
+
+describe('voice runs: choosing the channel', () => {
+  it('defaults to PHONE without a CONVERSATION connection, refuses what it could not dial with a 400 naming the field', async () => {
+    const t = await setup();
+    // Another product's phone connection cannot be named on the version.
+    const other = await createProduct(t.api);
+    const foreign = (await t.api.post('/phoneConnections', { productId: other.id, name: 'other', phoneNumber: NUMBER }))
+      .body;
+    const bad = await t.api.patch(`/versions/${t.version.id}`, { phoneConnectionId: foreign.id });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/phoneConnectionId/);
+    const unknown = await t.api.post('/versions', {
+      productId: t.product.id,
+      name: 'v2',
+      phoneConnectionId: 'phone_00000000000000000000000000',
+    });
+    expect(unknown.status).toBe(400);
+    // channel HTTP without a CONVERSATION connection; an unknown channel.
+    const http = await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id, channel: 'HTTP' });
+    expect(http.status).toBe(400);
+    expect(http.body.message).toMatch(/conversationEndpointConnectionId/);
+    const fax = await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id, channel: 'FAX' });
+    expect(fax.status).toBe(400);
+    expect(fax.body.message).toMatch(/channel/);
+    // No telephony configured.
+    useLocalTelephony(undefined);
+    const none = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    expect(none.status).toBe(400);
+    expect(none.body.message).toBe('channel: no telephony is configured for this deployment');
+    useLocalTelephony(line);
+    // A deleted phone connection.
+    expect((await t.api.del('/phoneConnections/batch', { ids: [t.phone.id] })).status).toBe(200);
+    const deleted = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    expect(deleted.status).toBe(400);
+    expect(deleted.body.message).toMatch(/phoneConnectionId: .*deleted/);
+    // Neither connection.
+    const bare = (await t.api.post('/versions', { productId: t.product.id, name: 'bare' })).body;
+    const neither = await t.api.post('/runs', { versionId: bare.id, testId: t.test.id });
+    expect(neither.status).toBe(400);
+    expect(neither.body.message).toMatch(/conversationEndpointConnectionId or phoneConnectionId/);
+  });
+});
