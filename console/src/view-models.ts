@@ -101,6 +101,9 @@ export interface Session {
   testId: string | null;
   testCaseId: string | null;
   runId?: string | null;
+  /** A voice run's session: the call's stereo recording (s3:// URI), once written. */
+  recordingUri?: string | null;
+  channel?: 'HTTP' | 'PHONE' | null;
   stoppingReason: string | null;
   error: string | null;
   status: 'PENDING' | 'COMPLETED' | 'FAILED';
@@ -123,6 +126,8 @@ export interface Turn {
   latencyMs: number | null;
   usage: { inputTokens?: number; outputTokens?: number; cacheReadInputTokens?: number };
   cost: number | null;
+  /** A voice turn's `userAudioUri` and `agentAudioUri`. */
+  metadata?: Record<string, unknown>;
   createdAt: string;
 }
 

@@ -111,6 +111,7 @@ export async function startVoiceAgent(options = {}) {
       if (message.event === 'start') {
         streamSid = message.start?.streamSid ?? message.streamSid;
         customParameters = message.start?.customParameters ?? {};
+        if (options.hangUpAfter === 0) setTimeout(() => socket.close(), 100);
         return;
       }
       if (message.event !== 'media' || answering) return;

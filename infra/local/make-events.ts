@@ -434,6 +434,37 @@ const jobEvents: Record<string, unknown> = {
     ],
   },
   'jobs-probe.json': { probe: 'build-info' },
+  // What Chime's PSTN audio service sends the call-control function once a voice run's call is answered.
+  'jobs-call-control.json': {
+    SchemaVersion: '1.0',
+    Sequence: 3,
+    InvocationEventType: 'CALL_ANSWERED',
+    CallDetails: {
+      TransactionId: 'sample-transaction',
+      TransactionAttributes: {
+        organizationId: 'org_demo',
+        runId: 'run_example',
+        sessionId: 'sess_example',
+        seq: '0',
+        turn: '1',
+        userAudioKey: 'orgs/org_demo/voice/sess_example/1-user.wav',
+      },
+      AwsAccountId: '000000000000',
+      AwsRegion: 'us-east-1',
+      SipMediaApplicationId: 'sample-sip-media-application',
+      Participants: [
+        {
+          CallId: 'sample-call',
+          ParticipantTag: 'LEG-A',
+          To: '+14155550123',
+          From: '+14155550100',
+          Direction: 'Outbound',
+          StartTimeInMilliseconds: '1767225600000',
+          Status: 'Connected',
+        },
+      ],
+    },
+  },
 };
 
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {

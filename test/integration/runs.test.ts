@@ -853,12 +853,12 @@ describe('runs: create validation and lists', () => {
     ).body;
     expect((await post({ versionId: v, testId: t.test.id, metricIds: [theirMetric.id] })).status).toBe(403);
 
-    // No CONVERSATION connection.
+    // No CONVERSATION connection and no phone connection: the message names both.
     const bare = await createVersion(t.api, t.product.id);
     const noConn = await post({ versionId: bare.id, testId: t.test.id });
     expect(noConn.status).toBe(400);
     expect(noConn.message).toMatch(
-      /^conversationEndpointConnectionId: version ver_\w+ has no CONVERSATION endpoint connection/,
+      /^conversationEndpointConnectionId or phoneConnectionId: version ver_\w+ has neither a CONVERSATION endpoint connection nor a phone connection/,
     );
 
     // A test that is not SUCCESS; a test of another product; nothing to score.

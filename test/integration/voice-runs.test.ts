@@ -70,7 +70,9 @@ afterEach(async () => {
   await line.close();
 });
 
-async function setup(options: { number?: string; csv?: string; agentSpeaksFirst?: boolean } = {}) {
+async function setup(
+  options: { number?: string; csv?: string; agentSpeaksFirst?: boolean; type?: 'QUALITY' | 'SCENARIOS' } = {},
+) {
   const t = await newTenant();
   const product = await createProduct(t.api);
   const phone = (
@@ -93,9 +95,15 @@ async function setup(options: { number?: string; csv?: string; agentSpeaksFirst?
     headers: { 'content-type': 'text/csv' },
   });
   const test = (
-    await t.api.post('/tests', { productId: product.id, name: 'calls', type: 'QUALITY', uri: presigned.uri })
+    await t.api.post('/tests', {
+      productId: product.id,
+      name: 'calls',
+      type: options.type ?? 'QUALITY',
+      uri: presigned.uri,
+      ...(options.type === 'SCENARIOS' ? { strategies: ['spoken'] } : {}),
+    })
   ).body;
-  expect(test.status).toBe('SUCCESS');
+  expect(test.status, JSON.stringify(test)).toBe('SUCCESS');
   return { ...t, product, phone, version, test };
 }
 
@@ -192,6 +200,84 @@ describe('voice runs', () => {
     expect(session.status).toBe('FAILED');
     expect(session.error).toMatch(/^speech synthesis failed before turn 1: /);
   }, 60_000);
+});
+
+describe('voice runs: conversations', () => {
+  /** The simulated user asks `asks` things, one per turn, then stops. */
+  const simulatedUser = (asks: number) =>
+    llm.setHandler((req) => {
+      const asked = new Set(
+        req.messages
+          .map((m) => m.content)
+          .join('\n')
+          .match(/question number \w+/g) ?? [],
+      ).size;
+      const words = ['one', 'two', 'three', 'four'];
+      return asked >= asks
+        ? { stop: true, reason: 'goal_achieved', message: '' }
+        : { stop: false, reason: 'asking', message: `question number ${words[asked]}` };
+    });
+
+  it('SCENARIOS: the simulated user speaks turn after turn on one call, each answer transcribed, until it stops', async () => {
+    simulatedUser(2);
+    const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nget a refund,caller,4\n' });
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    const run = await finished(t.api, created.body.id);
+    expect(run.status).toBe('COMPLETED');
+    const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    expect(session).toMatchObject({ status: 'COMPLETED', stoppingReason: 'goal_achieved', turnCount: 2 });
+    const turns = (await t.api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
+    expect(turns.map((x) => [x.input, x.output])).toEqual([
+      ['question number one', 'question number one'],
+      ['question number two', 'question number two'],
+    ]);
+    // One call carried both turns.
+    expect(line.calls().filter((c) => c.arguments.sessionId === session.id)).toHaveLength(1);
+    for (const turn of turns) expect(turn.metadata.userAudioUri).toMatch(new RegExp(`/${turn.index}-user\\.wav$`));
+  }, 90_000);
+
+  it('an agent that hangs up after answering ends the session COMPLETED with hangup; before answering, FAILED', async () => {
+    simulatedUser(4);
+    const brief = await startVoiceAgent({ delayMs: DELAY_MS, hangUpAfter: 1 });
+    const rude = await startVoiceAgent({ delayMs: DELAY_MS, hangUpAfter: 0 });
+    await line.close();
+    line = createPhoneLine({
+      handler: (event) => callControl(event),
+      agents: { [NUMBER]: brief.url, [SILENT]: rude.url },
+      readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
+      writeObject: async (_bucket, key, bytes) => {
+        const { putObject } = await import('../../shared/storage/s3.js');
+        await putObject(key, bytes, 'audio/wav');
+      },
+    });
+    useLocalTelephony(line);
+    try {
+      const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nget a refund,caller,4\n' });
+      const run = await finished(
+        t.api,
+        (await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id, metricIds: ['met_non_empty_output'] }))
+          .body.id,
+      );
+      const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+      expect(session).toMatchObject({ status: 'COMPLETED', stoppingReason: 'hangup', turnCount: 1 });
+      const u = await setup({ number: SILENT, csv: 'input,expected_output\nhello,hello\n' });
+      const failed = await finished(
+        u.api,
+        (await u.api.post('/runs', { versionId: u.version.id, testId: u.test.id, metricIds: ['met_non_empty_output'] }))
+          .body.id,
+      );
+      const [early] = (await u.api.get('/sessions', { runIds: failed.id })).body as any[];
+      expect(early).toMatchObject({ status: 'FAILED', stoppingReason: 'hangup' });
+      expect(early.error).toMatch(/hung up before answering/);
+    } finally {
+      await brief.close();
+      await rude.close();
+    }
+  }, 90_000);
 });
 
 describe('voice runs: choosing the channel', () => {

@@ -241,6 +241,9 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
           ),
         asAlertRule,
       ),
+    /** A playable URL of a stored file (a call recording, a turn's audio): presigned, for an hour. */
+    downloadUrl: async (uri: string): Promise<string> =>
+      String(((await unwrap(api.GET('/storage', { params: { query: { uri } }, signal }))).body as { url: string }).url),
     getSession: async (id: string): Promise<Session> =>
       asSession((await unwrap(api.GET('/sessions/{id}', { params: { path: { id } }, signal }))).body),
     sessionTurns: (sessionId: string): Promise<Turn[]> =>

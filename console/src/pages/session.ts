@@ -35,7 +35,37 @@ function sessionFacts(session: Session, names: { version: string; run: string | 
   return facts(pairs);
 }
 
-function turnsView(turns: Turn[]): HTMLElement {
+/** An audio player of a stored file; a note when it cannot be read (not written yet, or gone). */
+async function player(ctx: PageContext, uri: unknown, label: string): Promise<HTMLElement | null> {
+  if (typeof uri !== 'string' || uri === '') return null;
+  try {
+    const src = await ctx.api.downloadUrl(uri);
+    return h('audio', { controls: '', preload: 'none', src, 'aria-label': label, 'data-testid': 'audio' });
+  } catch {
+    return h('p', { class: 'muted' }, `${label}: not available`);
+  }
+}
+
+/** Each turn's audio (a voice run's turns keep both utterances), by turn id. */
+async function turnAudio(ctx: PageContext, turns: Turn[]): Promise<Map<string, (HTMLElement | null)[]>> {
+  const out = new Map<string, (HTMLElement | null)[]>();
+  await Promise.all(
+    turns.map(async (t) => {
+      const meta = t.metadata ?? {};
+      if (!meta.userAudioUri && !meta.agentAudioUri) return;
+      out.set(
+        t.id,
+        await Promise.all([
+          player(ctx, meta.userAudioUri, `Turn ${t.index}, what was said`),
+          player(ctx, meta.agentAudioUri, `Turn ${t.index}, the agent's answer`),
+        ]),
+      );
+    }),
+  );
+  return out;
+}
+
+function turnsView(turns: Turn[], audio: Map<string, (HTMLElement | null)[]> = new Map()): HTMLElement {
   if (turns.length === 0) return h('p', { 'data-state': 'empty' }, 'No turn recorded.');
   return h(
     'ol',
@@ -49,8 +79,20 @@ function turnsView(turns: Turn[]): HTMLElement {
           { class: 'turn-meta' },
           `Turn ${t.index} · ${formatMs(t.latencyMs)}${t.usage?.inputTokens !== undefined ? ` · ${t.usage.inputTokens} in / ${t.usage.outputTokens ?? 0} out tokens` : ''}`,
         ),
-        h('div', { class: 'said user' }, h('span', { class: 'who' }, 'User'), h('p', {}, t.input)),
-        h('div', { class: 'said agent' }, h('span', { class: 'who' }, 'Agent'), h('p', {}, t.output ?? '(no output)')),
+        h(
+          'div',
+          { class: 'said user' },
+          h('span', { class: 'who' }, 'User'),
+          h('p', {}, t.input),
+          audio.get(t.id)?.[0] ?? null,
+        ),
+        h(
+          'div',
+          { class: 'said agent' },
+          h('span', { class: 'who' }, 'Agent'),
+          h('p', {}, t.output ?? '(no output)'),
+          audio.get(t.id)?.[1] ?? null,
+        ),
         t.retrievalContext?.length
           ? h(
               'details',
@@ -141,14 +183,27 @@ export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
   ]);
   turns.sort((a, b) => a.index - b.index);
   const tree = spanTree(spans);
+  const [recording, audio] = await Promise.all([
+    player(ctx, session.recordingUri, 'Call recording'),
+    turnAudio(ctx, turns),
+  ]);
   ctx.show(
     `Session ${session.id}`,
     sessionFacts(session, { version, run }),
+    recording
+      ? h(
+          'section',
+          { 'aria-labelledby': 'recording-h', 'data-testid': 'recording' },
+          h('h2', { id: 'recording-h' }, 'Call recording'),
+          h('p', { class: 'muted' }, 'Stereo: the agent on the left, the caller (this service) on the right.'),
+          recording,
+        )
+      : null,
     h(
       'section',
       { 'aria-labelledby': 'turns-h' },
       h('h2', { id: 'turns-h' }, `Turns (${turns.length})`),
-      turnsView(turns),
+      turnsView(turns, audio),
     ),
     h(
       'section',

@@ -193,6 +193,10 @@ async function callEnded(
 ): Promise<StepOutcome> {
   if (voice.recordingKey) await setSessionRecording(s.id, objectUri(voice.recordingKey));
   if (s._end || s.status !== 'PENDING') return { kind: 'stop' };
+  // The answer to the turn under way was heard before the hang-up: its step records it, then finds
+  // the call gone and ends the session (a hang-up after an answer).
+  if (voice.heard !== undefined && s._call?.turn === voice.heard && s._call.seq === s._seq && s.turnCount < voice.heard)
+    return { kind: 'stop' };
   return endStep(ctx, s, hangupEnd(s, voice.answered));
 }
 

@@ -156,7 +156,7 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
           return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
         }
         await toSession(args, seq, { event: 'answer', turn: Number(args.turn), agentAudioKey: key });
-        return ok([pause(callId)], args);
+        return ok([pause(callId)], { ...args, heard: args.turn });
       }
       if (action?.Type === 'Pause') return ok([pause(callId)], args);
       return ok([], args);
@@ -175,6 +175,7 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
         answered: args.answered === '1',
         byAgent,
         ...(args.recordingKey ? { recordingKey: args.recordingKey } : {}),
+        ...(args.heard ? { heard: Number(args.heard) } : {}),
       });
       return ok([], args);
     }

@@ -8,7 +8,14 @@ export type VoiceEvent =
   /** The agent's answer to turn `turn` was recorded at `agentAudioKey` (bucket key). */
   | { event: 'answer'; turn: number; agentAudioKey: string }
   /** The call ended: `answered` whether it ever was, `byAgent` whether the agent hung up. */
-  | { event: 'hangup'; answered: boolean; byAgent: boolean; recordingKey?: string }
+  | {
+      event: 'hangup';
+      answered: boolean;
+      byAgent: boolean;
+      recordingKey?: string;
+      /** The last turn whose answer went to the session (its step records it, whatever the hang-up). */
+      heard?: number;
+    }
   /** An action of the call failed (the call is being hung up). */
   | { event: 'failed'; error: string };
 
