@@ -83,7 +83,7 @@ function takeVisible(q: LocalDelayQueue, max: number): LocalQueueMessage[] {
  */
 export function startRunQueueConsumer(
   consumer: Consumer,
-  options: { concurrency: number; queue?: LocalDelayQueue },
+  options: { concurrency: number; queue?: LocalDelayQueue; duplicate?: boolean },
 ): { stop: () => Promise<void>; idle: () => Promise<void> } {
   const q = options.queue ?? RUN_QUEUE;
   const messages = q.queue.messages;
@@ -99,7 +99,7 @@ export function startRunQueueConsumer(
     timer = undefined;
     for (const m of takeVisible(q, options.concurrency - inFlight)) {
       inFlight++;
-      const p = deliver(consumer, m, false, q).finally(() => {
+      const p = deliver(consumer, m, options.duplicate ?? false, q).finally(() => {
         inFlight--;
         running.delete(p);
         setImmediate(pump);

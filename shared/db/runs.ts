@@ -360,9 +360,19 @@ export function sessionStepUpdate(
   sessionId: string,
   seq: number,
   set: Record<string, unknown>,
-  options: { anyStatus?: boolean; remove?: string[]; phase?: RunSessionState['_phase'] } = {},
+  options: {
+    anyStatus?: boolean;
+    remove?: string[];
+    phase?: RunSessionState['_phase'];
+    /** A PHONE step: written only if no delivery of this step wrote its call yet. */
+    firstCall?: boolean;
+  } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#seq': '_seq', '#status': 'status' };
+  if (options.firstCall) {
+    names['#call'] = '_call';
+    names['#callSeq'] = 'seq';
+  }
   const values: Record<string, unknown> = { ':seq': seq, ...(options.anyStatus ? {} : { ':pending': 'PENDING' }) };
   if (options.anyStatus) delete names['#status'];
   if (options.phase) {
@@ -391,6 +401,7 @@ export function sessionStepUpdate(
       ConditionExpression: [
         options.anyStatus ? '#seq = :seq' : '#seq = :seq AND #status = :pending',
         options.phase ? '#phase = :phase' : '',
+        options.firstCall ? '(attribute_not_exists(#call) OR #call.#callSeq <> :seq)' : '',
       ]
         .filter(Boolean)
         .join(' AND '),

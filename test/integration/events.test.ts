@@ -19,6 +19,8 @@ describe('sample events', () => {
       'authorizer.json',
       ...jobs.map((j) => `jobs-${j.name}.json`),
       'jobs-probe.json',
+      // The call-control function of voice runs (in the Voice nested stack, not the job table).
+      'jobs-call-control.json',
     ]);
     expect(new Set(readdirSync(EVENTS_DIR))).toEqual(expected);
   });

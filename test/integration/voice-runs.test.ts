@@ -172,6 +172,45 @@ describe('voice runs', () => {
     expect(llm.transcriptionRequests).toHaveLength(2);
   }, 90_000);
 
+  it('every job and every handler invocation delivered twice: one call per session, each turn recorded once', async () => {
+    await consumer.stop();
+    consumer = startRunQueueConsumer((event) => runner(event as SQSEvent), { concurrency: 4, duplicate: true });
+    await line.close();
+    line = createPhoneLine({
+      // Chime may invoke the handler again for the same event: each invocation is made twice.
+      handler: async (event) => {
+        await callControl(event);
+        return callControl(event);
+      },
+      agents: { [NUMBER]: agent.url },
+      readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
+      writeObject: async (_bucket, key, bytes) => {
+        const { putObject } = await import('../../shared/storage/s3.js');
+        await putObject(key, bytes, 'audio/wav');
+      },
+    });
+    useLocalTelephony(line);
+    const t = await setup();
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_text_similarity'],
+    });
+    const run = await finished(t.api, created.body.id);
+    expect(run).toMatchObject({ status: 'COMPLETED', progress: { total: 2, completed: 2 } });
+    expect(run.metrics[0]).toMatchObject({ evaluated: 2, score: 1 });
+    for (const session of (await t.api.get('/sessions', { runIds: run.id })).body as any[]) {
+      const turns = (await t.api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
+      expect(turns.map((x) => x.output)).toEqual([turns[0].input]);
+      // A second delivery's call, if one was placed, was hung up: none is left under way.
+      await expect
+        .poll(() => line.calls().filter((c) => c.arguments.sessionId === session.id && c.state !== 'ended').length, {
+          timeout: 20_000,
+        })
+        .toBe(0);
+    }
+  }, 90_000);
+
   it('a number that does not answer fails its sessions with no_answer', async () => {
     const t = await setup({ number: SILENT, csv: 'input,expected_output\nhello,hello\n' });
     const created = await t.api.post('/runs', {

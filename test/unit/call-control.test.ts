@@ -177,7 +177,7 @@ describe('call control', () => {
       runId: 'run_1',
       sessionId: 'sess_1',
       seq: 0,
-      voice: { event: 'answer', turn: 1, agentAudioKey: `${PREFIX}1-agent.wav` },
+      voice: { event: 'answer', turn: 1, agentAudioKey: `${PREFIX}1-agent.wav`, transactionId: 'tx-1' },
     });
     // A pause that ends before the step updated the call pauses again.
     const paused = await handleCallEvent(event('ACTION_SUCCESSFUL', { Type: 'Pause' }, attributes));
@@ -234,9 +234,13 @@ describe('call control', () => {
     );
     expect(failed.Actions).toEqual([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }]);
     expect(queued().map((j) => j.voice)).toEqual([
-      { event: 'hangup', answered: false, byAgent: false },
-      { event: 'hangup', answered: true, byAgent: false, recordingKey: `${PREFIX}call.wav` },
-      { event: 'failed', error: 'PlayAudio failed (InvalidAudioSource: Audio Source parameter value is invalid.)' },
+      { event: 'hangup', answered: false, byAgent: false, transactionId: 'tx-1' },
+      { event: 'hangup', answered: true, byAgent: false, recordingKey: `${PREFIX}call.wav`, transactionId: 'tx-1' },
+      {
+        event: 'failed',
+        error: 'PlayAudio failed (InvalidAudioSource: Audio Source parameter value is invalid.)',
+        transactionId: 'tx-1',
+      },
     ]);
   });
 

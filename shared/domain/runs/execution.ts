@@ -594,7 +594,7 @@ function stepUpdate(
   ctx: StepContext,
   s: RunSession,
   set: Record<string, unknown>,
-  options: { remove?: string[] } = {},
+  options: { remove?: string[]; firstCall?: boolean } = {},
 ): TransactItem[] {
   if (s._phase !== 'QUEUED') return [sessionStepUpdate(s.id, s._seq, set, options)];
   return [
@@ -616,10 +616,13 @@ export async function advance(
   s: RunSession,
   set: Record<string, unknown>,
   called: boolean,
-  options: { items?: TransactItem[]; remove?: string[] } = {},
+  options: { items?: TransactItem[]; remove?: string[]; firstCall?: boolean } = {},
 ): Promise<StepOutcome> {
   const ok = await applyStep([
-    ...stepUpdate(ctx, s, set, options.remove ? { remove: options.remove } : {}),
+    ...stepUpdate(ctx, s, set, {
+      ...(options.remove ? { remove: options.remove } : {}),
+      ...(options.firstCall ? { firstCall: true } : {}),
+    }),
     ...(options.items ?? []),
   ]);
   if (!ok) return { kind: 'stop' };

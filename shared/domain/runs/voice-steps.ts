@@ -50,6 +50,14 @@ export async function voiceStep(
   voice: VoiceEvent | undefined,
 ): Promise<StepOutcome> {
   if (!voice) return speak(ctx, s, jctx);
+  // Another delivery's call (placed, then left when the session's own call won): hung up, not heeded.
+  if (voice.transactionId && s._call && voice.transactionId !== s._call.transactionId) {
+    if (voice.event !== 'hangup') {
+      const telephony = await line();
+      if (telephony) await hangUp(telephony, voice.transactionId, s.id);
+    }
+    return { kind: 'stop' };
+  }
   if (voice.event === 'answer') return recordAnswer(ctx, s, jctx, voice);
   if (voice.event === 'failed')
     return endStep(ctx, s, { status: 'FAILED', stoppingReason: null, error: `PHONE call failed: ${voice.error}` });
@@ -97,25 +105,36 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
     userAudioKey,
     ...(turn === 1 && phone.agentSpeaksFirst ? { agentSpeaksFirst: '1' } : {}),
   };
-  let transactionId = s._call?.transactionId;
-  if (!transactionId) {
+  const call = (transactionId: string) => ({
+    transactionId,
+    seq: s._seq,
+    turn,
+    message: next.message.slice(0, MAX_TURN_TEXT),
+    userAudioKey,
+  });
+  // Only one delivery of a step speaks: the call it waits on is written on condition that no other
+  // delivery wrote it. A first turn places its call before (its id is needed) and hangs it up if
+  // another delivery's call won; a later turn writes first, then updates the call.
+  const existing = s._call?.transactionId;
+  if (!existing) {
     const placed = await telephony.createCall({
       fromNumber: fromNumber(),
       toNumber: phone.phoneNumber,
       arguments: { ...args },
     });
-    transactionId = placed.transactionId;
-  } else {
-    try {
-      await telephony.updateCall(transactionId, { action: 'play', ...args });
-    } catch (error) {
-      if (!isCallGone(error)) throw error;
-      return endStep(ctx, s, hangupEnd(s, true));
-    }
+    const moved = await advance(ctx, s, { _call: call(placed.transactionId) }, false, { firstCall: true });
+    if (moved.kind !== 'advanced') await hangUp(telephony, placed.transactionId, s.id);
+    return { kind: 'stop' };
   }
-  const call = { transactionId, seq: s._seq, turn, message: next.message.slice(0, MAX_TURN_TEXT), userAudioKey };
-  const moved = await advance(ctx, s, { _call: call }, false);
-  return moved.kind === 'advanced' ? { kind: 'stop' } : moved;
+  const moved = await advance(ctx, s, { _call: call(existing) }, false, { firstCall: true });
+  if (moved.kind !== 'advanced') return { kind: 'stop' };
+  try {
+    await telephony.updateCall(existing, { action: 'play', ...args });
+  } catch (error) {
+    if (!isCallGone(error)) throw error;
+    return endStep(ctx, moved.session, hangupEnd(moved.session, true));
+  }
+  return { kind: 'stop' };
 }
 
 /** The agent's answer to the turn: its leading silence is the response latency, its transcript the turn's output. */
@@ -204,10 +223,13 @@ async function callEnded(
 export async function hangUpEnded(s: RunSession): Promise<void> {
   if (!s._call || (!s._end && s.status === 'PENDING')) return;
   const telephony = await line();
-  if (!telephony) return;
+  if (telephony) await hangUp(telephony, s._call.transactionId, s.id);
+}
+
+async function hangUp(telephony: Telephony, transactionId: string, sessionId: string): Promise<void> {
   try {
-    await telephony.updateCall(s._call.transactionId, { action: 'hangup' });
+    await telephony.updateCall(transactionId, { action: 'hangup' });
   } catch (error) {
-    if (!isCallGone(error)) logger.warn('voice call not hung up', { sessionId: s.id, error: String(error) });
+    if (!isCallGone(error)) logger.warn('voice call not hung up', { sessionId, error: String(error) });
   }
 }

@@ -86,7 +86,7 @@ const pause = (callId: string): ChimeAction => ({
   Parameters: { CallId: callId, DurationInMilliseconds: PAUSE_MS },
 });
 
-async function toSession(args: CallArgs, seq: number, voice: VoiceEvent): Promise<void> {
+async function toSession(args: CallArgs, seq: number, voice: VoiceEvent, transactionId: string): Promise<void> {
   await enqueueRunJobs([
     {
       kind: 'step',
@@ -94,7 +94,7 @@ async function toSession(args: CallArgs, seq: number, voice: VoiceEvent): Promis
       runId: args.runId,
       sessionId: args.sessionId,
       seq,
-      voice,
+      voice: { ...voice, transactionId },
     },
   ]);
 }
@@ -152,10 +152,20 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
         }
         const key = action.RecordingDestination?.Key;
         if (!key) {
-          await toSession(args, seq, { event: 'failed', error: 'RecordAudio reported no recording' });
+          await toSession(
+            args,
+            seq,
+            { event: 'failed', error: 'RecordAudio reported no recording' },
+            event.CallDetails.TransactionId,
+          );
           return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
         }
-        await toSession(args, seq, { event: 'answer', turn: Number(args.turn), agentAudioKey: key });
+        await toSession(
+          args,
+          seq,
+          { event: 'answer', turn: Number(args.turn), agentAudioKey: key },
+          event.CallDetails.TransactionId,
+        );
         return ok([pause(callId)], { ...args, heard: args.turn });
       }
       if (action?.Type === 'Pause') return ok([pause(callId)], args);
@@ -170,20 +180,30 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
     }
     case 'HANGUP': {
       const byAgent = action?.Type !== 'Hangup';
-      await toSession(args, seq, {
-        event: 'hangup',
-        answered: args.answered === '1',
-        byAgent,
-        ...(args.recordingKey ? { recordingKey: args.recordingKey } : {}),
-        ...(args.heard ? { heard: Number(args.heard) } : {}),
-      });
+      await toSession(
+        args,
+        seq,
+        {
+          event: 'hangup',
+          answered: args.answered === '1',
+          byAgent,
+          ...(args.recordingKey ? { recordingKey: args.recordingKey } : {}),
+          ...(args.heard ? { heard: Number(args.heard) } : {}),
+        },
+        event.CallDetails.TransactionId,
+      );
       return ok([], args);
     }
     case 'ACTION_FAILED':
     case 'INVALID_LAMBDA_RESPONSE': {
       const what = action?.Type ?? 'an action';
       const why = [action?.ErrorType, action?.ErrorMessage].filter(Boolean).join(': ');
-      await toSession(args, seq, { event: 'failed', error: `${what} failed${why ? ` (${why})` : ''}` });
+      await toSession(
+        args,
+        seq,
+        { event: 'failed', error: `${what} failed${why ? ` (${why})` : ''}` },
+        event.CallDetails.TransactionId,
+      );
       return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
     }
     default:

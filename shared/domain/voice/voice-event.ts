@@ -6,18 +6,23 @@
  */
 export type VoiceEvent =
   /** The agent's answer to turn `turn` was recorded at `agentAudioKey` (bucket key). */
-  | { event: 'answer'; turn: number; agentAudioKey: string }
-  /** The call ended: `answered` whether it ever was, `byAgent` whether the agent hung up. */
-  | {
-      event: 'hangup';
-      answered: boolean;
-      byAgent: boolean;
-      recordingKey?: string;
-      /** The last turn whose answer went to the session (its step records it, whatever the hang-up). */
-      heard?: number;
-    }
-  /** An action of the call failed (the call is being hung up). */
-  | { event: 'failed'; error: string };
+  (
+    | { event: 'answer'; turn: number; agentAudioKey: string }
+    /** The call ended: `answered` whether it ever was, `byAgent` whether the agent hung up. */
+    | {
+        event: 'hangup';
+        answered: boolean;
+        byAgent: boolean;
+        recordingKey?: string;
+        /** The last turn whose answer went to the session (its step records it, whatever the hang-up). */
+        heard?: number;
+      }
+    /** An action of the call failed (the call is being hung up). */
+    | { event: 'failed'; error: string }
+  ) & {
+    /** The call the event is about: a session's step heeds only the call it waits on. */
+    transactionId?: string;
+  };
 
 /** The arguments the service gives a call (strings, as Chime carries them). */
 export interface CallArgs {
