@@ -43,6 +43,8 @@ export function shardUpdate(
     evaluations?: { planIndex: number; count: number };
     traces?: { planIndex: number; count: number };
     unlessLast?: boolean;
+    /** The run's threshold: a SUCCESS outcome at or above it also counts as a pass (`np`). */
+    threshold?: number;
   } = {},
 ): TransactItem {
   const names: Record<string, string> = { '#entity': 'entity' };
@@ -64,6 +66,8 @@ export function shardUpdate(
       add(`n:${o.metricId}`, 1);
       add(`sx:${o.metricId}`, o.score ?? 0);
       add(`sxx:${o.metricId}`, (o.score ?? 0) ** 2);
+      if (options.threshold !== undefined && typeof o.score === 'number' && o.score >= options.threshold)
+        add(`np:${o.metricId}`, 1);
     } else if (o.status === 'FAILED') add(`failed:${o.metricId}`, 1);
     else add(`skipped:${o.metricId}`, 1);
   }
@@ -166,6 +170,7 @@ export function sumShards(items: (Record<string, unknown> | undefined)[]): Shard
       const stat = (out.stats[id] ??= { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 });
       if (field === 'n' || field === 'sx' || field === 'sxx' || field === 'failed' || field === 'skipped')
         stat[field] += num(value);
+      else if (field === 'np') stat.np = (stat.np ?? 0) + num(value);
     }
   }
   return out;

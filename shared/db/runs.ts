@@ -45,6 +45,8 @@ export interface MetricStat {
   sxx: number;
   failed: number;
   skipped: number;
+  /** Of the `n` scored, how many reached the run's threshold (runs that count passes: `_passCounted`). */
+  np?: number;
 }
 
 /** The stored run: the record plus what execution needs (internal `_` fields never leave the service). */
@@ -65,6 +67,8 @@ export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   _final?: boolean;
   /** The fan-out created every session (and sealed the shards). */
   _fanoutDone?: boolean;
+  /** Its sessions count the evaluations that reach its threshold on the shards (`np`), so one repetition's pass rate needs no read. */
+  _passCounted?: boolean;
 };
 
 export async function createRun(run: StoredRun): Promise<StoredRun> {

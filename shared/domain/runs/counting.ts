@@ -17,6 +17,8 @@ export interface RunRef {
   organizationId: string;
   runId: string;
   shards?: number | undefined;
+  /** The run's threshold, when its sessions count their passes on the shards. */
+  threshold?: number | undefined;
 }
 
 export const shardOfSession = (run: RunRef, sessionId: string): number | undefined =>
@@ -62,6 +64,7 @@ export function doneCount(
     ...written,
     ...tracesOption(options.traces),
     ...(options.unlessLast ? { unlessLast: true } : {}),
+    ...(run.threshold !== undefined ? { threshold: run.threshold } : {}),
   });
 }
 

@@ -442,7 +442,7 @@ async function loadStep(job: StepJob): Promise<{ session: RunSession; ctx: StepC
     ctx: {
       orgId: job.organizationId,
       runId: job.runId,
-      run: { organizationId: job.organizationId, runId: job.runId, shards: carry.shards },
+      run: { organizationId: job.organizationId, runId: job.runId, shards: carry.shards, threshold: carry.threshold },
       rec: records,
       cancelled,
       ...(read.monthlyCredits !== undefined ? { monthlyCredits: read.monthlyCredits } : {}),
@@ -497,9 +497,9 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
 /** Where a job's run counts its sessions: said by its carry, else by the run. */
 async function runRefOf(job: StepJob): Promise<RunRef> {
   const ref = { organizationId: job.organizationId, runId: job.runId };
-  if (job.carry) return { ...ref, shards: job.carry.shards };
+  if (job.carry) return { ...ref, shards: job.carry.shards, threshold: job.carry.threshold };
   const run = await getStoredRun(job.organizationId, job.runId);
-  return { ...ref, shards: run._shards };
+  return { ...ref, shards: run._shards, ...(run._passCounted ? { threshold: run.threshold ?? 0.5 } : {}) };
 }
 
 async function enqueueNext(job: StepJob, session: RunSession, carry: StepCarry | undefined): Promise<void> {

@@ -246,6 +246,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     _stats: stats,
     _metricNames: Object.fromEntries(names),
     _shards: RUN_SHARDS,
+    _passCounted: true,
   };
   await createRun(run);
   await enqueueRunJobs([{ kind: 'fanout', organizationId: org, runId: run.id, planIndex: 0 }]);
@@ -296,7 +297,7 @@ export function runView(run: RunWithFigures, sums?: ShardSums): Run {
   const counters = countersOf(run, sums);
   const metrics: RunMetric[] = run.metricIds.map((metricId) => {
     const st = counters.stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
-    const pass = run._passFigures?.[metricId];
+    const pass = run._passFigures?.[metricId] ?? countedPasses(run, st);
     const point = scorePoint(
       st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx },
     );
@@ -345,6 +346,16 @@ export function quantile(sorted: number[], q: number): number {
   return Math.round((sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)) * 10) / 10;
 }
 
+/**
+ * The pass rate of a finished run of one repetition that counted its passes: the evaluations that
+ * reached the threshold over the scored ones (what `passFigures` computes from the evaluations).
+ */
+function countedPasses(run: StoredRun, st: MetricStat): PassFigures | undefined {
+  if (!run._passCounted || (run.repetitions ?? 1) > 1) return undefined;
+  if (run.status !== 'COMPLETED' && run.status !== 'FAILED') return undefined;
+  return { passRate: st.n === 0 ? null : (st.np ?? 0) / st.n, passAllK: null, passAnyK: null };
+}
+
 /** The pass figures of each metric of a run, from its sessions' evaluations. */
 export async function computePassFigures(run: StoredRun): Promise<Record<string, PassFigures>> {
   const results = await runResults(run.id);
@@ -387,7 +398,8 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
         status,
         finishedAt: at,
         ...(run.startedAt ? {} : { startedAt: at }),
-        _passFigures: await computePassFigures(run),
+        // One repetition's pass rate is counted on the shards; repeated cases need every session read.
+        ...((run.repetitions ?? 1) > 1 || !run._passCounted ? { _passFigures: await computePassFigures(run) } : {}),
         ...(run.channel === 'PHONE' ? { _voice: await computeVoiceFigures(run) } : {}),
       }
     : undefined;

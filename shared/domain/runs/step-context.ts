@@ -33,6 +33,8 @@ export interface PastTurn {
 export interface StepCarry {
   /** The run's counter shards (absent: a run that counts on its own item). */
   shards?: number;
+  /** The run's threshold, when its sessions count their passes (absent: they do not). */
+  threshold?: number;
   planIndex: number;
   productId: string;
   testId: string;
@@ -127,7 +129,7 @@ const carriedTest = (t: CarriedTest): CarriedTest => ({
  * A test case with fields kept in S3 is left out (the step reads and restores it).
  */
 export function carryFor(
-  run: Pick<StoredRun, '_shards' | 'channel'>,
+  run: Pick<StoredRun, '_shards' | 'channel' | 'threshold' | '_passCounted'>,
   planIndex: number,
   entry: RunPlanEntry,
   records: EntryRecords,
@@ -137,6 +139,7 @@ export function carryFor(
   const v = records.version;
   const base: StepCarry = {
     ...(run._shards ? { shards: run._shards } : {}),
+    ...(run._shards && run._passCounted ? { threshold: run.threshold ?? 0.5 } : {}),
     planIndex,
     productId: v.productId,
     testId: entry.testId,
