@@ -25,6 +25,9 @@ new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {
     apiKeySecretName: process.env.LLM_API_KEY_SECRET || undefined,
     simulatorModel: process.env.SIMULATOR_MODEL || undefined,
     generatorModel: process.env.GENERATOR_MODEL || undefined,
+    ttsModel: process.env.TTS_MODEL || undefined,
+    ttsVoice: process.env.TTS_VOICE || undefined,
+    transcriptionModel: process.env.TRANSCRIPTION_MODEL || undefined,
   },
   // How many invocations each queue runs at once (docs/deploying.md); unset: the defaults.
   concurrency: {

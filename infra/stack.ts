@@ -50,6 +50,10 @@ export interface LlmSettings {
   apiKeySecretName?: string;
   simulatorModel?: string;
   generatorModel?: string;
+  /** Voice runs' speech: TTS_MODEL, TTS_VOICE, TRANSCRIPTION_MODEL. */
+  ttsModel?: string;
+  ttsVoice?: string;
+  transcriptionModel?: string;
 }
 
 /**
@@ -114,6 +118,9 @@ export function llmEnvironment(llm: LlmSettings = {}): Record<string, string> {
   if (llm.apiKeySecretName) env[ENV.llmApiKey] = SecretValue.secretsManager(llm.apiKeySecretName).unsafeUnwrap();
   if (llm.simulatorModel) env[ENV.simulatorModel] = llm.simulatorModel;
   if (llm.generatorModel) env[ENV.generatorModel] = llm.generatorModel;
+  if (llm.ttsModel) env[ENV.ttsModel] = llm.ttsModel;
+  if (llm.ttsVoice) env[ENV.ttsVoice] = llm.ttsVoice;
+  if (llm.transcriptionModel) env[ENV.transcriptionModel] = llm.transcriptionModel;
   return env;
 }
 

@@ -28,6 +28,9 @@ describe('LLM settings of a deployment', () => {
       apiKeySecretName: 'eval/llm-key',
       simulatorModel: 'sim-model',
       generatorModel: 'gen-model',
+      ttsModel: 'tts-model',
+      ttsVoice: 'verse',
+      transcriptionModel: 'stt-model',
     });
     expect(fns.length).toBeGreaterThan(10);
     for (const fn of fns) {
@@ -35,6 +38,9 @@ describe('LLM settings of a deployment', () => {
       expect(vars[ENV.llmBaseUrl]).toBe('https://llm.example.com/v1');
       expect(vars[ENV.simulatorModel]).toBe('sim-model');
       expect(vars[ENV.generatorModel]).toBe('gen-model');
+      expect(vars[ENV.ttsModel]).toBe('tts-model');
+      expect(vars[ENV.ttsVoice]).toBe('verse');
+      expect(vars[ENV.transcriptionModel]).toBe('stt-model');
       expect(JSON.stringify(vars[ENV.llmApiKey])).toContain('{{resolve:secretsmanager:eval/llm-key:SecretString:::}}');
     }
   });
@@ -42,7 +48,15 @@ describe('LLM settings of a deployment', () => {
   it('set nothing when none are given (each LLM step then fails with "no … model is configured")', () => {
     for (const fn of functionsOf()) {
       const names = Object.keys(fn.Properties.Environment!.Variables!);
-      for (const name of [ENV.llmBaseUrl, ENV.llmApiKey, ENV.simulatorModel, ENV.generatorModel])
+      for (const name of [
+        ENV.llmBaseUrl,
+        ENV.llmApiKey,
+        ENV.simulatorModel,
+        ENV.generatorModel,
+        ENV.ttsModel,
+        ENV.ttsVoice,
+        ENV.transcriptionModel,
+      ])
         expect(names).not.toContain(name);
     }
   });
