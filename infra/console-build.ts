@@ -11,8 +11,14 @@ import { dirname, join, resolve } from 'node:path';
  * The console page's Content-Security-Policy, locally and behind CloudFront: the API is on the
  * same origin; uPlot and the span bars set inline `style` attributes; nothing is remote.
  */
-export const CONSOLE_CSP =
-  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/**
+ * The console's Content-Security-Policy. `mediaOrigins`: where the audio it plays comes from (the
+ * data bucket's presigned URLs: voice runs' recordings and utterances), beside its own origin.
+ */
+export function consoleCsp(mediaOrigins: readonly string[] = []): string {
+  const media = ["'self'", ...mediaOrigins].join(' ');
+  return `default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src ${media}; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+}
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const CONSOLE_DIR = join(ROOT, 'console');

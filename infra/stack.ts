@@ -476,7 +476,11 @@ export class EvalPlatformStack extends Stack {
     );
 
     // ---------- console: S3 behind CloudFront, the API at /api/* ----------
-    const site = new ConsoleSite(this, 'Console', { api, accessLogsBucket });
+    const site = new ConsoleSite(this, 'Console', {
+      api,
+      accessLogsBucket,
+      mediaOrigins: [`https://${bucket.bucketRegionalDomainName}`],
+    });
 
     // ---------- operations (docs/operations.md): alarms to an SNS topic, one dashboard ----------
     // A nested stack with 500 resources of its own: two alarms per function do not fit in this one.

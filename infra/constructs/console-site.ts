@@ -22,7 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { CONSOLE_CSP, CONSOLE_DIR, CONSOLE_DIST, ensureConsoleBuilt } from '../console-build.js';
+import { consoleCsp, CONSOLE_DIR, CONSOLE_DIST, ensureConsoleBuilt } from '../console-build.js';
 
 /** Where the console finds the API: the same domain, under this prefix. */
 export const CONSOLE_API_PREFIX = '/api';
@@ -38,6 +38,8 @@ export interface ConsoleSiteProps {
   api: RestApi;
   /** Server access logs of the console bucket go here (prefix `console-bucket/`). */
   accessLogsBucket: IBucket;
+  /** Where the audio it plays comes from: the data bucket's origin (presigned URLs). */
+  mediaOrigins?: string[];
 }
 
 /**
@@ -64,7 +66,7 @@ export class ConsoleSite extends Construct {
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Security headers of the console',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CSP, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleCsp(props.mediaOrigins), override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { CONSOLE_CSP, CONSOLE_DIST } from '../console-build.js';
+import { consoleCsp, CONSOLE_DIST } from '../console-build.js';
 
 /**
  * The console on the local server: `/`, `/console-config.json` and the files of
@@ -34,8 +34,19 @@ function file(path: string, cache: string): ConsoleAnswer {
     'Cache-Control': cache,
     'X-Content-Type-Options': 'nosniff',
   };
-  if (type.startsWith('text/html')) headers['Content-Security-Policy'] = CONSOLE_CSP;
+  if (type.startsWith('text/html')) headers['Content-Security-Policy'] = consoleCsp(localMediaOrigins());
   return { status: 200, headers, body };
+}
+
+/** The local S3 emulator, whose presigned URLs the console's audio players load. */
+function localMediaOrigins(): string[] {
+  const endpoint = process.env.S3_ENDPOINT;
+  if (!endpoint) return [];
+  try {
+    return [new URL(endpoint).origin];
+  } catch {
+    return [];
+  }
 }
 
 /** The API base the console calls: this server, as the browser reached it (so no cross-origin call). */

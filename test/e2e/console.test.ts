@@ -888,20 +888,25 @@ describe('the console in Chromium', () => {
       expect(res.status).toBe(200);
       expect(new TextDecoder().decode((await res.arrayBuffer()).slice(0, 4))).toBe('RIFF');
     }
+    // The browser reads the recording's duration from its header (or says why it cannot).
     const duration = await players.first().evaluate(
       (el) =>
-        new Promise<number>((resolve) => {
+        new Promise<number | string>((resolve) => {
           const audio = el as unknown as {
             preload: string;
             duration: number;
+            error: { code: number } | null;
             load(): void;
             addEventListener(t: string, f: () => void, o: object): void;
           };
-          audio.preload = 'metadata';
           audio.addEventListener('loadedmetadata', () => resolve(audio.duration), { once: true });
+          audio.addEventListener('error', () => resolve(`error ${audio.error?.code}`), { once: true });
+          setTimeout(() => resolve('no metadata in 10 s'), 10_000);
+          audio.preload = 'metadata';
           audio.load();
         }),
     );
+    expect(duration, String(duration)).toBeTypeOf('number');
     expect(duration).toBeGreaterThan(0.5);
     expect(await page.locator('[data-testid="turns"]').textContent()).toContain('where is my order');
     await screenshots(page, 'voice-session');

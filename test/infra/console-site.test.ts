@@ -27,6 +27,17 @@ const config = distribution.Properties.DistributionConfig;
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('the console on AWS', () => {
+  it("lets the console play audio from the data bucket's presigned URLs, and nothing else from outside", () => {
+    const [, policy] = one('AWS::CloudFront::ResponseHeadersPolicy');
+    const csp = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy;
+    const text = JSON.stringify(csp.ContentSecurityPolicy);
+    expect(text).toContain("media-src 'self' https://");
+    // The data bucket's regional domain (the presigner's virtual-hosted URLs).
+    expect(text).toContain('RegionalDomainName');
+    expect(text).toContain("connect-src 'self'");
+    expect(text).toContain("default-src 'self'");
+  });
+
   it('keeps the console bucket private: public access blocked, readable only by the distribution through origin access control', () => {
     const bucket = json.Resources[bucketId]!.Properties;
     expect(bucket.PublicAccessBlockConfiguration).toEqual({
