@@ -48,6 +48,8 @@ beforeEach(() => {
   localQueue.messages.length = 0;
   runDeadLetters.length = 0;
   measured.length = 0;
+  llm.speechRequests.length = 0;
+  llm.transcriptionRequests.length = 0;
   llm.setSpeechHandler((req) => textToWav(req.input));
   llm.setTranscriptionHandler((req) => ({ text: wavToText(req.file) }));
   setLlmConfig({ baseUrl: llm.url, timeoutMs: 5000, backoffMs: 10, maxAttempts: 2 });
@@ -223,6 +225,52 @@ describe('voice runs', () => {
     const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
     expect(session).toMatchObject({ status: 'FAILED', stoppingReason: 'no_answer', channel: 'PHONE' });
     expect(run.voice).toEqual({ responseLatencyMs: null });
+  }, 60_000);
+
+  it('an answer without speech ends the session agent_empty_response; a failed transcription fails it naming the step', async () => {
+    const mute = await startVoiceAgent({ delayMs: 60_000 });
+    const saved = process.env.VOICE_ANSWER_SECONDS;
+    process.env.VOICE_ANSWER_SECONDS = '2';
+    await line.close();
+    line = createPhoneLine({
+      handler: (event) => callControl(event),
+      agents: { [NUMBER]: agent.url, [SILENT]: mute.url },
+      readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
+      writeObject: async (_bucket, key, bytes) => {
+        const { putObject } = await import('../../shared/storage/s3.js');
+        await putObject(key, bytes, 'audio/wav');
+      },
+    });
+    useLocalTelephony(line);
+    try {
+      const t = await setup({ number: SILENT, csv: 'input,expected_output\nhello,hello\n' });
+      const run = await finished(
+        t.api,
+        (await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id, metricIds: ['met_non_empty_output'] }))
+          .body.id,
+      );
+      const [quiet] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+      expect(quiet).toMatchObject({ status: 'COMPLETED', stoppingReason: 'agent_empty_response', turnCount: 1 });
+      const [turn] = (await t.api.get('/inferenceResults', { sessionIds: quiet.id })).body as any[];
+      expect(turn).toMatchObject({ input: 'hello', output: '', latencyMs: null });
+      // Nothing to transcribe: no transcription was asked for.
+      expect(llm.transcriptionRequests).toHaveLength(0);
+
+      llm.setTranscriptionHandler(() => reply.raw(500, 'transcriber down'));
+      const u = await setup({ csv: 'input,expected_output\nhello,hello\n' });
+      const failed = await finished(
+        u.api,
+        (await u.api.post('/runs', { versionId: u.version.id, testId: u.test.id, metricIds: ['met_non_empty_output'] }))
+          .body.id,
+      );
+      const [session] = (await u.api.get('/sessions', { runIds: failed.id })).body as any[];
+      expect(session.status).toBe('FAILED');
+      expect(session.error).toMatch(/^transcription failed at turn 1: /);
+    } finally {
+      if (saved === undefined) delete process.env.VOICE_ANSWER_SECONDS;
+      else process.env.VOICE_ANSWER_SECONDS = saved;
+      await mute.close();
+    }
   }, 60_000);
 
   it('a failed speech call fails the session naming the step', async () => {
