@@ -10,7 +10,7 @@ let client: ChimeSDKVoiceClient | undefined;
 
 /**
  * The Chime SDK Voice client of the process, created on first call (Lambda gives it its region and
- * credentials). Only `telephony()` of shared/telephony/line.ts reaches this module, so a bundle
+ * credentials). Only `telephony()` of shared/telephony/telephony.ts reaches this module, so a bundle
  * that never calls it (one that asks `telephonyConfigured()`, the call-control function) holds no
  * Chime client: the SDK package has no side effects and esbuild drops it (test/infra/bundle-size.test.ts).
  */

@@ -8,6 +8,7 @@
  */
 
 import { ENV, optionalEnv } from '../config/env.js';
+import { chimeTelephony } from './chime.js';
 
 export interface NewCall {
   /** E.164 number the call comes from (the deployment's `VOICE_FROM_NUMBER`). */
@@ -55,11 +56,30 @@ export function voiceFromNumber(): string | undefined {
 
 /**
  * Whether phone runs can be placed: the local emulator is installed, or the deployment gave both
- * its phone number and its SIP media application. Unlike `telephony()` (shared/telephony/line.ts), a bundle that only asks
+ * its phone number and its SIP media application. Unlike `telephony()`, a bundle that only asks
  * this carries no Chime client.
  */
 export function telephonyConfigured(): boolean {
   return (
     local !== undefined || (voiceFromNumber() !== undefined && optionalEnv(ENV.sipMediaApplicationId) !== undefined)
   );
+}
+
+let chime: { sipMediaApplicationId: string; telephony: Telephony } | undefined;
+
+/**
+ * The telephony of this process: the installed local one if any, else the Chime SIP media
+ * application when the deployment configured telephony (`VOICE_FROM_NUMBER` and
+ * `SIP_MEDIA_APPLICATION_ID`, set by CDK together), else undefined: no telephony is configured.
+ * The variables are read on each call (two lookups), so the local runtime and tests may set them
+ * after load.
+ */
+export function telephony(): Telephony | undefined {
+  if (local) return local;
+  const sipMediaApplicationId = optionalEnv(ENV.sipMediaApplicationId);
+  if (!sipMediaApplicationId || !voiceFromNumber()) return undefined;
+  if (chime?.sipMediaApplicationId !== sipMediaApplicationId) {
+    chime = { sipMediaApplicationId, telephony: chimeTelephony(sipMediaApplicationId) };
+  }
+  return chime.telephony;
 }

@@ -9,9 +9,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NotFoundError } from '../../shared/errors.js';
 import { chimeTelephony, chimeVoice } from '../../shared/telephony/chime.js';
-import { telephony } from '../../shared/telephony/line.js';
 import {
   E164,
+  telephony,
   telephonyConfigured,
   useLocalTelephony,
   voiceFromNumber,

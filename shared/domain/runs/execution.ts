@@ -67,11 +67,7 @@ import {
   type RunRef,
 } from './counting.js';
 import { slotTaker } from './rate-slot.js';
-/**
- * The steps of voice runs, loaded by the first PHONE session a process runs: speech, audio and the
- * Chime client stay out of an HTTP run's cold start (the bundler defers a dynamic import's module).
- */
-const voiceSteps = () => import('./voice-steps.js');
+import { hangUpEnded, voiceStep } from './voice-steps.js';
 import type { VoiceEvent } from '../voice/voice-event.js';
 import { deterministicSessionId } from './session-ids.js';
 import {
@@ -332,8 +328,7 @@ export async function processStep(queued: StepJob, jctx: JobContext = {}): Promi
   // The end of a call (or a failed action) applies to whatever step its session is at.
   const job = queued.voice && queued.voice.event !== 'answer' ? { ...queued, seq: session._seq } : queued;
   // A call that ended after its session was counted: its recording is still the session's.
-  if (job.voice?.event === 'hangup' && session._phase === 'DONE')
-    await (await voiceSteps()).voiceStep(ctx, session, jctx, job.voice);
+  if (job.voice?.event === 'hangup' && session._phase === 'DONE') await voiceStep(ctx, session, jctx, job.voice);
   if (session._phase === 'DONE') {
     // Counted by an earlier delivery (of this step or a later one) that may have stopped before closing the run.
     await afterCounted(ctx.run, session.id);
@@ -350,7 +345,7 @@ export async function processStep(queued: StepJob, jctx: JobContext = {}): Promi
     await stepLoop();
   } finally {
     // A voice session that ended hangs up its call (once the end is recorded).
-    if (session.channel === 'PHONE') await (await voiceSteps()).hangUpEnded(session);
+    if (session.channel === 'PHONE') await hangUpEnded(session);
   }
 
   async function stepLoop(): Promise<void> {
@@ -546,8 +541,7 @@ async function performStep(
       error: 'the run was cancelled while this session ran',
     });
   }
-  if (s.channel === 'PHONE')
-    return s._end ? finishSession(ctx, s) : (await voiceSteps()).voiceStep(ctx, s, jctx, voice);
+  if (s.channel === 'PHONE') return s._end ? finishSession(ctx, s) : voiceStep(ctx, s, jctx, voice);
   if (s._end) {
     if (finalizationDue(ctx, s)) return finalizationStep(ctx, s, jctx, attemptsSoFar);
     return finishSession(ctx, s);
