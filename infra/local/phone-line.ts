@@ -2,7 +2,7 @@ import { BadRequestException, NotFoundException } from '@aws-sdk/client-chime-sd
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { clock } from '../../shared/domain/common/clock.js';
 import type { CallControlHandler } from '../../shared/telephony/chime-events.js';
-import type { NewCall, Telephony } from '../../shared/telephony/telephony.js';
+import { E164, type NewCall, type Telephony } from '../../shared/telephony/telephony.js';
 import { twilioSid } from './media-stream.js';
 import { PhoneCall, type PhoneCallInfo } from './phone-call.js';
 
@@ -40,7 +40,6 @@ export interface PhoneLine extends Telephony {
   close(): Promise<void>;
 }
 
-const E164 = /^\+[1-9]\d{1,14}$/;
 const KEPT_CALLS = 200;
 
 export function createPhoneLine(options: PhoneLineOptions): PhoneLine {

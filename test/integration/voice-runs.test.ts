@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import { runDeadLetters, startRunQueueConsumer } from '../../infra/local/run-queue.js';
-import { createPhoneLine, type PhoneLine } from '../../infra/local/phone-line.js';
+import { createPhoneLine, type PhoneLine, type PhoneLineOptions, s3Objects } from '../../infra/local/phone-line.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { handler as callControl } from '../../functions/jobs/call-control.js';
 import { useLocalTelephony } from '../../shared/telephony/telephony.js';
@@ -34,6 +34,15 @@ let line: PhoneLine;
 const measured: { heard: string; latencyMs: number; customParameters: Record<string, string> }[] = [];
 let consumer: ReturnType<typeof startRunQueueConsumer>;
 
+/** Installs a phone line to these agents (audio in the service's bucket), the call-control handler answering it. */
+function useLine(
+  agents: Record<string, string>,
+  options: Partial<Pick<PhoneLineOptions, 'handler' | 'answerTimeoutMs'>> = {},
+): void {
+  line = createPhoneLine({ handler: (event) => callControl(event), ...s3Objects, ...options, agents });
+  useLocalTelephony(line);
+}
+
 beforeAll(async () => {
   llm = await startLlmStub();
   agent = await startVoiceAgent({ delayMs: DELAY_MS, onAnswer: (a) => measured.push(a) });
@@ -53,17 +62,7 @@ beforeEach(() => {
   llm.setSpeechHandler((req) => textToWav(req.input));
   llm.setTranscriptionHandler((req) => ({ text: wavToText(req.file) }));
   setLlmConfig({ baseUrl: llm.url, timeoutMs: 5000, backoffMs: 10, maxAttempts: 2 });
-  line = createPhoneLine({
-    handler: (event) => callControl(event),
-    agents: { [NUMBER]: agent.url, [SILENT]: 'ws://127.0.0.1:9' },
-    readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
-    writeObject: async (_bucket, key, bytes) => {
-      const { putObject } = await import('../../shared/storage/s3.js');
-      await putObject(key, bytes, 'audio/wav');
-    },
-    answerTimeoutMs: 3_000,
-  });
-  useLocalTelephony(line);
+  useLine({ [NUMBER]: agent.url, [SILENT]: 'ws://127.0.0.1:9' }, { answerTimeoutMs: 3_000 });
   consumer = startRunQueueConsumer((event) => runner(event as SQSEvent), { concurrency: 4 });
 });
 afterEach(async () => {
@@ -178,20 +177,16 @@ describe('voice runs', () => {
     await consumer.stop();
     consumer = startRunQueueConsumer((event) => runner(event as SQSEvent), { concurrency: 4, duplicate: true });
     await line.close();
-    line = createPhoneLine({
-      // Chime may invoke the handler again for the same event: each invocation is made twice.
-      handler: async (event) => {
-        await callControl(event);
-        return callControl(event);
+    useLine(
+      { [NUMBER]: agent.url },
+      {
+        // Chime may invoke the handler again for the same event: each invocation is made twice.
+        handler: async (event) => {
+          await callControl(event);
+          return callControl(event);
+        },
       },
-      agents: { [NUMBER]: agent.url },
-      readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
-      writeObject: async (_bucket, key, bytes) => {
-        const { putObject } = await import('../../shared/storage/s3.js');
-        await putObject(key, bytes, 'audio/wav');
-      },
-    });
-    useLocalTelephony(line);
+    );
     const t = await setup();
     const created = await t.api.post('/runs', {
       versionId: t.version.id,
@@ -232,16 +227,7 @@ describe('voice runs', () => {
     const saved = process.env.VOICE_ANSWER_SECONDS;
     process.env.VOICE_ANSWER_SECONDS = '2';
     await line.close();
-    line = createPhoneLine({
-      handler: (event) => callControl(event),
-      agents: { [NUMBER]: agent.url, [SILENT]: mute.url },
-      readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
-      writeObject: async (_bucket, key, bytes) => {
-        const { putObject } = await import('../../shared/storage/s3.js');
-        await putObject(key, bytes, 'audio/wav');
-      },
-    });
-    useLocalTelephony(line);
+    useLine({ [NUMBER]: agent.url, [SILENT]: mute.url });
     try {
       const t = await setup({ number: SILENT, csv: 'input,expected_output\nhello,hello\n' });
       const run = await finished(
@@ -332,16 +318,7 @@ describe('voice runs: conversations', () => {
     const brief = await startVoiceAgent({ delayMs: DELAY_MS, hangUpAfter: 1 });
     const rude = await startVoiceAgent({ delayMs: DELAY_MS, hangUpAfter: 0 });
     await line.close();
-    line = createPhoneLine({
-      handler: (event) => callControl(event),
-      agents: { [NUMBER]: brief.url, [SILENT]: rude.url },
-      readObject: async (_bucket, key) => (await readObjectBytes(key)) ?? new Uint8Array(),
-      writeObject: async (_bucket, key, bytes) => {
-        const { putObject } = await import('../../shared/storage/s3.js');
-        await putObject(key, bytes, 'audio/wav');
-      },
-    });
-    useLocalTelephony(line);
+    useLine({ [NUMBER]: brief.url, [SILENT]: rude.url });
     try {
       const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nget a refund,caller,4\n' });
       const run = await finished(

@@ -1,6 +1,7 @@
 import type { RunSession } from '../../db/runs.js';
 import { setSessionRecording, turnPut } from '../../db/runs.js';
 import { synthesizeSpeech, transcribeSpeech } from '../../llm/speech.js';
+import { NotFoundError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
 import { MAX_TURN_TEXT, type Turn } from '../../schemas/sessions.js';
 import { objectUri, putObject, readObjectBytes } from '../../storage/s3.js';
@@ -38,10 +39,9 @@ export function useVoiceLine(find: () => Promise<Telephony | undefined>): void {
   line = find;
 }
 
-const isCallGone = (error: unknown) => {
-  const name = (error as { name?: string }).name ?? '';
-  return name === 'NotFoundException' || name === 'NotFoundError' || /not found|no call/i.test(String(error));
-};
+/** A call that ended: Chime's client says NotFoundError (shared/telephony/chime.ts), the local line the SDK's NotFoundException. */
+const isCallGone = (error: unknown) =>
+  error instanceof NotFoundError || (error as { name?: string }).name === 'NotFoundException';
 
 export async function voiceStep(
   ctx: StepContext,
