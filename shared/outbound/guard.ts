@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { ENV } from '../config/env.js';
 
@@ -83,6 +82,15 @@ export interface ResolvedAddress {
 }
 
 /**
+ * Node's resolver, loaded by the first lookup: loading node:dns costs a function about a tenth of its
+ * import time (docs/cold-start.md), and the SDK client's first request loads it anyway (Node's net
+ * module loads node:dns on its first connection by name), so the cold start pays it once, in the
+ * first invocation, as the function's floor does.
+ */
+let dns: Promise<typeof import('node:dns/promises')> | undefined;
+const resolver = () => (dns ??= import('node:dns/promises'));
+
+/**
  * Resolves a host (a name or an IP literal) and checks every address it resolves to; the caller
  * connects only to the returned addresses (no second lookup). Throws AddressNotAllowedError when
  * any address is refused; DNS failures reject with the resolver's error.
@@ -92,7 +100,7 @@ export async function resolveChecked(host: string, allowPrivate: boolean): Promi
   const family = isIP(literal);
   const addresses: ResolvedAddress[] = family
     ? [{ address: literal, family: family as 4 | 6 }]
-    : (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+    : (await (await resolver()).lookup(host, { all: true, verbatim: true })).map((a) => ({
         address: a.address,
         family: a.family as 4 | 6,
       }));

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './guard.js';
@@ -39,22 +39,31 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
-export function sendOnce(
+/**
+ * node:http, loaded by the first plain-HTTP request. The SDK's client loads node:https only, and
+ * node:http's server half made a third of a small function's import time (docs/cold-start.md);
+ * agents and webhook receivers are mostly HTTPS.
+ */
+let plainHttp: Promise<typeof import('node:http')> | undefined;
+const httpModule = () => (plainHttp ??= import('node:http'));
+
+export async function sendOnce(
   req: OutboundRequest,
   addresses: ResolvedAddress[],
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<SendOutcome> {
+  const isHttps = req.url.protocol === 'https:';
+  const transport = isHttps ? https : await httpModule();
   // Measured on the service clock, the one the attempt's timeout runs on.
   const started = clock.now().getTime();
   const elapsed = () => Math.round(clock.now().getTime() - started);
-  const isHttps = req.url.protocol === 'https:';
   const hostname = req.url.hostname.replace(/^\[|\]$/g, '');
   const headers: Record<string, string> = { ...req.headers };
   if (req.body !== null) headers['Content-Length'] = String(Buffer.byteLength(req.body, 'utf8'));
@@ -86,7 +95,7 @@ export function sendOnce(
       agent: false,
       ...(isHttps ? { servername: hostname } : {}),
     };
-    const request = (isHttps ? https : http).request(options, (res) => {
+    const request = transport.request(options, (res) => {
       answer = { status: res.statusCode ?? 0, headers: flatHeaders(res.headers) };
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
