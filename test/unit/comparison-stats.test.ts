@@ -8,7 +8,7 @@ import {
   pairedComparison,
   type ScorePair,
 } from '../../shared/domain/runs/comparison-stats.js';
-import { tCdf, tQuantile } from '../../shared/domain/runs/student-t.js';
+import { studentT, tCdf, tQuantile } from '../../shared/domain/runs/student-t.js';
 
 // ---------- an independent Student t, written from the textbook formulas ----------
 
@@ -155,10 +155,13 @@ describe('Student t (stdlib) against an independent implementation', () => {
 describe('pairedComparison', () => {
   it('two cases (1 degree of freedom): every figure by hand', () => {
     // d = 0.1 and 0.3: d̄ = 0.2, s_d = √0.02, SE = √0.02/√2 = 0.1, t = 2.
-    const c = pairedComparison([
-      { base: 0.5, run: 0.6 },
-      { base: 0.2, run: 0.5 },
-    ]);
+    const c = pairedComparison(
+      [
+        { base: 0.5, run: 0.6 },
+        { base: 0.2, run: 0.5 },
+      ],
+      studentT,
+    );
     expect(c.n).toBe(2);
     close(c.baseScore, 0.35, 15);
     close(c.score, 0.55, 15);
@@ -173,7 +176,7 @@ describe('pairedComparison', () => {
 
   it('three cases (2 degrees of freedom): every figure by hand', () => {
     // d = 0.1, 0.2, 0.3: d̄ = 0.2, s_d = 0.1, SE = 0.1/√3, t = 2√3.
-    const c = pairedComparison(pairsOf([0.1, 0.2, 0.3], 0.25));
+    const c = pairedComparison(pairsOf([0.1, 0.2, 0.3], 0.25), studentT);
     close(c.difference, 0.2, 14);
     close(c.standardError, 0.1 / Math.sqrt(3), 14);
     const t975 = 0.95 / Math.sqrt(2 * 0.975 * 0.025); // 4.3027
@@ -186,15 +189,18 @@ describe('pairedComparison', () => {
   });
 
   it('no spread: p is 1 when nothing moved and 0 when every case moved alike; the interval is a point', () => {
-    const same = pairedComparison(pairsOf([0, 0, 0, 0]));
+    const same = pairedComparison(pairsOf([0, 0, 0, 0]), studentT);
     expect(same).toMatchObject({ difference: 0, standardError: 0, confidenceInterval: [0, 0], pValue: 1 });
     expect(same.minimumDetectableEffect).toBe(0);
     // 0.1 three times: the sum/3 would be 1 ulp off; all-equal differences are recognised exactly.
-    const moved = pairedComparison([
-      { base: 0.2, run: 0.3 },
-      { base: 0.2, run: 0.3 },
-      { base: 0.2, run: 0.3 },
-    ]);
+    const moved = pairedComparison(
+      [
+        { base: 0.2, run: 0.3 },
+        { base: 0.2, run: 0.3 },
+        { base: 0.2, run: 0.3 },
+      ],
+      studentT,
+    );
     expect(moved.standardError).toBe(0);
     expect(moved.pValue).toBe(0);
     expect(moved.difference).toBe(0.3 - 0.2);
@@ -202,7 +208,7 @@ describe('pairedComparison', () => {
   });
 
   it('fewer than two cases: the means only, everything else null', () => {
-    expect(pairedComparison([])).toEqual({
+    expect(pairedComparison([], studentT)).toEqual({
       n: 0,
       baseScore: null,
       score: null,
@@ -212,7 +218,7 @@ describe('pairedComparison', () => {
       pValue: null,
       minimumDetectableEffect: null,
     });
-    expect(pairedComparison([{ base: 0.4, run: 0.9 }])).toEqual({
+    expect(pairedComparison([{ base: 0.4, run: 0.9 }], studentT)).toEqual({
       n: 1,
       baseScore: 0.4,
       score: 0.9,
@@ -228,7 +234,7 @@ describe('pairedComparison', () => {
     const score = fc.double({ min: 0, max: 1, noNaN: true });
     fc.assert(
       fc.property(fc.array(fc.record({ base: score, run: score }), { minLength: 2, maxLength: 60 }), (pairs) => {
-        const c = pairedComparison(pairs);
+        const c = pairedComparison(pairs, studentT);
         const n = pairs.length;
         const d = pairs.map((p) => p.run - p.base);
         let dbar = 0;
@@ -311,11 +317,14 @@ describe('verdicts', () => {
   it('compareMetricScores orders by name then id and adjusts across the metrics', () => {
     const strong = pairsOf([-0.2, -0.21, -0.19, -0.2, -0.22, -0.18]);
     const weak = pairsOf([0.05, -0.04, 0.06, -0.03]);
-    const out = compareMetricScores([
-      { metricId: 'met_b', name: 'tone', pairs: weak, onlyInBase: 1, onlyInRun: 0 },
-      { metricId: 'met_z', name: 'accuracy', pairs: strong, onlyInBase: 0, onlyInRun: 2 },
-      { metricId: 'met_a', name: 'tone', pairs: pairsOf([0.3]), onlyInBase: 0, onlyInRun: 0 },
-    ]);
+    const out = compareMetricScores(
+      [
+        { metricId: 'met_b', name: 'tone', pairs: weak, onlyInBase: 1, onlyInRun: 0 },
+        { metricId: 'met_z', name: 'accuracy', pairs: strong, onlyInBase: 0, onlyInRun: 2 },
+        { metricId: 'met_a', name: 'tone', pairs: pairsOf([0.3]), onlyInBase: 0, onlyInRun: 0 },
+      ],
+      studentT,
+    );
     expect(out.metrics.map((x) => x.metricId)).toEqual(['met_z', 'met_a', 'met_b']);
     const [accuracy, single, tone] = out.metrics;
     expect(accuracy).toMatchObject({ verdict: 'regressed', onlyInRun: 2, n: 6 });

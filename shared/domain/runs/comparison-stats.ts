@@ -4,7 +4,6 @@
  * the verdicts. Pairing by test case removes the between-case variance (some cases are simply
  * harder), so a small real change shows up with far fewer cases than comparing two means would.
  */
-import { tCdf, tQuantile } from './student-t.js';
 
 export const VERDICTS = ['improved', 'regressed', 'no_significant_change', 'not_enough_data'] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -57,8 +56,19 @@ function sampleStandardDeviation(xs: readonly number[], m: number): number {
   return Math.sqrt(Math.max(0, ss - (sum * sum) / xs.length) / (xs.length - 1));
 }
 
-/** The paired comparison of one metric's scores (every figure of §19 but the adjusted p and the verdict). */
-export function pairedComparison(pairs: readonly ScorePair[]): PairedComparison {
+/**
+ * Student's t distribution, given by the caller (./student-t.ts): a route that reports a
+ * comparison only now and then loads the statistics package when it does.
+ */
+export interface StudentT {
+  /** The p quantile with `df` degrees of freedom. */
+  quantile(p: number, df: number): number;
+  /** P(T ≤ x) with `df` degrees of freedom. */
+  cdf(x: number, df: number): number;
+}
+
+/** The paired comparison of one metric's scores (every figure but the adjusted p and the verdict). */
+export function pairedComparison(pairs: readonly ScorePair[], t: StudentT): PairedComparison {
   const n = pairs.length;
   if (n === 0)
     return {
@@ -89,7 +99,7 @@ export function pairedComparison(pairs: readonly ScorePair[]): PairedComparison 
     };
   const df = n - 1;
   const standardError = sampleStandardDeviation(diffs, difference) / Math.sqrt(n);
-  const t975 = tQuantile(0.975, df);
+  const t975 = t.quantile(0.975, df);
   const half = t975 * standardError;
   return {
     n,
@@ -98,8 +108,8 @@ export function pairedComparison(pairs: readonly ScorePair[]): PairedComparison 
     difference,
     standardError,
     confidenceInterval: [difference - half, difference + half],
-    pValue: pairedPValue(difference, standardError, df),
-    minimumDetectableEffect: (t975 + tQuantile(POWER, df)) * standardError,
+    pValue: pairedPValue(difference, standardError, df, t),
+    minimumDetectableEffect: (t975 + t.quantile(POWER, df)) * standardError,
   };
 }
 
@@ -108,10 +118,10 @@ export function pairedComparison(pairs: readonly ScorePair[]): PairedComparison 
  * case moved by exactly d̄, so the answer is certain (1 when nothing moved, else 0). The lower
  * tail is used (2·F(−|t|)) because 1 − F(|t|) loses every digit once F(|t|) rounds to 1.
  */
-function pairedPValue(difference: number, standardError: number, df: number): number {
+function pairedPValue(difference: number, standardError: number, df: number, t: StudentT): number {
   if (standardError === 0) return difference === 0 ? 1 : 0;
-  const t = difference / standardError;
-  return Math.min(1, 2 * tCdf(-Math.abs(t), df));
+  const statistic = difference / standardError;
+  return Math.min(1, 2 * t.cdf(-Math.abs(statistic), df));
 }
 
 /**
@@ -176,14 +186,17 @@ export interface MetricComparison extends PairedComparison {
  * Every metric compared, ordered by name then id, with Holm's adjustment over this comparison's
  * metrics, and the comparison's verdict.
  */
-export function compareMetricScores(metrics: readonly MetricScores[]): {
+export function compareMetricScores(
+  metrics: readonly MetricScores[],
+  t: StudentT,
+): {
   verdict: Verdict;
   metrics: MetricComparison[];
 } {
   const ordered = [...metrics].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : a.metricId < b.metricId ? -1 : a.metricId > b.metricId ? 1 : 0,
   );
-  const paired = ordered.map((m) => pairedComparison(m.pairs));
+  const paired = ordered.map((m) => pairedComparison(m.pairs, t));
   const adjusted = holmAdjust(paired.map((p) => p.pValue));
   const out = ordered.map((m, i): MetricComparison => {
     const p = paired[i]!;

@@ -11,7 +11,8 @@ import { storedTestCases, storedTests } from '../../db/test-case-reads.js';
 import { DEFAULT_THRESHOLD, type MetricComparison } from '../../schemas/runs.js';
 import type { TestCase } from '../../schemas/tests.js';
 import { caseResults, caseScore, type CaseMetric, type CaseResult } from './case-results.js';
-import { caseInputText, comparisonWithCases, finishedRun, firstCharacters } from './comparison.js';
+import { comparisonWithCases } from './comparison.js';
+import { caseInputText, finishedRun, firstCharacters } from './pairing.js';
 import { junitXml, type JunitCase, type JunitSuite } from './junit-xml.js';
 
 /** Figures in messages: four significant digits are plenty to read, and keep the line short. */
@@ -92,7 +93,10 @@ export async function runJunitFor(auth: AuthContext, runId: string, baseRunId?: 
   let cases: Map<string, CaseResult>;
   let comparison: { metrics: MetricComparison[]; baseRunId: string } | undefined;
   if (baseRunId) {
-    const pair = await comparisonWithCases(auth, runId, baseRunId);
+    // The statistics package loads only for a report with a comparison: a plain report never needs
+    // it. The imported module is a leaf (the package alone), so the bundler defers nothing else.
+    const { studentT } = await import('./student-t.js');
+    const pair = await comparisonWithCases(auth, runId, baseRunId, studentT);
     run = pair.run;
     cases = pair.runCases;
     comparison = pair.comparison;

@@ -5,6 +5,7 @@
  */
 import cdf from '@stdlib/stats-base-dists-t-cdf';
 import quantile from '@stdlib/stats-base-dists-t-quantile';
+import type { StudentT } from './comparison-stats.js';
 
 /** The p quantile of Student's t with `df` degrees of freedom. */
 export function tQuantile(p: number, df: number): number {
@@ -15,3 +16,6 @@ export function tQuantile(p: number, df: number): number {
 export function tCdf(x: number, df: number): number {
   return cdf(x, df);
 }
+
+/** Both, as the comparison takes them. */
+export const studentT: StudentT = { quantile: tQuantile, cdf: tCdf };
