@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handleCallEvent, PAUSE_MS } from '../../shared/domain/voice/call-control.js';
+import { handleCallEvent, PAUSE_MS, type SessionCall } from '../../shared/domain/voice/call-control.js';
 import type { ChimeEvent } from '../../shared/telephony/chime-events.js';
 import { localRunQueue } from '../../infra/local/queues.js';
 import { bucketName } from '../../shared/storage/s3.js';
@@ -61,13 +61,19 @@ afterEach(() => {
   localRunQueue.messages.length = 0;
 });
 
+/** The session's call as CALL_ANSWERED reads it (the integration tests read it from the table). */
+const waitingOn =
+  (transactionId: string | undefined, ended = false) =>
+  async (sessionId: string): Promise<SessionCall | undefined> =>
+    sessionId === args.sessionId ? { transactionId, ended } : undefined;
+
 describe('call control', () => {
   it('keeps the call arguments of NEW_OUTBOUND_CALL as transaction attributes, and starts recording once answered', async () => {
     const created = await handleCallEvent(
       event('NEW_OUTBOUND_CALL', { Type: 'CallCreateRequest', Parameters: { Arguments: args } }),
     );
     expect(created).toEqual({ SchemaVersion: '1.0', Actions: [], TransactionAttributes: args });
-    const answered = await handleCallEvent(event('CALL_ANSWERED', undefined, args));
+    const answered = await handleCallEvent(event('CALL_ANSWERED', undefined, args), waitingOn('tx-1'));
     expect(answered.Actions).toEqual([
       {
         Type: 'StartCallRecording',
@@ -242,6 +248,22 @@ describe('call control', () => {
         transactionId: 'tx-1',
       },
     ]);
+  });
+
+  it('hangs up, as it is answered, a call its session does not wait on: another delivery’s, an ended session’s, no session’s', async () => {
+    const hangup = [{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }];
+    const answered = (lookup: (sessionId: string) => Promise<SessionCall | undefined>) =>
+      handleCallEvent(event('CALL_ANSWERED', undefined, args), lookup);
+    // No call written yet: this call may be the one the step's winning delivery writes.
+    expect((await answered(waitingOn(undefined))).Actions![0]!.Type).toBe('StartCallRecording');
+    expect((await answered(waitingOn('tx-1'))).Actions![0]!.Type).toBe('StartCallRecording');
+    // Another delivery's call won: this one (tx-1) is a stray.
+    expect((await answered(waitingOn('tx-2'))).Actions).toEqual(hangup);
+    // The session ended (cancelled, failed) while the call rang.
+    expect((await answered(waitingOn('tx-1', true))).Actions).toEqual(hangup);
+    expect((await answered(async () => undefined)).Actions).toEqual(hangup);
+    // None of it is told to the session: its step heeds only its own call's events.
+    expect(queued()).toEqual([]);
   });
 
   it('hangs up a call that is not a voice run’s, and ignores what needs no answer', async () => {

@@ -1,5 +1,6 @@
 import { ENV, optionalEnv } from '../../config/env.js';
 import { logger } from '../../observability/logger.js';
+import { getRunSession } from '../../db/runs.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
 import { bucketName } from '../../storage/s3.js';
 import { type ChimeAction, type ChimeEvent, type ChimeResponse, callArguments } from '../../telephony/chime-events.js';
@@ -106,11 +107,31 @@ function keyOfLocation(location: string | undefined): string | undefined {
   return path.startsWith(`${bucketName}/`) ? path.slice(bucketName.length + 1) : undefined;
 }
 
-export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse> {
+/** What CALL_ANSWERED needs of the session a call is for. */
+export interface SessionCall {
+  /** The call the session waits on (written by the one delivery of its step that won), if any yet. */
+  transactionId: string | undefined;
+  /** The session ended (finished, failed or cancelled): nothing is left to say on a call. */
+  ended: boolean;
+}
+
+/** The session's call as stored (a consistent read); undefined when there is no such session. */
+export async function storedSessionCall(sessionId: string): Promise<SessionCall | undefined> {
+  const s = await getRunSession(sessionId);
+  if (!s) return undefined;
+  return { transactionId: s._call?.transactionId, ended: Boolean(s._end) || s.status !== 'PENDING' };
+}
+
+const hangupAction = (): ChimeAction => ({ Type: 'Hangup', Parameters: { SipResponseCode: '0' } });
+
+export async function handleCallEvent(
+  event: ChimeEvent,
+  sessionCall: (sessionId: string) => Promise<SessionCall | undefined> = storedSessionCall,
+): Promise<ChimeResponse> {
   const args = argsOf(event);
   if (!args) {
     logger.warn('call event without a voice run call', { type: event.InvocationEventType });
-    return ok(event.InvocationEventType === 'HANGUP' ? [] : [{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }]);
+    return ok(event.InvocationEventType === 'HANGUP' ? [] : [hangupAction()]);
   }
   const callId = callIdOf(event);
   const seq = Number(args.seq);
@@ -119,7 +140,19 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
     case 'NEW_OUTBOUND_CALL':
     case 'RINGING':
       return ok([], args);
-    case 'CALL_ANSWERED':
+    case 'CALL_ANSWERED': {
+      // A call nobody waits on is hung up as it is answered: a second delivery of a step placed it
+      // and lost (its own hang-up may have come while the call still rang, when Chime may drop
+      // it), or the session ended while it rang. No call is written yet: this may be the winner.
+      const current = await sessionCall(args.sessionId);
+      const waitedOn = !current?.transactionId || current.transactionId === event.CallDetails.TransactionId;
+      if (!current || current.ended || !waitedOn) {
+        logger.info('voice call not waited on: hung up as answered', {
+          sessionId: args.sessionId,
+          transactionId: event.CallDetails.TransactionId,
+        });
+        return ok([hangupAction()], args);
+      }
       // The recording starts alone: Chime reports an action list's success only after its last
       // action, and only StartCallRecording's own report says where the recording will be.
       return ok(
@@ -138,6 +171,7 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
         ],
         { ...args, answered: '1' },
       );
+    }
     case 'ACTION_SUCCESSFUL': {
       if (action?.Type === 'StartCallRecording') {
         const key = keyOfLocation(action.CallRecordingDestination?.Location);
@@ -158,7 +192,7 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
             { event: 'failed', error: 'RecordAudio reported no recording' },
             event.CallDetails.TransactionId,
           );
-          return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
+          return ok([hangupAction()], args);
         }
         await toSession(
           args,
@@ -173,7 +207,7 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
     }
     case 'CALL_UPDATE_REQUESTED': {
       const update = (action?.Parameters?.Arguments ?? {}) as Record<string, string>;
-      if (update.action === 'hangup') return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
+      if (update.action === 'hangup') return ok([hangupAction()], args);
       const next = { ...args, ...update } as CallArgs & Record<string, string>;
       delete next.action;
       return ok([play(callId, next), record(callId, next, next.turn)], next);
@@ -204,7 +238,7 @@ export async function handleCallEvent(event: ChimeEvent): Promise<ChimeResponse>
         { event: 'failed', error: `${what} failed${why ? ` (${why})` : ''}` },
         event.CallDetails.TransactionId,
       );
-      return ok([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }], args);
+      return ok([hangupAction()], args);
     }
     default:
       return ok([], args);
