@@ -1,24 +1,31 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { ValidationError } from '../errors.js';
 import { describeErrors } from './describe.js';
-
-const addFormats = addFormatsModule.default;
 
 export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
  * The one compiler of JSON Schemas users write (a check's `schema`, an endpoint connection's
- * `inputSchema`). Not strict: draft 2020-12 allows unknown keywords and formats (annotations).
- * Known formats are checked, in ajv-formats' "fast" mode (no regular expression that can
- * backtrack badly). It keeps no user schema: see compileUserSchema.
+ * `inputSchema`), made by ./user-schema-compiler.ts on first use. It keeps no user schema: see
+ * compileUserSchema. A module that compiles users' schemas on most of its paths (the checks'
+ * scorer) provides the factory it imports; a route whose requests carry a schema only sometimes
+ * awaits loadUserSchemaCompiler() for those requests, so the compiler is not part of its cold start.
  */
+let factory: (() => Ajv2020) | undefined;
 let made: Ajv2020 | undefined;
-/** Made on first use: a route that may compile a user schema pays nothing for it at load. */
+
+export function provideUserSchemaCompiler(make: () => Ajv2020): void {
+  factory ??= make;
+}
+
+export async function loadUserSchemaCompiler(): Promise<void> {
+  if (!factory) provideUserSchemaCompiler((await import('./user-schema-compiler.js')).newUserSchemaCompiler);
+}
+
 function userCompiler(): Ajv2020 {
   if (!made) {
-    made = new Ajv2020({ strict: false, allErrors: false, logger: false });
-    addFormats(made, { mode: 'fast' });
+    if (!factory) throw new Error('the user schema compiler is not loaded: await loadUserSchemaCompiler() first');
+    made = factory();
   }
   return made;
 }

@@ -1,12 +1,20 @@
 import vm from 'node:vm';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHECK_TIME_BUDGET_MS, foldCase, scoreCheck, withinTimeBudget } from '../../shared/domain/evaluation/checks.js';
 import { MetricInputError } from '../../shared/domain/evaluation/deterministic.js';
 import { catastrophicBacktracking, flatness, withoutGroupNames } from '../../shared/domain/evaluation/regex-safety.js';
-import { normaliseCheck, schemaPatterns, scoringOf } from '../../shared/domain/metrics/check-rules.js';
+import {
+  loadCheckAnalysers,
+  normaliseCheck,
+  schemaPatterns,
+  scoringOf,
+} from '../../shared/domain/metrics/check-rules.js';
 import { compileUserSchema } from '../../shared/schemas/user-schemas.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { Check } from '../../shared/schemas/metrics.js';
+
+// What POST /metrics loads for a regex or JSON Schema check before its rules run (both, here).
+beforeAll(() => loadCheckAnalysers({ type: 'json_schema' }));
 
 const score = (check: Check, params: Record<string, unknown>) => scoreCheck('guard', normaliseCheck(check), params);
 const out = (text: string) => ({ actual_output: text });

@@ -21,6 +21,7 @@ import {
   checkUrl,
   RETRY_DEFAULTS,
 } from './endpoint-connection-rules.js';
+import { loadUserSchemaCompiler } from '../../schemas/user-schemas.js';
 import { endpointConnectionEntity } from '../common/entities.js';
 import { newId, nowIso } from '../common/ids.js';
 import { rejectImmutable } from '../common/immutable.js';
@@ -28,8 +29,12 @@ import { assertNotReferenced } from './endpoint-connection-reads.js';
 import { requireLiveProduct } from './product-refs.js';
 import { productLiveCheck } from './products.js';
 
-/** Every rule of the contract on a whole (merged) connection and its secrets. */
-function checkConnection(c: EndpointConnection, secrets: EndpointSecrets): void {
+/**
+ * Every rule of the contract on a whole (merged) connection and its secrets. The JSON Schema
+ * compiler is loaded only for a connection that has an `inputSchema` (the field is optional).
+ */
+async function checkConnection(c: EndpointConnection, secrets: EndpointSecrets): Promise<void> {
+  if (c.inputSchema) await loadUserSchemaCompiler();
   checkUrl(c.url);
   checkHeaders(c.headers);
   checkInputTemplate(c.inputTemplate);
@@ -85,7 +90,7 @@ export async function createEndpointConnection(
     retryableStatusCodes: input.retryableStatusCodes ?? RETRY_DEFAULTS.statusCodes,
     createdAt: nowIso(),
   };
-  checkConnection(record, secrets);
+  await checkConnection(record, secrets);
   const extra: TransactItem[] = [productLiveCheck(auth.organizationId, record.productId)];
   if (record.hasAuthToken || record.hasPassword) extra.push(secretsItem(auth.organizationId, record.id, secrets));
   return createRecord(endpointConnectionEntity, record, extra);
@@ -149,7 +154,7 @@ export async function updateEndpointConnection(
   }
   next.hasAuthToken = Boolean(secrets.authToken);
   next.hasPassword = Boolean(secrets.password);
-  checkConnection(next, secrets);
+  await checkConnection(next, secrets);
   if (next.type !== current.type) await assertNotReferenced(auth, current, 'change the type of');
 
   const set: Record<string, unknown> = {};

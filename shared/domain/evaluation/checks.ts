@@ -17,9 +17,11 @@ import vm from 'node:vm';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { ValidationError } from '../../errors.js';
 import type { Check } from '../../schemas/metrics.js';
-import { compileUserSchema } from '../../schemas/user-schemas.js';
+import { newUserSchemaCompiler } from '../../schemas/user-schema-compiler.js';
+import { compileUserSchema, provideUserSchemaCompiler } from '../../schemas/user-schemas.js';
 import { isJsonFinding, MetricInputError, type Finding, type MetricResult } from './deterministic.js';
 import type { CheckTarget } from './params.js';
+import { checkPattern, targetOf } from './check-pattern.js';
 import { capReason, charCount, excerptAt, listOf, maskSensitive, shortJson } from './reason-text.js';
 
 /** Wall time one check evaluation may take, all of it (reading the text, matching, the reason). */
@@ -217,6 +219,9 @@ function lengthFinding(s: Subject, min: number | undefined, max: number | undefi
 }
 
 /** Compiled JSON schemas of checks, most recently used last; at most this many are kept. */
+// The scorer compiles a json_schema check's schema whenever it meets one: its compiler is part of it.
+provideUserSchemaCompiler(newUserSchemaCompiler);
+
 const SCHEMA_CACHE_SIZE = 100;
 const validators = new Map<string, ValidateFunction>();
 
@@ -238,27 +243,6 @@ function schemaValidator(schema: unknown): ValidateFunction {
   validators.set(key, validate);
   if (validators.size > SCHEMA_CACHE_SIZE) validators.delete(validators.keys().next().value!);
   return validate;
-}
-
-export const targetOf = (check: Check): CheckTarget => check.target ?? 'actual_output';
-
-/**
- * The pattern of a regex check, with its flags: `u` (code points, strict syntax) when the pattern
- * compiles with it, else without it, as ECMAScript's Annex B reads patterns such as `\d{3}\-\d{4}`
- * or `\"` that users copy from other engines; `i` when caseSensitive is false. Throws the `u`
- * reading's SyntaxError when neither compiles.
- */
-export function checkPattern(check: Pick<Check, 'value' | 'caseSensitive'>): RegExp {
-  const i = check.caseSensitive === false ? 'i' : '';
-  try {
-    return new RegExp(check.value ?? '', `${i}u`);
-  } catch (strict) {
-    try {
-      return new RegExp(check.value ?? '', i);
-    } catch {
-      throw strict;
-    }
-  }
 }
 
 /**

@@ -1,10 +1,9 @@
 import { ValidationError } from '../../errors.js';
 import type { Check, MetricCreate } from '../../schemas/metrics.js';
-import { compileUserSchema } from '../../schemas/user-schemas.js';
-import { checkPattern, targetOf } from '../evaluation/checks.js';
+import { compileUserSchema, loadUserSchemaCompiler } from '../../schemas/user-schemas.js';
+import { checkPattern, targetOf } from '../evaluation/check-pattern.js';
 import { member } from '../evaluation/deterministic.js';
 import type { CheckType, EvaluationParam } from '../evaluation/params.js';
-import { catastrophicBacktracking } from '../evaluation/regex-safety.js';
 
 /** Pure rules of a check an organization writes: which fields each type takes. */
 
@@ -30,6 +29,19 @@ export const REGEX_MAX_CHARS = 1_000;
 /** Patterns (`pattern`, `patternProperties`) analysed in one check's schema. */
 export const SCHEMA_MAX_PATTERNS = 20;
 
+let regexSafety: typeof import('../evaluation/regex-safety.js') | undefined;
+
+/**
+ * Loads what validating this check needs beyond the rules here: the regex analysers for a regex
+ * or a JSON Schema (its patterns), the schema compiler for a JSON Schema. Awaited before
+ * normaliseCheck, so a metric without such a check does not load them at all.
+ */
+export async function loadCheckAnalysers(check: Pick<Check, 'type'> | null | undefined): Promise<void> {
+  if (check?.type !== 'regex' && check?.type !== 'json_schema') return;
+  regexSafety ??= await import('../evaluation/regex-safety.js');
+  if (check.type === 'json_schema') await loadUserSchemaCompiler();
+}
+
 /** A check's pattern (Annex B syntax accepted, see checkPattern), or a JSON Schema's (`u` flag only, as ajv runs it). */
 function checkRegex(pattern: string, caseSensitive: boolean, field: string, annexB: boolean): void {
   if (pattern.length > REGEX_MAX_CHARS)
@@ -42,7 +54,8 @@ function checkRegex(pattern: string, caseSensitive: boolean, field: string, anne
       `${field} is not a valid ECMAScript regular expression (u flag): ${(error as Error).message.slice(0, 200)}`,
     );
   }
-  const problem = catastrophicBacktracking(pattern, caseSensitive, compiled.unicode);
+  if (!regexSafety) throw new Error('the regex analysers are not loaded: await loadCheckAnalysers() first');
+  const problem = regexSafety.catastrophicBacktracking(pattern, caseSensitive, compiled.unicode);
   if (problem) throw new ValidationError(`${field} ${problem}`);
 }
 

@@ -8,7 +8,7 @@ import { NotFoundError, ValidationError } from '../../errors.js';
 import type { EvaluatorModel, Metric, MetricCreate, StoredMetric } from '../../schemas/metrics.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
-import { scoringOf } from './check-rules.js';
+import { loadCheckAnalysers, scoringOf } from './check-rules.js';
 import { checkModelSelectable, checkSourceRequirements } from './metric-rules.js';
 import { present } from './metrics.js';
 import { getLiveSpecifications } from './specification-refs.js';
@@ -22,6 +22,7 @@ import { getLiveSpecifications } from './specification-refs.js';
  */
 export async function createMetric(auth: AuthContext, input: MetricCreate): Promise<Metric> {
   checkSourceRequirements(input);
+  await loadCheckAnalysers(input.check);
   const { check, evaluationParams } = scoringOf(input);
   const now = clock.now();
   let model: EvaluatorModel | undefined;
