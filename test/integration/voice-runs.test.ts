@@ -291,6 +291,20 @@ describe('voice runs: conversations', () => {
         : { stop: false, reason: 'asking', message: `question number ${words[asked]}` };
     });
 
+  /** The run finished, its one session COMPLETED after the simulated user's two questions, each heard and transcribed. */
+  async function twoQuestionsAsked(api: Client, runId: string) {
+    const run = await finished(api, runId);
+    expect(run.status).toBe('COMPLETED');
+    const [session] = (await api.get('/sessions', { runIds: run.id })).body as any[];
+    expect(session).toMatchObject({ status: 'COMPLETED', stoppingReason: 'goal_achieved', turnCount: 2 });
+    const turns = (await api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
+    expect(turns.map((x) => [x.input, x.output])).toEqual([
+      ['question number one', 'question number one'],
+      ['question number two', 'question number two'],
+    ]);
+    return { session, turns };
+  }
+
   it('SCENARIOS: the simulated user speaks turn after turn on one call, each answer transcribed, until it stops', async () => {
     simulatedUser(2);
     const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nget a refund,caller,4\n' });
@@ -299,18 +313,41 @@ describe('voice runs: conversations', () => {
       testId: t.test.id,
       metricIds: ['met_non_empty_output'],
     });
-    const run = await finished(t.api, created.body.id);
-    expect(run.status).toBe('COMPLETED');
-    const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
-    expect(session).toMatchObject({ status: 'COMPLETED', stoppingReason: 'goal_achieved', turnCount: 2 });
-    const turns = (await t.api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
-    expect(turns.map((x) => [x.input, x.output])).toEqual([
-      ['question number one', 'question number one'],
-      ['question number two', 'question number two'],
-    ]);
+    const { session, turns } = await twoQuestionsAsked(t.api, created.body.id);
     // One call carried both turns.
     expect(line.calls().filter((c) => c.arguments.sessionId === session.id)).toHaveLength(1);
     for (const turn of turns) expect(turn.metadata.userAudioUri).toMatch(new RegExp(`/${turn.index}-user\\.wav$`));
+  }, 90_000);
+
+  it('a step that stopped between writing a later turn and updating the call: its redelivery sends the update, once heard', async () => {
+    simulatedUser(2);
+    // The second turn's update fails once after the step wrote it (as if its job stopped there),
+    // and every update that does go out is sent twice (a delivery's retry racing another's).
+    let failed = 0;
+    const plays: string[] = [];
+    useLocalTelephony({
+      createCall: (call) => line.createCall(call),
+      updateCall: async (transactionId, args) => {
+        if (args.action === 'play' && failed === 0) {
+          failed++;
+          throw new Error('socket hang up');
+        }
+        if (args.action === 'play') plays.push(args.turn!);
+        await line.updateCall(transactionId, args);
+        if (args.action === 'play') await line.updateCall(transactionId, args);
+      },
+    });
+    const t = await setup({ type: 'SCENARIOS', csv: 'goal,user_persona,max_iterations\nget a refund,caller,4\n' });
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    await twoQuestionsAsked(t.api, created.body.id);
+    expect(failed).toBe(1);
+    expect(plays).toEqual(['2']);
+    // The second message was heard once: the repeated update did not play it again.
+    expect(measured.filter((m) => m.heard === 'question number two')).toHaveLength(1);
   }, 90_000);
 
   it('an agent that hangs up after answering ends the session COMPLETED with hangup; before answering, FAILED', async () => {

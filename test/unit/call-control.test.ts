@@ -209,6 +209,16 @@ describe('call control', () => {
       ),
     );
     expect(hung.Actions).toEqual([{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }]);
+    // The same update again (a redelivered step sends it once more): what is under way goes on.
+    const again = await handleCallEvent(
+      event(
+        'CALL_UPDATE_REQUESTED',
+        { Type: 'CallUpdateRequest', Parameters: { Arguments: next } },
+        played.TransactionAttributes as Record<string, string>,
+      ),
+    );
+    expect(again.Actions).toEqual([]);
+    expect(again.TransactionAttributes).toEqual(played.TransactionAttributes);
   });
 
   it('tells the session how the call ended: HANGUP (answered or not, with the recording) and ACTION_FAILED', async () => {

@@ -74,8 +74,12 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
       error: 'PHONE: the version has no live phone connection',
     });
   const turn = at.turnCount + 1;
-  // Already spoken by an earlier delivery of this step: the call carries on without it.
-  if (at._call && at._call.seq === at._seq && at._call.turn === turn) return { kind: 'stop' };
+  // Already written by an earlier delivery of this step. A first turn's call was placed before it
+  // was written, and carries on. A later turn's update is sent after the write: the delivery may
+  // have stopped in between, so it is sent again (the call-control handler ignores an update of
+  // the turn the call is already on).
+  if (at._call && at._call.seq === at._seq && at._call.turn === turn)
+    return turn === 1 ? { kind: 'stop' } : updateAgain(ctx, at, at._call);
   const next = await nextUserMessage(ctx, at);
   if (next.kind === 'outcome') return next.outcome;
   const s = next.session;
@@ -133,6 +137,31 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
   } catch (error) {
     if (!isCallGone(error)) throw error;
     return endStep(ctx, moved.session, hangupEnd(moved.session, true));
+  }
+  return { kind: 'stop' };
+}
+
+/** Sends a later turn's update again (a redelivery of the step that wrote it): its message was synthesized and stored. */
+async function updateAgain(
+  ctx: StepContext,
+  s: RunSession,
+  call: NonNullable<RunSession['_call']>,
+): Promise<StepOutcome> {
+  const telephony = await line();
+  if (!telephony) return { kind: 'stop' };
+  const args: CallArgs = {
+    organizationId: s.organizationId,
+    runId: ctx.runId,
+    sessionId: s.id,
+    seq: String(s._seq),
+    turn: String(call.turn),
+    userAudioKey: call.userAudioKey,
+  };
+  try {
+    await telephony.updateCall(call.transactionId, { action: 'play', ...args });
+  } catch (error) {
+    if (!isCallGone(error)) throw error;
+    return endStep(ctx, s, hangupEnd(s, true));
   }
   return { kind: 'stop' };
 }

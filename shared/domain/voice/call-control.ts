@@ -208,6 +208,10 @@ export async function handleCallEvent(
     case 'CALL_UPDATE_REQUESTED': {
       const update = (action?.Parameters?.Arguments ?? {}) as Record<string, string>;
       if (update.action === 'hangup') return ok([hangupAction()], args);
+      // The turn the call is already on: a step's redelivery sent its update again. The actions
+      // under way (playing, recording or waiting for that turn) go on.
+      const on = event.CallDetails.TransactionAttributes ?? {};
+      if (update.turn === on.turn && update.seq === on.seq) return ok([], on);
       const next = { ...args, ...update } as CallArgs & Record<string, string>;
       delete next.action;
       return ok([play(callId, next), record(callId, next, next.turn)], next);
