@@ -1,6 +1,5 @@
 import './style.css';
 import { createApiClient } from './api/client';
-import { comparisonApi } from './api/comparison';
 import { ApiError, ApiUnreachableError, resources } from './api/resources';
 import { h } from './dom';
 import { comparisonPage } from './pages/comparison';
@@ -161,7 +160,6 @@ async function render(): Promise<void> {
     config ??= await loadConfig();
     const ctx: PageContext = {
       api: resources(createApiClient({ baseUrl: config.apiBaseUrl, apiKey: key }), controller.signal),
-      comparison: comparisonApi({ baseUrl: config.apiBaseUrl, apiKey: key, signal: controller.signal }),
       main,
       signal: controller.signal,
       show: (title, ...content) => {

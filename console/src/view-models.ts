@@ -6,8 +6,6 @@
  * unknown; each `as…` helper checks the fields a page relies on and names what is missing.
  */
 
-import type { CaseComparison, MetricComparison, Verdict } from './api/comparison.js';
-
 export interface Interval {
   lower: number;
   upper: number;
@@ -212,6 +210,51 @@ export interface AlertRule {
   createdAt: string;
 }
 
+export type Verdict = 'improved' | 'regressed' | 'no_significant_change' | 'not_enough_data';
+
+/** One metric of `GET /runs/{id}/comparison`: the run minus the base run, paired by test case. */
+export interface MetricComparison {
+  metricId: string;
+  name: string;
+  /** Test cases scored in both runs (the pairs). */
+  n: number;
+  onlyInBase: number;
+  onlyInRun: number;
+  baseScore: number | null;
+  score: number | null;
+  /** score − baseScore over the pairs. */
+  difference: number | null;
+  standardError: number | null;
+  /** 95% interval of the difference, or null when there are too few pairs. */
+  confidenceInterval: [number, number] | null;
+  pValue: number | null;
+  adjustedPValue: number | null;
+  verdict: Verdict;
+  /** The smallest difference these pairs would detect (80% power, 5% level). */
+  minimumDetectableEffect: number | null;
+}
+
+export interface RunComparison {
+  runId: string;
+  baseRunId: string;
+  pairedBy: 'testCaseId';
+  verdict: Verdict;
+  metrics: MetricComparison[];
+}
+
+/** One test case and metric of `GET /runs/{id}/comparison/cases`. */
+export interface CaseComparison {
+  testCaseId: string;
+  metricId: string;
+  metricName: string;
+  input: unknown;
+  baseScore: number | null;
+  score: number | null;
+  difference: number | null;
+  baseSessionIds: string[];
+  sessionIds: string[];
+}
+
 /** The answer did not have the shape the page needs (a server bug or a version mismatch). */
 export class UnexpectedAnswerError extends Error {}
 
@@ -244,6 +287,8 @@ export const asTestCase = narrow<TestCase>('test case', ['id', 'index', 'input',
 export const asNamed = narrow<Named>('named record', ['id', 'name']);
 export const asAlert = narrow<Alert>('alert', ['id', 'ruleId', 'metricGroupId', 'status', 'score', 'below', 'window']);
 export const asAlertRule = narrow<AlertRule>('alert rule', ['id', 'metricGroupId', 'window', 'below', 'minSessions']);
+export const asRunComparison = narrow<RunComparison>('comparison', ['runId', 'baseRunId', 'verdict', 'metrics']);
+export const asCaseComparison = narrow<CaseComparison>('comparison case', ['testCaseId', 'metricId', 'difference']);
 
 /** A list answer: every element narrowed. */
 export function asList<T>(value: unknown, item: (v: unknown) => T): T[] {

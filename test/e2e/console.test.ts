@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startAgent, sendJson, type TestAgentServer } from '../support/agent-server.js';
 import { httpWithKey, launchChromium, screenshots } from '../support/browser.js';
 import { runScript } from '../support/raw-http.js';
-import type { MetricComparison } from '../../console/src/api/comparison.js';
+import type { MetricComparison } from '../../console/src/view-models.js';
 import { forestLayout, forestPlot } from '../../console/src/view-models.js';
 
 /** The console in a real Chromium against the e2e local server (which built it on start). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CaseComparison, comparisonApi, type MetricComparison } from '../../console/src/api/comparison.js';
-import { ApiError } from '../../console/src/api/resources.js';
+import { createApiClient } from '../../console/src/api/client.js';
+import { ApiError, resources } from '../../console/src/api/resources.js';
 import {
   alertRuleText,
   asMonitorResults,
@@ -37,6 +37,8 @@ import {
   type Span,
   type TestCase,
   type Turn,
+  type CaseComparison,
+  type MetricComparison,
 } from '../../console/src/view-models.js';
 
 const point = (scoredSessions: number, score: number | null, ci: { lower: number; upper: number } | null = null) => ({
@@ -593,55 +595,50 @@ describe('monitor alerts and session scores', () => {
   });
 });
 
-describe('the comparison routes helper (hand-typed until the OpenAPI document has them)', () => {
+describe('the comparison reads (over the typed client)', () => {
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  const reads = (baseUrl: string, fetch: (request: Request) => Promise<Response>) =>
+    resources(createApiClient({ baseUrl, apiKey: 'evk_1', fetch }));
 
   it('sends the key and the query (lists as repeated keys), and reads the total of a page of cases', async () => {
-    const seen: { url: string; init: RequestInit }[] = [];
-    const api = comparisonApi({
-      baseUrl: 'http://api.test/base/',
-      apiKey: 'evk_1',
-      fetch: async (url, init) => {
-        seen.push({ url, init });
-        return url.includes('/cases')
-          ? answer(200, [{ testCaseId: 'tc_1' }], { 'X-Total-Count': '7' })
-          : answer(200, {
-              runId: 'run 2',
-              baseRunId: 'run_1',
-              pairedBy: 'testCaseId',
-              verdict: 'improved',
-              metrics: [],
-            });
-      },
+    const seen: Request[] = [];
+    const api = reads('http://api.test/base/', async (request) => {
+      seen.push(request);
+      return request.url.includes('/cases')
+        ? answer(200, [{ testCaseId: 'tc_1', metricId: 'met_a', difference: -0.5 }], { 'X-Total-Count': '7' })
+        : answer(200, {
+            runId: 'run 2',
+            baseRunId: 'run_1',
+            pairedBy: 'testCaseId',
+            verdict: 'improved',
+            metrics: [],
+          });
     });
-    expect((await api.comparison('run 2', 'run_1')).verdict).toBe('improved');
-    const page = await api.cases('run 2', 'run_1', {
+    expect((await api.runComparison('run 2', 'run_1')).verdict).toBe('improved');
+    const page = await api.comparisonCases('run 2', 'run_1', {
       metricIds: ['met_a', 'met_b'],
       changed: 'regressed',
       sort: 'difference:asc',
       limit: 10,
     });
-    expect(page).toEqual({ items: [{ testCaseId: 'tc_1' }], total: 7 });
+    expect(page).toEqual({ items: [{ testCaseId: 'tc_1', metricId: 'met_a', difference: -0.5 }], total: 7 });
     expect(seen.map((s) => s.url)).toEqual([
       'http://api.test/base/runs/run%202/comparison?baseRunId=run_1',
       'http://api.test/base/runs/run%202/comparison/cases?baseRunId=run_1&metricIds=met_a&metricIds=met_b&changed=regressed&sort=difference%3Aasc&limit=10',
     ]);
-    expect(seen[0]!.init.headers).toMatchObject({ authorization: 'Bearer evk_1' });
+    expect(seen[0]!.headers.get('authorization')).toBe('Bearer evk_1');
   });
 
   it("turns an error answer into an ApiError with the API's error and message, and refuses a wrong shape", async () => {
-    const api = comparisonApi({
-      baseUrl: 'http://api.test',
-      apiKey: 'evk_1',
-      fetch: async (url) =>
-        url.includes('/cases')
-          ? answer(200, { not: 'a list' })
-          : answer(409, { error: 'Conflict', message: 'the run is RUNNING' }),
-    });
-    const error = await api.comparison('run_2', 'run_1').catch((e: unknown) => e);
+    const api = reads('http://api.test', async (request) =>
+      request.url.includes('/cases')
+        ? answer(200, { not: 'a list' })
+        : answer(409, { error: 'Conflict', message: 'the run is RUNNING' }),
+    );
+    const error = await api.runComparison('run_2', 'run_1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 409, error: 'Conflict', message: 'the run is RUNNING' });
-    await expect(api.cases('run_2', 'run_1')).rejects.toThrow(UnexpectedAnswerError);
+    await expect(api.comparisonCases('run_2', 'run_1')).rejects.toThrow(UnexpectedAnswerError);
   });
 });

@@ -1,7 +1,8 @@
-import type { ApiClient } from './client.js';
+import type { ApiClient, paths } from './client.js';
 import {
   asAlert,
   asAlertRule,
+  asCaseComparison,
   asEvaluation,
   asList,
   asMonitor,
@@ -9,16 +10,19 @@ import {
   asTestCase,
   asMonitorResults,
   asRun,
+  asRunComparison,
   asSession,
   asSpan,
   asTurn,
   type Alert,
   type AlertRule,
+  type CaseComparison,
   type Evaluation,
   type Monitor,
   type MonitorResults,
   type Named,
   type Run,
+  type RunComparison,
   type Session,
   type Span,
   type TestCase,
@@ -65,6 +69,12 @@ async function unwrap(call: Promise<Answer>): Promise<{ body: unknown; total: nu
   const total = response.headers.get('X-Total-Count');
   return { body: answer.data, total: total === null ? null : Number(total) };
 }
+
+/** The filters, order and page of `GET /runs/{id}/comparison/cases` (besides `baseRunId`). */
+export type CaseQuery = Omit<
+  NonNullable<paths['/runs/{id}/comparison/cases']['get']['parameters']['query']>,
+  'baseRunId'
+>;
 
 export interface Page<T> {
   items: T[];
@@ -158,6 +168,26 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
           ),
         asSession,
         100_000,
+      ),
+    /** `GET /runs/{id}/comparison?baseRunId=`: per metric the paired difference, its interval and verdict. */
+    runComparison: async (runId: string, baseRunId: string): Promise<RunComparison> =>
+      asRunComparison(
+        (
+          await unwrap(
+            api.GET('/runs/{id}/comparison', { params: { path: { id: runId }, query: { baseRunId } }, signal }),
+          )
+        ).body,
+      ),
+    /** `GET /runs/{id}/comparison/cases?baseRunId=…`: one page of paired cases (X-Total-Count). */
+    comparisonCases: async (runId: string, baseRunId: string, query: CaseQuery = {}): Promise<Page<CaseComparison>> =>
+      page(
+        await unwrap(
+          api.GET('/runs/{id}/comparison/cases', {
+            params: { path: { id: runId }, query: { baseRunId, ...query } },
+            signal,
+          }),
+        ),
+        asCaseComparison,
       ),
     /** The other finished runs of a test, newest first (the first 100). */
     finishedRunsOfTest: async (testId: string): Promise<Run[]> =>

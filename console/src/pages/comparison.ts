@@ -1,4 +1,3 @@
-import type { CaseComparison, MetricComparison, RunComparison } from '../api/comparison';
 import { ApiError } from '../api/resources';
 import { facts, h, link, svg, table } from '../dom';
 import {
@@ -15,7 +14,10 @@ import {
   lastOutput,
   movedMost,
   verdictLabel,
+  type CaseComparison,
+  type MetricComparison,
   type Run,
+  type RunComparison,
   type Turn,
 } from '../view-models';
 import type { PageContext } from './context';
@@ -231,7 +233,7 @@ export async function comparisonPage(
   const title = `${run.name} compared with ${base.name}`;
   let comparison: RunComparison;
   try {
-    comparison = await ctx.comparison.comparison(id, baseRunId);
+    comparison = await ctx.api.runComparison(id, baseRunId);
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 409)) throw error;
     return ctx.show(
@@ -255,8 +257,8 @@ export async function comparisonPage(
   const cases = { metricIds: metricId ? [metricId] : undefined, limit: MOVED_LIMIT };
   const [testName, regressed, improved] = await Promise.all([
     run.testIds[0] ? nameOf(ctx.api.getTest, run.testIds[0]) : Promise.resolve('—'),
-    ctx.comparison.cases(id, baseRunId, { ...cases, changed: 'regressed', sort: 'difference:asc' }),
-    ctx.comparison.cases(id, baseRunId, { ...cases, changed: 'improved', sort: 'difference:desc' }),
+    ctx.api.comparisonCases(id, baseRunId, { ...cases, changed: 'regressed', sort: 'difference:asc' }),
+    ctx.api.comparisonCases(id, baseRunId, { ...cases, changed: 'improved', sort: 'difference:desc' }),
   ]);
   const moved = movedMost(regressed.items, improved.items, MOVED_LIMIT);
   const turns = new Map<string, Turn[]>();

@@ -1,11 +1,8 @@
-import type { ComparisonApi } from '../api/comparison';
 import type { Resources } from '../api/resources';
 
 /** What a page gets: the API reads, where to draw, and a signal aborted when the user navigates away. */
 export interface PageContext {
   api: Resources;
-  /** The comparison routes (not in the OpenAPI document yet: a hand-typed fetch). */
-  comparison: ComparisonApi;
   main: HTMLElement;
   signal: AbortSignal;
   /** Replaces the page's content and title, and moves focus to its heading. */
