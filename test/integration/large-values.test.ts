@@ -1,7 +1,7 @@
 import { localQueue } from '../../infra/local/queues.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { newTenant, type Client } from '../support/api.js';
-import { connectionBody, createProduct, createVersion } from '../support/fixtures.js';
+import { newTenant } from '../support/api.js';
+import { connectionBody, createProduct, createVersion, uploadCsv } from '../support/fixtures.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -229,7 +229,10 @@ describe('large test cases', () => {
       [EMOJI_2, 'short, "quoted" answer'],
       ['plain question', CJK],
     ];
-    const uri = await upload(t.api, `input,expected_output\n${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`);
+    const uri = await uploadCsv(
+      t.api,
+      `input,expected_output\n${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`,
+    );
     const res = await t.api.post('/tests', { productId: t.product.id, name: 'csv', type: 'QUALITY', uri });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'SUCCESS', testCaseCount: 3 });
@@ -239,7 +242,7 @@ describe('large test cases', () => {
     }[];
     expect(cases.map((c) => [c.input, c.expectedOutput])).toEqual(rows);
 
-    const tooLong = await upload(t.api, `input,expected_output\nq,a\n${csvCell(`${CJK}x`)},a\n`);
+    const tooLong = await uploadCsv(t.api, `input,expected_output\nq,a\n${csvCell(`${CJK}x`)},a\n`);
     const refused = await t.api.post('/tests', { productId: t.product.id, name: 'csv', type: 'QUALITY', uri: tooLong });
     expect(refused.body).toMatchObject({
       status: 'FAILED',
@@ -247,13 +250,6 @@ describe('large test cases', () => {
     });
   });
 });
-
-async function upload(api: Client, text: string): Promise<string> {
-  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
-  const put = await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
-  expect(put.status).toBe(200);
-  return res.body.uri;
-}
 
 describe('catalog records at their schema maxima', () => {
   const statements = (emoji: string, n: number) => Array.from({ length: n }, () => emoji.repeat(2000)); // 8 KB each

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { newTenant } from '../support/api.js';
+import { tenantWithCredits } from '../support/api.js';
 import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { fakeClock, gate } from '../support/fake-clock.js';
 import { callLlm, llmConfig, setLlmConfig } from '../../shared/llm/client.js';
@@ -44,15 +44,7 @@ const hang = () => {
 };
 
 async function tenant(monthlyCredits: number | null = 100) {
-  const t = await newTenant({ monthlyCredits });
-  const credits = async () => {
-    const org = (await t.api.get('/organization')).body as {
-      spentCredits: number;
-      pendingCredits: number;
-      availableCredits: number | null;
-    };
-    return { spent: org.spentCredits, pending: org.pendingCredits, available: org.availableCredits };
-  };
+  const t = await tenantWithCredits(monthlyCredits);
   // gpt-4o's record costs 4 credits per call
   const ask = () =>
     callLlm<{ answer: string; confidence: number }>({
@@ -63,7 +55,7 @@ async function tenant(monthlyCredits: number | null = 100) {
       schemaName: 'arithmetic_answer',
       schema: ANSWER_SCHEMA,
     });
-  return { ...t, credits, ask };
+  return { ...t, ask };
 }
 
 describe('the LLM client against an OpenAI-compatible stub', () => {

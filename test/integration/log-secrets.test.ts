@@ -12,8 +12,8 @@ const saved = vi.hoisted(() => {
   return before;
 });
 
-import { call, newTenant, type Client } from '../support/api.js';
-import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
+import { call, newTenant } from '../support/api.js';
+import { createConnection, createProduct, createVersion, uploadCsv } from '../support/fixtures.js';
 import { sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
@@ -79,14 +79,6 @@ afterAll(async () => {
   }
 });
 
-async function upload(api: Client, text: string): Promise<string> {
-  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
-  expect(res.status).toBe(200);
-  const put = await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
-  expect(put.status).toBe(200);
-  return res.body.uri;
-}
-
 const jsonLines = () =>
   written
     .join('')
@@ -133,7 +125,7 @@ describe('logs at debug level', () => {
       outputMapping: { output: '$.reply' },
     });
     const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: conversation.id });
-    const uri = await upload(t.api, 'goal,user_persona,max_iterations\nget a refund,impatient customer,2\n');
+    const uri = await uploadCsv(t.api, 'goal,user_persona,max_iterations\nget a refund,impatient customer,2\n');
     const test = (
       await t.api.post('/tests', {
         productId: product.id,

@@ -1,8 +1,8 @@
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newTenant, type Client } from '../support/api.js';
-import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
+import { newTenant } from '../support/api.js';
+import { createConnection, createProduct, createVersion, uploadCsv } from '../support/fixtures.js';
 import { sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
@@ -56,14 +56,6 @@ beforeEach(() => {
 
 const drain = () => drainRunQueue((e) => runner(e) as Promise<unknown>);
 
-async function upload(api: Client, text: string): Promise<string> {
-  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
-  expect(res.status).toBe(200);
-  const put = await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
-  expect(put.status).toBe(200);
-  return res.body.uri;
-}
-
 const csvOf = (inputs: string[]) =>
   `input,expected_output\n${inputs.map((i) => `"${i.replace(/"/g, '""')}",x`).join('\n')}\n`;
 
@@ -98,7 +90,7 @@ async function setup(inputs: string[], options: { testName?: string } = {}) {
       productId: product.id,
       name: options.testName ?? 'scored cases',
       type: 'QUALITY',
-      uri: await upload(t.api, csvOf(inputs)),
+      uri: await uploadCsv(t.api, csvOf(inputs)),
       specificationId: spec.id,
     })
   ).body;

@@ -2,7 +2,7 @@ import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTenant, type Client } from '../support/api.js';
-import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
+import { createConnection, createProduct, createVersion, uploadCsv } from '../support/fixtures.js';
 import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
@@ -45,14 +45,6 @@ beforeEach(() => {
 const drain = (options: { duplicate?: boolean; concurrency?: number } = {}) =>
   drainRunQueue((e) => runner(e) as Promise<unknown>, options);
 
-async function upload(api: Client, text: string): Promise<string> {
-  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
-  expect(res.status).toBe(200);
-  const put = await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
-  expect(put.status).toBe(200);
-  return res.body.uri;
-}
-
 interface SetupOptions {
   conversation?: Record<string, unknown>;
   csv?: string;
@@ -85,7 +77,7 @@ async function setup(o: SetupOptions = {}) {
     metricIds: o.metricIds ?? ['met_non_empty_output', 'met_text_similarity'],
   });
   expect(linked.status).toBe(200);
-  const uri = await upload(
+  const uri = await uploadCsv(
     t.api,
     o.csv ?? 'input,expected_output\nhello there,hello there\nwhere is my order,it ships today\n',
   );
@@ -877,7 +869,7 @@ describe('runs: create validation and lists', () => {
         productId: t.product.id,
         name: 'no spec',
         type: 'QUALITY',
-        uri: await upload(t.api, 'input,expected_output\na,b\n'),
+        uri: await uploadCsv(t.api, 'input,expected_output\na,b\n'),
       })
     ).body;
     expect((await post({ versionId: v, testId: unscored.id })).message).toMatch(

@@ -11,7 +11,7 @@ const saved = vi.hoisted(() => {
   return before;
 });
 
-import { newTenant } from '../support/api.js';
+import { tenantWithCredits } from '../support/api.js';
 import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { fakeClock, gate } from '../support/fake-clock.js';
 import { llmConfig, setLlmConfig } from '../../shared/llm/client.js';
@@ -62,19 +62,6 @@ const hang = () => {
   return reply.hang();
 };
 
-async function tenant(monthlyCredits: number | null = 100) {
-  const t = await newTenant({ monthlyCredits });
-  const credits = async () => {
-    const org = (await t.api.get('/organization')).body as {
-      spentCredits: number;
-      pendingCredits: number;
-      availableCredits: number | null;
-    };
-    return { spent: org.spentCredits, pending: org.pendingCredits, available: org.availableCredits };
-  };
-  return { ...t, credits };
-}
-
 /** The format fields of a PCM WAV file's header (a 44-byte canonical header). */
 function format(wav: Uint8Array) {
   const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength);
@@ -103,7 +90,7 @@ async function modelRecord(providerModelId: string, creditsPerEvaluation: number
 
 describe('speech synthesis', () => {
   it('posts the text, model and voice for a WAV, answers it at 8 kHz 16-bit mono, and charges the model once', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     const text = 'Hello, I would like a refund for order 42.';
     const result = await synthesizeSpeech({ organizationId: t.org.id, text });
     expect(result).toMatchObject({ ok: true, creditsUsed: 1 });
@@ -120,7 +107,7 @@ describe('speech synthesis', () => {
   });
 
   it('sends the provider id of an evaluator-model record and charges its credits per call', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     const name = await modelRecord('tts-provider-model', 3);
     setSpeechConfig({ ttsModel: name, ttsVoice: 'verse' });
     const result = await synthesizeSpeech({ organizationId: t.org.id, text: 'Olá, tudo bem? Ação №5 ✓' });
@@ -131,7 +118,7 @@ describe('speech synthesis', () => {
   });
 
   it('reads a streamed WAV whose sizes are left at 0xFFFFFFFF, as OpenAI sends it', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     stub.setSpeechHandler((req) => {
       const wav = Uint8Array.from(textToWav(req.input));
       const view = new DataView(wav.buffer);
@@ -144,7 +131,7 @@ describe('speech synthesis', () => {
   });
 
   it('counts the call: its latency, and the credits charged', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     const added = vi.spyOn(metrics, 'addMetric');
     await synthesizeSpeech({ organizationId: t.org.id, text: 'hi' });
     expect(added.mock.calls.map((c) => c[0])).toEqual(['LlmCallLatency', 'CreditsCharged']);
@@ -155,7 +142,7 @@ describe('speech synthesis', () => {
   });
 
   it('retries 429 after its Retry-After, then 5xx and a timeout with backoff, charging once', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     let n = 0;
     stub.setSpeechHandler((req) =>
       ++n === 1 ? reply.raw(429, { error: { message: 'rate limited' } }, { 'retry-after': '2' }) : textToWav(req.input),
@@ -189,7 +176,7 @@ describe('speech synthesis', () => {
   });
 
   it('fails naming the step and the last error after the attempts, releasing the credits', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     stub.setSpeechHandler(() => reply.raw(500, { error: { message: 'the voice is hoarse' } }));
     fakeClock();
     expect(await synthesizeSpeech({ organizationId: t.org.id, text: 'hello' })).toEqual({
@@ -203,7 +190,7 @@ describe('speech synthesis', () => {
   });
 
   it('stops within the time the caller has left (remainingMs)', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     setLlmConfig({ timeoutMs: 60_000 });
     stub.setSpeechHandler(hang);
     const time = fakeClock({ expire: () => held.next() });
@@ -218,7 +205,7 @@ describe('speech synthesis', () => {
   });
 
   it('fails on an answer that is not a WAV file, or holds no audio, releasing the credits', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     stub.setSpeechHandler(() => reply.raw(200, 'ID3\u0004 an mp3, not a wav', { 'content-type': 'audio/mpeg' }));
     const garbage = await synthesizeSpeech({ organizationId: t.org.id, text: 'hello' });
     expect(garbage).toMatchObject({ ok: false, creditsUsed: 0 });
@@ -241,7 +228,7 @@ describe('speech synthesis', () => {
   });
 
   it('sends nothing for an empty or too long text', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     expect(await synthesizeSpeech({ organizationId: t.org.id, text: '  \n' })).toEqual({
       ok: false,
       error: 'speech synthesis failed: there is no text to say',
@@ -259,7 +246,7 @@ describe('speech synthesis', () => {
 
 describe('transcription', () => {
   it('posts the WAV as a multipart form with the model and language, and answers the text, charging the model once', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     const wav = recorded('Sim, o reembolso já foi aprovado.');
     const result = await transcribeSpeech({ organizationId: t.org.id, wav, language: 'pt-BR' });
     expect(result).toEqual({ ok: true, text: 'Sim, o reembolso já foi aprovado.', creditsUsed: 1 });
@@ -279,7 +266,7 @@ describe('transcription', () => {
   });
 
   it('sends no language when none is given, and the record’s provider id and price', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     const name = await modelRecord('stt-provider-model', 2);
     setSpeechConfig({ transcriptionModel: name });
     expect(await transcribeSpeech({ organizationId: t.org.id, wav: recorded('ok') })).toEqual({
@@ -295,7 +282,7 @@ describe('transcription', () => {
   });
 
   it('hears what synthesis said: text → speech → text', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     const text = '¿Puedo cambiar la dirección de entrega? #A-17 (urgent!)';
     const spoken = await synthesizeSpeech({ organizationId: t.org.id, text });
     const heard = await transcribeSpeech({ organizationId: t.org.id, wav: (spoken as { wav: Uint8Array }).wav });
@@ -304,7 +291,7 @@ describe('transcription', () => {
   });
 
   it('retries 429 and 5xx with the same form, then fails naming the step, releasing the credits', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     let n = 0;
     stub.setTranscriptionHandler((req) =>
       ++n === 1
@@ -331,7 +318,7 @@ describe('transcription', () => {
   });
 
   it('fails at once on another 4xx, quoting the body without the key', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     stub.setTranscriptionHandler(() => reply.raw(401, { error: { message: `Incorrect API key provided: ${KEY}` } }));
     const result = await transcribeSpeech({ organizationId: t.org.id, wav: recorded('x') });
     expect((result as { error: string }).error).toMatch(
@@ -342,7 +329,7 @@ describe('transcription', () => {
   });
 
   it('fails on an answer that is not JSON or has no text, releasing the credits', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     stub.setTranscriptionHandler(() => reply.content('Sim, o reembolso'));
     expect(await transcribeSpeech({ organizationId: t.org.id, wav: recorded('x') })).toEqual({
       ok: false,
@@ -359,7 +346,7 @@ describe('transcription', () => {
   });
 
   it('answers silence as an empty text', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     expect(await transcribeSpeech({ organizationId: t.org.id, wav: encodeWav(new Int16Array(8_000)) })).toEqual({
       ok: true,
       text: '',
@@ -370,7 +357,7 @@ describe('transcription', () => {
 
 describe('speech without a model or credits', () => {
   it('without LLM_BASE_URL fails with "no speech/transcription model is configured", sending and spending nothing', async () => {
-    const t = await tenant();
+    const t = await tenantWithCredits();
     setLlmConfig({ baseUrl: undefined });
     expect(await synthesizeSpeech({ organizationId: t.org.id, text: 'hello' })).toEqual({
       ok: false,
@@ -388,7 +375,7 @@ describe('speech without a model or credits', () => {
   });
 
   it('without credits fails with "no credits available", sending nothing', async () => {
-    const t = await tenant(0);
+    const t = await tenantWithCredits(0);
     const none = {
       ok: false,
       error: 'no credits available: the organization has used its monthly credits',
@@ -410,7 +397,7 @@ describe('the log of speech calls', () => {
         return true;
       }) as typeof stream.write);
     }
-    const t = await tenant();
+    const t = await tenantWithCredits();
     // The provider quotes the key and the headers it got, in a 500 and then in a 401.
     let n = 0;
     const echo = (req: { headers: Record<string, unknown> }) =>

@@ -1,7 +1,7 @@
 import { localQueue, localRunQueue, localWebhookQueue } from '../../infra/local/queues.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { newTenant, type Client } from '../support/api.js';
-import { createConnection, createProduct, createVersion } from '../support/fixtures.js';
+import { newTenant } from '../support/api.js';
+import { createConnection, createProduct, createVersion, uploadCsv } from '../support/fixtures.js';
 import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { clock } from '../../shared/domain/common/clock.js';
 import { runScanner } from '../../shared/domain/monitors/scanner.js';
@@ -49,12 +49,6 @@ async function tenantWithWebhook(events: string[], options: { monthlyCredits?: n
   return { ...t, webhookId: res.body.id as string, received };
 }
 
-async function upload(api: Client, text: string): Promise<string> {
-  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
-  await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
-  return res.body.uri;
-}
-
 async function runOnce(t: Awaited<ReturnType<typeof tenantWithWebhook>>) {
   const product = await createProduct(t.api);
   const connection = await createConnection(t.api, product.id, {
@@ -62,7 +56,7 @@ async function runOnce(t: Awaited<ReturnType<typeof tenantWithWebhook>>) {
     outputMapping: { output: '$.reply' },
   });
   const version = await createVersion(t.api, product.id, { conversationEndpointConnectionId: connection.id });
-  const uri = await upload(t.api, 'input,expected_output\nhello,hello\nbye,bye\n');
+  const uri = await uploadCsv(t.api, 'input,expected_output\nhello,hello\nbye,bye\n');
   const test = (await t.api.post('/tests', { productId: product.id, name: 'smoke', type: 'QUALITY', uri })).body;
   const run = await t.api.post('/runs', {
     versionId: version.id,

@@ -64,3 +64,17 @@ export async function newTenant(options: { plan?: Plan; admin?: boolean; monthly
   });
   return { org: organization, key: apiKey.key, apiKey, api: client(apiKey.key) };
 }
+
+/** A fresh organization with this monthly credit limit, and its credits as `GET /organization` reads them. */
+export async function tenantWithCredits(monthlyCredits: number | null = 100) {
+  const t = await newTenant({ monthlyCredits });
+  const credits = async () => {
+    const org = (await t.api.get('/organization')).body as {
+      spentCredits: number;
+      pendingCredits: number;
+      availableCredits: number | null;
+    };
+    return { spent: org.spentCredits, pending: org.pendingCredits, available: org.availableCredits };
+  };
+  return { ...t, credits };
+}

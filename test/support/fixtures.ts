@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { Client } from './api.js';
 
 export async function createProduct(api: Client, overrides: Record<string, unknown> = {}) {
@@ -35,4 +36,13 @@ export async function createVersion(api: Client, productId: string, overrides: R
   });
   if (res.status !== 201) throw new Error(`version: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; name: string };
+}
+
+/** Uploads a CSV of test cases through a presigned URL, as a client does; its `s3://` URI. */
+export async function uploadCsv(api: Client, text: string): Promise<string> {
+  const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
+  expect(res.status).toBe(200);
+  const put = await fetch(res.body.url, { method: 'PUT', body: text, headers: { 'content-type': 'text/csv' } });
+  expect(put.status).toBe(200);
+  return res.body.uri;
 }
