@@ -12,6 +12,7 @@ import type {
 } from '../../shared/telephony/chime-events.js';
 import type { NewCall } from '../../shared/telephony/telephony.js';
 import {
+  concatSamples,
   DEFAULT_SILENCE_THRESHOLD,
   decodeWav,
   encodeStereoWav,
@@ -125,18 +126,8 @@ class AudioRecorder {
   }
 
   samples(): Int16Array {
-    return concat(this.frames);
+    return concatSamples(this.frames);
   }
-}
-
-function concat(frames: Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.length;
-  }
-  return out;
 }
 
 export class PhoneCall {
@@ -531,8 +522,8 @@ export class PhoneCall {
     const recording = this.recording;
     if (!recording) return;
     this.recording = undefined;
-    const agent = concat(recording.agent);
-    const line = concat(recording.line);
+    const agent = concatSamples(recording.agent);
+    const line = concatSamples(recording.line);
     // Chime's stereo recording: the incoming track (the agent) left, the outgoing one (ours) right.
     const wav =
       recording.track === 'BOTH'

@@ -85,6 +85,17 @@ export function muLawFrames(samples: Int16Array): Uint8Array[] {
   return frames;
 }
 
+/** Stretches of samples one after another. */
+export function concatSamples(parts: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, f) => n + f.length, 0));
+  let at = 0;
+  for (const f of parts) {
+    out.set(f, at);
+    at += f.length;
+  }
+  return out;
+}
+
 /** A stretch of samples' level, 0 (-60 dBFS or quieter) to 1000 (full scale), from its RMS. */
 export function levelOf(samples: Int16Array): number {
   if (samples.length === 0) return 0;

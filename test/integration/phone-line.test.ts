@@ -16,6 +16,7 @@ import {
 import { bucketName } from '../../shared/storage/s3.js';
 import type { ChimeAction, ChimeEvent, ChimeResponse } from '../../shared/telephony/chime-events.js';
 import {
+  concatSamples,
   decodeWav,
   encodeWav,
   FRAME_SAMPLES,
@@ -56,16 +57,6 @@ function loudRuns(samples: Int16Array): { start: number; frames: number }[] {
     else if (loud) runs.push({ start: f, frames: 1 });
   }
   return runs;
-}
-
-function concat(frames: Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.length;
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,7 +387,7 @@ describe('the local phone line', () => {
     expect(marks).toEqual(['reply-1', 'reply-2']);
 
     // It heard both utterances whole, sample for sample.
-    const inbound = concat(heard);
+    const inbound = concatSamples(heard);
     const spoken = loudRuns(inbound);
     expect(spoken.map((r) => r.frames)).toEqual([20, 16]);
     for (const [run, utterance] of [
