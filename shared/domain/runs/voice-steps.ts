@@ -101,12 +101,7 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
       error: 'PHONE: no telephony is configured for this deployment',
     });
   const args: CallArgs = {
-    organizationId: s.organizationId,
-    runId: ctx.runId,
-    sessionId: s.id,
-    seq: String(s._seq),
-    turn: String(turn),
-    userAudioKey,
+    ...callArgs(ctx, s, turn, userAudioKey),
     ...(turn === 1 && phone.agentSpeaksFirst ? { agentSpeaksFirst: '1' } : {}),
   };
   const call = (transactionId: string) => ({
@@ -132,11 +127,34 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
   }
   const moved = await advance(ctx, s, { _call: call(existing) }, false, { firstCall: true });
   if (moved.kind !== 'advanced') return { kind: 'stop' };
+  return play(ctx, telephony, moved.session, existing, args);
+}
+
+/** The arguments of the session's call for one turn (strings, as Chime carries them). */
+function callArgs(ctx: StepContext, s: RunSession, turn: number, userAudioKey: string): CallArgs {
+  return {
+    organizationId: s.organizationId,
+    runId: ctx.runId,
+    sessionId: s.id,
+    seq: String(s._seq),
+    turn: String(turn),
+    userAudioKey,
+  };
+}
+
+/** Plays a later turn's message on the session's call; a call already gone ends the session as a hang-up. */
+async function play(
+  ctx: StepContext,
+  telephony: Telephony,
+  s: RunSession,
+  transactionId: string,
+  args: CallArgs,
+): Promise<StepOutcome> {
   try {
-    await telephony.updateCall(existing, { action: 'play', ...args });
+    await telephony.updateCall(transactionId, { action: 'play', ...args });
   } catch (error) {
     if (!isCallGone(error)) throw error;
-    return endStep(ctx, moved.session, hangupEnd(moved.session, true));
+    return endStep(ctx, s, hangupEnd(s, true));
   }
   return { kind: 'stop' };
 }
@@ -149,21 +167,7 @@ async function updateAgain(
 ): Promise<StepOutcome> {
   const telephony = await line();
   if (!telephony) return { kind: 'stop' };
-  const args: CallArgs = {
-    organizationId: s.organizationId,
-    runId: ctx.runId,
-    sessionId: s.id,
-    seq: String(s._seq),
-    turn: String(call.turn),
-    userAudioKey: call.userAudioKey,
-  };
-  try {
-    await telephony.updateCall(call.transactionId, { action: 'play', ...args });
-  } catch (error) {
-    if (!isCallGone(error)) throw error;
-    return endStep(ctx, s, hangupEnd(s, true));
-  }
-  return { kind: 'stop' };
+  return play(ctx, telephony, s, call.transactionId, callArgs(ctx, s, call.turn, call.userAudioKey));
 }
 
 /** The agent's answer to the turn: its leading silence is the response latency, its transcript the turn's output. */
