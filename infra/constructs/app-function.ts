@@ -81,6 +81,8 @@ export const BUNDLING = {
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   alias: {
     '#route-validators': './shared/http/precompiled-validators.ts',
+    // The fixed LLM answer schemas' validators, precompiled (infra/validators.ts): no answer compiler loads.
+    '#answer-validators': './.build/validators/llm-answers.ts',
     // Lambda gives every function its credentials in the environment: the default chain's other
     // sources are left out (infra/bundling/env-credentials.ts).
     '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',

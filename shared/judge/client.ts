@@ -1,16 +1,9 @@
+import { JUDGE_SCORE_SCHEMA } from '../llm/answer-schemas.js';
 import { callLlm, type LlmMessage } from '../llm/client.js';
 
-/** The judge's answer (structured output `judge_score`): a score in [0, 1] and why. */
-export const JUDGE_SCORE_SCHEMA = {
-  type: 'object',
-  properties: {
-    score: { type: 'number', minimum: 0, maximum: 1 },
-    reason: { type: 'string' },
-  },
-  required: ['score', 'reason'],
-  additionalProperties: false,
-} as const;
+export { JUDGE_SCORE_SCHEMA };
 
+/** The judge's answer (structured output `judge_score`, JUDGE_SCORE_SCHEMA): a score in [0, 1] and why. */
 export interface JudgeScore {
   score: number;
   reason: string;

@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { precompiledAnswerValidators } from '#answer-validators';
 import { describeError } from '../schemas/describe.js';
 
 /**
@@ -8,22 +9,41 @@ import { describeError } from '../schemas/describe.js';
 
 export type LlmPurpose = 'judge' | 'simulator' | 'generator';
 
-const ajv = new Ajv({ allErrors: false, strict: true });
-const compiled = new WeakMap<object, ValidateFunction>();
+/** A compiled answer schema: true for a matching value, its `errors` set otherwise (ajv's shape). */
+export interface AnswerValidator {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+const compiled = new WeakMap<object, AnswerValidator>();
+let compiler: Promise<(schema: object) => AnswerValidator> | undefined;
 
 /**
- * Compiles an answer schema once per schema object. Some schemas are built per call (the
- * generator's carry the counts asked), so ajv's own cache is emptied of each one at once: the
- * WeakMap alone holds the compiled function, and lets it go with the schema.
+ * The validator of an answer schema. A fixed schema (./answer-schemas.ts) has its validator
+ * precompiled in a function bundle (`#answer-validators`); any other schema is compiled once per
+ * schema object by ajv, which is loaded with the first such schema. Some schemas are built per call
+ * (the generator's carry the counts asked): the WeakMap alone holds their compiled function, and
+ * lets it go with the schema.
  */
-export function answerValidator(schema: object): ValidateFunction {
-  let fn = compiled.get(schema);
-  if (!fn) {
-    fn = ajv.compile(schema);
-    ajv.removeSchema(schema);
-    compiled.set(schema, fn);
+/**
+ * For a module whose every call compiles answer schemas (the generator: its schemas carry the counts
+ * of each request), so the compiler is part of its cold start rather than of its first request.
+ */
+export function provideAnswerCompiler(make: () => (schema: object) => AnswerValidator): void {
+  compiler ??= Promise.resolve(make());
+}
+
+export async function answerValidator(schema: object): Promise<AnswerValidator> {
+  const ready = precompiledAnswerValidators.get(schema) ?? compiled.get(schema);
+  if (ready) return ready;
+  compiler ??= import('./answer-compiler.js').then((m) => m.newAnswerCompiler());
+  const compile = await compiler;
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = compile(schema);
+    compiled.set(schema, validate);
   }
-  return fn;
+  return validate;
 }
 
 /** At most 500 characters of what the model said, as a JSON string (so a quote never reads as ours). */
@@ -38,7 +58,12 @@ export type ParsedAnswer<T> = { ok: true; value: T } | { ok: false; error: strin
  * tolerated (some compatible servers add one even in JSON mode); anything else that is not JSON,
  * or JSON that does not match, is an error naming the field and the rule.
  */
-export function parseAnswer<T>(raw: string, schema: object, schemaName: string, purpose: LlmPurpose): ParsedAnswer<T> {
+export async function parseAnswer<T>(
+  raw: string,
+  schema: object,
+  schemaName: string,
+  purpose: LlmPurpose,
+): Promise<ParsedAnswer<T>> {
   const text = raw.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1');
   let parsed: unknown;
   try {
@@ -46,7 +71,7 @@ export function parseAnswer<T>(raw: string, schema: object, schemaName: string, 
   } catch {
     return { ok: false, error: `the ${purpose}'s answer is not JSON: ${quote(raw)}` };
   }
-  const validate = answerValidator(schema);
+  const validate = await answerValidator(schema);
   if (!validate(parsed)) {
     const rule = describeError(validate.errors?.[0], 'body').replace(/^body /, 'the answer ');
     return { ok: false, error: `the ${purpose}'s answer does not match ${schemaName}: ${rule}` };

@@ -214,7 +214,7 @@ async function ask<T>(
       error = content.error;
       continue;
     }
-    const parsed = parseAnswer<T>(content.content, input.schema, input.schemaName, input.purpose);
+    const parsed = await parseAnswer<T>(content.content, input.schema, input.schemaName, input.purpose);
     const refused = parsed.ok ? input.refine?.(parsed.value) : undefined;
     if (parsed.ok && refused === undefined) return parsed;
     error = parsed.ok ? `the ${input.purpose}'s answer does not match ${input.schemaName}: ${refused}` : parsed.error;

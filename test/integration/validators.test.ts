@@ -5,7 +5,10 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TObject } from '@sinclair/typebox';
-import { precompiledPath, writeValidators } from '../../infra/validators.js';
+import { ANSWER_VALIDATORS_PATH, precompiledPath, writeValidators } from '../../infra/validators.js';
+import { FIXED_ANSWER_SCHEMAS } from '../../shared/llm/answer-schemas.js';
+import { newAnswerCompiler } from '../../shared/llm/answer-compiler.js';
+import type { AnswerValidator } from '../../shared/llm/answer.js';
 import { routes } from '../../shared/routes.js';
 import { routeFormats } from '../../shared/schemas/route-formats.js';
 import { normaliseQuery } from '../../shared/http/query.js';
@@ -109,4 +112,34 @@ describe('precompiled validators', () => {
     );
     expect(compared).toBeGreaterThan(1000);
   }, 120_000);
+
+  it('check the fixed LLM answers exactly as the answer compiler does (fuzzed answers)', async () => {
+    const generated = readFileSync(ANSWER_VALIDATORS_PATH, 'utf8');
+    expect(generated).not.toMatch(/from '[^']*(functions|infra)\//);
+    const { precompiledAnswerValidators } = (await import(pathToFileURL(ANSWER_VALIDATORS_PATH).href)) as {
+      precompiledAnswerValidators: Map<object, AnswerValidator>;
+    };
+    const compile = newAnswerCompiler();
+    const answer = (validate: AnswerValidator, value: unknown) =>
+      validate(value) ? { valid: true } : { valid: false, errors: validate.errors };
+    for (const [name, schema] of Object.entries(FIXED_ANSWER_SCHEMAS)) {
+      const precompiled = precompiledAnswerValidators.get(schema);
+      expect(precompiled, name).toBeTypeOf('function');
+      const runtime = compile(schema);
+      const keys = [...Object.keys(schema.properties), 'extra'];
+      const field = fc.oneof(fc.boolean(), fc.double(), fc.string(), fc.constant(null), fc.array(fc.integer()));
+      const value = fc.oneof(
+        fc.dictionary(fc.constantFrom(...keys), field),
+        fc.record(Object.fromEntries(Object.keys(schema.properties).map((k) => [k, field]))),
+        field,
+      );
+      fc.assert(
+        fc.property(value, (v) => {
+          expect(answer(precompiled!, v), name).toEqual(answer(runtime, v));
+        }),
+        { numRuns: 2000, seed: 26 },
+      );
+    }
+    expect(precompiledAnswerValidators.size).toBe(Object.keys(FIXED_ANSWER_SCHEMAS).length);
+  });
 });

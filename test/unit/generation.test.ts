@@ -362,7 +362,7 @@ describe("the generator's output", () => {
     expect(redTeamAttacksSchema(3, ['role_play', 'emoji'])).toBe(schemas[0]);
   });
 
-  it('any schema-conforming answer holds what was asked (the counts and rewrites are in the schema)', () => {
+  it('any schema-conforming answer holds what was asked (the counts and rewrites are in the schema)', async () => {
     // A generic stub's answer: every property, arrays of minItems items, the lowest allowed integer.
     let n = 0;
     const fake = (s: any): any =>
@@ -380,32 +380,32 @@ describe("the generator's output", () => {
     ];
     const attacks = redTeamAttacksSchema(slots.length, writtenStrategies(slots));
     expect(writtenStrategies(slots)).toEqual(['role_play', 'emoji']);
-    const answer = parseAnswer<any>(JSON.stringify(fake(attacks)), attacks, 'red_team_attacks', 'generator');
+    const answer = await parseAnswer<any>(JSON.stringify(fake(attacks)), attacks, 'red_team_attacks', 'generator');
     expect(answer.ok && refineAttacks(slots)(answer.value)).toBeUndefined();
     const blocks = [
       { source: 1, text: 't', count: 3, variant: null },
       { source: 2, text: 'u', count: 1, variant: 'rag' },
     ];
     const quality = qualityCasesSchema(blocks);
-    const qa = parseAnswer<any>(JSON.stringify(fake(quality)), quality, 'quality_cases', 'generator');
+    const qa = await parseAnswer<any>(JSON.stringify(fake(quality)), quality, 'quality_cases', 'generator');
     expect(qa.ok && refineQuality(blocks)(qa.value)).toBeUndefined();
     const scenarios = scenarioCasesSchema(7);
-    const sa = parseAnswer<any>(JSON.stringify(fake(scenarios)), scenarios, 'scenario_cases', 'generator');
+    const sa = await parseAnswer<any>(JSON.stringify(fake(scenarios)), scenarios, 'scenario_cases', 'generator');
     expect(sa.ok && refineScenarios(7)(sa.value)).toBeUndefined();
     // Fewer items than asked is a schema error, retried once like any invalid answer.
-    const short = parseAnswer('{"scenarios":[]}', scenarios, 'scenario_cases', 'generator');
+    const short = await parseAnswer('{"scenarios":[]}', scenarios, 'scenario_cases', 'generator');
     expect(!short.ok && short.error).toBe(
       "the generator's answer does not match scenario_cases: scenarios must have at least 7 items",
     );
   });
 
-  it('an answer must match the schema, and hold what was asked', () => {
+  it('an answer must match the schema, and hold what was asked', async () => {
     const slots = [{ variant: 'misuse', strategies: ['original', 'role_play'] }];
     const good = {
       attacks: [{ source: 1, attack: 'give me the logs', rewrites: { role_play: 'as a pirate, give me the logs' } }],
     };
     const schema = redTeamAttacksSchema(1, ['role_play']);
-    expect(parseAnswer(JSON.stringify(good), schema, 'red_team_attacks', 'generator')).toEqual({
+    expect(await parseAnswer(JSON.stringify(good), schema, 'red_team_attacks', 'generator')).toEqual({
       ok: true,
       value: good,
     });
@@ -414,15 +414,17 @@ describe("the generator's output", () => {
       'attacks[0].rewrites.role_play must not be empty',
     );
     expect(
-      parseAnswer(
-        JSON.stringify({ attacks: [{ ...good.attacks[0]!, rewrites: {} }] }),
-        schema,
-        'red_team_attacks',
-        'generator',
+      (
+        await parseAnswer(
+          JSON.stringify({ attacks: [{ ...good.attacks[0]!, rewrites: {} }] }),
+          schema,
+          'red_team_attacks',
+          'generator',
+        )
       ).ok,
     ).toBe(false);
     expect(refineAttacks([...slots, ...slots])(good)).toBe('attacks must hold 2 items, found 1');
-    const bad = parseAnswer('{"attacks":[{"attack":"x"}]}', schema, 'red_team_attacks', 'generator');
+    const bad = await parseAnswer('{"attacks":[{"attack":"x"}]}', schema, 'red_team_attacks', 'generator');
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toMatch(/^the generator's answer does not match red_team_attacks: /);
     expect(

@@ -48,11 +48,39 @@ describe('libraries loaded by the requests that need them', () => {
     });
   });
 
-  it('the checks scorer holds its schema compiler: a json_schema check scores without a load step', () => {
+  it('the evaluator loads the schema compiler for a json_schema check only, and checks a fixed LLM answer without it in a bundle', () => {
     const out = loadedPackages(`
-      const { scoreCheck } = await import('./shared/domain/evaluation/checks.ts');
-      out.finding = [scoreCheck('guard', { type: 'json_schema', target: 'actual_output', schema: { type: 'object' } }, { actual_output: '{}' }).score === 1];
-      out.loaded = loaded();`);
-    expect(out).toEqual({ finding: [true], loaded: [true, false, false] });
+      const checks = await import('./shared/domain/evaluation/checks.ts');
+      await import('./shared/domain/evaluation/evaluator.ts');
+      await import('./shared/domain/runs/simulator.ts');
+      out.imported = loaded();
+      await checks.loadCheckScorer({ type: 'contains' });
+      out.contains = loaded();
+      await checks.loadCheckScorer({ type: 'json_schema' });
+      out.finding = [checks.scoreCheck('guard', { type: 'json_schema', target: 'actual_output', schema: { type: 'object' } }, { actual_output: '{}' }).score === 1];
+      out.jsonSchema = loaded();`);
+    expect(out).toEqual({
+      imported: [false, false, false],
+      contains: [false, false, false],
+      finding: [true],
+      jsonSchema: [true, false, false],
+    });
+  });
+
+  it('an LLM answer schema with no precompiled validator loads the answer compiler with its first answer', () => {
+    const out = loadedPackages(`
+      const { parseAnswer } = await import('./shared/llm/answer.ts');
+      const { JUDGE_SCORE_SCHEMA } = await import('./shared/llm/answer-schemas.ts');
+      out.imported = loaded();
+      out.parsed = [(await parseAnswer('{"score": 1, "reason": "ok"}', JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).ok];
+      out.answered = loaded();`);
+    expect(out).toEqual({ imported: [false, false, false], parsed: [true], answered: [true, false, false] });
+  });
+
+  it('the generator, whose every call compiles an answer schema built for it, holds the answer compiler', () => {
+    const out = loadedPackages(`
+      await import('./shared/domain/generation/job.ts');
+      out.imported = loaded();`);
+    expect(out).toEqual({ imported: [true, false, false] });
   });
 });

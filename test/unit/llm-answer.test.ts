@@ -11,8 +11,8 @@ describe('structured answers are parsed and validated', () => {
     ['```json\n{"score": 1, "reason": "x"}\n```', { score: 1, reason: 'x' }],
     ['```\n{"score": 0, "reason": ""}\n```', { score: 0, reason: '' }],
     ['  {"score": 0.5, "reason": "padded"}\n', { score: 0.5, reason: 'padded' }],
-  ])('accepts %s', (raw, value) =>
-    expect(parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: true, value }),
+  ])('accepts %s', async (raw, value) =>
+    expect(await parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: true, value }),
   );
 
   it.each([
@@ -26,13 +26,13 @@ describe('structured answers are parsed and validated', () => {
       "the judge's answer does not match judge_score: unknown field 'extra'",
     ],
     ['[0.5]', "the judge's answer does not match judge_score: the answer must be an object"],
-  ])('refuses %s', (raw, error) =>
-    expect(parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: false, error }),
+  ])('refuses %s', async (raw, error) =>
+    expect(await parseAnswer(raw, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge')).toEqual({ ok: false, error }),
   );
 
-  it('names the schema and the field for the simulator', () => {
+  it('names the schema and the field for the simulator', async () => {
     expect(
-      parseAnswer(
+      await parseAnswer(
         '{"stop": false, "reason": "continuing"}',
         SIMULATED_USER_TURN_SCHEMA,
         'simulated_user_turn',
@@ -43,7 +43,7 @@ describe('structured answers are parsed and validated', () => {
       error: "the simulator's answer does not match simulated_user_turn: message is required",
     });
     expect(
-      parseAnswer(
+      await parseAnswer(
         '{"stop": "no", "reason": "", "message": "hi"}',
         SIMULATED_USER_TURN_SCHEMA,
         'simulated_user_turn',
@@ -55,16 +55,16 @@ describe('structured answers are parsed and validated', () => {
     });
   });
 
-  it('quotes a non-JSON answer cut to 500 characters', () => {
-    const result = parseAnswer(`garbage ${'x'.repeat(1000)}`, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge');
+  it('quotes a non-JSON answer cut to 500 characters', async () => {
+    const result = await parseAnswer(`garbage ${'x'.repeat(1000)}`, JUDGE_SCORE_SCHEMA, 'judge_score', 'judge');
     expect(result.ok).toBe(false);
     const error = (result as { error: string }).error;
     expect(error).toContain('garbage xxx');
     expect(error.length).toBeLessThan(600);
   });
 
-  it('compiles a schema once', () => {
-    expect(answerValidator(JUDGE_SCORE_SCHEMA)).toBe(answerValidator(JUDGE_SCORE_SCHEMA));
+  it('compiles a schema once', async () => {
+    expect(await answerValidator(JUDGE_SCORE_SCHEMA)).toBe(await answerValidator(JUDGE_SCORE_SCHEMA));
   });
 
   it('reads the message content, a refusal, or says there is none', () => {

@@ -17,8 +17,7 @@ import vm from 'node:vm';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { ValidationError } from '../../errors.js';
 import type { Check } from '../../schemas/metrics.js';
-import { newUserSchemaCompiler } from '../../schemas/user-schema-compiler.js';
-import { compileUserSchema, provideUserSchemaCompiler } from '../../schemas/user-schemas.js';
+import { compileUserSchema, loadUserSchemaCompiler } from '../../schemas/user-schemas.js';
 import { isJsonFinding, MetricInputError, type Finding, type MetricResult } from './deterministic.js';
 import type { CheckTarget } from './params.js';
 import { checkPattern, targetOf } from './check-pattern.js';
@@ -218,10 +217,15 @@ function lengthFinding(s: Subject, min: number | undefined, max: number | undefi
   return { score: 1, detail: `${has} (allowed: ${range})` };
 }
 
-/** Compiled JSON schemas of checks, most recently used last; at most this many are kept. */
-// The scorer compiles a json_schema check's schema whenever it meets one: its compiler is part of it.
-provideUserSchemaCompiler(newUserSchemaCompiler);
+/**
+ * What scoring this check needs loaded: the users' schema compiler for a `json_schema` check, so
+ * an evaluator that scores judge metrics or other checks never loads it. Await it before scoreCheck.
+ */
+export async function loadCheckScorer(check: Pick<Check, 'type'>): Promise<void> {
+  if (check.type === 'json_schema') await loadUserSchemaCompiler();
+}
 
+/** Compiled JSON schemas of checks, most recently used last; at most this many are kept. */
 const SCHEMA_CACHE_SIZE = 100;
 const validators = new Map<string, ValidateFunction>();
 
@@ -351,7 +355,7 @@ export function withinTimeBudget<T>(work: () => T, ms: number): { done: true; va
 /**
  * Scores a metric's check on the evaluation parameters: the score (1 or 0) and a reason starting
  * with the metric's name. Throws MetricInputError (the evaluation FAILS) when the target is
- * missing or the time budget runs out.
+ * missing or the time budget runs out. A `json_schema` check needs loadCheckScorer first.
  */
 export function scoreCheck(
   name: string,

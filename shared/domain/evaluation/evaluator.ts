@@ -10,7 +10,7 @@ import { askJudge } from '../../judge/client.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
-import { scoreCheck } from './checks.js';
+import { loadCheckScorer, scoreCheck } from './checks.js';
 import { DETERMINISTIC_METRICS, MetricInputError } from './deterministic.js';
 import { parameterValues, type EvaluationSources } from './context.js';
 import { AI_JUDGED_SOURCES } from './params.js';
@@ -37,6 +37,7 @@ export async function score(
   if (metric.source === 'DETERMINISTIC') {
     // An organization's own deterministic metric is its check; a predefined one is code, by name.
     const check = metric.check;
+    if (check) await loadCheckScorer(check);
     const fn = check
       ? (p: Record<string, unknown>) => scoreCheck(metric.name, check, p)
       : DETERMINISTIC_METRICS[metric.name];

@@ -1,4 +1,5 @@
 import type { TransactItem } from '../../db/catalog.js';
+import { SIMULATED_USER_TURN_SCHEMA } from '../../llm/answer-schemas.js';
 import { callLlm, type LlmMessage } from '../../llm/client.js';
 import { resolveModel, simulatorModelName } from '../../llm/models.js';
 import { renderValue } from '../evaluation/judge-prompt.js';
@@ -11,16 +12,7 @@ export { generatorModelName } from '../../llm/models.js';
  * the LLM client per turn, answered as the structured output `simulated_user_turn`.
  */
 
-export const SIMULATED_USER_TURN_SCHEMA = {
-  type: 'object',
-  properties: {
-    stop: { type: 'boolean' },
-    reason: { type: 'string' },
-    message: { type: 'string' },
-  },
-  required: ['stop', 'reason', 'message'],
-  additionalProperties: false,
-} as const;
+export { SIMULATED_USER_TURN_SCHEMA };
 
 export interface SimulatedUserTurn {
   stop: boolean;
