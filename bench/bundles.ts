@@ -33,6 +33,8 @@ export interface Bundle {
   bytes: number;
   /** The SDK clients besides DynamoDB's the bundle holds (from esbuild's metafile). */
   clients: SdkClient[];
+  /** The npm packages that put code in the bundle (from esbuild's metafile). */
+  packages: string[];
   /** The floor this function is measured against (a floor names itself). */
   floor: string;
 }
@@ -118,14 +120,19 @@ const buildOptions = (outdir: string): BuildOptions => ({
   metafile: true,
 });
 
-/** The SDK clients (besides DynamoDB's) among the inputs of one output of a metafile. */
-function clientsOf(metafile: Metafile, outfile: string): SdkClient[] {
+/** The npm packages that put code in one output of a metafile. */
+function packagesOf(metafile: Metafile, outfile: string): string[] {
   const output = Object.entries(metafile.outputs).find(([path]) => resolve(PROJECT_ROOT, path) === outfile)?.[1];
   if (!output) throw new Error(`no output ${outfile} in the metafile`);
-  const inputs = Object.keys(output.inputs);
-  return (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) =>
-    inputs.some((i) => i.includes(`node_modules/${SDK_CLIENTS[c]}/`)),
-  );
+  const names = Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1])
+    .filter((name): name is string => name !== undefined);
+  return [...new Set(names)].sort();
+}
+
+function clientsOf(packages: readonly string[]): SdkClient[] {
+  return (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) => packages.includes(SDK_CLIENTS[c]));
 }
 
 /**
@@ -154,8 +161,9 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
   const functions = await build({ ...buildOptions(outdir), entryPoints });
   const bundles: Bundle[] = handlers.map((name) => {
     const file = join(outdir, `${name}.mjs`);
-    const clients = clientsOf(functions.metafile!, file);
-    return { name, file, bytes: statSync(file).size, clients, floor: floorName(clients) };
+    const packages = packagesOf(functions.metafile!, file);
+    const clients = clientsOf(packages);
+    return { name, file, bytes: statSync(file).size, clients, packages, floor: floorName(clients) };
   });
   const floorClients = new Map<string, SdkClient[]>([[DYNAMODB_FLOOR, []]]);
   for (const b of bundles) floorClients.set(b.floor, b.clients);
@@ -166,10 +174,11 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
     writeFileSync(src, floorSource(clients));
     return { in: src, out: name };
   });
-  await build({ ...buildOptions(outdir), entryPoints: floorEntries });
+  const floors = await build({ ...buildOptions(outdir), entryPoints: floorEntries });
   for (const [name, clients] of floorClients) {
     const file = join(outdir, `${name}.mjs`);
-    bundles.push({ name, file, bytes: statSync(file).size, clients, floor: name });
+    const packages = packagesOf(floors.metafile!, file);
+    bundles.push({ name, file, bytes: statSync(file).size, clients, packages, floor: name });
   }
   return bundles;
 }

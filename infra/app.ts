@@ -2,10 +2,13 @@ import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack } from './stack.js';
 import { voiceSettingsFromEnv } from './constructs/voice.js';
+import { writeLazyModules } from './lazy-modules.js';
 import { writeValidators } from './validators.js';
 
-// Each route's bundle injects its precompiled validators: generated now, never committed.
+// Each route's bundle injects its precompiled validators, and the lazy modules are shipped beside
+// the bundles that import them: both generated now, never committed.
 await writeValidators();
+await writeLazyModules();
 
 function count(value: string | undefined): number | undefined {
   if (!value) return undefined;

@@ -64,10 +64,37 @@ export const RUNTIME_MODULES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * Modules a function imports with `import()` for some requests only, by their package.json
+ * `imports` specifier: left out of every bundle and shipped beside the bundles that import them
+ * (infra/lazy-modules.ts builds them before bundling; `lazyModuleCommands` ships them).
+ */
+export const LAZY_MODULES = ['#user-schema-compiler', '#regex-safety', '#answer-compiler'] as const;
+
+/** Where a function's folder holds its lazy modules, and the package.json that maps them there. */
+export const LAZY_FOLDER = 'lazy';
+export const FUNCTION_PACKAGE_JSON = JSON.stringify({
+  imports: Object.fromEntries(LAZY_MODULES.map((s) => [s, `./${LAZY_FOLDER}/${s.slice(1)}.mjs`])),
+});
+
+/**
+ * The shell commands that ship the lazy modules a bundle imports (its minified code names the
+ * specifier) from `.build/lazy/` beside it, and then the package.json that maps them.
+ */
+export function lazyModuleCommands(inputDir: string, outputDir: string): string[] {
+  return [
+    ...LAZY_MODULES.map((s) => {
+      const file = `${s.slice(1)}.mjs`;
+      return `if grep -q '"${s}"' "${outputDir}/index.mjs"; then mkdir -p "${outputDir}/${LAZY_FOLDER}" && cp "${inputDir}/.build/lazy/${file}" "${inputDir}/.build/lazy/${file}.map" "${outputDir}/${LAZY_FOLDER}/"; fi`;
+    }),
+    `if [ -d "${outputDir}/${LAZY_FOLDER}" ]; then printf '%s' '${FUNCTION_PACKAGE_JSON}' > "${outputDir}/package.json"; fi`,
+  ];
+}
+
+/**
  * The esbuild settings of every function (NodejsFunction's bundling, also read by bench/bundles.ts).
  * `#route-validators` resolves to the registry the injected precompiled validators fill
  * (`bundleInject`), so no schema compiler is bundled (the local server resolves it to ajv through
- * package.json `imports`). `external`: the RUNTIME_MODULES above.
+ * package.json `imports`). `external`: the RUNTIME_MODULES and LAZY_MODULES above.
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,
@@ -87,7 +114,7 @@ export const BUNDLING = {
     // sources are left out (infra/bundling/env-credentials.ts).
     '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',
   },
-  external: Object.keys(RUNTIME_MODULES),
+  external: [...Object.keys(RUNTIME_MODULES), ...LAZY_MODULES],
 } as const;
 
 /** The CDK context key that sets every function's log level: `npx cdk deploy -c logLevel=DEBUG`. */
@@ -185,20 +212,17 @@ export class AppFunction extends Construct {
         inject: bundleInject(props.handler),
         // esbuild runs in the project root (local bundling).
         esbuildArgs: { '--alias': Object.entries(BUNDLING.alias).map(([from, to]) => `${from}=${to}`) },
-        ...(props.files?.length || props.runtimeModules?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => [
-                  ...(props.files ?? []).map((f) => `cp "${inputDir}/${f}" "${outputDir}/"`),
-                  ...runtimeFiles(props.runtimeModules ?? []).map(
-                    (f) => `mkdir -p "${outputDir}/${dirname(f)}" && cp "${inputDir}/${f}" "${outputDir}/${f}"`,
-                  ),
-                ],
-              },
-            }
-          : {}),
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            ...(props.files ?? []).map((f) => `cp "${inputDir}/${f}" "${outputDir}/"`),
+            ...runtimeFiles(props.runtimeModules ?? []).map(
+              (f) => `mkdir -p "${outputDir}/${dirname(f)}" && cp "${inputDir}/${f}" "${outputDir}/${f}"`,
+            ),
+            ...lazyModuleCommands(inputDir, outputDir),
+          ],
+        },
       },
     });
   }

@@ -36,7 +36,7 @@ export function provideAnswerCompiler(make: () => (schema: object) => AnswerVali
 export async function answerValidator(schema: object): Promise<AnswerValidator> {
   const ready = precompiledAnswerValidators.get(schema) ?? compiled.get(schema);
   if (ready) return ready;
-  compiler ??= import('./answer-compiler.js').then((m) => m.newAnswerCompiler());
+  compiler ??= import('#answer-compiler').then((m) => m.newAnswerCompiler());
   const compile = await compiler;
   let validate = compiled.get(schema);
   if (!validate) {

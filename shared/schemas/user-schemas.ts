@@ -6,7 +6,8 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
  * The one compiler of JSON Schemas users write (a check's `schema`, an endpoint connection's
- * `inputSchema`), made by ./user-schema-compiler.ts on first use. It keeps no user schema: see
+ * `inputSchema`), made by ./user-schema-compiler.ts (`#user-schema-compiler`: a function bundle
+ * ships it beside itself rather than in it, infra/lazy-modules.ts) on first use. It keeps no user schema: see
  * compileUserSchema. A module that compiles users' schemas on most of its paths (the checks'
  * scorer) provides the factory it imports; a route whose requests carry a schema only sometimes
  * awaits loadUserSchemaCompiler() for those requests, so the compiler is not part of its cold start.
@@ -19,7 +20,7 @@ export function provideUserSchemaCompiler(make: () => Ajv2020): void {
 }
 
 export async function loadUserSchemaCompiler(): Promise<void> {
-  if (!factory) provideUserSchemaCompiler((await import('./user-schema-compiler.js')).newUserSchemaCompiler);
+  if (!factory) provideUserSchemaCompiler((await import('#user-schema-compiler')).newUserSchemaCompiler);
 }
 
 function userCompiler(): Ajv2020 {

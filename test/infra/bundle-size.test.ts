@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAll, DYNAMODB_FLOOR, isFloor, stackHandlers, type Bundle } from '../../bench/bundles.js';
 import { jobs, routes } from '../../shared/routes.js';
 import { build } from 'esbuild';
-import { BUNDLING, PROJECT_ROOT, RUNTIME_MODULES } from '../../infra/constructs/app-function.js';
+import { BUNDLING, LAZY_MODULES, PROJECT_ROOT, RUNTIME_MODULES } from '../../infra/constructs/app-function.js';
 
 let outdir: string;
 let bundles: Bundle[];
@@ -98,5 +98,24 @@ describe('function bundles', () => {
       readFileSync(bundles.find((b) => b.name === 'products/get')!.file, 'utf8'),
       'no ajv at all in a catalog route',
     ).not.toContain('strictSchema');
+  });
+
+  it('leave the lazy modules out: a function that loads a compiler or analyser for some requests holds none of its packages', () => {
+    const of = (name: string) => bundles.find((b) => b.name === name)!;
+    const lazyIn = (b: Bundle) =>
+      [...readFileSync(b.file, 'utf8').matchAll(/import\("(#[^"]+)"\)/g)].map((m) => m[1]!).sort();
+    // Every package import left in a bundle is a lazy module (shipped beside it, test/infra/bundling.test.ts).
+    for (const b of bundles.filter((x) => !isFloor(x)))
+      for (const specifier of lazyIn(b)) expect(LAZY_MODULES, b.name).toContain(specifier);
+    expect(lazyIn(of('metrics/create'))).toEqual(['#regex-safety', '#user-schema-compiler']);
+    // ajv's compiler (the precompiled validators need only its small runtime helpers) and the regex analysers.
+    const compilers = ['json-schema-traverse', 'fast-uri', 'ajv-formats', 'redos-detector', 'regjsparser'];
+    for (const name of ['metrics/create', 'endpoint-connections/create', 'jobs/evaluator', 'jobs/runner'])
+      expect(
+        of(name).packages.filter((p) => compilers.includes(p)),
+        name,
+      ).toEqual([]);
+    // The generator compiles an answer schema on every call: it holds the compiler.
+    expect(of('jobs/generator').packages).toContain('json-schema-traverse');
   });
 });

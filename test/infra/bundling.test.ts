@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,7 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { App, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { AppFunction, RUNTIME_MODULES, type AppFunctionProps } from '../../infra/constructs/app-function.js';
+import {
+  AppFunction,
+  LAZY_FOLDER,
+  RUNTIME_MODULES,
+  type AppFunctionProps,
+} from '../../infra/constructs/app-function.js';
+import { writeLazyModules } from '../../infra/lazy-modules.js';
 import { placeholderEnvironment } from '../../shared/config/env.js';
 import { writeValidators } from '../../infra/validators.js';
 
@@ -39,8 +45,12 @@ async function withBundle(
   }
 }
 
-// As the CDK app does before it bundles: the routes' validators are generated, then injected.
-beforeAll(() => writeValidators(), 120_000);
+// As the CDK app does before it bundles: the routes' validators are generated, then injected, and
+// the lazy modules built, then shipped beside the bundles that import them.
+beforeAll(async () => {
+  await writeValidators();
+  await writeLazyModules();
+}, 120_000);
 
 describe('function bundling', () => {
   it('signs with the environment credentials Lambda sets, with no other credential source bundled', async () => {
@@ -166,6 +176,34 @@ describe('function bundling', () => {
       const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
       expect(out.stderr).toBe('');
       expect(out.stdout.trim()).toBe('function');
+    });
+  });
+
+  it('ships the lazy modules a bundle imports beside it, where its import finds them, and no others', async () => {
+    placeholderEnvironment('bundling-test');
+    await withBundle({ handler: 'metrics/create', environment: {} }, async (dir) => {
+      expect(readdirSync(join(dir, LAZY_FOLDER)).sort()).toEqual([
+        'regex-safety.mjs',
+        'regex-safety.mjs.map',
+        'user-schema-compiler.mjs',
+        'user-schema-compiler.mjs.map',
+      ]);
+      // Resolved through the function's package.json from its folder alone, as Lambda would.
+      writeFileSync(
+        join(dir, 'probe.mjs'),
+        [
+          "const { newUserSchemaCompiler } = await import('#user-schema-compiler');",
+          "const { catastrophicBacktracking } = await import('#regex-safety');",
+          "const valid = newUserSchemaCompiler().compile({ type: 'string', format: 'email' });",
+          "console.log(JSON.stringify([valid('a@b.co'), valid('nope'), typeof catastrophicBacktracking]));",
+        ].join('\n'),
+      );
+      const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
+      expect(out.stderr).toBe('');
+      expect(JSON.parse(out.stdout)).toEqual([true, false, 'function']);
+    });
+    await withBundle({ handler: 'products/get', environment: {} }, async (dir) => {
+      expect(existsSync(join(dir, LAZY_FOLDER))).toBe(false);
     });
   });
 });

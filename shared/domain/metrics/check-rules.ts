@@ -29,7 +29,7 @@ export const REGEX_MAX_CHARS = 1_000;
 /** Patterns (`pattern`, `patternProperties`) analysed in one check's schema. */
 export const SCHEMA_MAX_PATTERNS = 20;
 
-let regexSafety: typeof import('../evaluation/regex-safety.js') | undefined;
+let regexSafety: typeof import('#regex-safety') | undefined;
 
 /**
  * Loads what validating this check needs beyond the rules here: the regex analysers for a regex
@@ -38,7 +38,7 @@ let regexSafety: typeof import('../evaluation/regex-safety.js') | undefined;
  */
 export async function loadCheckAnalysers(check: Pick<Check, 'type'> | null | undefined): Promise<void> {
   if (check?.type !== 'regex' && check?.type !== 'json_schema') return;
-  regexSafety ??= await import('../evaluation/regex-safety.js');
+  regexSafety ??= await import('#regex-safety');
   if (check.type === 'json_schema') await loadUserSchemaCompiler();
 }
 
