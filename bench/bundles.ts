@@ -10,7 +10,13 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { AppFunction, BUNDLING, bundleEntry, bundleInject, PROJECT_ROOT } from '../infra/constructs/app-function.js';
+import {
+  AppFunction,
+  bundleEntry,
+  bundleInject,
+  esbuildOptions,
+  PROJECT_ROOT,
+} from '../infra/constructs/app-function.js';
 import { writeValidators } from '../infra/validators.js';
 import { EvalPlatformStack } from '../infra/stack.js';
 
@@ -96,27 +102,12 @@ export function floorSource(clients: readonly SdkClient[]): string {
 }
 
 const buildOptions = (outdir: string): BuildOptions => ({
-  absWorkingDir: PROJECT_ROOT,
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: BUNDLING.format,
-  target: BUNDLING.target,
-  minify: BUNDLING.minify,
-  sourcemap: BUNDLING.sourceMap,
-  sourcesContent: BUNDLING.sourcesContent,
-  mainFields: [...BUNDLING.mainFields],
-  banner: { js: BUNDLING.banner },
-  alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),
-  external: [...BUNDLING.external],
-  nodePaths: [resolve(PROJECT_ROOT, 'node_modules')],
+  ...esbuildOptions(outdir),
   define: {
     __BUILD_STAMP__: JSON.stringify(
       JSON.stringify({ version: '0.0.0-bench', commit: 'bench', buildDate: new Date(0).toISOString() }),
     ),
   },
-  logLevel: 'error',
   metafile: true,
 });
 

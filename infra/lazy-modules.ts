@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLING, LAZY_MODULES, PROJECT_ROOT } from './constructs/app-function.js';
+import { esbuildOptions, LAZY_MODULES, PROJECT_ROOT } from './constructs/app-function.js';
 
 export const LAZY_DIR = resolve(PROJECT_ROOT, '.build', 'lazy');
 
@@ -34,20 +34,8 @@ export function lazyModuleSources(): Record<string, string> {
 export async function writeLazyModules(): Promise<void> {
   const sources = lazyModuleSources();
   await build({
+    ...esbuildOptions(LAZY_DIR),
     entryPoints: Object.fromEntries(LAZY_MODULES.map((s) => [lazyModuleName(s), sources[s]!])),
-    outdir: LAZY_DIR,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLING.target,
-    minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
-    sourcesContent: BUNDLING.sourcesContent,
-    mainFields: [...BUNDLING.mainFields],
-    banner: { js: BUNDLING.banner },
-    absWorkingDir: PROJECT_ROOT,
-    logLevel: 'error',
   });
 }
 

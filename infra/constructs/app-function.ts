@@ -1,3 +1,4 @@
+import type { BuildOptions } from 'esbuild';
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -116,6 +117,31 @@ export const BUNDLING = {
   },
   external: [...Object.keys(RUNTIME_MODULES), ...LAZY_MODULES],
 } as const;
+
+/**
+ * BUNDLING as options of esbuild's own API, for the builds the CDK does not run (the benchmarks'
+ * bundles, the lazy modules): the same output a function's bundle gets, into `outdir` as `.mjs`.
+ */
+export function esbuildOptions(outdir: string): BuildOptions {
+  return {
+    absWorkingDir: PROJECT_ROOT,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: BUNDLING.format,
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap,
+    sourcesContent: BUNDLING.sourcesContent,
+    mainFields: [...BUNDLING.mainFields],
+    banner: { js: BUNDLING.banner },
+    alias: Object.fromEntries(Object.entries(BUNDLING.alias).map(([from, to]) => [from, resolve(PROJECT_ROOT, to)])),
+    external: [...BUNDLING.external],
+    nodePaths: [resolve(PROJECT_ROOT, 'node_modules')],
+    logLevel: 'error',
+  };
+}
 
 /** The CDK context key that sets every function's log level: `npx cdk deploy -c logLevel=DEBUG`. */
 export const LOG_LEVEL_CONTEXT = 'logLevel';
