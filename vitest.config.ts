@@ -1,7 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { INTEGRATION_OWN_MODULES, UNIT_OWN_MODULES } from './test/support/isolation.js';
 
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'error' };
+
+const unit = {
+  include: ['test/unit/**/*.test.ts'],
+  setupFiles: ['test/support/unit-setup.ts', 'test/support/quiet-logs.ts'],
+  env: { ...env, TABLE_NAME: 'unit-tests-have-no-table', BUCKET_NAME: 'unit-tests-have-no-bucket' },
+};
+/** What every integration file needs: DynamoDB Local and s3rver, the local environment, quiet logs. */
+const integration = {
+  include: ['test/integration/**/*.test.ts'],
+  globalSetup: ['test/support/dynamo-global-setup.ts'],
+  setupFiles: ['test/support/env-setup.ts', 'test/support/quiet-logs.ts'],
+  env,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   test: {
@@ -13,23 +29,24 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          setupFiles: ['test/support/unit-setup.ts', 'test/support/quiet-logs.ts'],
-          env: { ...env, TABLE_NAME: 'unit-tests-have-no-table', BUCKET_NAME: 'unit-tests-have-no-bucket' },
-        },
+        test: { ...unit, name: 'unit', exclude: UNIT_OWN_MODULES, isolate: false },
+      },
+      {
+        test: { ...unit, name: 'unit-isolated', include: UNIT_OWN_MODULES },
       },
       {
         test: {
+          ...integration,
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/dynamo-global-setup.ts'],
-          setupFiles: ['test/support/env-setup.ts', 'test/support/quiet-logs.ts'],
-          env,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          exclude: INTEGRATION_OWN_MODULES,
+          // The files share one import of the service's modules per worker (the SDK, the local
+          // runtime), as the infra files share aws-cdk-lib: each resets what it changes in its hooks;
+          // a file that needs modules of its own runs isolated (test/support/isolation.ts).
+          isolate: false,
         },
+      },
+      {
+        test: { ...integration, name: 'integration-isolated', include: INTEGRATION_OWN_MODULES },
       },
       {
         test: {
