@@ -19,13 +19,6 @@ const compiled = new WeakMap<object, AnswerValidator>();
 let compiler: Promise<(schema: object) => AnswerValidator> | undefined;
 
 /**
- * The validator of an answer schema. A fixed schema (./answer-schemas.ts) has its validator
- * precompiled in a function bundle (`#answer-validators`); any other schema is compiled once per
- * schema object by ajv, which is loaded with the first such schema. Some schemas are built per call
- * (the generator's carry the counts asked): the WeakMap alone holds their compiled function, and
- * lets it go with the schema.
- */
-/**
  * For a module whose every call compiles answer schemas (the generator: its schemas carry the counts
  * of each request), so the compiler is part of its cold start rather than of its first request.
  */
@@ -33,6 +26,13 @@ export function provideAnswerCompiler(make: () => (schema: object) => AnswerVali
   compiler ??= Promise.resolve(make());
 }
 
+/**
+ * The validator of an answer schema. A fixed schema (./answer-schemas.ts) has its validator
+ * precompiled in a function bundle (`#answer-validators`); any other schema is compiled once per
+ * schema object by ajv, which is loaded with the first such schema. Some schemas are built per call
+ * (the generator's carry the counts asked): the WeakMap alone holds their compiled function, and
+ * lets it go with the schema.
+ */
 export async function answerValidator(schema: object): Promise<AnswerValidator> {
   const ready = precompiledAnswerValidators.get(schema) ?? compiled.get(schema);
   if (ready) return ready;
