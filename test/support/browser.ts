@@ -26,8 +26,9 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   const original = page.viewportSize();
   for (const w of WIDTHS) {
     await page.setViewportSize({ width: w.width, height: w.height });
-    // uPlot follows its container's width (ResizeObserver): let it redraw first.
-    await page.waitForTimeout(300);
+    // uPlot follows its container's width (ResizeObserver, whose callbacks run before the next
+    // frame): two frames later it has redrawn.
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))');
     await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${w.width}.png`), fullPage: true });
     // Runs in the page (the DOM types are not in this project's lib).
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
