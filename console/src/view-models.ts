@@ -2,9 +2,12 @@
  * Typed views of the API's answers and the pure rules of the pages (routes, chart series, span
  * tree, run results, comparison plot, formatting). No DOM here, so the unit tests run them under Node.
  *
- * The OpenAPI document does not describe response bodies yet, so the client types them as
- * unknown; each `as…` helper checks the fields a page relies on and names what is missing.
+ * The client reads answers as unknown; each `as…` helper checks the fields a page relies on and
+ * names what is missing. The views written before the OpenAPI document described response bodies
+ * are typed here; the comparison's take their fields from it (`Schema<…>`, ./api/schema.d.ts).
  */
+
+import type { Schema } from './api/client.js';
 
 export interface Interval {
   lower: number;
@@ -210,50 +213,25 @@ export interface AlertRule {
   createdAt: string;
 }
 
-export type Verdict = 'improved' | 'regressed' | 'no_significant_change' | 'not_enough_data';
-
-/** One metric of `GET /runs/{id}/comparison`: the run minus the base run, paired by test case. */
-export interface MetricComparison {
-  metricId: string;
-  name: string;
-  /** Test cases scored in both runs (the pairs). */
-  n: number;
-  onlyInBase: number;
-  onlyInRun: number;
-  baseScore: number | null;
-  score: number | null;
-  /** score − baseScore over the pairs. */
-  difference: number | null;
-  standardError: number | null;
-  /** 95% interval of the difference, or null when there are too few pairs. */
+/**
+ * The comparison answers, as the OpenAPI document describes them (./api/schema.d.ts): one source
+ * for their fields. An interval is the pair [lower, upper].
+ */
+export type MetricComparison = Omit<Schema<'RunComparison'>['metrics'][number], 'confidenceInterval'> & {
   confidenceInterval: [number, number] | null;
-  pValue: number | null;
-  adjustedPValue: number | null;
-  verdict: Verdict;
-  /** The smallest difference these pairs would detect (80% power, 5% level). */
-  minimumDetectableEffect: number | null;
-}
-
-export interface RunComparison {
-  runId: string;
-  baseRunId: string;
-  pairedBy: 'testCaseId';
-  verdict: Verdict;
-  metrics: MetricComparison[];
-}
-
-/** One test case and metric of `GET /runs/{id}/comparison/cases`. */
-export interface CaseComparison {
-  testCaseId: string;
-  metricId: string;
-  metricName: string;
+};
+export type RunComparison = Omit<Schema<'RunComparison'>, 'metrics'> & { metrics: MetricComparison[] };
+export type Verdict = RunComparison['verdict'];
+/**
+ * One test case and metric of `GET /runs/{id}/comparison/cases`. Read more widely than the document
+ * says (a score or difference may be null): a case without both scores is left out, not drawn.
+ */
+export type CaseComparison = Omit<Schema<'ComparisonCase'>, 'input' | 'baseScore' | 'score' | 'difference'> & {
   input: unknown;
   baseScore: number | null;
   score: number | null;
   difference: number | null;
-  baseSessionIds: string[];
-  sessionIds: string[];
-}
+};
 
 /** The answer did not have the shape the page needs (a server bug or a version mismatch). */
 export class UnexpectedAnswerError extends Error {}
