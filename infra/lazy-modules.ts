@@ -10,17 +10,19 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptions, LAZY_MODULES, PROJECT_ROOT } from './constructs/app-function.js';
-
-export const LAZY_DIR = resolve(PROJECT_ROOT, '.build', 'lazy');
+import {
+  esbuildOptions,
+  LAZY_BUILD_DIR,
+  LAZY_MODULES,
+  lazyModuleName,
+  PROJECT_ROOT,
+} from './constructs/app-function.js';
 
 /** The source of each lazy module, from the project's package.json `imports` (one place for both). */
-export function lazyModuleSources(): Record<string, string> {
-  const imports = (
-    JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as {
-      imports: Record<string, string>;
-    }
-  ).imports;
+function lazyModuleSources(): Record<string, string> {
+  const { imports } = JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    imports: Record<string, string>;
+  };
   return Object.fromEntries(
     LAZY_MODULES.map((specifier) => {
       const source = imports[specifier];
@@ -30,16 +32,11 @@ export function lazyModuleSources(): Record<string, string> {
   );
 }
 
-/** Builds every lazy module alone, with the functions' esbuild settings, into LAZY_DIR. */
+/** Builds every lazy module alone, with the functions' esbuild settings, into LAZY_BUILD_DIR. */
 export async function writeLazyModules(): Promise<void> {
   const sources = lazyModuleSources();
   await build({
-    ...esbuildOptions(LAZY_DIR),
-    entryPoints: Object.fromEntries(LAZY_MODULES.map((s) => [lazyModuleName(s), sources[s]!])),
+    ...esbuildOptions(resolve(PROJECT_ROOT, LAZY_BUILD_DIR)),
+    entryPoints: LAZY_MODULES.map((s) => ({ in: sources[s]!, out: lazyModuleName(s) })),
   });
-}
-
-/** `#user-schema-compiler` → `user-schema-compiler`: its file in LAZY_DIR and in a function's `lazy/`. */
-export function lazyModuleName(specifier: string): string {
-  return specifier.replace(/^#/, '');
 }

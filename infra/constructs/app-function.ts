@@ -71,21 +71,27 @@ export const RUNTIME_MODULES: Readonly<Record<string, readonly string[]>> = {
  */
 export const LAZY_MODULES = ['#user-schema-compiler', '#regex-safety', '#answer-compiler'] as const;
 
-/** Where a function's folder holds its lazy modules, and the package.json that maps them there. */
+/** Where the lazy modules are built (from the project root), and where a function's folder holds them. */
+export const LAZY_BUILD_DIR = '.build/lazy';
 export const LAZY_FOLDER = 'lazy';
-export const FUNCTION_PACKAGE_JSON = JSON.stringify({
-  imports: Object.fromEntries(LAZY_MODULES.map((s) => [s, `./${LAZY_FOLDER}/${s.slice(1)}.mjs`])),
+
+/** `#user-schema-compiler` → `user-schema-compiler`: its file's name (`.mjs`) in LAZY_BUILD_DIR and a function's LAZY_FOLDER. */
+export const lazyModuleName = (specifier: string): string => specifier.slice(1);
+
+/** The package.json beside a function that ships lazy modules: it maps each specifier to its file. */
+const FUNCTION_PACKAGE_JSON = JSON.stringify({
+  imports: Object.fromEntries(LAZY_MODULES.map((s) => [s, `./${LAZY_FOLDER}/${lazyModuleName(s)}.mjs`])),
 });
 
 /**
  * The shell commands that ship the lazy modules a bundle imports (its minified code names the
- * specifier) from `.build/lazy/` beside it, and then the package.json that maps them.
+ * specifier) from LAZY_BUILD_DIR beside it, and then the package.json that maps them.
  */
 export function lazyModuleCommands(inputDir: string, outputDir: string): string[] {
   return [
     ...LAZY_MODULES.map((s) => {
-      const file = `${s.slice(1)}.mjs`;
-      return `if grep -q '"${s}"' "${outputDir}/index.mjs"; then mkdir -p "${outputDir}/${LAZY_FOLDER}" && cp "${inputDir}/.build/lazy/${file}" "${inputDir}/.build/lazy/${file}.map" "${outputDir}/${LAZY_FOLDER}/"; fi`;
+      const built = `${inputDir}/${LAZY_BUILD_DIR}/${lazyModuleName(s)}.mjs`;
+      return `if grep -q '"${s}"' "${outputDir}/index.mjs"; then mkdir -p "${outputDir}/${LAZY_FOLDER}" && cp "${built}" "${built}.map" "${outputDir}/${LAZY_FOLDER}/"; fi`;
     }),
     `if [ -d "${outputDir}/${LAZY_FOLDER}" ]; then printf '%s' '${FUNCTION_PACKAGE_JSON}' > "${outputDir}/package.json"; fi`,
   ];
