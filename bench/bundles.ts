@@ -17,6 +17,7 @@ import {
   esbuildOptions,
   PROJECT_ROOT,
 } from '../infra/constructs/app-function.js';
+import { writeOtlpCode } from '../infra/otlp-code.js';
 import { writeValidators } from '../infra/validators.js';
 import { EvalPlatformStack } from '../infra/stack.js';
 
@@ -142,11 +143,12 @@ function composedEntry(dir: string, handler: string): string {
 /**
  * Bundles every function into `outdir` (`<name>.mjs`) in one esbuild build, then the floors the
  * functions need and the DynamoDB-only floor in a second; returns functions first, floors last.
- * The routes' validators are generated first, as the CDK app does before it bundles.
+ * The routes' validators and the OTLP static code are generated first, as the CDK app does before it bundles.
  */
 export async function bundleAll(outdir: string, handlers = stackHandlers()): Promise<Bundle[]> {
   mkdirSync(outdir, { recursive: true });
   await writeValidators();
+  await writeOtlpCode();
   const entrydir = join(outdir, 'entry-src');
   const entryPoints = handlers.map((h) => ({ in: composedEntry(entrydir, h), out: h }));
   const functions = await build({ ...buildOptions(outdir), entryPoints });

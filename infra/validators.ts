@@ -164,7 +164,7 @@ export async function writeValidators(): Promise<number> {
 }
 
 /** A file whose content is already right is left alone; each is written whole, then renamed. */
-function writeIfChanged(path: string, code: string): void {
+export function writeIfChanged(path: string, code: string): void {
   if (existsSync(path) && readFileSync(path, 'utf8') === code) return;
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;

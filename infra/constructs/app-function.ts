@@ -117,6 +117,8 @@ export const BUNDLING = {
     '#route-validators': './shared/http/precompiled-validators.ts',
     // The fixed LLM answer schemas' validators, precompiled (infra/validators.ts): no answer compiler loads.
     '#answer-validators': './.build/validators/llm-answers.ts',
+    // The OTLP messages as protobufjs static code (infra/otlp-code.ts): no reflection at load.
+    '#otlp-messages': './.build/otlp/messages.js',
     // Lambda gives every function its credentials in the environment: the default chain's other
     // sources are left out (infra/bundling/env-credentials.ts).
     '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',

@@ -118,4 +118,11 @@ describe('function bundles', () => {
     // The generator compiles an answer schema on every call: it holds the compiler.
     expect(of('jobs/generator').packages).toContain('json-schema-traverse');
   });
+
+  it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {
+    const code = readFileSync(bundles.find((b) => b.name === 'otel/export-traces')!.file, 'utf8');
+    expect(code).toContain('.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+    // namespace.js's lookup error: in every build that reflects over a descriptor.
+    expect(code).not.toContain('no such type');
+  });
 });

@@ -15,6 +15,7 @@ import {
 } from '../../infra/constructs/app-function.js';
 import { writeLazyModules } from '../../infra/lazy-modules.js';
 import { placeholderEnvironment } from '../../shared/config/env.js';
+import { writeOtlpCode } from '../../infra/otlp-code.js';
 import { writeValidators } from '../../infra/validators.js';
 
 type Bundled = {
@@ -49,6 +50,7 @@ async function withBundle(
 // the lazy modules built, then shipped beside the bundles that import them.
 beforeAll(async () => {
   await writeValidators();
+  await writeOtlpCode();
   await writeLazyModules();
 }, 120_000);
 

@@ -1,13 +1,12 @@
 import { gunzipSync } from 'node:zlib';
-import protobuf from 'protobufjs/light.js';
-import descriptor from './proto/otlp.json' with { type: 'json' };
+import { otlpMessages } from '#otlp-messages';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../errors.js';
 
 /**
- * OTLP/HTTP trace export: the request body decoded with protobufjs over the
- * official opentelemetry-proto definitions (`proto/`), in binary protobuf or in OTLP's JSON
- * mapping (hex trace and span ids, integer enums, 64-bit integers as strings or numbers), and the
- * answers encoded in the request's format.
+ * OTLP/HTTP trace export: the request body decoded with protobufjs over the official
+ * opentelemetry-proto definitions (`proto/`, through `#otlp-messages`: see otlp-messages.ts), in
+ * binary protobuf or in OTLP's JSON mapping (hex trace and span ids, integer enums, 64-bit integers
+ * as strings or numbers), and the answers encoded in the request's format.
  */
 
 /** Decoded size limit (after gzip) and spans per request. */
@@ -16,10 +15,7 @@ export const MAX_SPANS = 1000;
 
 export type OtlpFormat = 'protobuf' | 'json';
 
-const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
-const ExportTraceServiceRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-const ExportTraceServiceResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
-const Status = root.lookupType('google.rpc.Status');
+const { ExportTraceServiceRequest, ExportTraceServiceResponse, Status } = otlpMessages;
 
 /** An attribute value as stored: JSON (int64 beyond ±(2^53 − 1) kept as its decimal string, bytes as base64). */
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
@@ -82,7 +78,7 @@ function tooLarge(): PayloadTooLargeError {
 
 /** Decodes an ExportTraceServiceRequest into spans; 400 naming the problem, 413 past MAX_SPANS. */
 export function decodeExportRequest(body: Buffer, format: OtlpFormat): OtelSpan[] {
-  let message: protobuf.Message;
+  let message: object;
   if (format === 'protobuf') {
     try {
       message = ExportTraceServiceRequest.decode(body);
@@ -112,7 +108,7 @@ export function decodeExportRequest(body: Buffer, format: OtlpFormat): OtelSpan[
     bytes: String,
     arrays: true,
     defaults: false,
-  }) as PlainRequest;
+  }) as unknown as PlainRequest;
   const count = plain.resourceSpans.reduce(
     (n, rs) => n + (rs.scopeSpans ?? []).reduce((m, ss) => m + (ss.spans?.length ?? 0), 0),
     0,

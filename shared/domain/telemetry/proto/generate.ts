@@ -15,6 +15,8 @@ export const PROTO_FILES = [
 ];
 
 const here = import.meta.dirname;
+/** The folder of the vendored .proto files (PROTO_FILES are relative to it). */
+export const PROTO_DIR = here;
 export const DESCRIPTOR_PATH = resolve(here, 'otlp.json');
 
 export function buildDescriptor(): string {
