@@ -17,6 +17,7 @@ import {
   esbuildOptions,
   PROJECT_ROOT,
 } from '../infra/constructs/app-function.js';
+import { writeFlatPackages } from '../infra/flat-packages.js';
 import { writeOtlpCode } from '../infra/otlp-code.js';
 import { writeValidators } from '../infra/validators.js';
 import { EvalPlatformStack } from '../infra/stack.js';
@@ -149,6 +150,7 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
   mkdirSync(outdir, { recursive: true });
   await writeValidators();
   await writeOtlpCode();
+  await writeFlatPackages();
   const entrydir = join(outdir, 'entry-src');
   const entryPoints = handlers.map((h) => ({ in: composedEntry(entrydir, h), out: h }));
   const functions = await build({ ...buildOptions(outdir), entryPoints });

@@ -2,15 +2,17 @@ import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack } from './stack.js';
 import { voiceSettingsFromEnv } from './constructs/voice.js';
+import { writeFlatPackages } from './flat-packages.js';
 import { writeLazyModules } from './lazy-modules.js';
 import { writeOtlpCode } from './otlp-code.js';
 import { writeValidators } from './validators.js';
 
 // Each route's bundle injects its precompiled validators and resolves the OTLP messages to static
-// code, and the lazy modules are shipped beside the bundles that import them: all generated now,
-// never committed.
+// code and some CommonJS packages to scope-hoisted modules, and the lazy modules are shipped beside
+// the bundles that import them: all generated now, never committed.
 await writeValidators();
 await writeOtlpCode();
+await writeFlatPackages();
 await writeLazyModules();
 
 function count(value: string | undefined): number | undefined {

@@ -78,6 +78,29 @@ export const LAZY_FOLDER = 'lazy';
 /** `#user-schema-compiler` → `user-schema-compiler`: its file's name (`.mjs`) in LAZY_BUILD_DIR and a function's LAZY_FOLDER. */
 export const lazyModuleName = (specifier: string): string => specifier.slice(1);
 
+/**
+ * CommonJS packages a function loads at every cold start, bundled before the functions as one
+ * scope-hoisted ES module per group (infra/flat-packages.ts, into FLAT_BUILD_DIR). esbuild keeps
+ * each CommonJS file of a package in a wrapper of its own that the bundle compiles and runs at
+ * load: Student's t is 419 such files. A group's packages share their dependencies in one module.
+ * BUNDLING's alias sends each package to its group's module; code outside the bundles imports the
+ * package itself.
+ */
+export const FLAT_PACKAGES = {
+  'student-t': ['@stdlib/stats-base-dists-t-cdf', '@stdlib/stats-base-dists-t-quantile'],
+  nunjucks: ['nunjucks'],
+} as const satisfies Record<string, readonly string[]>;
+export const FLAT_BUILD_DIR = '.build/flat';
+
+/** The module a package's imports resolve to in a function bundle: its group's module, default export only. */
+export const flatPackageFile = (group: string, index: number): string => `${FLAT_BUILD_DIR}/${group}.${index}.mjs`;
+
+const FLAT_PACKAGE_ALIASES: Record<string, string> = Object.fromEntries(
+  Object.entries(FLAT_PACKAGES).flatMap(([group, packages]) =>
+    packages.map((name, i) => [name, `./${flatPackageFile(group, i)}`]),
+  ),
+);
+
 /** The package.json beside a function that ships lazy modules: it maps each specifier to its file. */
 const FUNCTION_PACKAGE_JSON = JSON.stringify({
   imports: Object.fromEntries(LAZY_MODULES.map((s) => [s, `./${LAZY_FOLDER}/${lazyModuleName(s)}.mjs`])),
@@ -122,6 +145,8 @@ export const BUNDLING = {
     // Lambda gives every function its credentials in the environment: the default chain's other
     // sources are left out (infra/bundling/env-credentials.ts).
     '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',
+    // CommonJS packages scope-hoisted before bundling (FLAT_PACKAGES).
+    ...FLAT_PACKAGE_ALIASES,
   },
   external: [...Object.keys(RUNTIME_MODULES), ...LAZY_MODULES],
 } as const;

@@ -119,6 +119,18 @@ describe('function bundles', () => {
     expect(of('jobs/generator').packages).toContain('json-schema-traverse');
   });
 
+  it('hold the scope-hoisted modules of FLAT_PACKAGES, not the CommonJS packages (infra/flat-packages.ts)', () => {
+    const of = (name: string) => bundles.find((b) => b.name === name)!;
+    for (const name of ['runs/comparison', 'runs/junit'])
+      expect(
+        of(name).packages.filter((p) => p.startsWith('@stdlib/')),
+        name,
+      ).toEqual([]);
+    for (const name of ['endpoint-connections/create', 'endpoint-connections/test', 'jobs/runner'])
+      expect(of(name).packages, name).not.toContain('nunjucks');
+    expect(readFileSync(of('runs/comparison').file, 'utf8')).toContain('gammaincinv:compute');
+  });
+
   it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {
     const code = readFileSync(bundles.find((b) => b.name === 'otel/export-traces')!.file, 'utf8');
     expect(code).toContain('.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');

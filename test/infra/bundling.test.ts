@@ -15,6 +15,7 @@ import {
 } from '../../infra/constructs/app-function.js';
 import { writeLazyModules } from '../../infra/lazy-modules.js';
 import { placeholderEnvironment } from '../../shared/config/env.js';
+import { writeFlatPackages } from '../../infra/flat-packages.js';
 import { writeOtlpCode } from '../../infra/otlp-code.js';
 import { writeValidators } from '../../infra/validators.js';
 
@@ -51,6 +52,7 @@ async function withBundle(
 beforeAll(async () => {
   await writeValidators();
   await writeOtlpCode();
+  await writeFlatPackages();
   await writeLazyModules();
 }, 120_000);
 
