@@ -210,4 +210,20 @@ describe('function bundling', () => {
       expect(existsSync(join(dir, LAZY_FOLDER))).toBe(false);
     });
   });
+
+  it("bundles the scope-hoisted Student's t and Nunjucks in place of the packages, and the bundles load", async () => {
+    for (const [handler, group, pkg] of [
+      ['runs/comparison', 'student-t', '@stdlib/'],
+      ['endpoint-connections/create', 'nunjucks', 'nunjucks/'],
+    ] as const)
+      await withBundle({ handler, environment: { TABLE_NAME: 't' } }, async (dir, mod) => {
+        expect(typeof mod.handler, handler).toBe('function');
+        const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+        expect(sources, handler).toContainEqual(expect.stringMatching(new RegExp(`\\.build/flat/${group}\\.mjs$`)));
+        expect(
+          sources.filter((s) => s.includes(`node_modules/${pkg}`)),
+          handler,
+        ).toEqual([]);
+      });
+  });
 });
