@@ -8,13 +8,14 @@
  *
  * Under FLAT_BUILD_DIR (git-ignored: generated, never committed):
  * - `<group>.mjs`: the group's packages, each one's `module.exports` as a named export;
- * - `<group>.<i>.mjs`: the i-th package's `module.exports` as the default export, what BUNDLING's
- *   alias resolves the package to.
+ * - `<group>.<i>.mjs`: what BUNDLING's alias resolves the i-th package to: the package's exports
+ *   as esbuild gives a CommonJS module's to an importer (the default is `exports.default` when the
+ *   module says `__esModule`, else `module.exports`; each enumerable property a named export).
  *
  * test/integration/flat-packages.test.ts checks that the service's code bundled with these modules
  * answers as it does with the packages themselves.
  */
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import commonjsPlugin from '@rollup/plugin-commonjs';
@@ -35,6 +36,20 @@ function groupEntry(packages: readonly string[]): string {
   return packages.map((name, i) => `export { default as p${i} } from ${JSON.stringify(name)};`).join('\n');
 }
 
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** The module a package resolves to: the i-th package's exports, named as its module.exports names them. */
+function packageModule(group: string, name: string, i: number): string {
+  const exported = createRequire(resolve(PROJECT_ROOT, 'package.json'))(name) as Record<string, unknown>;
+  const names = Object.keys(exported).filter((k) => IDENTIFIER.test(k) && k !== 'default' && k !== '__esModule');
+  return [
+    `import { p${i} as m } from './${group}.mjs';`,
+    'export default m && m.__esModule ? m.default : m;',
+    ...names.map((k) => `export const ${k} = m.${k};`),
+    '',
+  ].join('\n');
+}
+
 async function bundleGroup(group: string, packages: readonly string[]): Promise<string> {
   const entry = `\0flat-entry:${group}`;
   const bundle = await rollup({
@@ -53,7 +68,11 @@ async function bundleGroup(group: string, packages: readonly string[]): Promise<
       // Node's built-ins and the optional file watcher stay `require` calls where they are (asap
       // loads `domain` only when a domain is active; nunjucks loads chokidar only to watch files):
       // the functions' banner defines `require`.
-      commonjs({ strictRequires: 'auto', ignore: (id) => builtin(id) || id === 'chokidar' || id === 'fsevents' }),
+      commonjs({
+        strictRequires: 'auto',
+        defaultIsModuleExports: true,
+        ignore: (id) => builtin(id) || id === 'chokidar' || id === 'fsevents',
+      }),
     ],
     onwarn(warning) {
       // An import left unresolved or a cycle would change what the packages do: either fails the build.
@@ -70,11 +89,9 @@ async function bundleGroup(group: string, packages: readonly string[]): Promise<
 export async function writeFlatPackages(): Promise<void> {
   for (const [group, packages] of Object.entries(FLAT_PACKAGES)) {
     writeIfChanged(resolve(PROJECT_ROOT, FLAT_BUILD_DIR, `${group}.mjs`), await bundleGroup(group, packages));
-    for (let i = 0; i < packages.length; i++)
-      writeIfChanged(
-        resolve(PROJECT_ROOT, flatPackageFile(group, i)),
-        `export { p${i} as default } from './${group}.mjs';\n`,
-      );
+    packages.forEach((name, i) => {
+      writeIfChanged(resolve(PROJECT_ROOT, flatPackageFile(group, i)), packageModule(group, name, i));
+    });
   }
 }
 

@@ -92,7 +92,7 @@ export const FLAT_PACKAGES = {
 } as const satisfies Record<string, readonly string[]>;
 export const FLAT_BUILD_DIR = '.build/flat';
 
-/** The module a package's imports resolve to in a function bundle: its group's module, default export only. */
+/** The module a package's imports resolve to in a function bundle: its exports, from its group's module. */
 export const flatPackageFile = (group: string, index: number): string => `${FLAT_BUILD_DIR}/${group}.${index}.mjs`;
 
 const FLAT_PACKAGE_ALIASES: Record<string, string> = Object.fromEntries(
