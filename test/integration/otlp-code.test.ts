@@ -1,7 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esbuildOptions, PROJECT_ROOT } from '../../infra/constructs/app-function.js';
 import { OTLP_MESSAGES_PATH, writeOtlpCode } from '../../infra/otlp-code.js';
+import * as otlp from '../../shared/domain/telemetry/otlp.js';
 import { type OtlpMessages, type OtlpMessageType, otlpMessages } from '../../shared/domain/telemetry/otlp-messages.js';
 
 /**
@@ -10,12 +16,29 @@ import { type OtlpMessages, type OtlpMessageType, otlpMessages } from '../../sha
  * answer every body alike: the same objects, the same errors, the same bytes.
  */
 let generated: OtlpMessages;
+/** shared/domain/telemetry/otlp.ts bundled as a function is: `#otlp-messages` is the static code. */
+let bundled: typeof otlp;
+let dir: string;
 beforeAll(async () => {
   await writeOtlpCode();
   ({ otlpMessages: generated } = (await import(pathToFileURL(OTLP_MESSAGES_PATH).href)) as {
     otlpMessages: OtlpMessages;
   });
+  dir = mkdtempSync(join(tmpdir(), 'otlp-code-'));
+  writeFileSync(
+    join(dir, 'entry.ts'),
+    `export * from ${JSON.stringify(resolve(PROJECT_ROOT, 'shared/domain/telemetry/otlp.ts'))};`,
+  );
+  const out = await build({
+    ...esbuildOptions(join(dir, 'out')),
+    entryPoints: [{ in: join(dir, 'entry.ts'), out: 'entry' }],
+    metafile: true,
+  });
+  expect(Object.keys(out.metafile.inputs)).toContain('.build/otlp/otlp-static.js');
+  bundled = (await import(pathToFileURL(join(dir, 'out', 'entry.mjs')).href)) as typeof otlp;
 }, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** How the trace route reads a request (shared/domain/telemetry/otlp.ts) and how the tests read answers. */
 const READINGS = [
@@ -185,5 +208,81 @@ describe('OTLP static code (infra/otlp-code.ts) and reflection', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('decode requests in a function bundle as the trace route does unbundled: spans, errors and answers', () => {
+    const request = otlpMessages.ExportTraceServiceRequest;
+    const spansOrError = (call: () => unknown) => {
+      try {
+        return { spans: call() };
+      } catch (error) {
+        return { error: (error as Error).name, message: (error as Error).message };
+      }
+    };
+    fc.assert(
+      fc.property(fc.oneof(exportRequest, brokenRequest), fc.boolean(), (value, asJson) => {
+        let body: Buffer;
+        if (asJson) body = Buffer.from(JSON.stringify(value));
+        else {
+          const encoded = spansOrError(() => request.encode(request.fromObject(structuredClone(value))).finish());
+          if (!('spans' in encoded)) return;
+          body = Buffer.from(encoded.spans as Uint8Array);
+        }
+        const format = asJson ? 'json' : 'protobuf';
+        expect(spansOrError(() => bundled.decodeExportRequest(body, format))).toEqual(
+          spansOrError(() => otlp.decodeExportRequest(body, format)),
+        );
+      }),
+      { numRuns: 1000 },
+    );
+    // A well-formed request in both encodings: its spans, with the attributes of every kind.
+    const wellFormed = {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] },
+          scopeSpans: [
+            {
+              scope: { name: 'sdk', version: '1' },
+              spans: [
+                {
+                  traceId: '5b8efff798038103d269b633813fc60c',
+                  spanId: 'eee19b7ec3c1b174',
+                  name: 'llm',
+                  kind: 3,
+                  startTimeUnixNano: '1700000000000000000',
+                  endTimeUnixNano: '1700000000500000000',
+                  attributes: [
+                    { key: 'n', value: { intValue: '9007199254740993' } },
+                    { key: 'd', value: { doubleValue: 0.5 } },
+                    { key: 'l', value: { arrayValue: { values: [{ boolValue: true }] } } },
+                  ],
+                  status: { code: 2, message: 'failed' },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const json = Buffer.from(JSON.stringify(wellFormed));
+    const spans = otlp.decodeExportRequest(json, 'json');
+    expect(spans).toHaveLength(1);
+    expect(bundled.decodeExportRequest(json, 'json')).toEqual(spans);
+    const protobuf = Buffer.from(
+      request
+        .encode(
+          request.fromObject(
+            JSON.parse(JSON.stringify(wellFormed), (k, v) =>
+              ['traceId', 'spanId'].includes(k) ? Buffer.from(v, 'hex').toString('base64') : v,
+            ),
+          ),
+        )
+        .finish(),
+    );
+    expect(bundled.decodeExportRequest(protobuf, 'protobuf')).toEqual(spans);
+    expect(bundled.encodeExportResponse('protobuf', { rejectedSpans: 2, errorMessage: 'x' })).toEqual(
+      otlp.encodeExportResponse('protobuf', { rejectedSpans: 2, errorMessage: 'x' }),
+    );
+    expect(bundled.encodeStatus(413, 'too large')).toEqual(otlp.encodeStatus(413, 'too large'));
   });
 });
