@@ -20,10 +20,13 @@ export function baseUrl(): string {
   return 'http://127.0.0.1:3000';
 }
 
+/** The file `npm start` writes its demo key to (in DATA_DIR, default .data/). */
+export const apiKeyFile = (): string => join(localDataDir(), 'demo-api-key');
+
 export function apiKey(): string {
   const given = process.env.API_KEY || process.env.DEMO_API_KEY;
   if (given) return given.trim();
-  const file = join(localDataDir(), 'demo-api-key');
+  const file = apiKeyFile();
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   throw new CliError(
     'No API key: set API_KEY (or DEMO_API_KEY), or start the local API with `npm start`, which writes .data/demo-api-key.',

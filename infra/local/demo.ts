@@ -10,8 +10,9 @@
  * DEMO_API_KEY, else <DATA_DIR>/demo-api-key (DATA_DIR defaults to .data/). Knobs: DEMO_SESSIONS
  * (40), DEMO_POLL_SECONDS (2), DEMO_TIMEOUT_SECONDS (120). A failure is one line on stderr, exit 1.
  */
+import { isAbsolute, relative } from 'node:path';
 import { CliError, UsageError, runCli } from './cli.js';
-import { apiKey, baseUrl } from './demo-target.js';
+import { apiKey, apiKeyFile, baseUrl } from './demo-target.js';
 
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -247,7 +248,12 @@ async function main() {
     line('\nA few evaluation reasons:');
     for (const e of interesting) line(`  ${e.sessionId}  score ${e.score}  ${e.reason}`);
   }
-  const keyHint = process.env.API_KEY || process.env.DEMO_API_KEY ? '<your key>' : '$(cat .data/demo-api-key)';
+  // The key file as the reader would type it: from here when it is below, else in full.
+  const keyFile = relative(process.cwd(), apiKeyFile());
+  const keyHint =
+    process.env.API_KEY || process.env.DEMO_API_KEY
+      ? '<your key>'
+      : `$(cat ${keyFile.startsWith('..') || isAbsolute(keyFile) ? apiKeyFile() : keyFile})`;
   line(`\nThe full answer: curl -s -H "Authorization: Bearer ${keyHint}" "${BASE}${resultsPath}"`);
 }
 
