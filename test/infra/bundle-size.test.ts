@@ -115,6 +115,9 @@ describe('function bundles', () => {
         of(name).packages.filter((p) => compilers.includes(p)),
         name,
       ).toEqual([]);
+    // The HTML parser is loaded for an HTML document only.
+    expect(lazyIn(of('jobs/generator'))).toContain('#html-text');
+    expect(of('jobs/generator').packages.filter((p) => ['htmlparser2', 'entities'].includes(p))).toEqual([]);
     // The generator compiles an answer schema on every call: it holds the compiler.
     expect(of('jobs/generator').packages).toContain('json-schema-traverse');
   });

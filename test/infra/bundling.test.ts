@@ -180,6 +180,15 @@ describe('function bundling', () => {
       const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
       expect(out.stderr).toBe('');
       expect(out.stdout.trim()).toBe('function');
+      // The HTML parser is a lazy module beside the bundle, loaded for an HTML document only.
+      expect(bundle).not.toContain('onopentagname');
+      writeFileSync(
+        join(dir, 'probe.mjs'),
+        "const { htmlToText } = await import('#html-text'); console.log(JSON.stringify(htmlToText('<p>Refunds &amp; returns</p><script>x()</script>')));",
+      );
+      const html = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
+      expect(html.stderr).toBe('');
+      expect(JSON.parse(html.stdout)).toBe('\n\nRefunds & returns\n\n');
     });
   });
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkText, normaliseText } from '../../shared/domain/generation/chunking.js';
-import { documentKind, documentText, DocumentError, htmlToText } from '../../shared/domain/generation/documents.js';
+import { documentKind, documentText, DocumentError } from '../../shared/domain/generation/documents.js';
+import { htmlToText } from '../../shared/domain/generation/html-text.js';
 import {
   MAX_CASES_PER_STEP,
   orderedStrategies,

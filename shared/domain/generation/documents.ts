@@ -1,4 +1,3 @@
-import { Parser } from 'htmlparser2';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { bucketName, readObjectStream } from '../../storage/s3.js';
 import { orgPrefix, parseS3Uri } from '../../storage/uri.js';
@@ -37,56 +36,6 @@ export function documentKind(name: string, bytes: Uint8Array): DocumentKind {
   return 'text';
 }
 
-const BLOCK = new Set([
-  'p',
-  'div',
-  'br',
-  'li',
-  'tr',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'section',
-  'article',
-  'header',
-  'footer',
-  'table',
-  'ul',
-  'ol',
-  'pre',
-  'blockquote',
-  'title',
-]);
-const HIDDEN = new Set(['script', 'style', 'noscript', 'template']);
-
-/** The visible text of an HTML page: tags, scripts and styles removed, entities decoded, blocks on their own lines. */
-export function htmlToText(html: string): string {
-  const out: string[] = [];
-  let hidden = 0;
-  const parser = new Parser(
-    {
-      onopentagname: (name) => {
-        if (HIDDEN.has(name)) hidden++;
-        if (BLOCK.has(name)) out.push('\n\n');
-      },
-      onclosetag: (name) => {
-        if (HIDDEN.has(name) && hidden > 0) hidden--;
-        if (BLOCK.has(name)) out.push('\n\n');
-      },
-      ontext: (text) => {
-        if (hidden === 0) out.push(text);
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true },
-  );
-  parser.write(html);
-  parser.end();
-  return out.join('');
-}
-
 function utf8(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
@@ -107,6 +56,8 @@ export async function documentText(name: string, bytes: Uint8Array): Promise<str
       throw new DocumentError(`it is not a readable PDF (${(error as Error).message})`);
     }
   } else if (kind === 'html') {
+    // Loaded by the documents that need it (a lazy module, shipped beside the function's bundle).
+    const { htmlToText } = await import('#html-text');
     text = htmlToText(utf8(bytes));
   } else if (kind === 'json') {
     const raw = utf8(bytes);
