@@ -1,4 +1,5 @@
 import * as wavefileModule from 'wavefile';
+import { DEFAULT_SILENCE_THRESHOLD, FRAME_SAMPLES, MULAW_SILENCE, SAMPLE_RATE } from './line.js';
 
 /**
  * The audio of voice runs, converted with wavefile (WAV read and write, resampling, μ-law): the
@@ -12,14 +13,7 @@ const WaveFile: typeof wavefileModule.WaveFile =
   (wavefileModule as { WaveFile?: typeof wavefileModule.WaveFile }).WaveFile ??
   (wavefileModule as unknown as { default: { WaveFile: typeof wavefileModule.WaveFile } }).default.WaveFile;
 
-export const SAMPLE_RATE = 8000;
-export const FRAME_MS = 20;
-/** Samples in one 20 ms frame at 8 kHz. */
-export const FRAME_SAMPLES = (SAMPLE_RATE * FRAME_MS) / 1000;
-/** μ-law's code for a zero sample. */
-export const MULAW_SILENCE = 0xff;
-/** The level under which a frame is silence unless the caller says otherwise (Chime's default for this service). */
-export const DEFAULT_SILENCE_THRESHOLD = 200;
+export { DEFAULT_SILENCE_THRESHOLD, FRAME_MS, FRAME_SAMPLES, MULAW_SILENCE, SAMPLE_RATE } from './line.js';
 
 /** Any PCM or μ-law WAV (any rate, depth or channel count; channels are mixed down) as 8 kHz 16-bit mono samples. */
 export function decodeWav(bytes: Uint8Array): Int16Array {

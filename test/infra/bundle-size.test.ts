@@ -134,6 +134,11 @@ describe('function bundles', () => {
     expect(readFileSync(of('runs/comparison').file, 'utf8')).toContain('gammaincinv:compute');
   });
 
+  it('leave the WAV library to the runner: the call-control handler needs a threshold, not the audio code', () => {
+    expect(bundles.find((b) => b.name === 'jobs/call-control')!.packages).not.toContain('wavefile');
+    expect(bundles.find((b) => b.name === 'jobs/runner')!.packages).toContain('wavefile');
+  });
+
   it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {
     const code = readFileSync(bundles.find((b) => b.name === 'otel/export-traces')!.file, 'utf8');
     expect(code).toContain('.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');

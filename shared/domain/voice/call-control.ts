@@ -4,7 +4,7 @@ import { getRunSession } from '../../db/runs.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
 import { bucketName } from '../../storage/s3.js';
 import { type ChimeAction, type ChimeEvent, type ChimeResponse, callArguments } from '../../telephony/chime-events.js';
-import { DEFAULT_SILENCE_THRESHOLD } from '../../voice/audio.js';
+import { DEFAULT_SILENCE_THRESHOLD } from '../../voice/line.js';
 import { type CallArgs, type VoiceEvent, voicePrefix } from './voice-event.js';
 
 /**
