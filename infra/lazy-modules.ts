@@ -1,6 +1,6 @@
 /**
  * Modules a function loads with `import()` for some requests only, each holding packages alone (no
- * module of the service's, so nothing is duplicated): kept out of every function bundle, built
+ * module of the service's but plain constants, so no class or state exists twice): kept out of every function bundle, built
  * once before bundling into `.build/lazy/` (git-ignored), and shipped beside each bundle that
  * imports one (app-function.ts `lazyModuleCommands`). A function's `package.json` maps the
  * specifier to the shipped file; everywhere else (the local server, tests, CLIs) the project's own

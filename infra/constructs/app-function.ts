@@ -69,7 +69,13 @@ export const RUNTIME_MODULES: Readonly<Record<string, readonly string[]>> = {
  * `imports` specifier: left out of every bundle and shipped beside the bundles that import them
  * (infra/lazy-modules.ts builds them before bundling; `lazyModuleCommands` ships them).
  */
-export const LAZY_MODULES = ['#user-schema-compiler', '#regex-safety', '#answer-compiler', '#html-text'] as const;
+export const LAZY_MODULES = [
+  '#user-schema-compiler',
+  '#regex-safety',
+  '#answer-compiler',
+  '#html-text',
+  '#voice-audio',
+] as const;
 
 /** Where the lazy modules are built (from the project root), and where a function's folder holds them. */
 export const LAZY_BUILD_DIR = '.build/lazy';

@@ -1,6 +1,5 @@
 import { ENV, optionalEnv } from '../config/env.js';
 import { logger } from '../observability/logger.js';
-import { decodeWav, encodeWav } from '../voice/audio.js';
 import { quote } from './answer.js';
 import { chargedCall, deadlineOf, llmConfig, type Outcome, post } from './client.js';
 import { DEFAULT_TRANSCRIPTION_MODEL, DEFAULT_TTS_MODEL, DEFAULT_TTS_VOICE, resolveModel } from './models.js';
@@ -89,7 +88,7 @@ export async function synthesizeSpeech(input: SpeechInput): Promise<SpeechResult
       const request = { path: '/audio/speech', body, who: 'the speech model', log: { purpose: 'speech', model } };
       const sent = await post(request, cfg, deadlineOf(input.remainingMs));
       if (!sent.ok) return { ok: false, error: `speech synthesis failed: ${sent.error}` };
-      const audio = telephoneWav(sent.body);
+      const audio = await telephoneWav(sent.body);
       return audio.ok ? audio : { ok: false, error: `speech synthesis failed: ${audio.error}` };
     },
     (error) => logger.warn('llm call failed', { purpose: 'speech', model, error }),
@@ -130,8 +129,12 @@ export async function transcribeSpeech(input: TranscriptionInput): Promise<Trans
   return result.ok ? { ok: true, text: result.value, creditsUsed: result.creditsUsed } : result;
 }
 
-/** The speech model's answer as an 8 kHz 16-bit mono WAV, or why it cannot be one. */
-function telephoneWav(bytes: Uint8Array): Outcome<Uint8Array> {
+/**
+ * The speech model's answer as an 8 kHz 16-bit mono WAV, or why it cannot be one. The audio code
+ * (wavefile) is a lazy module: only voice runs load it, never an HTTP run in the same function.
+ */
+async function telephoneWav(bytes: Uint8Array): Promise<Outcome<Uint8Array>> {
+  const { decodeWav, encodeWav } = await import('#voice-audio');
   let samples: Int16Array;
   try {
     samples = decodeWav(bytes);

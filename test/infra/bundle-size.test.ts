@@ -134,9 +134,11 @@ describe('function bundles', () => {
     expect(readFileSync(of('runs/comparison').file, 'utf8')).toContain('gammaincinv:compute');
   });
 
-  it('leave the WAV library to the runner: the call-control handler needs a threshold, not the audio code', () => {
+  it('leave the WAV library out: the call-control handler needs a threshold, the runner loads it for voice runs only', () => {
     expect(bundles.find((b) => b.name === 'jobs/call-control')!.packages).not.toContain('wavefile');
-    expect(bundles.find((b) => b.name === 'jobs/runner')!.packages).toContain('wavefile');
+    const runner = bundles.find((b) => b.name === 'jobs/runner')!;
+    expect(runner.packages).not.toContain('wavefile');
+    expect(readFileSync(runner.file, 'utf8')).toContain('import("#voice-audio")');
   });
 
   it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {

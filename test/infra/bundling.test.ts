@@ -215,6 +215,20 @@ describe('function bundling', () => {
       expect(out.stderr).toBe('');
       expect(JSON.parse(out.stdout)).toEqual([true, false, 'function']);
     });
+    await withBundle({ handler: 'jobs/runner', environment: {} }, async (dir) => {
+      expect(readdirSync(join(dir, LAZY_FOLDER))).toContain('voice-audio.mjs');
+      writeFileSync(
+        join(dir, 'probe.mjs'),
+        [
+          "const { decodeWav, encodeWav, leadingSilenceMs } = await import('#voice-audio');",
+          'const samples = new Int16Array(800); samples.fill(8000, 400);',
+          'console.log(JSON.stringify([decodeWav(encodeWav(samples)).length, leadingSilenceMs(samples)]));',
+        ].join('\n'),
+      );
+      const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
+      expect(out.stderr).toBe('');
+      expect(JSON.parse(out.stdout)).toEqual([800, 40]); // 20 ms frames: the third holds the first loud sample
+    });
     await withBundle({ handler: 'products/get', environment: {} }, async (dir) => {
       expect(existsSync(join(dir, LAZY_FOLDER))).toBe(false);
     });

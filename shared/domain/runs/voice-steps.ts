@@ -6,7 +6,6 @@ import { logger } from '../../observability/logger.js';
 import { MAX_TURN_TEXT, type Turn } from '../../schemas/sessions.js';
 import { objectUri, putObject, readObjectBytes } from '../../storage/s3.js';
 import { type Telephony, telephony, voiceFromNumber } from '../../telephony/telephony.js';
-import { decodeWav, leadingSilenceMs } from '../../voice/audio.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { type CallArgs, type VoiceEvent, voicePrefix } from '../voice/voice-event.js';
@@ -186,6 +185,8 @@ async function recordAnswer(
       stoppingReason: null,
       error: `PHONE turn ${voice.turn} failed: the agent's recorded answer was not found`,
     });
+  // The audio code (wavefile) is a lazy module: an HTTP run in the same function never loads it.
+  const { decodeWav, leadingSilenceMs } = await import('#voice-audio');
   const latencyMs = leadingSilenceMs(decodeWav(wav));
   let output = '';
   if (latencyMs !== null) {
