@@ -56,6 +56,14 @@ beforeAll(async () => {
   await writeLazyModules();
 }, 120_000);
 
+/** Runs a script from a function's asset folder alone, as Lambda would, and reads the JSON it prints. */
+function probe(dir: string, lines: string[]): unknown {
+  writeFileSync(join(dir, 'probe.mjs'), lines.join('\n'));
+  const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
+  expect(out.stderr).toBe('');
+  return JSON.parse(out.stdout);
+}
+
 describe('function bundling', () => {
   it('signs with the environment credentials Lambda sets, with no other credential source bundled', async () => {
     const { startFakeAws } = await import('../support/fake-aws.js');
@@ -182,13 +190,11 @@ describe('function bundling', () => {
       expect(out.stdout.trim()).toBe('function');
       // The HTML parser is a lazy module beside the bundle, loaded for an HTML document only.
       expect(bundle).not.toContain('onopentagname');
-      writeFileSync(
-        join(dir, 'probe.mjs'),
-        "const { htmlToText } = await import('#html-text'); console.log(JSON.stringify(htmlToText('<p>Refunds &amp; returns</p><script>x()</script>')));",
-      );
-      const html = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
-      expect(html.stderr).toBe('');
-      expect(JSON.parse(html.stdout)).toBe('\n\nRefunds & returns\n\n');
+      const text = probe(dir, [
+        "const { htmlToText } = await import('#html-text');",
+        "console.log(JSON.stringify(htmlToText('<p>Refunds &amp; returns</p><script>x()</script>')));",
+      ]);
+      expect(text).toBe('\n\nRefunds & returns\n\n');
     });
   });
 
@@ -202,32 +208,22 @@ describe('function bundling', () => {
         'user-schema-compiler.mjs.map',
       ]);
       // Resolved through the function's package.json from its folder alone, as Lambda would.
-      writeFileSync(
-        join(dir, 'probe.mjs'),
-        [
-          "const { newUserSchemaCompiler } = await import('#user-schema-compiler');",
-          "const { catastrophicBacktracking } = await import('#regex-safety');",
-          "const valid = newUserSchemaCompiler().compile({ type: 'string', format: 'email' });",
-          "console.log(JSON.stringify([valid('a@b.co'), valid('nope'), typeof catastrophicBacktracking]));",
-        ].join('\n'),
-      );
-      const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
-      expect(out.stderr).toBe('');
-      expect(JSON.parse(out.stdout)).toEqual([true, false, 'function']);
+      const answer = probe(dir, [
+        "const { newUserSchemaCompiler } = await import('#user-schema-compiler');",
+        "const { catastrophicBacktracking } = await import('#regex-safety');",
+        "const valid = newUserSchemaCompiler().compile({ type: 'string', format: 'email' });",
+        "console.log(JSON.stringify([valid('a@b.co'), valid('nope'), typeof catastrophicBacktracking]));",
+      ]);
+      expect(answer).toEqual([true, false, 'function']);
     });
     await withBundle({ handler: 'jobs/runner', environment: {} }, async (dir) => {
       expect(readdirSync(join(dir, LAZY_FOLDER))).toContain('voice-audio.mjs');
-      writeFileSync(
-        join(dir, 'probe.mjs'),
-        [
-          "const { decodeWav, encodeWav, leadingSilenceMs } = await import('#voice-audio');",
-          'const samples = new Int16Array(800); samples.fill(8000, 400);',
-          'console.log(JSON.stringify([decodeWav(encodeWav(samples)).length, leadingSilenceMs(samples)]));',
-        ].join('\n'),
-      );
-      const out = spawnSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' });
-      expect(out.stderr).toBe('');
-      expect(JSON.parse(out.stdout)).toEqual([800, 40]); // 20 ms frames: the third holds the first loud sample
+      const answer = probe(dir, [
+        "const { decodeWav, encodeWav, leadingSilenceMs } = await import('#voice-audio');",
+        'const samples = new Int16Array(800); samples.fill(8000, 400);',
+        'console.log(JSON.stringify([decodeWav(encodeWav(samples)).length, leadingSilenceMs(samples)]));',
+      ]);
+      expect(answer).toEqual([800, 40]); // 20 ms frames: the third holds the first loud sample
     });
     await withBundle({ handler: 'products/get', environment: {} }, async (dir) => {
       expect(existsSync(join(dir, LAZY_FOLDER))).toBe(false);
