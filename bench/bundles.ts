@@ -17,9 +17,7 @@ import {
   esbuildOptions,
   PROJECT_ROOT,
 } from '../infra/constructs/app-function.js';
-import { writeFlatPackages } from '../infra/flat-packages.js';
-import { writeOtlpCode } from '../infra/otlp-code.js';
-import { writeValidators } from '../infra/validators.js';
+import { writeBuildModules } from '../infra/build-modules.js';
 import { EvalPlatformStack } from '../infra/stack.js';
 
 /** The SDK clients a function can hold, by the package that defines each. */
@@ -148,9 +146,7 @@ function composedEntry(dir: string, handler: string): string {
  */
 export async function bundleAll(outdir: string, handlers = stackHandlers()): Promise<Bundle[]> {
   mkdirSync(outdir, { recursive: true });
-  await writeValidators();
-  await writeOtlpCode();
-  await writeFlatPackages();
+  await writeBuildModules();
   const entrydir = join(outdir, 'entry-src');
   const entryPoints = handlers.map((h) => ({ in: composedEntry(entrydir, h), out: h }));
   const functions = await build({ ...buildOptions(outdir), entryPoints });

@@ -2,18 +2,11 @@ import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack } from './stack.js';
 import { voiceSettingsFromEnv } from './constructs/voice.js';
-import { writeFlatPackages } from './flat-packages.js';
-import { writeLazyModules } from './lazy-modules.js';
-import { writeOtlpCode } from './otlp-code.js';
-import { writeValidators } from './validators.js';
+import { writeBuildModules } from './build-modules.js';
 
-// Each route's bundle injects its precompiled validators and resolves the OTLP messages to static
-// code and some CommonJS packages to scope-hoisted modules, and the lazy modules are shipped beside
-// the bundles that import them: all generated now, never committed.
-await writeValidators();
-await writeOtlpCode();
-await writeFlatPackages();
-await writeLazyModules();
+// What the bundles are built from beyond the sources (precompiled validators, static OTLP code,
+// scope-hoisted packages, lazy modules): generated now, never committed.
+await writeBuildModules();
 
 function count(value: string | undefined): number | undefined {
   if (!value) return undefined;

@@ -3,8 +3,8 @@
  * module before the functions are bundled, with rollup and its CommonJS plugin: the packages' code
  * as it is, without a module wrapper per file. esbuild, which bundles the functions, keeps every
  * CommonJS file in a wrapper of its own, which the bundle compiles and runs at load; Student's t
- * alone is 419 files. Run by the CDK app (infra/app.ts), the bundle benchmarks and the bundling
- * test, like infra/validators.ts.
+ * alone is 419 files. Run before bundling with the other generated modules
+ * (infra/build-modules.ts).
  *
  * Under FLAT_BUILD_DIR (git-ignored: generated, never committed):
  * - `<group>.mjs`: the group's packages, each one's `module.exports` as a named export;

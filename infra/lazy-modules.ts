@@ -1,11 +1,12 @@
 /**
  * Modules a function loads with `import()` for some requests only, each holding packages alone (no
- * module of the service's but plain constants, so no class or state exists twice): kept out of every function bundle, built
- * once before bundling into `.build/lazy/` (git-ignored), and shipped beside each bundle that
- * imports one (app-function.ts `lazyModuleCommands`). A function's `package.json` maps the
- * specifier to the shipped file; everywhere else (the local server, tests, CLIs) the project's own
- * package.json maps it to the source. What a bundle does not hold, its cold start neither parses
- * nor initialises: the users' JSON Schema compiler was a quarter of metrics/create's bundle.
+ * module of the service's but plain constants, so no class or state exists twice): kept out of
+ * every function bundle, built once before bundling into `.build/lazy/` (git-ignored), and shipped
+ * beside each bundle that imports one (app-function.ts `lazyModuleCommands`). A function's
+ * `package.json` maps the specifier to the shipped file; everywhere else (the local server, tests,
+ * CLIs) the project's own package.json maps it to the source. What a bundle does not hold, its cold
+ * start neither parses nor initialises: the users' JSON Schema compiler was a quarter of
+ * metrics/create's bundle.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

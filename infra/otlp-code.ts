@@ -2,8 +2,8 @@
  * Writes the OTLP messages as protobufjs static code before bundling, so `otel/export-traces`
  * carries neither protobufjs's reflection (types, fields, namespaces built from a descriptor at
  * load) nor the codecs reflection generates on a type's first use: a decoder, an encoder and the
- * object converters per message, as plain code over protobufjs/minimal. Run by the CDK app
- * (infra/app.ts), the bundle benchmarks and the bundling test, like infra/validators.ts.
+ * object converters per message, as plain code over protobufjs/minimal. Run before bundling with
+ * the other generated modules (infra/build-modules.ts).
  *
  * Two files under `.build/otlp/` (git-ignored: generated, never committed):
  * - `otlp-static.js`: pbjs's static module of the vendored definitions (shared/domain/telemetry/proto);
@@ -15,12 +15,12 @@ import { pathToFileURL } from 'node:url';
 import { pbjs } from 'protobufjs-cli';
 import { OTLP_MESSAGE_NAMES } from '../shared/domain/telemetry/otlp-messages.js';
 import { PROTO_DIR, PROTO_FILES } from '../shared/domain/telemetry/proto/generate.js';
+import { OTLP_BUILD_DIR, OTLP_MESSAGES_FILE, PROJECT_ROOT as ROOT } from './constructs/app-function.js';
 import { writeIfChanged } from './validators.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-export const OTLP_CODE_DIR = resolve(ROOT, '.build', 'otlp');
+export const OTLP_CODE_DIR = resolve(ROOT, OTLP_BUILD_DIR);
 /** `#otlp-messages` in every function bundle (BUNDLING's alias). */
-export const OTLP_MESSAGES_PATH = resolve(OTLP_CODE_DIR, 'messages.js');
+export const OTLP_MESSAGES_PATH = resolve(ROOT, OTLP_MESSAGES_FILE);
 const STATIC_MODULE_PATH = resolve(OTLP_CODE_DIR, 'otlp-static.js');
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Precompiles every route's validators before bundling (ajv standalone code), so a function bundle
- * carries no schema compiler (no ajv, ajv-formats or compile at load). Run by the CDK app before it
- * builds the stack (infra/app.ts), by the bundle benchmarks and tests, and by `npm run validators`.
+ * carries no schema compiler (no ajv, ajv-formats or compile at load). Run before bundling with the
+ * other generated modules (infra/build-modules.ts), by the validators' tests and by `npm run validators`.
  *
  * For each route of shared/routes.ts it imports the handler, reads the schemas it declares
  * (`handler.contract`, the objects the local server compiles at load) and writes
@@ -27,16 +27,17 @@ import * as runtime from '../shared/schemas/ajv-runtime.js';
 import { ANSWER_AJV_OPTIONS } from '../shared/llm/answer-compiler.js';
 import { FIXED_ANSWER_SCHEMAS } from '../shared/llm/answer-schemas.js';
 import type { TSchema } from '@sinclair/typebox';
+import { ANSWER_VALIDATORS_FILE, routeValidatorsFile, VALIDATORS_BUILD_DIR } from './constructs/app-function.js';
 
 const standaloneCode = standalone.default;
 const ROOT = resolve(import.meta.dirname, '..');
-export const PRECOMPILED_DIR = resolve(ROOT, '.build', 'validators');
+export const PRECOMPILED_DIR = resolve(ROOT, VALIDATORS_BUILD_DIR);
 
 /** The fixed LLM answer schemas' validators: `#answer-validators` in every function bundle (BUNDLING's alias). */
-export const ANSWER_VALIDATORS_PATH = resolve(PRECOMPILED_DIR, 'llm-answers.ts');
+export const ANSWER_VALIDATORS_PATH = resolve(ROOT, ANSWER_VALIDATORS_FILE);
 
 /** Where a handler's precompiled validators live (injected into its function's bundle). */
-export const precompiledPath = (handler: string): string => resolve(PRECOMPILED_DIR, `${handler}.ts`);
+export const precompiledPath = (handler: string): string => resolve(ROOT, routeValidatorsFile(handler));
 
 /** ajv for standalone code: the service's options, keywords referenced by their module's exports. */
 function standaloneAjv(coerce: boolean): Ajv {

@@ -46,12 +46,24 @@ export function bundleEntry(handler: string): string {
 }
 
 /**
+ * Where the modules generated before bundling are written, from the project root (git-ignored):
+ * the routes' validators and the fixed LLM answers' (infra/validators.ts), the OTLP messages as
+ * static code (infra/otlp-code.ts). The generators write these files and the bundles read them.
+ */
+export const VALIDATORS_BUILD_DIR = '.build/validators';
+export const ANSWER_VALIDATORS_FILE = `${VALIDATORS_BUILD_DIR}/llm-answers.ts`;
+export const OTLP_BUILD_DIR = '.build/otlp';
+export const OTLP_MESSAGES_FILE = `${OTLP_BUILD_DIR}/messages.js`;
+
+/** A route's precompiled validators module (infra/validators.ts writes it), from the project root. */
+export const routeValidatorsFile = (handler: string): string => `${VALIDATORS_BUILD_DIR}/${handler}.ts`;
+
+/**
  * What a route's bundle injects ahead of its handler: the route's precompiled validators,
- * generated before bundling into `.build/validators/` (infra/validators.ts), relative to the project
- * root where esbuild runs. A job has none.
+ * relative to the project root where esbuild runs. A job has none.
  */
 export function bundleInject(handler: string): string[] {
-  return routes.some((r) => r.handler === handler) ? [`./.build/validators/${handler}.ts`] : [];
+  return routes.some((r) => r.handler === handler) ? [`./${routeValidatorsFile(handler)}`] : [];
 }
 
 /**
@@ -145,9 +157,9 @@ export const BUNDLING = {
   alias: {
     '#route-validators': './shared/http/precompiled-validators.ts',
     // The fixed LLM answer schemas' validators, precompiled (infra/validators.ts): no answer compiler loads.
-    '#answer-validators': './.build/validators/llm-answers.ts',
+    '#answer-validators': `./${ANSWER_VALIDATORS_FILE}`,
     // The OTLP messages as protobufjs static code (infra/otlp-code.ts): no reflection at load.
-    '#otlp-messages': './.build/otlp/messages.js',
+    '#otlp-messages': `./${OTLP_MESSAGES_FILE}`,
     // Lambda gives every function its credentials in the environment: the default chain's other
     // sources are left out (infra/bundling/env-credentials.ts).
     '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',

@@ -7,20 +7,16 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /**
  * The one compiler of JSON Schemas users write (a check's `schema`, an endpoint connection's
  * `inputSchema`), made by ./user-schema-compiler.ts (`#user-schema-compiler`: a function bundle
- * ships it beside itself rather than in it, infra/lazy-modules.ts) on first use. It keeps no user schema: see
- * compileUserSchema. A module that compiles users' schemas on most of its paths (the checks'
- * scorer) provides the factory it imports; a route whose requests carry a schema only sometimes
- * awaits loadUserSchemaCompiler() for those requests, so the compiler is not part of its cold start.
+ * ships it beside itself rather than in it, infra/lazy-modules.ts). It keeps no user schema: see
+ * compileUserSchema. Whatever compiles users' schemas (a metric or connection write, the checks'
+ * scorer) awaits loadUserSchemaCompiler() first, for the requests that carry a schema only, so the
+ * compiler is not part of any cold start.
  */
 let factory: (() => Ajv2020) | undefined;
 let made: Ajv2020 | undefined;
 
-export function provideUserSchemaCompiler(make: () => Ajv2020): void {
-  factory ??= make;
-}
-
 export async function loadUserSchemaCompiler(): Promise<void> {
-  if (!factory) provideUserSchemaCompiler((await import('#user-schema-compiler')).newUserSchemaCompiler);
+  factory ??= (await import('#user-schema-compiler')).newUserSchemaCompiler;
 }
 
 function userCompiler(): Ajv2020 {

@@ -15,11 +15,8 @@ import {
   RUNTIME_MODULES,
   type AppFunctionProps,
 } from '../../infra/constructs/app-function.js';
-import { writeLazyModules } from '../../infra/lazy-modules.js';
+import { writeBuildModules } from '../../infra/build-modules.js';
 import { placeholderEnvironment } from '../../shared/config/env.js';
-import { writeFlatPackages } from '../../infra/flat-packages.js';
-import { writeOtlpCode } from '../../infra/otlp-code.js';
-import { writeValidators } from '../../infra/validators.js';
 
 type Bundled = {
   handler: (e: unknown, c?: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
@@ -49,14 +46,8 @@ async function withBundle(
   }
 }
 
-// As the CDK app does before it bundles: the routes' validators are generated, then injected, and
-// the lazy modules built, then shipped beside the bundles that import them.
-beforeAll(async () => {
-  await writeValidators();
-  await writeOtlpCode();
-  await writeFlatPackages();
-  await writeLazyModules();
-}, 120_000);
+// As the CDK app does before it bundles (the validators injected, the lazy modules shipped beside).
+beforeAll(writeBuildModules, 120_000);
 
 /** Runs a script from a function's asset folder alone, as Lambda would, and reads the JSON it prints. */
 function probe(dir: string, lines: string[]): unknown {
