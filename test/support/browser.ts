@@ -26,12 +26,13 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   const original = page.viewportSize();
   for (const w of WIDTHS) {
     await page.setViewportSize({ width: w.width, height: w.height });
-    // uPlot follows its container's width (ResizeObserver, whose callbacks run before the next
-    // frame): two frames later it has redrawn.
-    await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))');
-    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${w.width}.png`), fullPage: true });
+    // uPlot follows its container's width (ResizeObserver), a frame or more after the resize, and
+    // later on a loaded machine: wait, frame by frame, until the page fits, then check it does.
     // Runs in the page (the DOM types are not in this project's lib).
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflowing = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
+    await page.waitForFunction(`${overflowing} <= 1`, undefined, { polling: 'raf', timeout: 5_000 }).catch(() => {});
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${w.width}.png`), fullPage: true });
+    const overflow = await page.evaluate(overflowing);
     if (Number(overflow) > 1) throw new Error(`${name} scrolls sideways at ${w.width} px (${overflow} px too wide)`);
   }
   if (original) await page.setViewportSize(original);
