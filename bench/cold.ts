@@ -10,8 +10,10 @@
  * 2. For each function, `rounds` times, in alternating order: imports its floor, the function and
  *    the DynamoDB-only floor, each in a fresh Node process with the functions' NODE_OPTIONS,
  *    timing the import alone.
- * 3. Prints each function's size, median import time, its ratio to its own floor (goal <= 1.2) and
- *    to the DynamoDB-only floor, worst first; then the median of the second ratio (goal <= 1.1).
+ * 3. Prints each function's size, median import time, its ratio to its own floor (goal <= 1.2) with
+ *    that ratio's 90 % bootstrap interval, and its ratio to the DynamoDB-only floor, worst first;
+ *    then the median of the second ratio (goal <= 1.1). A function is over the goal when its whole
+ *    interval is; one whose interval holds 1.2 is too close to call with this many rounds.
  * 4. Counts the DynamoDB requests of GET /monitors/{id}/results (authorizer included) on the
  *    local runtime (DynamoDB Local), for a monitor bound to two metrics.
  */
@@ -21,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleAll, DYNAMODB_FLOOR, isFloor, type Bundle } from './bundles.js';
+import { median, ratioInterval, type Verdict, verdictOf } from './ratios.js';
 
 const MAX_RATIO = 1.2;
 const MAX_MEDIAN_RATIO = 1.1;
@@ -53,7 +56,6 @@ const ENV = {
   NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '',
 };
 
-/** Milliseconds to import one bundle in a fresh process (the process's own start excluded). */
 /**
  * Milliseconds to import one bundle in a fresh process (the process's own start excluded): wall
  * time, or with `--clock cpu` the CPU time the process spent on it (user + system), which other
@@ -68,12 +70,6 @@ function importMs(file: string): number {
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: ENV, encoding: 'utf8' }));
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 export interface ColdRow {
   name: string;
   kib: number;
@@ -83,6 +79,8 @@ export interface ColdRow {
   dynamoMs: number;
   /** Import time over the function's own floor's (goal <= 1.2). */
   ratio: number;
+  /** The ratio's 90 % bootstrap interval over the rounds. */
+  interval: [number, number];
   /** Import time over the DynamoDB-only floor's (the median goal <= 1.1). */
   dynamoRatio: number;
 }
@@ -115,13 +113,24 @@ export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
       floorMs: median(ref),
       dynamoMs: median(dyn),
       ratio: median(own) / median(ref),
+      interval: ratioInterval(own, ref),
       dynamoRatio: median(own) / median(dyn),
     };
     rows.push(row);
-    process.stderr.write(`  ${row.name}: ${row.ratio.toFixed(2)} (${row.dynamoRatio.toFixed(2)})\n`);
+    process.stderr.write(
+      `  ${row.name}: ${row.ratio.toFixed(2)} ${span(row.interval)} (${row.dynamoRatio.toFixed(2)})\n`,
+    );
   }
   return rows.sort((a, c) => c.ratio - a.ratio || c.kib - a.kib);
 }
+
+const span = ([low, high]: readonly [number, number]) => `[${low.toFixed(2)}–${high.toFixed(2)}]`;
+
+const VERDICT_NOTE: Record<Verdict, string> = {
+  over: `  over ${MAX_RATIO}`,
+  close: `  too close to call`,
+  within: '',
+};
 
 /** The DynamoDB requests of one GET /monitors/{id}/results on the local runtime (authorizer included). */
 async function resultsRequests(): Promise<number> {
@@ -173,18 +182,18 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const rows = timeImports(bundles, rounds);
     console.log(`\nfloors: ${floors.map((f) => `${f.name} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}\n`);
     console.log(
-      `${'function'.padEnd(34)} ${'KiB'.padStart(6)} ${'floor'.padStart(28)} ${'ms'.padStart(7)} ${'floor ms'.padStart(9)} ${'ratio'.padStart(6)} ${'ddb ms'.padStart(7)} ${'/ddb'.padStart(6)}`,
+      `${'function'.padEnd(34)} ${'KiB'.padStart(6)} ${'floor'.padStart(28)} ${'ms'.padStart(7)} ${'floor ms'.padStart(9)} ${'ratio'.padStart(6)} ${'90 % interval'.padStart(13)} ${'ddb ms'.padStart(7)} ${'/ddb'.padStart(6)}`,
     );
-    for (const r of rows) {
-      const flag = r.ratio > MAX_RATIO ? `  ratio > ${MAX_RATIO}` : '';
+    const verdicts = rows.map((r) => verdictOf(r.interval, MAX_RATIO));
+    rows.forEach((r, i) => {
       console.log(
-        `${r.name.padEnd(34)} ${r.kib.toFixed(0).padStart(6)} ${r.floor.padStart(28)} ${r.ms.toFixed(1).padStart(7)} ${r.floorMs.toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)} ${r.dynamoMs.toFixed(1).padStart(7)} ${r.dynamoRatio.toFixed(2).padStart(6)}${flag}`,
+        `${r.name.padEnd(34)} ${r.kib.toFixed(0).padStart(6)} ${r.floor.padStart(28)} ${r.ms.toFixed(1).padStart(7)} ${r.floorMs.toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)} ${span(r.interval).padStart(13)} ${r.dynamoMs.toFixed(1).padStart(7)} ${r.dynamoRatio.toFixed(2).padStart(6)}${VERDICT_NOTE[verdicts[i]!]}`,
       );
-    }
-    const over = rows.filter((r) => r.ratio > MAX_RATIO);
+    });
+    const count = (v: Verdict) => verdicts.filter((x) => x === v).length;
     const medianRatio = median(rows.map((r) => r.dynamoRatio));
     console.log(
-      `\n${rows.length - over.length} of ${rows.length} functions within ${MAX_RATIO}× of their floor; median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB`,
+      `\n${rows.filter((r) => r.ratio <= MAX_RATIO).length} of ${rows.length} functions at or under ${MAX_RATIO}× their floor (median of ${rounds} rounds); by the 90 % intervals: ${count('within')} within, ${count('over')} over, ${count('close')} too close to call; median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB`,
     );
     console.log(`median function / DynamoDB-only floor: ${medianRatio.toFixed(2)} (goal <= ${MAX_MEDIAN_RATIO})`);
     console.log(

@@ -1,0 +1,42 @@
+/**
+ * The statistics of `npm run bench:cold` (bench/cold.ts): medians, the bootstrap interval of a ratio
+ * of medians, and the verdict it gives on a goal.
+ */
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const RESAMPLES = 2000;
+
+/**
+ * The 90 % percentile-bootstrap interval of median(own) / median(ref). Rounds are resampled whole
+ * (a round's two times together), since both ran side by side and share that moment's load.
+ */
+export function ratioInterval(own: readonly number[], ref: readonly number[]): [number, number] {
+  // Seeded: the same times always print the same interval.
+  const rng = xoroshiro128plus(own.length * 7919 + ref.length);
+  const n = Math.min(own.length, ref.length);
+  const ratios: number[] = [];
+  for (let r = 0; r < RESAMPLES; r++) {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const k = uniformInt(rng, 0, n - 1);
+      a.push(own[k]!);
+      b.push(ref[k]!);
+    }
+    ratios.push(median(a) / median(b));
+  }
+  ratios.sort((x, y) => x - y);
+  return [ratios[Math.floor(RESAMPLES * 0.05)]!, ratios[Math.ceil(RESAMPLES * 0.95) - 1]!];
+}
+
+/** Over the goal (its whole interval above it), within it (its whole interval at or under it), or too close to call. */
+export type Verdict = 'over' | 'within' | 'close';
+export const verdictOf = ([low, high]: readonly [number, number], goal: number): Verdict =>
+  low > goal ? 'over' : high <= goal ? 'within' : 'close';
