@@ -9,6 +9,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env.js';
 import { E164 } from '../../shared/telephony/telephony.js';
+import { MAX_ANSWER_SECONDS } from '../../shared/voice/line.js';
 import { AppFunction } from './app-function.js';
 
 /** The principal of the Chime SDK PSTN audio service: it invokes the SIP media application's Lambda and reads and writes its audio. */
@@ -67,8 +68,10 @@ export function checkVoiceSettings(settings: VoiceSettings): void {
     );
   }
   const seconds = settings.answerSeconds;
-  if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
-    throw new Error(`VOICE_ANSWER_SECONDS=${String(seconds)} is not a whole number of seconds above 0`);
+  if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0 && seconds <= MAX_ANSWER_SECONDS)) {
+    throw new Error(
+      `VOICE_ANSWER_SECONDS=${String(seconds)} is not a whole number of seconds from 1 to ${MAX_ANSWER_SECONDS}`,
+    );
   }
 }
 

@@ -249,7 +249,15 @@ export interface RunSessionState {
    * A PHONE session's call: its transaction, the step and turn it waits on, the message spoken
    * in that turn and where its audio is.
    */
-  _call?: { transactionId: string; seq: number; turn: number; message: string; userAudioKey: string };
+  _call?: {
+    transactionId: string;
+    seq: number;
+    turn: number;
+    message: string;
+    userAudioKey: string;
+    /** How long the utterance plays (sessions written before it was kept have none). */
+    utteranceMs?: number;
+  };
 }
 
 export type RunSession = Session & { runId: string } & RunSessionState;

@@ -248,6 +248,20 @@ describe('voice: the deploy’s settings', () => {
     }
   });
 
+  it('fails the synth on an answer longer than ten minutes or under a second', () => {
+    for (const bad of [0, 601, 3600]) {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      expect(
+        () =>
+          new EvalPlatformStack(app, 'Bad', {
+            env: { account: ACCOUNT, region: 'us-east-1' },
+            voice: { fromNumber: FROM, answerSeconds: bad },
+          }),
+        String(bad),
+      ).toThrow(`VOICE_ANSWER_SECONDS=${bad} is not a whole number of seconds from 1 to 600`);
+    }
+  });
+
   it('reads VOICE_FROM_NUMBER and VOICE_ANSWER_SECONDS from the deploying shell', () => {
     expect(voiceSettingsFromEnv({})).toBeUndefined();
     expect(voiceSettingsFromEnv({ VOICE_FROM_NUMBER: '' })).toBeUndefined();

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { localQueue, localRunQueue } from '../../infra/local/queues.js';
 import { runDeadLetters, startRunQueueConsumer } from '../../infra/local/run-queue.js';
 import { createPhoneLine, type PhoneLine, type PhoneLineOptions, s3Objects } from '../../infra/local/phone-line.js';
@@ -8,6 +8,9 @@ import { useLocalTelephony } from '../../shared/telephony/telephony.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { readObjectBytes } from '../../shared/storage/s3.js';
 import { decodeWav } from '../../shared/voice/audio.js';
+import { CALL_NEWS_WINDOW_MS } from '../../shared/voice/line.js';
+import { clock } from '../../shared/domain/common/clock.js';
+import { PAUSE_MS } from '../../shared/domain/voice/call-control.js';
 import wavefile from 'wavefile';
 import { newTenant, type Client } from '../support/api.js';
 import { createProduct } from '../support/fixtures.js';
@@ -106,6 +109,17 @@ async function setup(
   ).body;
   expect(test.status, JSON.stringify(test)).toBe('SUCCESS');
   return { ...t, product, phone, version, test };
+}
+
+/** Starts a run of the setup's test on its version, scored for a non-empty output. */
+async function startRun(t: Awaited<ReturnType<typeof setup>>): Promise<{ id: string }> {
+  const created = await t.api.post('/runs', {
+    versionId: t.version.id,
+    testId: t.test.id,
+    metricIds: ['met_non_empty_output'],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
 }
 
 async function finished(api: Client, runId: string, timeoutMs = 60_000) {
@@ -262,16 +276,112 @@ describe('voice runs', () => {
   it('a failed speech call fails the session naming the step', async () => {
     const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
     llm.setSpeechHandler(() => reply.raw(500, 'speech engine down'));
-    const created = await t.api.post('/runs', {
-      versionId: t.version.id,
-      testId: t.test.id,
-      metricIds: ['met_non_empty_output'],
-    });
-    const run = await finished(t.api, created.body.id);
+    const run = await finished(t.api, (await startRun(t)).id);
     expect(run.status).toBe('FAILED');
     const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
     expect(session.status).toBe('FAILED');
     expect(session.error).toMatch(/^speech synthesis failed before turn 1: /);
+  }, 60_000);
+});
+
+describe('voice runs: a call that gives no news', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** The run queue's deadline jobs for a session, as queued. */
+  const deadlines = (sessionId?: string) =>
+    localRunQueue.messages.filter((m) => {
+      const job = JSON.parse(m.body);
+      return job.voice?.event === 'deadline' && (!sessionId || job.sessionId === sessionId);
+    });
+
+  /** Makes queued messages visible now, and wakes the consumer (it sleeps until the next one it knew of). */
+  const deliverNow = (messages: { visibleAt: number }[]) => {
+    for (const m of messages) m.visibleAt = 0;
+    localRunQueue.onEnqueue?.();
+  };
+
+  it('fails the session at its deadline and hangs up; a deadline delivered early waits on, one delivered twice changes nothing more', async () => {
+    // The handler never passes the recorded answer on (as when it cannot reach the run queue):
+    // the session hears nothing more of its call.
+    await line.close();
+    useLine(
+      { [NUMBER]: agent.url },
+      {
+        handler: async (event: any) =>
+          event.InvocationEventType === 'ACTION_SUCCESSFUL' && event.ActionData?.Type === 'RecordAudio'
+            ? {
+                SchemaVersion: '1.0',
+                Actions: [
+                  {
+                    Type: 'Pause',
+                    Parameters: {
+                      CallId: event.CallDetails.Participants[0].CallId,
+                      DurationInMilliseconds: PAUSE_MS,
+                    },
+                  },
+                ],
+              }
+            : callControl(event),
+      },
+    );
+    const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
+    const created = await startRun(t);
+    // The agent answered; the session's step put its deadline on the queue when it placed the call.
+    await expect.poll(() => measured.length, { timeout: 30_000 }).toBe(1);
+    const [first] = deadlines();
+    expect(first).toBeDefined();
+    const job = JSON.parse(first!.body);
+    // Held by the queue as long as SQS can (15 minutes), due 15 minutes after the utterance played.
+    expect(first!.visibleAt - Date.now()).toBeGreaterThan(CALL_NEWS_WINDOW_MS - 60_000);
+    expect(job.voice).toMatchObject({ event: 'deadline', turn: 1, seq: 0 });
+    expect(job.voice.dueAt - Date.now()).toBeGreaterThan(CALL_NEWS_WINDOW_MS - 60_000);
+    const [session] = (await t.api.get('/sessions', { runIds: created.id })).body as any[];
+    expect(session.id).toBe(job.sessionId);
+
+    // Delivered before it is due: it goes back on the queue, and the session waits on.
+    deliverNow([first!]);
+    await expect.poll(() => deadlines().some((m) => m.id !== first!.id), { timeout: 10_000 }).toBe(true);
+    expect((await t.api.get(`/runs/${created.id}`)).body.status).toBe('RUNNING');
+
+    // Past it, delivered twice: the session fails naming what was missing, once, and the call is hung up.
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(job.voice.dueAt + 1000));
+    localRunQueue.messages.push({ ...deadlines()[0]!, id: 'deadline-again' });
+    deliverNow(deadlines());
+    const run = await finished(t.api, created.id);
+    expect(run).toMatchObject({ status: 'FAILED', progress: { total: 1, failed: 1 } });
+    const failed = (await t.api.get(`/sessions/${session.id}`)).body;
+    expect(failed).toMatchObject({ status: 'FAILED', stoppingReason: null, turnCount: 0 });
+    expect(failed.error).toBe(
+      "PHONE: no news of the call within 15 minutes of turn 1's utterance (no answer recorded, no hang-up reported)",
+    );
+    await expect
+      .poll(() => line.calls().filter((c) => c.arguments.sessionId === session.id && c.state !== 'ended').length, {
+        timeout: 20_000,
+      })
+      .toBe(0);
+    expect(deadlines(session.id)).toHaveLength(0);
+    expect(runDeadLetters).toHaveLength(0);
+  }, 90_000);
+
+  it('a deadline that finds its session answered changes nothing', async () => {
+    const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
+    const run = await finished(t.api, (await startRun(t)).id);
+    expect(run.status).toBe('COMPLETED');
+    const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    // The finished session's deadline is still on the queue: due now, it finds the turn answered.
+    const queued = deadlines(session.id);
+    expect(queued.length).toBeGreaterThan(0);
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(JSON.parse(queued[0]!.body).voice.dueAt + 1000));
+    deliverNow(queued);
+    await expect.poll(() => deadlines(session.id).length, { timeout: 10_000 }).toBe(0);
+    expect((await t.api.get(`/sessions/${session.id}`)).body).toMatchObject({
+      status: 'COMPLETED',
+      stoppingReason: 'completed',
+      turnCount: 1,
+      error: null,
+    });
+    expect((await t.api.get(`/runs/${run.id}`)).body).toMatchObject({ status: 'COMPLETED', progress: run.progress });
+    expect(runDeadLetters).toHaveLength(0);
   }, 60_000);
 });
 

@@ -9,6 +9,8 @@ import { type Telephony, telephony, voiceFromNumber } from '../../telephony/tele
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { type CallArgs, type VoiceEvent, voicePrefix } from '../voice/voice-event.js';
+import { enqueueRunJobs } from '../../queue/run-queue.js';
+import { CALL_NEWS_WINDOW_MS, SAMPLE_RATE } from '../../voice/line.js';
 import {
   advance,
   endAfterTurn,
@@ -49,6 +51,7 @@ export async function voiceStep(
   voice: VoiceEvent | undefined,
 ): Promise<StepOutcome> {
   if (!voice) return speak(ctx, s, jctx);
+  if (voice.event === 'deadline') return deadlineReached(ctx, s, voice);
   // Another delivery's call (placed, then left when the session's own call won): hung up, not heeded.
   if (voice.transactionId && s._call && voice.transactionId !== s._call.transactionId) {
     if (voice.event !== 'hangup') {
@@ -77,8 +80,11 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
   // was written, and carries on. A later turn's update is sent after the write: the delivery may
   // have stopped in between, so it is sent again (the call-control handler ignores an update of
   // the turn the call is already on).
-  if (at._call && at._call.seq === at._seq && at._call.turn === turn)
-    return turn === 1 ? { kind: 'stop' } : updateAgain(ctx, at, at._call);
+  if (at._call && at._call.seq === at._seq && at._call.turn === turn) {
+    if (turn > 1) return updateAgain(ctx, at, at._call);
+    await awaitNews(ctx, at, at._call);
+    return { kind: 'stop' };
+  }
   const next = await nextUserMessage(ctx, at);
   if (next.kind === 'outcome') return next.outcome;
   const s = next.session;
@@ -92,6 +98,8 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
     });
   const userAudioKey = `${voicePrefix(s.organizationId, s.id)}${turn}-user.wav`;
   await putObject(userAudioKey, speech.wav, 'audio/wav');
+  const { decodeWav } = await import('#voice-audio');
+  const utteranceMs = Math.round((decodeWav(speech.wav).length / SAMPLE_RATE) * 1000);
   const telephony = await line();
   if (!telephony)
     return endStep(ctx, s, {
@@ -109,6 +117,7 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
     turn,
     message: next.message.slice(0, MAX_TURN_TEXT),
     userAudioKey,
+    utteranceMs,
   });
   // Only one delivery of a step speaks: the call it waits on is written on condition that no other
   // delivery wrote it. A first turn places its call before (its id is needed) and hangs it up if
@@ -122,11 +131,79 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
     });
     const moved = await advance(ctx, s, { _call: call(placed.transactionId) }, false, { firstCall: true });
     if (moved.kind !== 'advanced') await hangUp(telephony, placed.transactionId, s.id);
+    else await awaitNews(ctx, moved.session, moved.session._call!);
     return { kind: 'stop' };
   }
   const moved = await advance(ctx, s, { _call: call(existing) }, false, { firstCall: true });
   if (moved.kind !== 'advanced') return { kind: 'stop' };
-  return play(ctx, telephony, moved.session, existing, args);
+  return play(ctx, telephony, moved.session, moved.session._call!, args);
+}
+
+/**
+ * Puts the step's deadline on the run queue: due CALL_NEWS_WINDOW_MS after the utterance has
+ * played, it fails the session if no news of the call came by then. Each delivery that leaves the
+ * step waiting puts one; the one that finds the session moved on changes nothing.
+ */
+async function awaitNews(ctx: StepContext, s: RunSession, call: NonNullable<RunSession['_call']>): Promise<void> {
+  const dueAt = clock.now().getTime() + (call.utteranceMs ?? 0) + CALL_NEWS_WINDOW_MS;
+  await queueDeadline(ctx, s, {
+    event: 'deadline',
+    seq: call.seq,
+    turn: call.turn,
+    dueAt,
+    transactionId: call.transactionId,
+  });
+}
+
+async function queueDeadline(
+  ctx: StepContext,
+  s: RunSession,
+  deadline: Extract<VoiceEvent, { event: 'deadline' }>,
+): Promise<void> {
+  await enqueueRunJobs(
+    [
+      {
+        kind: 'step',
+        organizationId: s.organizationId,
+        runId: ctx.runId,
+        sessionId: s.id,
+        seq: deadline.seq,
+        carry: ctx.rec.carry,
+        voice: deadline,
+      },
+    ],
+    deadline.dueAt - clock.now().getTime(),
+  );
+}
+
+/**
+ * A step's deadline came. A session no longer waiting on that call for that turn heard of it (or
+ * ended): nothing to do. Still waiting before the deadline (SQS delays a message 15 minutes at
+ * most), the deadline goes back on the queue for the rest. Past it, the session fails, and its
+ * call is hung up once the end is written (processStep).
+ */
+async function deadlineReached(
+  ctx: StepContext,
+  s: RunSession,
+  deadline: Extract<VoiceEvent, { event: 'deadline' }>,
+): Promise<StepOutcome> {
+  const call = s._call;
+  const waiting =
+    !s._end &&
+    s._seq === deadline.seq &&
+    call?.seq === deadline.seq &&
+    call.turn === deadline.turn &&
+    call.transactionId === deadline.transactionId;
+  if (!waiting) return { kind: 'stop' };
+  if (clock.now().getTime() < deadline.dueAt) {
+    await queueDeadline(ctx, s, deadline);
+    return { kind: 'stop' };
+  }
+  return endStep(ctx, s, {
+    status: 'FAILED',
+    stoppingReason: null,
+    error: `PHONE: no news of the call within ${CALL_NEWS_WINDOW_MS / 60_000} minutes of turn ${deadline.turn}'s utterance (no answer recorded, no hang-up reported)`,
+  });
 }
 
 /** The arguments of the session's call for one turn (strings, as Chime carries them). */
@@ -146,15 +223,16 @@ async function play(
   ctx: StepContext,
   telephony: Telephony,
   s: RunSession,
-  transactionId: string,
+  call: NonNullable<RunSession['_call']>,
   args: CallArgs,
 ): Promise<StepOutcome> {
   try {
-    await telephony.updateCall(transactionId, { action: 'play', ...args });
+    await telephony.updateCall(call.transactionId, { action: 'play', ...args });
   } catch (error) {
     if (!isCallGone(error)) throw error;
     return endStep(ctx, s, hangupEnd(s, true));
   }
+  await awaitNews(ctx, s, call);
   return { kind: 'stop' };
 }
 
@@ -166,7 +244,7 @@ async function updateAgain(
 ): Promise<StepOutcome> {
   const telephony = await line();
   if (!telephony) return { kind: 'stop' };
-  return play(ctx, telephony, s, call.transactionId, callArgs(ctx, s, call.turn, call.userAudioKey));
+  return play(ctx, telephony, s, call, callArgs(ctx, s, call.turn, call.userAudioKey));
 }
 
 /** The agent's answer to the turn: its leading silence is the response latency, its transcript the turn's output. */

@@ -4,7 +4,7 @@ import { getRunSession } from '../../db/runs.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
 import { bucketName } from '../../storage/s3.js';
 import { type ChimeAction, type ChimeEvent, type ChimeResponse, callArguments } from '../../telephony/chime-events.js';
-import { DEFAULT_SILENCE_THRESHOLD } from '../../voice/line.js';
+import { DEFAULT_SILENCE_THRESHOLD, MAX_ANSWER_SECONDS } from '../../voice/line.js';
 import { type CallArgs, type VoiceEvent, voicePrefix } from './voice-event.js';
 
 /**
@@ -30,7 +30,7 @@ export const ANSWER_SILENCE_SECONDS = 2;
 
 const answerSeconds = () => {
   const value = Number(optionalEnv(ENV.voiceAnswerSeconds) ?? 30);
-  return Number.isFinite(value) && value >= 1 ? Math.round(value) : 30;
+  return Number.isFinite(value) && value >= 1 ? Math.min(MAX_ANSWER_SECONDS, Math.round(value)) : 30;
 };
 
 const ok = (actions: ChimeAction[], attributes?: Record<string, string>): ChimeResponse => ({

@@ -19,6 +19,12 @@ export type VoiceEvent =
       }
     /** An action of the call failed (the call is being hung up). */
     | { event: 'failed'; error: string }
+    /**
+     * Not from the handler: put on the queue by the step that spoke turn `turn` (step `seq`), due
+     * at `dueAt` (epoch ms). If the session still waits on that call then, no news of it came (the
+     * handler was never invoked again, or could not queue the step): the session fails.
+     */
+    | { event: 'deadline'; seq: number; turn: number; dueAt: number }
   ) & {
     /** The call the event is about: a session's step heeds only the call it waits on. */
     transactionId?: string;
