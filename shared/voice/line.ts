@@ -19,7 +19,8 @@ export const DEFAULT_SILENCE_THRESHOLD = 200;
 export const MAX_ANSWER_SECONDS = 600;
 /**
  * How long after its utterance has played a session's step waits for news of its call (an answer,
- * a hang-up, a failed action) before it fails the session: the ring of a first call, the longest
- * answer, and five minutes more. Fifteen minutes, the longest an SQS message can be delayed.
+ * a hang-up, a failed action) before it fails the session: the ring of a first call (60 s), the
+ * longest answer (10 minutes) and four minutes more. Fifteen minutes, the longest an SQS message
+ * can be delayed.
  */
 export const CALL_NEWS_WINDOW_MS = 900_000;

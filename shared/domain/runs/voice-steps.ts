@@ -10,7 +10,7 @@ import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { type CallArgs, type VoiceEvent, voicePrefix } from '../voice/voice-event.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
-import { CALL_NEWS_WINDOW_MS, SAMPLE_RATE } from '../../voice/line.js';
+import { CALL_NEWS_WINDOW_MS, MAX_ANSWER_SECONDS, SAMPLE_RATE } from '../../voice/line.js';
 import {
   advance,
   endAfterTurn,
@@ -140,12 +140,26 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
 }
 
 /**
+ * When a step that speaks at `now` stops waiting for news of its call: once its utterance has
+ * played (its length unknown for sessions written before it was kept), CALL_NEWS_WINDOW_MS later;
+ * an agent that speaks first is heard out (an answer's length at most) before the first utterance.
+ */
+export function newsDueAt(
+  now: number,
+  call: Pick<NonNullable<RunSession['_call']>, 'turn' | 'utteranceMs'>,
+  agentSpeaksFirst: boolean,
+): number {
+  const greetingMs = call.turn === 1 && agentSpeaksFirst ? MAX_ANSWER_SECONDS * 1000 : 0;
+  return now + greetingMs + (call.utteranceMs ?? 0) + CALL_NEWS_WINDOW_MS;
+}
+
+/**
  * Puts the step's deadline on the run queue: due CALL_NEWS_WINDOW_MS after the utterance has
  * played, it fails the session if no news of the call came by then. Each delivery that leaves the
  * step waiting puts one; the one that finds the session moved on changes nothing.
  */
 async function awaitNews(ctx: StepContext, s: RunSession, call: NonNullable<RunSession['_call']>): Promise<void> {
-  const dueAt = clock.now().getTime() + (call.utteranceMs ?? 0) + CALL_NEWS_WINDOW_MS;
+  const dueAt = newsDueAt(clock.now().getTime(), call, ctx.rec.carry.phone?.agentSpeaksFirst ?? false);
   await queueDeadline(ctx, s, {
     event: 'deadline',
     seq: call.seq,
