@@ -108,8 +108,8 @@ type Internal = {
 };
 
 /**
- * The one Middy stack of every API function: Powertools' Lambda context keys and metrics flush
- * (shared/observability/lambda.ts), request log line, header normalising, auth context and route
+ * The one Middy stack of every API function: Powertools' Lambda context keys and, where the
+ * function counts metrics, their flush (shared/observability/lambda.ts), request log line, header normalising, auth context and route
  * access, JSON body parsing, schema validation, JSON response, error mapping (last).
  * Validators come from `#route-validators`: compiled by ajv when unbundled
  * (shared/http/route-validators.ts), precompiled at build time in a function bundle

@@ -1,20 +1,18 @@
-import middy, { type MiddlewareObj } from '@middy/core';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { logger } from './logger.js';
-import { metrics } from './metrics.js';
+import { addedMiddlewares, type AnyMiddleware } from './per-invocation.js';
 
 /**
  * The Powertools middlewares of every function, first in its Middy stack: the Lambda context
  * (request id, cold start, function name) on every line, appended keys cleared at the end of the
- * invocation, the event never logged (it carries the caller's API key), and the metrics flushed
- * once per invocation, after the function's own `after` steps.
+ * invocation, the event never logged (it carries the caller's API key); then what the function's
+ * modules add to every invocation (./per-invocation.ts): the metrics flush, once per invocation
+ * after the function's own `after` steps, in a function whose code counts metrics.
  */
-type AnyMiddleware = MiddlewareObj<any, any, Error, Context, any>;
-
 export function observability(): AnyMiddleware[] {
-  return [injectLambdaContext(logger, { resetKeys: true, logEvent: false }), logMetrics(metrics)] as AnyMiddleware[];
+  return [injectLambdaContext(logger, { resetKeys: true, logEvent: false }) as AnyMiddleware, addedMiddlewares];
 }
 
 /**

@@ -1,12 +1,15 @@
 import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { logger, serviceName } from './logger.js';
+import { onEveryInvocation } from './per-invocation.js';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from './metric-names.js';
 
 /**
  * The one metrics object of a function (Powertools for AWS Lambda, CloudWatch embedded metric
  * format): values are kept during an invocation and flushed once at its end as one JSON line
- * (`logMetrics`, shared/observability/lambda.ts). Every metric has the dimension
+ * (`logMetrics`, added to every invocation by this module: a function whose code counts no metric
+ * does not carry it, ./per-invocation.ts). Every metric has the dimension
  * `service` (eval-platform); AgentCallErrors also comes per `statusClass`.
  */
 
@@ -53,6 +56,7 @@ const notices = {
 };
 
 export const metrics = new Metrics({ namespace: NAMESPACE, serviceName: serviceName(), logger: notices });
+onEveryInvocation(logMetrics(metrics) as Parameters<typeof onEveryInvocation>[0]);
 
 /** Adds `value` (default 1) to a count metric; nothing for 0 or a value that is not a finite number. */
 export function countMetric(name: MetricName, value = 1): void {

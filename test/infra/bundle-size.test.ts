@@ -141,6 +141,25 @@ describe('function bundles', () => {
     expect(readFileSync(runner.file, 'utf8')).toContain('import("#voice-audio")');
   });
 
+  it('carry the metrics code only where their code counts a metric: a route that counts none has no Powertools Metrics', () => {
+    const carrying = bundles
+      .filter((b) => !isFloor(b) && b.packages.includes('@aws-lambda-powertools/metrics'))
+      .map((b) => b.name)
+      .sort();
+    // The functions that call the agent, the LLM or a webhook receiver, take spans, or take queue
+    // jobs (a job given up is counted): shared/observability/metric-names.ts.
+    expect(carrying).toEqual([
+      'endpoint-connections/test',
+      'jobs/deliverer',
+      'jobs/evaluator',
+      'jobs/generator',
+      'jobs/runner',
+      'jobs/webhook-sweeper',
+      'otel/export-traces',
+      'webhooks/test',
+    ]);
+  });
+
   it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {
     const code = readFileSync(bundles.find((b) => b.name === 'otel/export-traces')!.file, 'utf8');
     expect(code).toContain('.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');

@@ -16,6 +16,7 @@ const saved = vi.hoisted(() => {
 import { created, httpHandler } from '../../shared/http/handler.js';
 import { logger, withLogKeys } from '../../shared/observability/logger.js';
 import { observedHandler } from '../../shared/observability/lambda.js';
+import { onEveryInvocation } from '../../shared/observability/per-invocation.js';
 import {
   countAgentCallError,
   countMetric,
@@ -152,6 +153,39 @@ describe('a job handler', () => {
   it('runs as it is without a Lambda context (a test calling it directly)', async () => {
     expect(await job({ n: 0 })).toBe(0);
     expect(logLines().find((l) => l.message === 'working')).toMatchObject({ runId: 'run_1' });
+  });
+});
+
+describe('middlewares added to every invocation', () => {
+  it('run in Middy order around the handler, even when added after it was wrapped', async () => {
+    const seen: string[] = [];
+    const job = observedHandler(async () => {
+      seen.push('handler');
+      return 'done';
+    });
+    const step = (name: string) => ({
+      before: async () => void seen.push(`${name} before`),
+      after: async () => void seen.push(`${name} after`),
+      onError: async () => void seen.push(`${name} onError`),
+    });
+    const removeFirst = onEveryInvocation(step('first'));
+    const removeSecond = onEveryInvocation(step('second'));
+    try {
+      expect(await job({}, context())).toBe('done');
+      expect(seen).toEqual(['first before', 'second before', 'handler', 'second after', 'first after']);
+      seen.length = 0;
+      const failing = observedHandler(async () => {
+        throw new Error('broken');
+      });
+      await expect(failing({}, context())).rejects.toThrow('broken');
+      expect(seen).toEqual(['first before', 'second before', 'second onError', 'first onError']);
+    } finally {
+      removeFirst();
+      removeSecond();
+    }
+    seen.length = 0;
+    await job({}, context());
+    expect(seen).toEqual(['handler']);
   });
 });
 

@@ -1,14 +1,6 @@
 import type { AuthContext } from '../../auth/context.js';
 import { createRecord, getRecord, listOrgRecords, transact, updateItem, updateRecord } from '../../db/catalog.js';
-import {
-  commitOnce,
-  deliveryPut,
-  getDelivery,
-  listDeliveries,
-  webhookSecretDelete,
-  webhookSecretPut,
-  type StoredDelivery,
-} from '../../db/webhooks.js';
+import { listDeliveries, webhookSecretDelete, webhookSecretPut, type StoredDelivery } from '../../db/webhooks.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type {
   Delivery,
@@ -23,8 +15,6 @@ import { clock } from '../common/clock.js';
 import { webhookEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
 import { anyOf, applyList, containsIgnoreCase, intersects, type Page } from '../common/list.js';
-import { attemptDelivery } from './delivery.js';
-import { messageBody, newDelivery, retentionTtl } from './events.js';
 import { newSigningSecret } from './signing.js';
 
 /** Webhook endpoints of an organization. */
@@ -79,7 +69,8 @@ export async function getWebhook(auth: AuthContext, id: string): Promise<Webhook
   return webhookView(await getRecord<Webhook>(webhookEntity, auth.organizationId, id, { includeDeleted: true }));
 }
 
-async function liveWebhook(auth: AuthContext, id: string): Promise<Webhook> {
+/** An organization's webhook as reads show it (NotFoundError when it has none by that id). */
+export async function liveWebhook(auth: AuthContext, id: string): Promise<Webhook> {
   return webhookView(await getRecord<Webhook>(webhookEntity, auth.organizationId, id));
 }
 
@@ -128,34 +119,6 @@ export async function deleteWebhook(auth: AuthContext, id: string): Promise<{ id
     (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`webhook ${id} not found`) : undefined),
   );
   return { id, deletedAt };
-}
-
-/**
- * POST /webhooks/{id}/test: a `ping` to this endpoint (whatever its events, even disabled), its
- * first attempt made now; a failed one is retried on the schedule like any delivery. Answers the
- * delivery with that attempt.
- */
-export async function pingWebhook(auth: AuthContext, id: string): Promise<Delivery> {
-  const webhook = await liveWebhook(auth, id);
-  const now = clock.now();
-  const at = now.toISOString();
-  const messageId = newId('message', now.getTime());
-  const delivery = newDelivery(
-    webhook,
-    messageId,
-    'ping',
-    messageBody('ping', at, { webhookId: webhook.id, message: 'a test message from the evaluation platform' }),
-    at,
-  );
-  await commitOnce([deliveryPut(delivery, retentionTtl(now))]);
-  await attemptDelivery({
-    kind: 'deliver',
-    organizationId: auth.organizationId,
-    webhookId: id,
-    deliveryId: messageId,
-    attempt: 1,
-  });
-  return deliveryView((await getDelivery(id, messageId))!);
 }
 
 /** GET /webhooks/{id}/deliveries: newest first by default; each with its attempts. */
