@@ -195,7 +195,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(
       `\n${rows.filter((r) => r.ratio <= MAX_RATIO).length} of ${rows.length} functions at or under ${MAX_RATIO}× their floor (median of ${rounds} rounds); by the 90 % intervals: ${count('within')} within, ${count('over')} over, ${count('close')} too close to call; median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB`,
     );
-    console.log(`median function / DynamoDB-only floor: ${medianRatio.toFixed(2)} (goal <= ${MAX_MEDIAN_RATIO})`);
+    // The goal is over every function: with --only, the median is of the functions timed, not the goal's.
+    console.log(
+      only
+        ? `median of the ${rows.length} functions timed / DynamoDB-only floor: ${medianRatio.toFixed(2)} (the goal, <= ${MAX_MEDIAN_RATIO}, is over all functions: run without --only)`
+        : `median function / DynamoDB-only floor: ${medianRatio.toFixed(2)} (goal <= ${MAX_MEDIAN_RATIO})`,
+    );
     console.log(
       `GET /monitors/{id}/results: ${await resultsRequests()} DynamoDB requests (authorizer included, goal ≤ 8)`,
     );
