@@ -48,7 +48,14 @@ export interface SpeechInput {
 }
 
 export type SpeechResult =
-  | { ok: true /** 8 kHz 16-bit mono PCM. */; wav: Uint8Array; creditsUsed: number }
+  | {
+      ok: true;
+      /** 8 kHz 16-bit mono PCM. */
+      wav: Uint8Array;
+      /** How long it plays. */
+      durationMs: number;
+      creditsUsed: number;
+    }
   | { ok: false; error: string; creditsUsed: 0 };
 
 export interface TranscriptionInput {
@@ -84,7 +91,7 @@ export async function synthesizeSpeech(input: SpeechInput): Promise<SpeechResult
   const body = JSON.stringify({ model, voice: config.ttsVoice, input: input.text, response_format: 'wav' });
   const result = await chargedCall(
     { organizationId: input.organizationId, creditsModelName },
-    async (): Promise<Outcome<Uint8Array>> => {
+    async (): Promise<Outcome<TelephoneAudio>> => {
       const request = { path: '/audio/speech', body, who: 'the speech model', log: { purpose: 'speech', model } };
       const sent = await post(request, cfg, deadlineOf(input.remainingMs));
       if (!sent.ok) return { ok: false, error: `speech synthesis failed: ${sent.error}` };
@@ -93,7 +100,7 @@ export async function synthesizeSpeech(input: SpeechInput): Promise<SpeechResult
     },
     (error) => logger.warn('llm call failed', { purpose: 'speech', model, error }),
   );
-  return result.ok ? { ok: true, wav: result.value, creditsUsed: result.creditsUsed } : result;
+  return result.ok ? { ok: true, ...result.value, creditsUsed: result.creditsUsed } : result;
 }
 
 /**
@@ -129,12 +136,18 @@ export async function transcribeSpeech(input: TranscriptionInput): Promise<Trans
   return result.ok ? { ok: true, text: result.value, creditsUsed: result.creditsUsed } : result;
 }
 
+interface TelephoneAudio {
+  wav: Uint8Array;
+  durationMs: number;
+}
+
 /**
- * The speech model's answer as an 8 kHz 16-bit mono WAV, or why it cannot be one. The audio code
- * (wavefile) is a lazy module: only voice runs load it, never an HTTP run in the same function.
+ * The speech model's answer as an 8 kHz 16-bit mono WAV with how long it plays, or why it cannot
+ * be one. The audio code (wavefile) is a lazy module: only voice runs load it, never an HTTP run
+ * in the same function.
  */
-async function telephoneWav(bytes: Uint8Array): Promise<Outcome<Uint8Array>> {
-  const { decodeWav, encodeWav } = await import('#voice-audio');
+async function telephoneWav(bytes: Uint8Array): Promise<Outcome<TelephoneAudio>> {
+  const { decodeWav, encodeWav, SAMPLE_RATE } = await import('#voice-audio');
   let samples: Int16Array;
   try {
     samples = decodeWav(bytes);
@@ -142,7 +155,10 @@ async function telephoneWav(bytes: Uint8Array): Promise<Outcome<Uint8Array>> {
     return { ok: false, error: `the speech model's answer is not a WAV file: ${quote((error as Error).message)}` };
   }
   if (samples.length === 0) return { ok: false, error: "the speech model's answer holds no audio" };
-  return { ok: true, value: encodeWav(samples) };
+  return {
+    ok: true,
+    value: { wav: encodeWav(samples), durationMs: Math.round((samples.length / SAMPLE_RATE) * 1000) },
+  };
 }
 
 /** `{text}` of a transcription answer, or why there is none. */

@@ -97,6 +97,10 @@ describe('speech synthesis', () => {
     const wav = (result as { wav: Uint8Array }).wav;
     expect(format(wav)).toEqual({ channels: 1, sampleRate: SAMPLE_RATE, bits: 16 });
     expect(wavToText(wav)).toBe(text);
+    // How long it plays, from the samples it was made of (a voice step's deadline counts from its end).
+    expect((result as { durationMs: number }).durationMs).toBe(
+      Math.round((decodeWav(wav).length / SAMPLE_RATE) * 1000),
+    );
     expect(stub.speechRequests).toHaveLength(1);
     const request = stub.speechRequests[0]!;
     expect(request.body).toEqual({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: text, response_format: 'wav' });

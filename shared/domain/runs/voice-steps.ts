@@ -10,7 +10,7 @@ import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { type CallArgs, type VoiceEvent, voicePrefix } from '../voice/voice-event.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
-import { CALL_NEWS_WINDOW_MS, MAX_ANSWER_SECONDS, SAMPLE_RATE } from '../../voice/line.js';
+import { CALL_NEWS_WINDOW_MS, MAX_ANSWER_SECONDS } from '../../voice/line.js';
 import {
   advance,
   endAfterTurn,
@@ -98,8 +98,6 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
     });
   const userAudioKey = `${voicePrefix(s.organizationId, s.id)}${turn}-user.wav`;
   await putObject(userAudioKey, speech.wav, 'audio/wav');
-  const { decodeWav } = await import('#voice-audio');
-  const utteranceMs = Math.round((decodeWav(speech.wav).length / SAMPLE_RATE) * 1000);
   const telephony = await line();
   if (!telephony)
     return endStep(ctx, s, {
@@ -117,7 +115,7 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
     turn,
     message: next.message.slice(0, MAX_TURN_TEXT),
     userAudioKey,
-    utteranceMs,
+    utteranceMs: speech.durationMs,
   });
   // Only one delivery of a step speaks: the call it waits on is written on condition that no other
   // delivery wrote it. A first turn places its call before (its id is needed) and hangs it up if
