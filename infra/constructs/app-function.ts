@@ -106,7 +106,9 @@ export const lazyModuleName = (specifier: string): string => specifier.slice(1);
  */
 export const FLAT_PACKAGES = {
   'student-t': ['@stdlib/stats-base-dists-t-cdf', '@stdlib/stats-base-dists-t-quantile'],
-  nunjucks: ['nunjucks'],
+  // A connection's write compiles its template and never renders it: the compiler's entries load
+  // Nunjucks' parser and compiler without its environment.
+  nunjucks: ['nunjucks', 'nunjucks/src/parser.js', 'nunjucks/src/compiler.js', 'nunjucks/src/nodes.js'],
 } as const satisfies Record<string, readonly string[]>;
 export const FLAT_BUILD_DIR = '.build/flat';
 

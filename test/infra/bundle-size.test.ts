@@ -134,6 +134,17 @@ describe('function bundles', () => {
     expect(readFileSync(of('runs/comparison').file, 'utf8')).toContain('gammaincinv:compute');
   });
 
+  it("leave Nunjucks' environment out of the connection writes: they compile a template and never render it", () => {
+    const text = (name: string) => readFileSync(bundles.find((b) => b.name === name)!.file, 'utf8');
+    // The parser's error and a filter's error: the compiler is in every bundle, the filters where a template renders.
+    for (const name of ['endpoint-connections/create', 'endpoint-connections/update']) {
+      expect(text(name), name).toContain('expected variable end');
+      expect(text(name), name).not.toContain('dictsort filter');
+    }
+    for (const name of ['endpoint-connections/test', 'jobs/runner'])
+      expect(text(name), name).toContain('dictsort filter');
+  });
+
   it('leave the WAV library out: the call-control handler needs a threshold, the runner loads it for voice runs only', () => {
     expect(bundles.find((b) => b.name === 'jobs/call-control')!.packages).not.toContain('wavefile');
     const runner = bundles.find((b) => b.name === 'jobs/runner')!;

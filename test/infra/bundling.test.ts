@@ -239,7 +239,7 @@ describe('function bundling', () => {
       await withBundle({ handler, environment: { TABLE_NAME: 't' } }, async (dir, mod) => {
         expect(typeof mod.handler, handler).toBe('function');
         const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
-        expect(sources, handler).toContainEqual(expect.stringMatching(new RegExp(`\\.build/flat/${group}\\.mjs$`)));
+        expect(sources, handler).toContainEqual(expect.stringMatching(new RegExp(`\\.build/flat/${group}\\.`)));
         expect(
           sources.filter((s) => s.includes(`node_modules/${pkg}`)),
           handler,

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, FLAT_BUILD_DIR, FLAT_PACKAGES, PROJECT_ROOT } from '../../infra/constructs/app-function.js';
+import { esbuildOptions, FLAT_PACKAGES, flatPackageFile, PROJECT_ROOT } from '../../infra/constructs/app-function.js';
 import { writeFlatPackages } from '../../infra/flat-packages.js';
 import { checkInputTemplate } from '../../shared/domain/catalog/endpoint-connection-rules.js';
 import { renderTemplate, type TemplateContext } from '../../shared/domain/runs/caller/template.js';
@@ -56,9 +56,10 @@ function outcome(call: () => unknown): unknown {
 }
 
 describe('packages scope-hoisted for the function bundles (infra/flat-packages.ts)', () => {
-  it('replace the packages in a bundle: no file of theirs is bundled, their group module is', () => {
+  it("replace the packages in a bundle: no file of theirs is bundled, their group's modules are", () => {
     const inputs = Object.keys(metafile.inputs);
-    for (const group of Object.keys(FLAT_PACKAGES)) expect(inputs).toContain(`${FLAT_BUILD_DIR}/${group}.mjs`);
+    for (const [group, packages] of Object.entries(FLAT_PACKAGES))
+      for (const i of packages.keys()) expect(inputs).toContain(flatPackageFile(group, i));
     expect(inputs.filter((f) => /node_modules\/(nunjucks|@stdlib)\//.test(f))).toEqual([]);
   });
 

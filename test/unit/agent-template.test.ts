@@ -7,6 +7,7 @@ import {
   USER_AGENT,
 } from '../../shared/domain/runs/caller/index.js';
 import type { AgentConnection } from '../../shared/domain/runs/caller/index.js';
+import { checkInputTemplate } from '../../shared/domain/catalog/endpoint-connection-rules.js';
 
 const body = '{"message": "{{ input.user_message }}"}';
 const parse = (template: string, variables: Record<string, unknown>) => JSON.parse(renderTemplate(template, variables));
@@ -86,6 +87,18 @@ describe('renderTemplate: printed strings are JSON-string-escaped', () => {
 
   it('a template that does not compile is a TemplateRenderError', () => {
     expect(() => renderTemplate('{{ input.user_message ', {})).toThrow(TemplateRenderError);
+  });
+
+  it("a compile error names its line and column, and the connection's check reports the same", () => {
+    const template = '{"a": "{{ input.user_message }}",\n "b": "{% if %}"}';
+    expect(() => renderTemplate(template, {})).toThrow('[Line 2, Column 14] unexpected token: %}');
+    expect(() => checkInputTemplate(template)).toThrow(
+      'inputTemplate is not a valid Nunjucks template: [Line 2, Column 14] unexpected token: %}',
+    );
+  });
+
+  it('includes no file: a template has no loader to read one with', () => {
+    expect(() => renderTemplate('{% include "package.json" %}', {})).toThrow(/template not found: package\.json/);
   });
 
   it('url context percent-encodes printed strings; raw context prints them as they are', () => {

@@ -1,7 +1,7 @@
-import nunjucks from 'nunjucks';
 import { JSONPath } from 'jsonpath-plus';
 import { ValidationError } from '../../errors.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
+import { compileTemplate } from '../runs/caller/template-compile.js';
 export { checkUrl } from './url-rules.js';
 import type {
   AuthType,
@@ -24,18 +24,13 @@ export const RETRY_DEFAULTS = {
 };
 
 const PLACEHOLDER = /\{\{-?\s*input\.user_message\s*(\|[^}]*)?-?\}\}/;
-const nunjucksEnv = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
 
 export function checkInputTemplate(template: string): void {
   try {
-    // Compiling parses the whole template: a syntax error anywhere is reported here.
-    new nunjucks.Template(template, nunjucksEnv, undefined, true);
+    // The compile a request's rendering runs: a syntax error anywhere is reported here.
+    compileTemplate(template, 'json');
   } catch (error) {
-    const detail = String((error as Error).message ?? error)
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 300);
-    throw new ValidationError(`inputTemplate is not a valid Nunjucks template: ${detail}`);
+    throw new ValidationError(`inputTemplate is not a valid Nunjucks template: ${(error as Error).message}`);
   }
   if (!PLACEHOLDER.test(template)) {
     throw new ValidationError('inputTemplate must contain the placeholder {{ input.user_message }}');
