@@ -131,10 +131,9 @@ export async function writeFlatPackages(): Promise<void> {
       written.push(basename(flatPackageFile(group, i)));
     });
   }
-  if (existsSync(dir)) {
-    for (const file of readdirSync(dir))
-      if (file.endsWith('.mjs') && !written.includes(file)) rmSync(resolve(dir, file));
-  }
+  // Another process (a parallel test worker) may be removing the same stale files: `force`.
+  for (const file of readdirSync(dir))
+    if (file.endsWith('.mjs') && !written.includes(file)) rmSync(resolve(dir, file), { force: true });
   writeIfChanged(stamp, [digest, ...written].join('\n'));
 }
 
