@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startAgent, sendJson, type TestAgentServer } from '../support/agent-server.js';
-import { httpWithKey, launchChromium, screenshots } from '../support/browser.js';
+import { httpWithKey, launchChromium, screenshots, waitInPage } from '../support/browser.js';
 import { runScript } from '../support/raw-http.js';
 import type { MetricComparison } from '../../console/src/view-models.js';
 import { forestLayout, forestPlot } from '../../console/src/view-models.js';
@@ -714,7 +714,7 @@ describe('the console in Chromium', () => {
 
       // one metric's cases: asked with metricIds
       await page.getByRole('link', { name: name('met_text_similarity'), exact: true }).click();
-      await page.waitForFunction('location.hash.includes("metric=")');
+      expect(await waitInPage(page, 'location.hash.includes("metric=")', 30_000)).toBe(true);
       // (the page asks again once the hash changed; the cases shown before stay until it answers)
       await expect.poll(() => asked.at(-1)?.searchParams.get('metricIds')).toBe('met_text_similarity');
       await moved.first().waitFor();

@@ -27,15 +27,30 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   for (const w of WIDTHS) {
     await page.setViewportSize({ width: w.width, height: w.height });
     // uPlot follows its container's width (ResizeObserver), a frame or more after the resize, and
-    // later on a loaded machine: wait, frame by frame, until the page fits, then check it does.
+    // later on a loaded machine: wait until the page fits (at most 5 s), then check it does.
     // Runs in the page (the DOM types are not in this project's lib).
     const overflowing = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
-    await page.waitForFunction(`${overflowing} <= 1`, undefined, { polling: 'raf', timeout: 5_000 }).catch(() => {});
+    await waitInPage(page, `${overflowing} <= 1`, 5_000);
     await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${w.width}.png`), fullPage: true });
     const overflow = await page.evaluate(overflowing);
     if (Number(overflow) > 1) throw new Error(`${name} scrolls sideways at ${w.width} px (${overflow} px too wide)`);
   }
   if (original) await page.setViewportSize(original);
+}
+
+/**
+ * Evaluates an expression in the page every 20 ms until it is truthy (true) or `timeoutMs` has
+ * passed (false). Playwright's waitForFunction polls with the page's `eval`, which the console's
+ * Content-Security-Policy forbids: every poll after the first threw an EvalError in the page. Each
+ * evaluation here comes from the DevTools protocol, which the policy does not govern.
+ */
+export async function waitInPage(page: Page, expression: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await page.evaluate(expression)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** JSON over HTTP with a bearer key: `{status, body, total}` (X-Total-Count). */
