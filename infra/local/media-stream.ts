@@ -42,6 +42,7 @@ export class MediaStream {
   /** What the agent sent and has not been played yet: audio and marks, in order. */
   private playout: Queued[] = [];
   private ended = false;
+  private started = false;
   /** Called once when the agent closes the connection (it hung up); not when the line does. */
   onHangup: (() => void) | undefined;
 
@@ -61,6 +62,7 @@ export class MediaStream {
 
   /** `connected`, then `start` with the call's ids and custom parameters. */
   start(customParameters: Record<string, string>): void {
+    this.started = true;
     this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
     this.send({
       event: 'start',
@@ -98,16 +100,17 @@ export class MediaStream {
     return this.play();
   }
 
-  /** The line hangs up: `stop`, then the socket closes. */
+  /** The line hangs up: `stop` (when the stream started), then the socket closes. */
   stop(): void {
     if (this.ended) return;
     this.ended = true;
-    this.send({
-      event: 'stop',
-      sequenceNumber: this.nextSequence(),
-      streamSid: this.streamSid,
-      stop: { accountSid: this.ids.accountSid, callSid: this.ids.callSid },
-    });
+    if (this.started)
+      this.send({
+        event: 'stop',
+        sequenceNumber: this.nextSequence(),
+        streamSid: this.streamSid,
+        stop: { accountSid: this.ids.accountSid, callSid: this.ids.callSid },
+      });
     this.ws.close(1000);
   }
 

@@ -148,6 +148,9 @@ export class PhoneCall {
   private current: { action: ChimeAction; controller: AbortController } | undefined;
   private wake: (() => void) | undefined;
   private readonly lineClosed = new AbortController();
+  /** Aborted by a Hangup the handler answers while the call still rings: the dial stops. */
+  private readonly hungUpRinging = new AbortController();
+  private ringingHangup: Record<string, unknown> = {};
   private stream: MediaStream | undefined;
   private frameClock: { stop(): void } | undefined;
   private playing: { frames: Uint8Array[]; next: number; done: () => void } | undefined;
@@ -226,15 +229,17 @@ export class PhoneCall {
     const answer = await dial(
       this.agentUrl,
       { accountSid: this.env.accountSid, callSid: this.callSid },
-      AbortSignal.any([timeout.signal, this.lineClosed.signal]),
+      AbortSignal.any([timeout.signal, this.lineClosed.signal, this.hungUpRinging.signal]),
     );
     timeout.clear();
+    // Answered just as the line closed or the handler hung up: the stream closes unstarted.
+    if (!('unanswered' in answer)) this.stream = answer;
+    if (this.lineClosed.signal.aborted) return this.end('line');
+    if (this.hungUpRinging.signal.aborted) return this.end('application', this.ringingHangup);
     if ('unanswered' in answer) {
       logger.debug('phone line: not answered', { transactionId: this.transactionId, reason: answer.unanswered });
-      return this.end(this.lineClosed.signal.aborted ? 'line' : 'no-answer');
+      return this.end('no-answer');
     }
-    this.stream = answer;
-    if (this.lineClosed.signal.aborted) return this.end('line');
     this.state = 'connected';
     answer.onHangup = () => void this.end('agent');
     const parameters: Record<string, string> = {};
@@ -312,6 +317,23 @@ export class PhoneCall {
         this.invoke('ACTION_INTERRUPTED', { Type: action.Type, Parameters: { ...action.Parameters } }, 'ignore');
       }
     }
+  }
+
+  /**
+   * A response while the call still rings (to an update): a Hangup addressed to the call stops the
+   * dial, and the call ends as one the application hung up (HANGUP follows). Chime starts other
+   * actions only once the call is answered, so they are not kept.
+   */
+  private applyRinging(actions: ChimeAction[] | undefined): void {
+    const hangup = actions?.[0];
+    if (hangup?.Type !== 'Hangup' || this.wrongLeg(hangup.Parameters)) return;
+    this.ringingHangup = {
+      ...hangup.Parameters,
+      CallId: this.callId,
+      ParticipantTag: 'LEG-A',
+      SipResponseCode: hangup.Parameters.SipResponseCode ?? '0',
+    };
+    this.hungUpRinging.abort();
   }
 
   /** ACTION_FAILED's data: the action, with what went wrong. */
@@ -629,6 +651,10 @@ export class PhoneCall {
    * No action list (null or absent) keeps the actions; an update's empty list too.
    */
   private apply(actions: ChimeAction[] | undefined, mode: 'next' | 'update'): void {
+    if (this.state === 'dialing') {
+      this.applyRinging(actions);
+      return;
+    }
     if (this.state !== 'connected') return;
     if (actions === undefined || (mode === 'update' && actions.length === 0)) return;
     this.actions = [...actions];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import wavefile from 'wavefile';
@@ -132,6 +132,29 @@ async function startAgent(options: { reply: Int16Array; hangUpAfterReply?: boole
         for (const client of server.clients) client.terminate();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A server that accepts TCP connections and never answers the WebSocket handshake: its calls ring. */
+async function neverAnswering() {
+  const sockets: Socket[] = [];
+  const closed: Socket[] = [];
+  const server: Server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on('close', () => closed.push(socket));
+    socket.resume();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as { port: number }).port,
+    /** The connections it accepted, and those that have closed since. */
+    sockets,
+    closed,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
@@ -435,11 +458,8 @@ describe('the local phone line', () => {
     await once(closed, 'listening');
     const refusedPort = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
-    // Accepts the TCP connection and never answers the WebSocket handshake.
-    const silent: Server = createServer(() => undefined);
-    silent.listen(0, '127.0.0.1');
-    await once(silent, 'listening');
-    const silentPort = (silent.address() as { port: number }).port;
+    const silent = await neverAnswering();
+    const silentPort = silent.port;
     // The second answer timeout armed (the silent agent's) expires; the first agent refuses at once.
     const fake = fakeClock({ expire: (_ms, index) => (index === 1 ? Promise.resolve() : undefined) });
 
@@ -465,7 +485,46 @@ describe('the local phone line', () => {
     // The numbers with an agent rang for up to the answer timeout.
     expect(fake.timeouts).toEqual([60_000, 60_000]);
     expect(agent.calls).toHaveLength(0);
-    await new Promise((resolve) => silent.close(resolve));
+    await silent.close();
+  });
+
+  it('stops ringing when the handler answers an update with Hangup: the agent never gets the call', async () => {
+    const slow = await neverAnswering();
+    const { sockets, closed } = slow;
+    const fake = fakeClock();
+    const script = scripted((event) =>
+      respond(
+        event.InvocationEventType === 'CALL_UPDATE_REQUESTED'
+          ? argumentsOf(event).action === 'hangup'
+            ? [{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }]
+            : [play('1-user.wav')]
+          : [],
+      ),
+    );
+    const phone = line(script.handler, { '+15550000203': `ws://127.0.0.1:${slow.port}/media` });
+    const { transactionId } = await phone.createCall({ fromNumber: FROM, toNumber: '+15550000203', arguments: {} });
+    await vi.waitFor(() => expect(sockets).toHaveLength(1));
+
+    // Any other action waits for an answer that has not come: the call keeps ringing.
+    await phone.updateCall(transactionId, { action: 'play' });
+    await script.handled(is('CALL_UPDATE_REQUESTED'));
+    expect(phone.calls()[0]!.state).toBe('dialing');
+
+    await phone.updateCall(transactionId, { action: 'hangup' });
+    await script.handled(is('HANGUP'));
+    // No RINGING or CALL_ANSWERED: the agent never answered.
+    const updates = ['CALL_UPDATE_REQUESTED', 'CALL_UPDATE_REQUESTED'];
+    expect(types(script.events)).toEqual(['NEW_OUTBOUND_CALL', ...updates, 'HANGUP']);
+    expect(script.events[3]).toMatchObject({
+      ActionData: { Type: 'Hangup', Parameters: { SipResponseCode: '0', ParticipantTag: 'LEG-A' } },
+      CallDetails: { TransactionId: transactionId, Participants: [{ To: '+15550000203', Status: 'Disconnected' }] },
+    });
+    expect(phone.calls()[0]).toMatchObject({ state: 'ended', endedBy: 'application' });
+    // The dial stopped: its connection is gone, and the answer timeout never had to expire.
+    await vi.waitFor(() => expect(closed).toEqual(sockets));
+    expect(fake.timeouts).toEqual([60_000]);
+    await expect(phone.updateCall(transactionId, {})).rejects.toMatchObject({ name: 'NotFoundException' });
+    await slow.close();
   });
 
   it('gives HANGUP when the agent hangs up, after delivering the answer it was recording', async () => {
