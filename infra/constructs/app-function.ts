@@ -150,9 +150,10 @@ export const BUNDLING = {
   format: OutputFormat.ESM,
   target: 'node22',
   minify: true,
+  // Beside each bundle, read only when a stack is logged (shared/observability/stack-map.ts): the
+  // functions run without --enable-source-maps, under which Node parses every map at load
+  // (docs/cold-start.md). They carry file, line and name, not the sources.
   sourceMap: true,
-  // Maps carry file, line and name, not the sources: Node parses a function's whole map at load
-  // under --enable-source-maps, and the sources were two thirds of it (docs/cold-start.md).
   sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
@@ -241,7 +242,7 @@ export interface AppFunctionProps {
 }
 
 /**
- * Every function of the service: Node.js 22 on arm64, ESM bundle (minified, source maps) with
+ * Every function of the service: Node.js 22 on arm64, ESM bundle (minified, source map beside it) with
  * the build stamp defined at bundle time, X-Ray tracing, a shared role and log group, JSON logs
  * (Lambda's own lines too) filtered at the level of `logLevelOf`, and the Powertools service name
  * and metrics namespace of shared/observability/metric-names.ts.
@@ -269,7 +270,6 @@ export class AppFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
         // Last, so every function logs and emits metrics under the same names.
         [ENV.logLevel]: logLevel,

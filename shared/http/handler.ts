@@ -10,6 +10,7 @@ import { UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 import { toErrorResponse, type ErrorBody } from './errors.js';
 import { logger } from '../observability/logger.js';
 import { observability } from '../observability/lambda.js';
+import { mapStack } from '../observability/stack-map.js';
 import { normaliseQuery } from './query.js';
 import { bodyProblem } from '../schemas/storable.js';
 
@@ -175,7 +176,7 @@ export function httpHandler<
       if (statusCode >= 500) {
         // Name, message and stack only: an error's other fields may hold what it was given.
         const { name, message, stack } = request.error ?? {};
-        logger.error('request failed', { error: { name, message, stack } });
+        logger.error('request failed', { error: { name, message, stack: mapStack(stack) } });
       }
       const own = spec.rawBody?.errorReply?.(request.event.headers ?? {}, statusCode, body);
       request.response = own

@@ -3,6 +3,7 @@ import { LogFormatter, LogItem, Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, LogLevel, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import { ENV, optionalEnv } from '../config/env.js';
 import { SERVICE_NAME } from './metric-names.js';
+import { mapStack } from './stack-map.js';
 
 /**
  * The one logger of a function (Powertools for AWS Lambda): structured JSON lines with the Lambda
@@ -54,6 +55,13 @@ class ScopedKeysFormatter extends LogFormatter {
     const keys = scoped.getStore();
     if (keys) item.addAttributes({ ...keys });
     return item.addAttributes(additional);
+  }
+
+  /** An error logged as such: its stack and location in the sources, not the bundle (./stack-map.ts). */
+  override formatError(error: Error): LogAttributes {
+    const stack = mapStack(error.stack);
+    if (stack === error.stack) return super.formatError(error);
+    return { ...super.formatError(error), location: this.getCodeLocation(stack), stack };
   }
 }
 

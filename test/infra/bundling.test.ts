@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { App, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -58,11 +59,15 @@ function probe(dir: string, lines: string[]): unknown {
 }
 
 describe('function bundling', () => {
-  it('signs with the environment credentials Lambda sets, with no other credential source bundled', async () => {
+  it('signs with the environment credentials Lambda sets (no other credential source bundled), and logs a stack in its sources', async () => {
     const { startFakeAws } = await import('../support/fake-aws.js');
+    let broken = false;
     const fake = await startFakeAws(() => ({
       headers: { 'content-type': 'application/x-amz-json-1.0' },
-      body: JSON.stringify({ Item: { pk: { S: 'ORG#o' }, id: { S: 'prd_1' }, name: { S: 'p' } } }),
+      // Broken: an answer the SDK cannot read, so the route fails with a 500.
+      body: broken
+        ? '{"Item": '
+        : JSON.stringify({ Item: { pk: { S: 'ORG#o' }, id: { S: 'prd_1' }, name: { S: 'p' } } }),
     }));
     const saved = { ...process.env };
     Object.assign(process.env, {
@@ -80,21 +85,42 @@ describe('function bundling', () => {
         for (const left of ['CreateTokenCommand', 'AssumeRoleWithWebIdentity', 'credential_process']) {
           expect(code, left).not.toContain(left);
         }
-        await mod.handler(
-          {
-            httpMethod: 'GET',
-            path: '/products/prd_1',
-            resource: '/products/{id}',
-            headers: {},
-            pathParameters: { id: 'prd_1' },
-            requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } },
-          },
-          { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 },
-        );
+        const getProduct = {
+          httpMethod: 'GET',
+          path: '/products/prd_1',
+          resource: '/products/{id}',
+          headers: {},
+          pathParameters: { id: 'prd_1' },
+          requestContext: { authorizer: { organizationId: 'o', userId: 'u', role: 'ADMIN', plan: 'FREE' } },
+        };
+        await mod.handler(getProduct, { awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 });
         expect(fake.requests.length).toBeGreaterThan(0);
         const auth = String(fake.requests[0]!.headers.authorization);
         expect(auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFROMLAMBDA\//);
         expect(fake.requests[0]!.headers['x-amz-security-token']).toBe('token');
+
+        // A 500's logged stack names the sources, read from the map beside the bundle, in a process
+        // of its own without --enable-source-maps, as Lambda runs it (this test's runner maps stacks itself).
+        broken = true;
+        writeFileSync(
+          join(dir, 'fail.mjs'),
+          `const { handler } = await import('./index.mjs');\nconst res = await handler(${JSON.stringify(getProduct)}, { awsRequestId: 'r2', getRemainingTimeInMillis: () => 10000 });\nconsole.log(JSON.stringify({ statusCode: res.statusCode }));\n`,
+        );
+        const child = spawn(process.execPath, ['fail.mjs'], { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' } });
+        let output = '';
+        child.stdout.on('data', (d) => (output += d));
+        child.stderr.on('data', (d) => (output += d));
+        await once(child, 'close');
+        const lines = output
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l));
+        expect(lines.at(-1)).toEqual({ statusCode: 500 });
+        const logged = lines.find((l) => l.message === 'request failed');
+        expect(logged?.error?.stack).toMatch(/^\S+Error/);
+        const frames = String(logged.error.stack).split('\n').slice(1);
+        expect(frames.some((f) => /node_modules\/@(aws-sdk|smithy)\/[^:]+\.js:\d+:\d+\)?$/.test(f))).toBe(true);
+        expect(frames.filter((f) => /index\.mjs:\d+:\d+\)?$/.test(f))).toEqual([]);
       });
     } finally {
       process.env = saved;
