@@ -59,9 +59,12 @@ class ScopedKeysFormatter extends LogFormatter {
 
   /** An error logged as such: its stack and location in the sources, not the bundle (./stack-map.ts). */
   override formatError(error: Error): LogAttributes {
+    const formatted = super.formatError(error);
     const stack = mapStack(error.stack);
-    if (stack === error.stack) return super.formatError(error);
-    return { ...super.formatError(error), location: this.getCodeLocation(stack), stack };
+    if (stack === undefined || stack === error.stack) return formatted;
+    // Powertools' dev mode (POWERTOOLS_DEV) prints the stack as a list of lines.
+    const lines = Array.isArray(formatted.stack);
+    return { ...formatted, location: this.getCodeLocation(stack), stack: lines ? stack.split('\n') : stack };
   }
 }
 
