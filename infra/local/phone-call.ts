@@ -148,9 +148,8 @@ export class PhoneCall {
   private current: { action: ChimeAction; controller: AbortController } | undefined;
   private wake: (() => void) | undefined;
   private readonly lineClosed = new AbortController();
-  /** Aborted by a Hangup the handler answers while the call still rings: the dial stops. */
+  /** Aborted by a Hangup the handler answers while the call still rings (its parameters the reason): the dial stops. */
   private readonly hungUpRinging = new AbortController();
-  private ringingHangup: Record<string, unknown> = {};
   private stream: MediaStream | undefined;
   private frameClock: { stop(): void } | undefined;
   private playing: { frames: Uint8Array[]; next: number; done: () => void } | undefined;
@@ -235,7 +234,7 @@ export class PhoneCall {
     // Answered just as the line closed or the handler hung up: the stream closes unstarted.
     if (!('unanswered' in answer)) this.stream = answer;
     if (this.lineClosed.signal.aborted) return this.end('line');
-    if (this.hungUpRinging.signal.aborted) return this.end('application', this.ringingHangup);
+    if (this.hungUpRinging.signal.aborted) return this.end('application', this.hungUpRinging.signal.reason);
     if ('unanswered' in answer) {
       logger.debug('phone line: not answered', { transactionId: this.transactionId, reason: answer.unanswered });
       return this.end('no-answer');
@@ -327,13 +326,12 @@ export class PhoneCall {
   private applyRinging(actions: ChimeAction[] | undefined): void {
     const hangup = actions?.[0];
     if (hangup?.Type !== 'Hangup' || this.wrongLeg(hangup.Parameters)) return;
-    this.ringingHangup = {
+    this.hungUpRinging.abort({
       ...hangup.Parameters,
       CallId: this.callId,
       ParticipantTag: 'LEG-A',
       SipResponseCode: hangup.Parameters.SipResponseCode ?? '0',
-    };
-    this.hungUpRinging.abort();
+    });
   }
 
   /** ACTION_FAILED's data: the action, with what went wrong. */
