@@ -4,8 +4,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
  * The compiler of LLM answer schemas, loaded by ./answer.ts (`#answer-compiler`, shipped beside a
  * function's bundle rather than in it: infra/lazy-modules.ts) only for a schema that has no
  * precompiled validator: every answer schema where nothing is precompiled (the local server,
- * tests). The generator imports it, since each of its calls compiles a schema built for it. The
- * one module of shared/llm that imports ajv.
+ * tests). The one module of shared/llm that imports ajv.
  */
 
 /** Strict: an answer schema with a keyword ajv does not know is a bug. */

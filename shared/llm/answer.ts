@@ -18,31 +18,51 @@ export interface AnswerValidator {
 const compiled = new WeakMap<object, AnswerValidator>();
 let compiler: Promise<(schema: object) => AnswerValidator> | undefined;
 
+/** What a built schema says beyond its shape: the ajv error of the first rule an answer of the shape breaks. */
+export type BuiltRules = (value: unknown) => ErrorObject | undefined;
+const built = new WeakMap<object, { shape: object; rules: BuiltRules }>();
+
 /**
- * For a module whose every call compiles answer schemas (the generator: its schemas carry the counts
- * of each request), so the compiler is part of its cold start rather than of its first request.
+ * Declares `schema`, built for one call and sent to the model as it is, to be the fixed `shape`
+ * (./answer-schemas.ts, precompiled in function bundles) plus what `rules` checks (the counts asked,
+ * exact keys). Its answers are checked that way, so a function that builds schemas per call loads
+ * no schema compiler; test/unit/generation.test.ts compares both checks on fuzzed answers.
  */
-export function provideAnswerCompiler(make: () => (schema: object) => AnswerValidator): void {
-  compiler ??= Promise.resolve(make());
+export function builtOn<S extends object>(schema: S, shape: object, rules: BuiltRules): S {
+  built.set(schema, { shape, rules });
+  return schema;
 }
 
 /**
  * The validator of an answer schema. A fixed schema (./answer-schemas.ts) has its validator
- * precompiled in a function bundle (`#answer-validators`); any other schema is compiled once per
- * schema object by ajv, which is loaded with the first such schema. Some schemas are built per call
- * (the generator's carry the counts asked): the WeakMap alone holds their compiled function, and
- * lets it go with the schema.
+ * precompiled in a function bundle (`#answer-validators`); a schema built on a fixed shape
+ * (`builtOn`) is checked by the shape's validator and its own rules; any other schema is compiled
+ * once per schema object by ajv, which is loaded with the first such schema. The WeakMap alone holds
+ * the validator of a schema built per call, and lets it go with the schema.
  */
 export async function answerValidator(schema: object): Promise<AnswerValidator> {
   const ready = precompiledAnswerValidators.get(schema) ?? compiled.get(schema);
   if (ready) return ready;
-  compiler ??= import('#answer-compiler').then((m) => m.newAnswerCompiler());
-  const compile = await compiler;
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = compile(schema);
-    compiled.set(schema, validate);
+  let validate: AnswerValidator;
+  const on = built.get(schema);
+  if (on) {
+    const shape = await answerValidator(on.shape);
+    const check: AnswerValidator = (value) => {
+      if (!shape(value)) {
+        check.errors = shape.errors;
+        return false;
+      }
+      const broken = on.rules(value);
+      check.errors = broken ? [broken] : null;
+      return broken === undefined;
+    };
+    validate = check;
+  } else {
+    compiler ??= import('#answer-compiler').then((m) => m.newAnswerCompiler());
+    const compile = await compiler;
+    validate = compiled.get(schema) ?? compile(schema);
   }
+  compiled.set(schema, validate);
   return validate;
 }
 

@@ -36,7 +36,8 @@ import {
   zeroWidth,
 } from '../../shared/domain/generation/strategies.js';
 import { defaultStrategies, maxTestCasesOf } from '../../shared/domain/tests/test-rules.js';
-import { parseAnswer } from '../../shared/llm/answer.js';
+import { newAnswerCompiler } from '../../shared/llm/answer-compiler.js';
+import { answerValidator, parseAnswer } from '../../shared/llm/answer.js';
 import { minimalPdf } from '../support/pdf.js';
 
 describe('deterministic strategies', () => {
@@ -338,6 +339,17 @@ describe('documents', () => {
 });
 
 describe("the generator's output", () => {
+  // A generic stub's answer: every property, arrays of minItems items, the lowest allowed integer.
+  let n = 0;
+  const fake = (s: any): any =>
+    s.type === 'object'
+      ? Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, fake(v)]))
+      : s.type === 'array'
+        ? Array.from({ length: s.minItems ?? 1 }, () => fake(s.items))
+        : s.type === 'integer'
+          ? (s.minimum ?? 0)
+          : `text ${++n}`;
+
   it('the schemas are strict structured-output schemas', () => {
     const strict = (s: any): boolean =>
       s.type !== 'object' ||
@@ -364,16 +376,6 @@ describe("the generator's output", () => {
   });
 
   it('any schema-conforming answer holds what was asked (the counts and rewrites are in the schema)', async () => {
-    // A generic stub's answer: every property, arrays of minItems items, the lowest allowed integer.
-    let n = 0;
-    const fake = (s: any): any =>
-      s.type === 'object'
-        ? Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, fake(v)]))
-        : s.type === 'array'
-          ? Array.from({ length: s.minItems ?? 1 }, () => fake(s.items))
-          : s.type === 'integer'
-            ? (s.minimum ?? 0)
-            : `text ${++n}`;
     const slots = [
       { variant: 'misuse', strategies: ['original', 'base64', 'role_play', 'emoji'] },
       { variant: 'misuse', strategies: ['original', 'role_play'] },
@@ -398,6 +400,76 @@ describe("the generator's output", () => {
     expect(!short.ok && short.error).toBe(
       "the generator's answer does not match scenario_cases: scenarios must have at least 7 items",
     );
+  });
+
+  it('checks an answer by its fixed shape and the built rules exactly as the whole built schema would (fuzzed answers)', async () => {
+    // Every object and array of a value, by path.
+    const containers = (v: any, path: (string | number)[] = []): (string | number)[][] =>
+      v !== null && typeof v === 'object'
+        ? [path, ...Object.entries(v).flatMap(([k, c]) => containers(c, [...path, Array.isArray(v) ? Number(k) : k]))]
+        : [];
+    const KEYS = ['extra', 'rewrites', 'source', 'source_1', 'source_9', 'role_play', 'emoji', 'prefix'];
+    const mutate = (value: any, [pick, op, key]: [number, string, number]) => {
+      const all = containers(value);
+      const path = all[pick % all.length]!;
+      const node = path.reduce((n: any, k) => n[k], value);
+      const parent = path.slice(0, -1).reduce((n: any, k) => n[k], value);
+      const last = path.at(-1);
+      if (op === 'retype' && last !== undefined) parent[last] = key % 2 ? 7 : 'x';
+      else if (Array.isArray(node)) {
+        if (op === 'delete') node.pop();
+        else node.push(structuredClone(node[0] ?? {}));
+      } else if (op === 'delete') delete node[Object.keys(node)[key % Math.max(1, Object.keys(node).length)]!];
+      else node[KEYS[key % KEYS.length]!] = op === 'add' ? 'text' : [];
+    };
+    const schemaOf = fc.oneof(
+      fc
+        .tuple(fc.nat(3), fc.subarray(['role_play', 'emoji', 'prefix']))
+        .map(([n, written]) => redTeamAttacksSchema(n, written)),
+      fc
+        .uniqueArray(fc.tuple(fc.integer({ min: 1, max: 9 }), fc.nat(3)), { selector: (b) => b[0], maxLength: 3 })
+        .map((bs) => qualityCasesSchema(bs.map(([source, count]) => ({ source, count })))),
+      fc.nat(3).map((n) => scenarioCasesSchema(n)),
+    );
+    const mutation = fc.tuple(fc.nat(), fc.constantFrom('delete', 'add', 'list', 'retype'), fc.nat());
+    const compiler = newAnswerCompiler();
+    const compiled = new Map<object, (value: unknown) => boolean>();
+    const compile = (schema: object) => compiled.get(schema) ?? compiled.set(schema, compiler(schema)).get(schema)!;
+    const seen = { valid: 0, invalid: 0 };
+    await fc.assert(
+      fc.asyncProperty(schemaOf, fc.array(mutation, { maxLength: 2 }), async (schema, mutations) => {
+        const answer = fake(schema);
+        for (const m of mutations) mutate(answer, m);
+        const whole = compile(schema)(answer);
+        const built = await answerValidator(schema);
+        expect(built(answer), JSON.stringify({ schema, answer })).toBe(whole);
+        if (!whole) expect(built.errors?.[0]?.keyword).toBeTypeOf('string');
+        seen[whole ? 'valid' : 'invalid']++;
+      }),
+      { numRuns: 3000, seed: 27 },
+    );
+    expect(seen.valid).toBeGreaterThan(300);
+    expect(seen.invalid).toBeGreaterThan(1000);
+    // The rules name the field and the count the whole schema would.
+    const two = redTeamAttacksSchema(2, ['role_play']);
+    const one = { source: 1, attack: 'a', rewrites: { role_play: 'b' } };
+    const said = async (schema: object, answer: unknown) => {
+      const r = await parseAnswer(JSON.stringify(answer), schema, 'x', 'generator');
+      return r.ok ? 'ok' : r.error.replace(/^.*does not match x: /, '');
+    };
+    expect(await said(two, { attacks: [one] })).toBe('attacks must have at least 2 items');
+    expect(await said(two, { attacks: [one, one, one] })).toBe('attacks must have at most 2 items');
+    expect(await said(two, { attacks: [one, { ...one, rewrites: {} }] })).toBe(
+      'attacks[1].rewrites.role_play is required',
+    );
+    expect(await said(two, { attacks: [one, { ...one, rewrites: { role_play: 'b', emoji: 'c' } }] })).toBe(
+      "unknown field 'attacks[1].rewrites.emoji'",
+    );
+    expect(await said(redTeamAttacksSchema(1, []), { attacks: [one] })).toBe("unknown field 'attacks[0].rewrites'");
+    const quality = qualityCasesSchema([{ source: 2, count: 1 }]);
+    expect(await said(quality, { cases: {} })).toBe('cases.source_2 is required');
+    expect(await said(quality, { cases: { source_2: [], source_3: [] } })).toBe("unknown field 'cases.source_3'");
+    expect(await said(quality, { cases: { source_2: [] } })).toBe('cases.source_2 must have at least 1 item');
   });
 
   it('an answer must match the schema, and hold what was asked', async () => {

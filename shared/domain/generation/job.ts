@@ -14,8 +14,6 @@ import {
 } from '../../db/generation.js';
 import { getOrganization } from '../../db/organizations.js';
 import { testCasePage } from '../../db/runs.js';
-import { newAnswerCompiler } from '../../llm/answer-compiler.js';
-import { provideAnswerCompiler } from '../../llm/answer.js';
 import { callLlm, creditsPerCall, llmConfig, type LlmMessage } from '../../llm/client.js';
 import { generatorModelName, resolveModel } from '../../llm/models.js';
 import { failedEveryReceive, processBatch } from '../../queue/batch.js';
@@ -52,9 +50,6 @@ import {
 } from './prompts.js';
 import { spreadEvenly, type AttackSlot } from './spread.js';
 import { isDeterministic, transform } from './strategies.js';
-
-// Every generation call compiles its answer schema (built for the request): the compiler loads with the job.
-provideAnswerCompiler(newAnswerCompiler);
 
 /**
  * The generation job: one step of one action per message, at most one call of

@@ -1,3 +1,14 @@
+import type { ErrorObject } from 'ajv';
+import { builtOn } from '../../llm/answer.js';
+import {
+  ATTACK_PROPERTIES,
+  QUALITY_CASE_PROPERTIES,
+  QUALITY_CASES_SHAPE,
+  RED_TEAM_ATTACKS_SHAPE,
+  SCENARIO_CASES_SHAPE,
+  SCENARIO_PROPERTIES,
+  strictObject,
+} from '../../llm/answer-schemas.js';
 import type { LlmMessage } from '../../llm/client.js';
 import type { Product } from '../../schemas/products.js';
 import type { TestCase, TestRecord } from '../../schemas/tests.js';
@@ -12,12 +23,7 @@ import { isDeterministic } from './strategies.js';
  * by the `refine` functions here.
  */
 
-const str = { type: 'string' } as const;
-const int = { type: 'integer' } as const;
-const object = (properties: Record<string, unknown>) =>
-  ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false }) as const;
-
-/** Answer schemas built per call, kept (a few hundred at most) so a warm worker compiles each once. */
+/** Answer schemas built per call, kept (a few hundred at most) so a warm worker builds each once. */
 const schemas = new Map<string, object>();
 function memo(key: string, build: () => object): object {
   let schema = schemas.get(key);
@@ -31,22 +37,69 @@ function memo(key: string, build: () => object): object {
 /** An array of exactly `n` items: the count asked is part of the schema, so a schema-conforming answer holds it. */
 const exactly = (n: number, items: object) => ({ type: 'array', minItems: n, maxItems: n, items }) as const;
 
+/*
+ * Each schema below is sent to the model as it is, and is one of the fixed shapes of
+ * shared/llm/answer-schemas.ts plus a few rules (the counts asked, exact keys). An answer is
+ * checked by the shape's validator, precompiled in the function's bundle, then by those rules,
+ * written here as the ajv errors the whole schema would give (`builtOn`).
+ */
+
+/** The JSON Pointer of a property. */
+const at = (path: string, key: string) => `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+const broken = (instancePath: string, keyword: string, params: Record<string, unknown>): ErrorObject => ({
+  instancePath,
+  keyword,
+  params,
+  schemaPath: '',
+});
+/** Exactly `n` items. */
+const countRule = (path: string, items: readonly unknown[], n: number): ErrorObject | undefined =>
+  items.length < n
+    ? broken(path, 'minItems', { limit: n })
+    : items.length > n
+      ? broken(path, 'maxItems', { limit: n })
+      : undefined;
+/** Exactly the keys `names`: the first one missing, else the first other one. */
+function keysRule(path: string, value: object, names: readonly string[]): ErrorObject | undefined {
+  const missing = names.find((k) => !Object.hasOwn(value, k));
+  if (missing !== undefined) return broken(path, 'required', { missingProperty: missing });
+  const extra = Object.keys(value).find((k) => !names.includes(k));
+  return extra === undefined ? undefined : broken(path, 'additionalProperties', { additionalProperty: extra });
+}
+
 /**
  * RED_TEAMING: `count` base attacks, each with one rewrite per strategy of `written` (the
  * strategies the generator writes for this step; no `rewrites` when there is none).
  */
 export function redTeamAttacksSchema(count: number, written: readonly string[]): object {
   return memo(`attacks ${count} ${written.join(',')}`, () =>
-    object({
-      attacks: exactly(
-        count,
-        object({
-          source: int,
-          attack: str,
-          ...(written.length ? { rewrites: object(Object.fromEntries(written.map((w) => [w, str]))) } : {}),
-        }),
-      ),
-    }),
+    builtOn(
+      strictObject({
+        attacks: exactly(
+          count,
+          strictObject({
+            ...ATTACK_PROPERTIES,
+            ...(written.length
+              ? { rewrites: strictObject(Object.fromEntries(written.map((w) => [w, { type: 'string' }]))) }
+              : {}),
+          }),
+        ),
+      }),
+      RED_TEAM_ATTACKS_SHAPE,
+      (value) => {
+        const { attacks } = value as RedTeamAttacks;
+        const names = [...Object.keys(ATTACK_PROPERTIES), ...(written.length ? ['rewrites'] : [])];
+        const counted = countRule('/attacks', attacks, count);
+        if (counted) return counted;
+        for (const [i, attack] of attacks.entries()) {
+          const rule =
+            keysRule(at('/attacks', String(i)), attack, names) ??
+            (attack.rewrites && keysRule(at(at('/attacks', String(i)), 'rewrites'), attack.rewrites, written));
+          if (rule) return rule;
+        }
+        return undefined;
+      },
+    ),
   );
 }
 /** The property of a QUALITY answer holding the cases of numbered source block `n`. */
@@ -54,31 +107,41 @@ export const sourceKey = (n: number): string => `source_${n}`;
 /** QUALITY: per numbered source block, exactly the cases asked of it (question and expected answer). */
 export function qualityCasesSchema(blocks: readonly Pick<SourceBlock, 'source' | 'count'>[]): object {
   return memo(`quality ${blocks.map((b) => `${b.source}:${b.count}`).join(',')}`, () =>
-    object({
-      cases: object(
-        Object.fromEntries(
-          blocks.map((b) => [sourceKey(b.source), exactly(b.count, object({ input: str, expectedOutput: str }))]),
+    builtOn(
+      strictObject({
+        cases: strictObject(
+          Object.fromEntries(
+            blocks.map((b) => [sourceKey(b.source), exactly(b.count, strictObject(QUALITY_CASE_PROPERTIES))]),
+          ),
         ),
-      ),
-    }),
+      }),
+      QUALITY_CASES_SHAPE,
+      (value) => {
+        const { cases } = value as QualityCases;
+        const keysBroken = keysRule(
+          '/cases',
+          cases,
+          blocks.map((b) => sourceKey(b.source)),
+        );
+        if (keysBroken) return keysBroken;
+        for (const b of blocks) {
+          const key = sourceKey(b.source);
+          const rule = countRule(at('/cases', key), cases[key]!, b.count);
+          if (rule) return rule;
+        }
+        return undefined;
+      },
+    ),
   );
 }
 /** SCENARIOS: exactly `count` conversations for the simulated user of runs. */
 export function scenarioCasesSchema(count: number): object {
   return memo(`scenarios ${count}`, () =>
-    object({
-      scenarios: exactly(
-        count,
-        object({
-          source: int,
-          goal: str,
-          userPersona: str,
-          scenario: str,
-          stoppingCriterias: { type: 'array', items: str },
-          maxIterations: { type: 'integer', minimum: 1, maximum: 100 },
-        }),
-      ),
-    }),
+    builtOn(
+      strictObject({ scenarios: exactly(count, strictObject(SCENARIO_PROPERTIES)) }),
+      SCENARIO_CASES_SHAPE,
+      (value) => countRule('/scenarios', (value as ScenarioCases).scenarios, count),
+    ),
   );
 }
 
