@@ -166,6 +166,12 @@ export const BUNDLING = {
     // Lambda gives every function its credentials in the environment: the default chain's other
     // sources are left out (infra/bundling/env-credentials.ts).
     '@aws-sdk/credential-provider-node': './infra/bundling/env-credentials.ts',
+    // JSONPath runs with `eval: false` everywhere: its script parser is left out
+    // (infra/bundling/no-script-parser.ts).
+    'jsonpath-plus': './node_modules/jsonpath-plus/src/jsonpath-node.js',
+    jsep: './infra/bundling/no-script-parser.ts',
+    '@jsep-plugin/regex': './infra/bundling/no-script-parser.ts',
+    '@jsep-plugin/assignment': './infra/bundling/no-script-parser.ts',
     // CommonJS packages scope-hoisted before bundling (FLAT_PACKAGES).
     ...FLAT_PACKAGE_ALIASES,
   },

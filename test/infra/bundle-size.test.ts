@@ -141,6 +141,24 @@ describe('function bundles', () => {
     expect(readFileSync(of('runs/comparison').file, 'utf8')).toContain('gammaincinv:compute');
   });
 
+  it("leave JSONPath's script parser out: every JSONPath runs with eval: false (infra/bundling/no-script-parser.ts)", () => {
+    for (const name of [
+      'endpoint-connections/create',
+      'endpoint-connections/update',
+      'endpoint-connections/test',
+      'jobs/runner',
+    ]) {
+      const b = bundles.find((x) => x.name === name)!;
+      expect(b.packages, name).toContain('jsonpath-plus');
+      expect(
+        b.packages.filter((p) => p === 'jsep' || p.startsWith('@jsep-plugin/')),
+        name,
+      ).toEqual([]);
+      // jsonpath-plus's build holds jsep inlined: its parser's error must not be in the bundle either.
+      expect(readFileSync(b.file, 'utf8'), name).not.toContain('Expected expression after');
+    }
+  });
+
   it("leave Nunjucks' environment out of the connection writes: they compile a template and never render it", () => {
     const text = (name: string) => readFileSync(bundles.find((b) => b.name === name)!.file, 'utf8');
     // The parser's error and a filter's error: the compiler is in every bundle, the filters where a template renders.

@@ -7,16 +7,18 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, FLAT_PACKAGES, flatPackageFile, PROJECT_ROOT } from '../../infra/constructs/app-function.js';
 import { writeFlatPackages } from '../../infra/flat-packages.js';
-import { checkInputTemplate } from '../../shared/domain/catalog/endpoint-connection-rules.js';
+import { checkInputTemplate, isJsonPath } from '../../shared/domain/catalog/endpoint-connection-rules.js';
+import { extractPath } from '../../shared/domain/runs/caller/mapping.js';
 import { renderTemplate, type TemplateContext } from '../../shared/domain/runs/caller/template.js';
 import { tCdf, tQuantile } from '../../shared/domain/runs/student-t.js';
 
 /**
  * A function bundle resolves Student's t and Nunjucks to the scope-hoisted modules
- * infra/flat-packages.ts writes; everything unbundled imports the packages. The service's modules
- * that use them, bundled as a function is, must answer exactly as they do unbundled.
+ * infra/flat-packages.ts writes, and JSONPath to its sources without its script parser
+ * (infra/bundling/no-script-parser.ts); everything unbundled imports the packages. The service's
+ * modules that use them, bundled as a function is, must answer exactly as they do unbundled.
  */
-const unbundled = { tCdf, tQuantile, renderTemplate, checkInputTemplate };
+const unbundled = { tCdf, tQuantile, renderTemplate, checkInputTemplate, isJsonPath, extractPath };
 let bundled: typeof unbundled;
 let metafile: Metafile;
 let dir: string;
@@ -31,7 +33,8 @@ beforeAll(async () => {
     [
       `export { tCdf, tQuantile } from ${from('shared/domain/runs/student-t.ts')};`,
       `export { renderTemplate } from ${from('shared/domain/runs/caller/template.ts')};`,
-      `export { checkInputTemplate } from ${from('shared/domain/catalog/endpoint-connection-rules.ts')};`,
+      `export { checkInputTemplate, isJsonPath } from ${from('shared/domain/catalog/endpoint-connection-rules.ts')};`,
+      `export { extractPath } from ${from('shared/domain/runs/caller/mapping.ts')};`,
     ].join('\n'),
   );
   const out = await build({
@@ -191,6 +194,108 @@ describe('packages scope-hoisted for the function bundles (infra/flat-packages.t
         expect(outcome(() => bundled.checkInputTemplate(template))).toEqual(
           outcome(() => unbundled.checkInputTemplate(template)),
         );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('JSONPath in a function bundle, without its script parser (infra/bundling/no-script-parser.ts)', () => {
+  it('is bundled from its sources, with no file of jsep or its plugins', () => {
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs).toContain('node_modules/jsonpath-plus/src/jsonpath.js');
+    expect(inputs).toContain('infra/bundling/no-script-parser.ts');
+    expect(inputs.filter((f) => /node_modules\/(jsep|@jsep-plugin)\//.test(f))).toEqual([]);
+  });
+
+  const ANSWER = {
+    choices: [{ message: { content: 'hi', tool_calls: null }, index: 0 }],
+    data: {
+      items: [
+        { id: 1, tags: ['a', 'b'], price: 5 },
+        { id: 2, tags: [], price: 12 },
+      ],
+      'odd key': 'x',
+    },
+    usage: { input_tokens: 3, output_tokens: 4 },
+    list: [1, 2, 3, 4],
+  };
+  const PATHS = [
+    '$',
+    '$.choices[0].message.content',
+    '$.data.items[*].id',
+    '$.data.items[-1:]',
+    '$.data.items[0:2].tags',
+    '$..price',
+    '$..*',
+    "$.data['odd key']",
+    '$.data.items.length',
+    '$.list[1:3]',
+    '$.list[::2]',
+    '$.usage',
+    '$.missing.deeper',
+    '$.data.items[?(@.price < 10)].id',
+    '$.data.items[(@.length-1)]',
+    '$..[?(@.id)]',
+    '$.data.items[?(@property === "0")]',
+    '$.data.*~',
+    '$.data.items^',
+    '$.data.items[0].@',
+    'x.y',
+    '$[',
+    '$.a[?(',
+    '$..',
+    '',
+  ];
+
+  it('extracts and checks every path as the package does, script expressions refused alike', () => {
+    for (const path of PATHS) {
+      expect(
+        outcome(() => bundled.extractPath(ANSWER, path)),
+        path,
+      ).toEqual(outcome(() => unbundled.extractPath(ANSWER, path)));
+      expect(bundled.isJsonPath(path), path).toBe(unbundled.isJsonPath(path));
+    }
+    // A script expression met in an answer is refused (no match), never parsed.
+    expect(bundled.extractPath(ANSWER, '$.data.items[?(@.price < 10)].id')).toBeUndefined();
+    expect(bundled.extractPath(ANSWER, '$.data.items[*].id')).toEqual([1, 2]);
+  });
+
+  it('extracts and checks fuzzed paths as the package does', () => {
+    const piece = fc.constantFrom(
+      '$',
+      '.',
+      '..',
+      '[',
+      ']',
+      '*',
+      '0',
+      '1',
+      '-1',
+      ':',
+      '?',
+      '(',
+      ')',
+      '@',
+      "'",
+      'data',
+      'items',
+      'id',
+      'tags',
+      'price',
+      '<',
+      '10',
+      '^',
+      '~',
+      ',',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const path = pieces.join('');
+        expect(outcome(() => bundled.extractPath(ANSWER, path))).toEqual(
+          outcome(() => unbundled.extractPath(ANSWER, path)),
+        );
+        expect(bundled.isJsonPath(path)).toBe(unbundled.isJsonPath(path));
       }),
       { numRuns: 3000 },
     );
