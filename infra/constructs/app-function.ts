@@ -52,6 +52,7 @@ export function bundleEntry(handler: string): string {
  */
 export const VALIDATORS_BUILD_DIR = '.build/validators';
 export const ANSWER_VALIDATORS_FILE = `${VALIDATORS_BUILD_DIR}/llm-answers.ts`;
+export const GENERATOR_ANSWER_VALIDATORS_FILE = `${VALIDATORS_BUILD_DIR}/generator-answers.ts`;
 export const OTLP_BUILD_DIR = '.build/otlp';
 export const OTLP_MESSAGES_FILE = `${OTLP_BUILD_DIR}/messages.js`;
 
@@ -161,6 +162,8 @@ export const BUNDLING = {
     '#route-validators': './shared/http/precompiled-validators.ts',
     // The fixed LLM answer schemas' validators, precompiled (infra/validators.ts): no answer compiler loads.
     '#answer-validators': `./${ANSWER_VALIDATORS_FILE}`,
+    // The shapes the generator's answer schemas are built on, precompiled the same way, for its bundle alone.
+    '#generator-answer-validators': `./${GENERATOR_ANSWER_VALIDATORS_FILE}`,
     // The OTLP messages as protobufjs static code (infra/otlp-code.ts): no reflection at load.
     '#otlp-messages': `./${OTLP_MESSAGES_FILE}`,
     // Lambda gives every function its credentials in the environment: the default chain's other

@@ -48,8 +48,11 @@ export const SCENARIO_PROPERTIES = {
   maxIterations: { type: 'integer', minimum: 1, maximum: 100 },
 } as const;
 
-/** Every property required, no other (what strict structured outputs ask of an object). */
-export const strictObject = <P extends Record<string, unknown>>(properties: P) =>
+/**
+ * Every property required, no other (what strict structured outputs ask of an object). Free of side
+ * effects, so a bundle that uses none of the shapes below leaves them out.
+ */
+export const strictObject = /* @__NO_SIDE_EFFECTS__ */ <P extends Record<string, unknown>>(properties: P) =>
   ({
     type: 'object',
     properties,
@@ -57,16 +60,20 @@ export const strictObject = <P extends Record<string, unknown>>(properties: P) =
     additionalProperties: false,
   }) as const;
 
+/** `properties` required, `optional` allowed, no other. */
+const withOptional = /* @__NO_SIDE_EFFECTS__ */ (properties: object, optional: object) =>
+  ({
+    type: 'object',
+    properties: { ...properties, ...optional },
+    required: Object.keys(properties),
+    additionalProperties: false,
+  }) as const;
+
 /** RED_TEAMING: attacks, any number, each with any rewrites. */
 export const RED_TEAM_ATTACKS_SHAPE = strictObject({
   attacks: {
     type: 'array',
-    items: {
-      type: 'object',
-      properties: { ...ATTACK_PROPERTIES, rewrites: { type: 'object', additionalProperties: str } },
-      required: Object.keys(ATTACK_PROPERTIES),
-      additionalProperties: false,
-    },
+    items: withOptional(ATTACK_PROPERTIES, { rewrites: { type: 'object', additionalProperties: str } }),
   },
 });
 /** QUALITY: cases under any keys. */
@@ -78,14 +85,18 @@ export const SCENARIO_CASES_SHAPE = strictObject({
   scenarios: { type: 'array', items: strictObject(SCENARIO_PROPERTIES) },
 });
 
-/**
- * Every fixed answer schema: the ones sent as they are, by the `response_format` name they are
- * sent under, and the shapes the generator's built schemas are checked on.
- */
+/** Every fixed answer schema sent as it is, by the `response_format` name it is sent under: `#answer-validators`. */
 export const FIXED_ANSWER_SCHEMAS = {
   judge_score: JUDGE_SCORE_SCHEMA,
   simulated_user_turn: SIMULATED_USER_TURN_SCHEMA,
-  red_team_attacks_shape: RED_TEAM_ATTACKS_SHAPE,
-  quality_cases_shape: QUALITY_CASES_SHAPE,
-  scenario_cases_shape: SCENARIO_CASES_SHAPE,
+} as const;
+
+/**
+ * The shapes the generator's built schemas are checked on: `#generator-answer-validators`, a module
+ * of their own, so only the generator's bundle holds their validators.
+ */
+export const GENERATOR_ANSWER_SHAPES = {
+  red_team_attacks: RED_TEAM_ATTACKS_SHAPE,
+  quality_cases: QUALITY_CASES_SHAPE,
+  scenario_cases: SCENARIO_CASES_SHAPE,
 } as const;

@@ -23,8 +23,16 @@ export type BuiltRules = (value: unknown) => ErrorObject | undefined;
 const built = new WeakMap<object, { shape: object; rules: BuiltRules }>();
 
 /**
+ * Validators precompiled for a module's own fixed schemas (the generator's shapes:
+ * `#generator-answer-validators`), given by that module so only its bundle holds them.
+ */
+export function usePrecompiledAnswerValidators(validators: ReadonlyMap<object, AnswerValidator>): void {
+  for (const [schema, validate] of validators) compiled.set(schema, validate);
+}
+
+/**
  * Declares `schema`, built for one call and sent to the model as it is, to be the fixed `shape`
- * (./answer-schemas.ts, precompiled in function bundles) plus what `rules` checks (the counts asked,
+ * (./answer-schemas.ts, precompiled in the bundle of the module that builds it) plus what `rules` checks (the counts asked,
  * exact keys). Its answers are checked that way, so a function that builds schemas per call loads
  * no schema compiler; test/unit/generation.test.ts compares both checks on fuzzed answers.
  */

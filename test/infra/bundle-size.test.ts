@@ -125,8 +125,14 @@ describe('function bundles', () => {
     expect(lazyIn(of('jobs/generator'))).toContain('#html-text');
     expect(of('jobs/generator').packages.filter((p) => ['htmlparser2', 'entities'].includes(p))).toEqual([]);
     // The generator builds an answer schema per call on a fixed shape: it checks answers with the
-    // shapes' precompiled validators and holds no compiler.
-    expect(readFileSync(of('jobs/generator').file, 'utf8')).toContain('"scenarios"');
+    // shapes' precompiled validators and holds no compiler. They are in its bundle alone.
+    const shapeValidators = '#/properties/attacks/items/required';
+    expect(readFileSync(of('jobs/generator').file, 'utf8')).toContain(shapeValidators);
+    for (const name of ['jobs/runner', 'jobs/evaluator']) {
+      expect(readFileSync(of(name).file, 'utf8'), name).not.toContain(shapeValidators);
+      // Nor the shapes themselves (shared/llm/answer-schemas.ts builds them without side effects).
+      expect(readFileSync(of(name).file, 'utf8'), name).not.toContain('rewrites');
+    }
   });
 
   it('hold the scope-hoisted modules of FLAT_PACKAGES, not the CommonJS packages (infra/flat-packages.ts)', () => {

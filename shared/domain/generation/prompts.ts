@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { builtOn } from '../../llm/answer.js';
+import { precompiledAnswerValidators as precompiledShapes } from '#generator-answer-validators';
+import { builtOn, usePrecompiledAnswerValidators } from '../../llm/answer.js';
 import {
   ATTACK_PROPERTIES,
   QUALITY_CASE_PROPERTIES,
@@ -40,9 +41,10 @@ const exactly = (n: number, items: object) => ({ type: 'array', minItems: n, max
 /*
  * Each schema below is sent to the model as it is, and is one of the fixed shapes of
  * shared/llm/answer-schemas.ts plus a few rules (the counts asked, exact keys). An answer is
- * checked by the shape's validator, precompiled in the function's bundle, then by those rules,
+ * checked by the shape's validator, precompiled in the generator's bundle, then by those rules,
  * written here as the ajv errors the whole schema would give (`builtOn`).
  */
+usePrecompiledAnswerValidators(precompiledShapes);
 
 /** The JSON Pointer of a property. */
 const at = (path: string, key: string) => `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
