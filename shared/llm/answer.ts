@@ -32,9 +32,10 @@ export function usePrecompiledAnswerValidators(validators: ReadonlyMap<object, A
 
 /**
  * Declares `schema`, built for one call and sent to the model as it is, to be the fixed `shape`
- * (./answer-schemas.ts, precompiled in the bundle of the module that builds it) plus what `rules` checks (the counts asked,
- * exact keys). Its answers are checked that way, so a function that builds schemas per call loads
- * no schema compiler; test/unit/generation.test.ts compares both checks on fuzzed answers.
+ * (./answer-schemas.ts, precompiled in the bundle of the module that builds it) plus what `rules`
+ * checks (the counts asked, exact keys). Its answers are checked that way, so a function that
+ * builds schemas per call loads no schema compiler; test/unit/generation.test.ts compares both
+ * checks with ajv compiling the whole schema, on fuzzed answers.
  */
 export function builtOn<S extends object>(schema: S, shape: object, rules: BuiltRules): S {
   built.set(schema, { shape, rules });
