@@ -129,9 +129,10 @@ describe('function bundles', () => {
     const shapeValidators = '#/properties/attacks/items/required';
     expect(readFileSync(of('jobs/generator').file, 'utf8')).toContain(shapeValidators);
     for (const name of ['jobs/runner', 'jobs/evaluator']) {
-      expect(readFileSync(of(name).file, 'utf8'), name).not.toContain(shapeValidators);
+      const code = readFileSync(of(name).file, 'utf8');
+      expect(code, name).not.toContain(shapeValidators);
       // Nor the shapes themselves (shared/llm/answer-schemas.ts builds them without side effects).
-      expect(readFileSync(of(name).file, 'utf8'), name).not.toContain('rewrites');
+      expect(code, name).not.toContain('rewrites');
     }
   });
 

@@ -74,6 +74,7 @@ function keysRule(path: string, value: object, names: readonly string[]): ErrorO
  * strategies the generator writes for this step; no `rewrites` when there is none).
  */
 export function redTeamAttacksSchema(count: number, written: readonly string[]): object {
+  const attackKeys = [...Object.keys(ATTACK_PROPERTIES), ...(written.length ? ['rewrites'] : [])];
   return memo(`attacks ${count} ${written.join(',')}`, () =>
     builtOn(
       strictObject({
@@ -90,13 +91,13 @@ export function redTeamAttacksSchema(count: number, written: readonly string[]):
       RED_TEAM_ATTACKS_SHAPE,
       (value) => {
         const { attacks } = value as RedTeamAttacks;
-        const names = [...Object.keys(ATTACK_PROPERTIES), ...(written.length ? ['rewrites'] : [])];
         const counted = countRule('/attacks', attacks, count);
         if (counted) return counted;
         for (const [i, attack] of attacks.entries()) {
+          const path = at('/attacks', String(i));
           const rule =
-            keysRule(at('/attacks', String(i)), attack, names) ??
-            (attack.rewrites && keysRule(at(at('/attacks', String(i)), 'rewrites'), attack.rewrites, written));
+            keysRule(path, attack, attackKeys) ??
+            (attack.rewrites && keysRule(at(path, 'rewrites'), attack.rewrites, written));
           if (rule) return rule;
         }
         return undefined;
