@@ -74,9 +74,9 @@ function keysRule(path: string, value: object, names: readonly string[]): ErrorO
  * strategies the generator writes for this step; no `rewrites` when there is none).
  */
 export function redTeamAttacksSchema(count: number, written: readonly string[]): object {
-  const attackKeys = [...Object.keys(ATTACK_PROPERTIES), ...(written.length ? ['rewrites'] : [])];
-  return memo(`attacks ${count} ${written.join(',')}`, () =>
-    builtOn(
+  return memo(`attacks ${count} ${written.join(',')}`, () => {
+    const attackKeys = [...Object.keys(ATTACK_PROPERTIES), ...(written.length ? ['rewrites'] : [])];
+    return builtOn(
       strictObject({
         attacks: exactly(
           count,
@@ -102,8 +102,8 @@ export function redTeamAttacksSchema(count: number, written: readonly string[]):
         }
         return undefined;
       },
-    ),
-  );
+    );
+  });
 }
 /** The property of a QUALITY answer holding the cases of numbered source block `n`. */
 export const sourceKey = (n: number): string => `source_${n}`;
