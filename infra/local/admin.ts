@@ -4,11 +4,12 @@
  *   create-org --name <name> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited]
  *   set-credits --org <id> --credits <n>|unlimited
  *   seed          (evaluator models and predefined metrics; idempotent, run after each deploy)
- * A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a failed command.
+ * `--help` prints the usage. A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a
+ * failed command.
  */
 import { parseArgs } from 'node:util';
 import { loadCliEnv } from './cli-env.js';
-import { runCli, UsageError } from './cli.js';
+import { answerHelp, runCli, UsageError } from './cli.js';
 
 const USAGE =
   'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed';
@@ -25,6 +26,7 @@ function credits(value: string | undefined, fallback: number | null): number | n
 }
 
 await runCli(async () => {
+  answerHelp(process.argv.slice(2), USAGE);
   const [command, ...rest] = process.argv.slice(2);
   if (!command || !COMMANDS.includes(command))
     throw new UsageError(command ? `unknown command ${command}; ${USAGE}` : USAGE);

@@ -46,3 +46,11 @@ export async function runCli(main: () => Promise<void>): Promise<void> {
     exitWith(error);
   }
 }
+
+/** Asked for help (`--help`, `-h` or `help` as the first argument): prints the usage on stdout and exits 0. */
+export function answerHelp(args: readonly string[], usage: string): void {
+  if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
+    console.log(usage);
+    process.exit(0);
+  }
+}

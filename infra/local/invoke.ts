@@ -2,12 +2,13 @@
  * `npm run invoke -- <handler> <event.json>`: runs one function on a sample event against the
  * local table (while `npm start` runs) or a deployed one (TABLE_NAME set). Example:
  *   npm run invoke -- phone-connections/list events/phone-connections-list.json
- * A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a failed run.
+ * `--help` prints the usage. A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a
+ * failed run.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadCliEnv } from './cli-env.js';
-import { CliError, runCli, UsageError } from './cli.js';
+import { answerHelp, CliError, runCli, UsageError } from './cli.js';
 import { lambdaContext, loadHandler, PROJECT_ROOT } from './gateway.js';
 // Jobs a handler enqueues land in the in-process queues (queue URLs are local:// here).
 import './queues.js';
@@ -17,6 +18,7 @@ const USAGE =
 
 await runCli(async () => {
   const args = process.argv.slice(2);
+  answerHelp(args, USAGE);
   const flag = args.find((a) => a.startsWith('-'));
   if (flag) throw new UsageError(`unknown option ${flag}; ${USAGE}`);
   if (args.length !== 2) throw new UsageError(USAGE);

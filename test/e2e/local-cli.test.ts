@@ -54,6 +54,13 @@ describe('npm run admin', () => {
     expectOneLineFailure(await cli('admin', []), 2, /^usage: npm run admin/);
   });
 
+  it.each(['--help', '-h', 'help'])('prints its usage on stdout for %s (exit 0)', async (flag) => {
+    const run = await cli('admin', [flag]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toMatch(/^usage: npm run admin -- create-org .* \| seed$/);
+  });
+
   it('sets the credits of an existing organization', async () => {
     const run = await cli('admin', ['set-credits', '--org', 'org_demo', '--credits', '1000']);
     expect(run.stderr).toBe('');
@@ -104,6 +111,13 @@ describe('npm run invoke', () => {
     const bad = join(scratch, 'bad.json');
     writeFileSync(bad, '{"httpMethod":');
     expectOneLineFailure(await cli('invoke', ['phone-connections/list', bad]), 1, /is not valid JSON/);
+  });
+
+  it('prints its usage on stdout for --help (exit 0)', async () => {
+    const run = await cli('invoke', ['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toMatch(/^usage: npm run invoke -- <handler under functions\/.*>$/);
   });
 
   it('answers a wrong call with its usage (exit 2)', async () => {
