@@ -14,8 +14,10 @@
  * 3. Prints each function's size, median import time, its ratio to its own floor (goal <= 1.2) with
  *    that ratio's 90 % bootstrap interval, the same ratio and interval by whole process, and its
  *    import ratio to the DynamoDB-only floor, worst first; then the median of that last ratio (goal
- *    <= 1.1), by import and by process. A function is over the goal when its whole interval is; one
- *    whose interval holds 1.2 is too close to call with this many rounds.
+ *    <= 1.1), by whole process (the goals' measure: a cold start is the whole process) and by the
+ *    import alone (stricter: it leaves out Node's start, which every bundle shares). A function is
+ *    over the goal when its whole interval is; one whose interval holds 1.2 is too close to call
+ *    with this many rounds. Last, whether the goals are met by whole process.
  * 4. Counts the DynamoDB requests of GET /monitors/{id}/results (authorizer included) on the
  *    local runtime (DynamoDB Local), for a monitor bound to two metrics.
  */
@@ -27,7 +29,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleAll, DYNAMODB_FLOOR, isFloor, type Bundle } from './bundles.js';
 import { type ColdTimes, coldTimes as timesOf } from './cold-times.js';
-import { median, ratioInterval, type Verdict, verdictOf } from './ratios.js';
+import { goalsMet, median, ratioInterval, type Verdict, verdictOf } from './ratios.js';
 
 const MAX_RATIO = 1.2;
 const MAX_MEDIAN_RATIO = 1.1;
@@ -193,9 +195,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
         `${r.name.padEnd(34)} ${r.kib.toFixed(0).padStart(6)} ${r.floor.padStart(28)} ${r.ms.toFixed(1).padStart(7)} ${r.floorMs.toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)} ${span(r.interval).padStart(13)} ${r.process.ratio.toFixed(2).padStart(7)} ${span(r.process.interval).padStart(13)} ${r.dynamoMs.toFixed(1).padStart(7)} ${r.dynamoRatio.toFixed(2).padStart(6)}  ${notes.filter(Boolean).join('; ')}`.trimEnd(),
       );
     });
+    // The goals are measured as whole fresh processes: a cold start is the whole process. The import
+    // alone leaves out Node's own start, which every function and floor share: stricter, shown beside.
     const measures = [
-      { name: 'by import', of: (r: ColdRow) => r, verdicts },
-      { name: 'by whole process', of: (r: ColdRow) => r.process, verdicts: processVerdicts },
+      { name: 'by whole process (the goals)', of: (r: ColdRow) => r.process, verdicts: processVerdicts },
+      { name: 'by import alone (stricter)', of: (r: ColdRow) => r, verdicts },
     ];
     console.log('');
     for (const m of measures) {
@@ -210,6 +214,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
         }`,
       );
     }
+    const goal = measures[0]!;
+    const met = goalsMet(rows.map(goal.of), only ? undefined : median(rows.map((r) => goal.of(r).dynamoRatio)), {
+      maxRatio: MAX_RATIO,
+      maxMedian: MAX_MEDIAN_RATIO,
+    });
+    console.log(
+      `goals by whole process: ${met ? 'met' : 'not met'} (every function's median at or under ${MAX_RATIO}× its floor and none over by its interval${only ? '; the median goal needs every function: run without --only' : `, and the median function at or under ${MAX_MEDIAN_RATIO}× the DynamoDB-only floor`})`,
+    );
     console.log(`median size ${median(rows.map((r) => r.kib)).toFixed(0)} KiB`);
     console.log(
       `GET /monitors/{id}/results: ${await resultsRequests()} DynamoDB requests (authorizer included, goal ≤ 8)`,

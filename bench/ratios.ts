@@ -40,3 +40,27 @@ export function ratioInterval(own: readonly number[], ref: readonly number[]): [
 export type Verdict = 'over' | 'within' | 'close';
 export const verdictOf = ([low, high]: readonly [number, number], goal: number): Verdict =>
   low > goal ? 'over' : high <= goal ? 'within' : 'close';
+
+/** One function's ratio to its own floor (the median of its rounds) and that ratio's 90 % interval. */
+export interface RatioRow {
+  ratio: number;
+  interval: readonly [number, number];
+}
+
+/**
+ * The cold-start goals on one measure: every function's median ratio at or under `maxRatio`, none
+ * over it by its interval (one too close to call is not over), and the median function's ratio to
+ * the DynamoDB-only floor at or under `maxMedian`; `medianRatio` undefined when not every function
+ * was timed, so only the per-function goal can be judged.
+ */
+export function goalsMet(
+  rows: readonly RatioRow[],
+  medianRatio: number | undefined,
+  { maxRatio, maxMedian }: { maxRatio: number; maxMedian: number },
+): boolean {
+  return (
+    rows.length > 0 &&
+    rows.every((r) => r.ratio <= maxRatio && verdictOf(r.interval, maxRatio) !== 'over') &&
+    (medianRatio === undefined || medianRatio <= maxMedian)
+  );
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, ratioInterval, verdictOf } from '../../bench/ratios.js';
+import { goalsMet, median, ratioInterval, verdictOf } from '../../bench/ratios.js';
 
 /** Times around `center`, spread ±`spread` by a fixed pattern (no randomness in the test itself). */
 const times = (center: number, spread: number, n = 21) =>
@@ -43,5 +43,19 @@ describe('bench ratios', () => {
     expect(verdictOf([1.21, 1.3], 1.2)).toBe('over');
     expect(verdictOf([1.1, 1.2], 1.2)).toBe('within');
     expect(verdictOf([1.15, 1.25], 1.2)).toBe('close');
+  });
+
+  it('meets the goals only when every function is at or under the line, none over by its interval, and the median is', () => {
+    const goals = { maxRatio: 1.2, maxMedian: 1.1 };
+    const within = { ratio: 1.1, interval: [1.05, 1.15] as const };
+    const close = { ratio: 1.19, interval: [1.15, 1.24] as const };
+    expect(goalsMet([within, close], 1.05, goals)).toBe(true);
+    // A median over the line, an interval wholly over it, a median ratio over its goal: not met.
+    expect(goalsMet([within, { ratio: 1.21, interval: [1.15, 1.25] }], 1.05, goals)).toBe(false);
+    expect(goalsMet([within, { ratio: 1.2, interval: [1.21, 1.3] }], 1.05, goals)).toBe(false);
+    expect(goalsMet([within, close], 1.11, goals)).toBe(false);
+    // With only some functions timed, the median goal is not judged; with none, nothing is met.
+    expect(goalsMet([within], undefined, goals)).toBe(true);
+    expect(goalsMet([], 1, goals)).toBe(false);
   });
 });
