@@ -47,6 +47,10 @@ export interface RatioRow {
   interval: readonly [number, number];
 }
 
+/** Within the goal beyond doubt: its median at or under it and its whole interval too. */
+export const settledWithin = (r: RatioRow, goal: number): boolean =>
+  r.ratio <= goal && verdictOf(r.interval, goal) === 'within';
+
 /**
  * The cold-start goals on one measure: every function's median ratio at or under `maxRatio`, none
  * over it by its interval (one too close to call is not over), and the median function's ratio to

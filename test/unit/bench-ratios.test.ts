@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goalsMet, median, ratioInterval, verdictOf } from '../../bench/ratios.js';
+import { goalsMet, median, ratioInterval, settledWithin, verdictOf } from '../../bench/ratios.js';
 
 /** Times around `center`, spread ±`spread` by a fixed pattern (no randomness in the test itself). */
 const times = (center: number, spread: number, n = 21) =>
@@ -57,5 +57,11 @@ describe('bench ratios', () => {
     // With only some functions timed, the median goal is not judged; with none, nothing is met.
     expect(goalsMet([within], undefined, goals)).toBe(true);
     expect(goalsMet([], 1, goals)).toBe(false);
+  });
+
+  it('calls a function settled within the goal only when its median and its whole interval are', () => {
+    expect(settledWithin({ ratio: 1.1, interval: [1.05, 1.2] }, 1.2)).toBe(true);
+    expect(settledWithin({ ratio: 1.1, interval: [1.05, 1.25] }, 1.2)).toBe(false);
+    expect(settledWithin({ ratio: 1.21, interval: [1.1, 1.2] }, 1.2)).toBe(false);
   });
 });
