@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleAll, DYNAMODB_FLOOR, isFloor, type Bundle } from './bundles.js';
-import { type ColdTimes, coldTimes as timesOf } from './cold-times.js';
+import { type ColdTimes, coldTimes } from './cold-times.js';
 import { goalsMet, median, ratioInterval, settledWithin, type Verdict, verdictOf } from './ratios.js';
 
 const MAX_RATIO = 1.2;
@@ -67,7 +67,7 @@ const ENV = {
 };
 
 /** One fresh process's import and whole-process times for a bundle, on this run's clock. */
-const coldTimes = (file: string) => timesOf(file, clockKind, ENV);
+const timeOnce = (file: string) => coldTimes(file, clockKind, ENV);
 
 export interface ColdRow {
   name: string;
@@ -92,7 +92,7 @@ export interface ColdRow {
 export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
   const byName = new Map(bundles.map((b) => [b.name, b]));
   const dynamo = byName.get(DYNAMODB_FLOOR)!;
-  coldTimes(dynamo.file); // warm the file cache once
+  timeOnce(dynamo.file); // warm the file cache once
   const rows: ColdRow[] = [];
   for (const b of bundles.filter((x) => !isFloor(x))) {
     const floor = byName.get(b.floor)!;
@@ -102,9 +102,9 @@ export function timeImports(bundles: Bundle[], n: number): ColdRow[] {
     for (let i = 0; i < n; i++) {
       // Rotate the order, so no bundle always runs right after another's process.
       const steps = [
-        () => ref.push(coldTimes(floor.file)),
-        () => own.push(coldTimes(b.file)),
-        () => dyn.push(coldTimes(dynamo.file)),
+        () => ref.push(timeOnce(floor.file)),
+        () => own.push(timeOnce(b.file)),
+        () => dyn.push(timeOnce(dynamo.file)),
       ];
       for (let k = 0; k < steps.length; k++) steps[(i + k) % steps.length]!();
     }
@@ -191,8 +191,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     );
     let rows = timeImports(bundles, rounds);
     // A function the first pass leaves too close to call by whole process is timed again with more
-    // rounds, and those times replace its first ones: 11 rounds of 115 functions on a shared machine
-    // always leave a few medians on the wrong side of the line by noise alone.
+    // rounds, and those times replace its first ones: a few rounds of every function on a shared
+    // machine always leave some medians on the wrong side of the line by noise alone.
     const unsettled = rows.filter((r) => !settledWithin(r.process, MAX_RATIO)).map((r) => r.name);
     if (confirmRounds > rounds && unsettled.length > 0) {
       console.log(
@@ -225,11 +225,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const measures = [
       { name: 'by whole process (the goals)', of: (r: ColdRow) => r.process, verdicts: processVerdicts },
       { name: 'by import alone (stricter)', of: (r: ColdRow) => r, verdicts },
-    ];
+    ].map((m) => ({ ...m, medianRatio: median(rows.map((r) => m.of(r).dynamoRatio)) }));
     console.log('');
-    for (const m of measures) {
+    for (const { medianRatio, ...m } of measures) {
       const count = (v: Verdict) => m.verdicts.filter((x) => x === v).length;
-      const medianRatio = median(rows.map((r) => m.of(r).dynamoRatio));
       // The goal is over every function: with --only, the median is of the functions timed, not the goal's.
       console.log(
         `${m.name}: ${rows.filter((r) => m.of(r).ratio <= MAX_RATIO).length} of ${rows.length} functions at or under ${MAX_RATIO}× their floor (${roundsNote}); by the 90 % intervals: ${count('within')} within, ${count('over')} over, ${count('close')} too close to call; ${
@@ -240,7 +239,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       );
     }
     const goal = measures[0]!;
-    const met = goalsMet(rows.map(goal.of), only ? undefined : median(rows.map((r) => goal.of(r).dynamoRatio)), {
+    const met = goalsMet(rows.map(goal.of), only ? undefined : goal.medianRatio, {
       maxRatio: MAX_RATIO,
       maxMedian: MAX_MEDIAN_RATIO,
     });
