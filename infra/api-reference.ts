@@ -37,9 +37,18 @@ import {
 } from '../shared/schemas/records.js';
 import { PhoneConnection } from '../shared/schemas/phone-connections.js';
 import { ComparisonCase, Run, RunComparison } from '../shared/schemas/runs.js';
+import {
+  Agreement as AgreementSchema,
+  ReviewItem as ReviewItemSchema,
+  ReviewItemsAdded as ReviewItemsAddedSchema,
+  ReviewQueue as ReviewQueueSchema,
+  ReviewTask as ReviewTaskSchema,
+} from '../shared/schemas/review.js';
 import type { Evaluation } from '../shared/schemas/sessions.js';
 import type { Delivery, Webhook } from '../shared/schemas/webhooks.js';
 import type { Alert, AlertRule } from '../shared/schemas/alerts.js';
+import type { ReviewItem, ReviewQueue, ReviewTask } from '../shared/schemas/review.js';
+import type { AgreementFigures } from '../shared/domain/review/statistics.js';
 
 export interface OperationDoc {
   summary: string;
@@ -48,6 +57,10 @@ export interface OperationDoc {
   response?: TSchema;
   /** Statuses this route answers beyond 400, 401, 413/415 (bodies), 403/404 (`{id}` routes), 429, 500: status → when. */
   errors?: Record<number, string>;
+  /** The success status when it is not the usual one (201 for POST …/create and …/batch, else 200). */
+  successStatus?: number;
+  /** When the route answers 204 without a body. */
+  noContent?: string;
   /** Another success status the route answers with the same body (PUT: 201 new, 200 replaced). */
   alsoStatus?: { status: number; when: string };
   /** False for a GET answering an array that is not a page (no `X-Total-Count`). */
@@ -567,6 +580,67 @@ const alert: Alert = {
   resolvedScore: null,
   resolution: null,
   createdAt: LATER,
+};
+
+const REVIEW_QUEUE = 'rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ';
+const REVIEW_ITEM = 'rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI';
+const reviewQueue: ReviewQueue = {
+  id: REVIEW_QUEUE,
+  organizationId: ORG,
+  productId: PRODUCT,
+  name: 'Billing answers, weekly sample',
+  metricIds: [METRIC],
+  reviewersPerItem: 2,
+  instructions: 'Score 1 when the answer states the right refund rule and is polite; 0 otherwise.',
+  counts: { items: 40, pending: 31, done: 9 },
+  userId: USER,
+  createdAt: AT,
+};
+const reviewItem: ReviewItem = {
+  id: REVIEW_ITEM,
+  queueId: REVIEW_QUEUE,
+  organizationId: ORG,
+  sessionId: SESSION,
+  origin: 'sample',
+  status: 'PENDING',
+  labels: [{ reviewer: 'ana', metricId: METRIC, score: 1, reason: 'right rule, polite', createdAt: LATER }],
+  createdAt: AT,
+};
+const reviewTask: ReviewTask = {
+  queueId: REVIEW_QUEUE,
+  itemId: REVIEW_ITEM,
+  sessionId: SESSION,
+  instructions: reviewQueue.instructions,
+  metrics: [{ id: METRIC, name: 'politeness', description: 'Is the answer polite?' }],
+  context: { plan: 'pro' },
+  expectedOutput: 'Refunds are possible within 30 days.',
+  turns: [
+    {
+      index: 0,
+      input: 'Can I get a refund?',
+      output: 'Yes, within 30 days of purchase.',
+      retrievalContext: ['Refunds: 30 days.'],
+    },
+  ],
+  remaining: 31,
+};
+const agreement: { metricId: string } & AgreementFigures = {
+  metricId: METRIC,
+  n: 48,
+  judgeMean: 0.79,
+  humanMean: 0.75,
+  bias: 0.04,
+  biasInterval: { lower: -0.02, upper: 0.1 },
+  meanAbsoluteError: 0.08,
+  spearman: null,
+  spearmanInterval: null,
+  binary: true,
+  kappa: 0.81,
+  kappaInterval: { lower: 0.64, upper: 0.98 },
+  truePositiveRate: 0.97,
+  trueNegativeRate: 0.83,
+  reviewers: { alpha: 0.78, units: 9, values: 18 },
+  verdict: 'calibrated',
 };
 
 // ---------- operations ----------
@@ -1409,10 +1483,26 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/get': {
     summary: 'Read a run',
     description:
-      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one).',
+      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out.',
     record: 'run',
     response: Run,
-    example: { response: run },
+    example: {
+      response: {
+        ...run,
+        metrics: run.metrics.map((m) => ({
+          ...m,
+          labels: 12,
+          corrected: {
+            score: 0.81,
+            interval: { lower: 0.72, upper: 0.9 },
+            labeled: 12,
+            unlabeled: 388,
+            lambda: 0.64,
+            effectiveLabels: 31.5,
+          },
+        })),
+      },
+    },
   },
   'runs/cancel': {
     summary: 'Cancel a run',
@@ -1566,6 +1656,105 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     ),
     record: 'monitor',
     example: { response: [alert] },
+  },
+
+  // human review
+  'review-queues/create': {
+    summary: 'Create a review queue',
+    description:
+      'A queue of a product’s sessions for people to label against `metricIds` (1–10 live metrics the organization sees, any source). An item is DONE once `reviewersPerItem` (1–5, default 1) distinct reviewers labelled every metric of the queue. `instructions` (≤ 10,000 characters) are shown to each reviewer.',
+    response: ReviewQueueSchema,
+    example: {
+      request: {
+        productId: PRODUCT,
+        name: reviewQueue.name,
+        metricIds: [METRIC],
+        reviewersPerItem: 2,
+        instructions: reviewQueue.instructions,
+      },
+      response: { ...reviewQueue, counts: { items: 0, pending: 0, done: 0 } },
+    },
+  },
+  'review-queues/list': {
+    summary: 'List review queues',
+    description: list(
+      'review queues',
+      'Filters: `ids`, `productIds`, `name`, `names`, `fromCreatedAt`, `toCreatedAt`; sort by `createdAt`, `name`, `productId`, `reviewersPerItem`.',
+    ),
+    response: Type.Array(ReviewQueueSchema),
+    example: { response: [reviewQueue] },
+  },
+  'review-queues/get': {
+    summary: 'Read a review queue',
+    description: `${read('review queue')} \`counts\` holds its items, PENDING and DONE.`,
+    response: ReviewQueueSchema,
+    record: 'review queue',
+    example: { response: reviewQueue },
+  },
+  'review-queues/update': {
+    summary: 'Update a review queue',
+    description: patch(
+      'review queue',
+      '`name`, `instructions`, `reviewersPerItem` (applies to every item at once: items that now have enough reviewers become DONE, DONE items that no longer have enough go back to PENDING)',
+    ),
+    response: ReviewQueueSchema,
+    record: 'review queue',
+    example: { request: { reviewersPerItem: 1 }, response: { ...reviewQueue, reviewersPerItem: 1 } },
+  },
+  'review-queues/delete': {
+    summary: 'Delete a review queue',
+    description: softDelete('review queue', 'Labels already given still count in agreement and corrected scores.'),
+    response: Deleted,
+    record: 'review queue',
+    example: { response: deleted(REVIEW_QUEUE) },
+  },
+  'review-queues/add-items': {
+    summary: 'Add sessions to a review queue',
+    description:
+      'Takes exactly one of: `{sessionIds}` (1–100 sessions picked by hand, `origin: "picked"`); `{runId, sampleSize, seed?}` (a uniform random sample without replacement of the run’s COMPLETED sessions not yet in the queue, `origin: "sample"`); `{monitorId, sampleSize, from?, to?, seed?}` (the same over the monitor’s scored production sessions, by default its last 7 days). `sampleSize` is 1–1,000; the same `seed` over the same sessions draws the same sample (the answer gives the seed used). Sessions must belong to the queue’s product (400 naming the first that does not); a session already in the queue is skipped. Only sampled items correct a run’s score (`GET /runs/{id}`): a hand-picked set is not a random sample.',
+    response: ReviewItemsAddedSchema,
+    successStatus: 201,
+    record: 'review queue',
+    example: {
+      request: { runId: RUN, sampleSize: 40, seed: 'week-47' },
+      response: { added: 1, skipped: 0, seed: 'week-47', items: [{ ...reviewItem, labels: [] }] },
+    },
+  },
+  'review-queues/list-items': {
+    summary: 'List a review queue’s items',
+    description:
+      'The queue’s items, oldest first, each with its labels: a JSON array with the number of matches in `X-Total-Count`. Filters: `status` (PENDING, DONE), `reviewer` (the items that reviewer labelled); `limit` 1–1000 (default 100), `offset`.',
+    response: Type.Array(ReviewItemSchema),
+    record: 'review queue',
+    example: { response: [reviewItem] },
+  },
+  'review-queues/next': {
+    summary: 'Take the next item to label',
+    description:
+      'The oldest PENDING item `reviewer` has not labelled every metric of, with what a reviewer needs: the session’s turns (input, output, retrieval context), its context, the test case’s expected output, the queue’s instructions and metrics, and how many items are left for this reviewer. It never carries the judge’s scores or reasons: a reviewer who sees them anchors on them. 204 with no body when nothing is left for this reviewer. `reviewer` is a name the client gives (1–128 characters), not an API key.',
+    response: ReviewTaskSchema,
+    record: 'review queue',
+    noContent: 'no item is left for this reviewer',
+    example: { request: { reviewer: 'ana' }, response: reviewTask },
+  },
+  'review-queues/label': {
+    summary: 'Label an item',
+    description:
+      'Replaces `reviewer`’s labels of the given metrics on the item (each `metricId` one of the queue’s, `score` 0–1, `reason` ≤ 10,000 characters) and answers the item. It is DONE once `reviewersPerItem` distinct reviewers labelled every metric of the queue.',
+    response: ReviewItemSchema,
+    record: 'review queue',
+    example: {
+      request: { reviewer: 'ana', labels: [{ metricId: METRIC, score: 1, reason: 'right rule, polite' }] },
+      response: reviewItem,
+    },
+  },
+  'metrics/agreement': {
+    summary: 'How far a metric’s judge agrees with people',
+    description:
+      'Over the sessions with a SUCCESS evaluation of the metric and at least one human label of it (any review queue; `productId` keeps one product’s, `from`/`to` the labels given in that range): per session the judge score f (mean of its SUCCESS evaluations) and the human score y (mean of its labels). `n`, `judgeMean`, `humanMean`; `bias` = mean(f − y) with its 95% interval (null when n < 2); `meanAbsoluteError`; Spearman’s ρ (average ranks; null when n < 3 or a side is constant) with Fisher’s interval tanh(atanh ρ ± 1.959964/√(n − 3)); when every score is 0 or 1 (`binary`), Cohen’s κ of the judge against the human verdict (y ≥ 0.5) with κ ± 1.959964·√(p_o(1 − p_o)/(n(1 − p_e)²)) and the judge’s true positive and negative rates; `reviewers`: Krippendorff’s α among the labels of sessions labelled twice or more (nominal when binary, else interval). `verdict`: `calibrated` when n ≥ 30 and the lower end of κ’s (binary) or ρ’s interval is ≥ 0.6, `not_calibrated` when its upper end is < 0.6, else `not_enough_data`.',
+    response: AgreementSchema,
+    record: 'metric',
+    example: { response: agreement },
   },
 
   // webhooks

@@ -190,7 +190,9 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
     const response = contract.response ?? doc.response;
     if (!response)
       throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
-    const success = route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? '201' : '200';
+    const success = String(
+      doc.successStatus ?? (route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? 201 : 200),
+    );
     const isPage = route.method === 'GET' && (response as { type?: string }).type === 'array' && doc.paged !== false;
     const content = mediaContent(contract, responseSchema(response), doc.example.response, contract.responseMediaTypes);
     const successBody = {
@@ -200,6 +202,7 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
     };
     const responses: Record<string, unknown> = { [success]: successBody };
     if (doc.alsoStatus) responses[String(doc.alsoStatus.status)] = { ...successBody, description: doc.alsoStatus.when };
+    if (doc.noContent) responses['204'] = { description: doc.noContent };
     for (const [status, when] of Object.entries(errorStatuses(route, contract, doc))) {
       responses[status] = {
         description: when,

@@ -137,6 +137,15 @@ export const routes: readonly Route[] = [
   }),
   r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
 
+  // human review: queues of sessions people label, and the judge's agreement with them
+  ...crud('/reviewQueues', 'review-queues'),
+  r('POST', '/reviewQueues/{id}/items', 'review-queues/add-items', 'write'),
+  r('GET', '/reviewQueues/{id}/items', 'review-queues/list-items', 'read'),
+  // The reviewer's next item reads the session's texts, which may live in S3.
+  r('POST', '/reviewQueues/{id}/next', 'review-queues/next', 'read', { capabilities: ['bucketRead'] }),
+  r('PUT', '/reviewQueues/{id}/items/{itemId}/labels', 'review-queues/label', 'write'),
+  r('GET', '/metrics/{id}/agreement', 'metrics/agreement', 'read'),
+
   // webhooks
   ...crud('/webhooks', 'webhooks'),
   r('POST', '/webhooks/{id}/test', 'webhooks/test', 'write', { capabilities: ['webhookQueueSend'] }),

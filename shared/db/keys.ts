@@ -20,6 +20,7 @@ export const CATALOG_TYPES = [
   'TCASE',
   'RUN',
   'WEBHOOK',
+  'RQUEUE',
 ] as const;
 export type CatalogType = (typeof CATALOG_TYPES)[number];
 
@@ -204,6 +205,35 @@ export const keys = {
   /** A monitor's alert rules and alerts. */
   alertRule: (monitorId: string, ruleId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERTRULE#${ruleId}` }),
   alert: (monitorId: string, alertId: string): Key => ({ pk: `MONITOR#${monitorId}`, sk: `ALERT#${alertId}` }),
+
+  // ---------- human review ----------
+  /** A review queue's item, oldest first by its ULID id. */
+  reviewItem: (queueId: string, itemId: string): Key => ({ pk: `RQUEUE#${queueId}`, sk: `ITEM#${itemId}` }),
+  reviewItemPrefix: (queueId: string): { pk: string; skPrefix: string } => ({
+    pk: `RQUEUE#${queueId}`,
+    skPrefix: 'ITEM#',
+  }),
+  /** gsi1 (sparse, while PENDING): a queue's items left to label, oldest first. */
+  reviewPending: (queueId: string, itemId: string) => ({ gsi1pk: `RQUEUE#${queueId}#PENDING`, gsi1sk: itemId }),
+  reviewPendingPartition: (queueId: string): string => `RQUEUE#${queueId}#PENDING`,
+  /** The guard that keeps a session once in a queue (it names the session's item). */
+  reviewSession: (queueId: string, sessionId: string): Key => ({ pk: `RQUEUE#${queueId}`, sk: `SESSION#${sessionId}` }),
+  reviewSessionPrefix: (queueId: string): { pk: string; skPrefix: string } => ({
+    pk: `RQUEUE#${queueId}`,
+    skPrefix: 'SESSION#',
+  }),
+  /** One reviewer's label of one metric on one item: the metric's labels, by session. */
+  label: (metricId: string, sessionId: string, itemId: string, reviewer: string): Key => ({
+    pk: `LABELS#${metricId}`,
+    sk: `${sessionId}#${itemId}#${reviewer}`,
+  }),
+  labelPartition: (metricId: string): string => `LABELS#${metricId}`,
+  /** gsi1 (labels of a run's sessions only): a run's labels, by metric. */
+  labelByRun: (runId: string, metricId: string, sessionId: string, itemId: string, reviewer: string) => ({
+    gsi1pk: `RUN#${runId}#LABELS`,
+    gsi1sk: `${metricId}#${sessionId}#${itemId}#${reviewer}`,
+  }),
+  labelByRunPartition: (runId: string): string => `RUN#${runId}#LABELS`,
 
   // ---------- OpenTelemetry ingestion ----------
   /** An OTel trace of an organization → its session and turn (one trace is one turn). */

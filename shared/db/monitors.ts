@@ -239,3 +239,13 @@ export async function deleteDirtyMarkerIfUntouched(marker: Key & { touchedAt: un
     throw error;
   }
 }
+
+/** The ids of a monitor's sessions scored in [from, to] (its scored list on gsi1, every page). */
+export async function scoredSessionIdsBetween(monitorId: string, from: string, to: string): Promise<string[]> {
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :a AND :b',
+    ExpressionAttributeValues: { ':pk': keys.monitorScoredPartition(monitorId), ':a': from, ':b': `${to}#\uffff` },
+  });
+  return [...new Set(items.map((i) => String(i.sessionId)))];
+}

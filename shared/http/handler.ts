@@ -26,6 +26,8 @@ export interface Reply {
 export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
 /** 201 with the created record. */
 export const created = (body: unknown): Reply => ({ statusCode: 201, body });
+/** 204 without a body (nothing to answer, e.g. no review item left). */
+export const noContent = (): Reply => ({ statusCode: 204, body: undefined });
 /** 200 with these bytes and this Content-Type (a binary answer, e.g. protobuf). */
 export const bytes = (contentType: string, data: Buffer): Reply => ({
   statusCode: 200,
@@ -244,6 +246,7 @@ function json(
   requestId: string,
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult {
+  if (statusCode === 204) return { statusCode, headers: { 'X-Request-Id': requestId, ...headers }, body: '' };
   return {
     statusCode,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...headers },

@@ -1,6 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
+import { CorrectedScore } from './review.js';
 
 export const RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -109,6 +110,19 @@ export const RunMetric = Type.Object({
           'repetitions > 1 only. pass@k: the share of cases that pass in at least one repetition; null with none, and until the run has finished',
       }),
     ),
+  ),
+  labels: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'GET /runs/{id} only: the run’s sessions with a human label of the metric (from review queues, sampled or picked)',
+    }),
+  ),
+  corrected: Type.Optional(
+    Type.Union([CorrectedScore, Type.Null()], {
+      description:
+        'GET /runs/{id} only: the judge’s score corrected with the human labels of randomly sampled sessions (prediction-powered inference, PPI++); null with fewer than 10 sampled labelled sessions or fewer than 2 others',
+    }),
   ),
 });
 export type RunMetric = Static<typeof RunMetric>;

@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Read a run
-         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one).
+         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out.
          */
         get: operations["runsGet"];
         put?: never;
@@ -1192,6 +1192,142 @@ export interface paths {
          * @description Lists alerts of the monitor, open and resolved, of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `ids`, `statuses` (OPEN, RESOLVED), `ruleIds`, `fromCreatedAt`, `toCreatedAt`.
          */
         get: operations["monitorsAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reviewQueues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List review queues
+         * @description Lists review queues of the caller's organization: a JSON array, with the number of matches in the `X-Total-Count` header. The query parameters filter, sort and page it (`limit` 1–1000, default 100; `offset`, default 0); an unknown parameter or a bad value is a 400. Filters: `ids`, `productIds`, `name`, `names`, `fromCreatedAt`, `toCreatedAt`; sort by `createdAt`, `name`, `productId`, `reviewersPerItem`.
+         */
+        get: operations["reviewQueuesList"];
+        put?: never;
+        /**
+         * Create a review queue
+         * @description A queue of a product’s sessions for people to label against `metricIds` (1–10 live metrics the organization sees, any source). An item is DONE once `reviewersPerItem` (1–5, default 1) distinct reviewers labelled every metric of the queue. `instructions` (≤ 10,000 characters) are shown to each reviewer.
+         */
+        post: operations["reviewQueuesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reviewQueues/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a review queue
+         * @description Reads one review queue by id. A deleted review queue is still answered, with its `deletedAt`, so references stay resolvable. `counts` holds its items, PENDING and DONE.
+         */
+        get: operations["reviewQueuesGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a review queue
+         * @description Soft-deletes the review queue: it gets a `deletedAt`, leaves every list and can no longer be written, but `GET` by id still answers it. Labels already given still count in agreement and corrected scores.
+         */
+        delete: operations["reviewQueuesDelete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a review queue
+         * @description Updates the review queue: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `name`, `instructions`, `reviewersPerItem` (applies to every item at once: items that now have enough reviewers become DONE, DONE items that no longer have enough go back to PENDING).
+         */
+        patch: operations["reviewQueuesUpdate"];
+        trace?: never;
+    };
+    "/reviewQueues/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a review queue’s items
+         * @description The queue’s items, oldest first, each with its labels: a JSON array with the number of matches in `X-Total-Count`. Filters: `status` (PENDING, DONE), `reviewer` (the items that reviewer labelled); `limit` 1–1000 (default 100), `offset`.
+         */
+        get: operations["reviewQueuesListItems"];
+        put?: never;
+        /**
+         * Add sessions to a review queue
+         * @description Takes exactly one of: `{sessionIds}` (1–100 sessions picked by hand, `origin: "picked"`); `{runId, sampleSize, seed?}` (a uniform random sample without replacement of the run’s COMPLETED sessions not yet in the queue, `origin: "sample"`); `{monitorId, sampleSize, from?, to?, seed?}` (the same over the monitor’s scored production sessions, by default its last 7 days). `sampleSize` is 1–1,000; the same `seed` over the same sessions draws the same sample (the answer gives the seed used). Sessions must belong to the queue’s product (400 naming the first that does not); a session already in the queue is skipped. Only sampled items correct a run’s score (`GET /runs/{id}`): a hand-picked set is not a random sample.
+         */
+        post: operations["reviewQueuesAddItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reviewQueues/{id}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the next item to label
+         * @description The oldest PENDING item `reviewer` has not labelled every metric of, with what a reviewer needs: the session’s turns (input, output, retrieval context), its context, the test case’s expected output, the queue’s instructions and metrics, and how many items are left for this reviewer. It never carries the judge’s scores or reasons: a reviewer who sees them anchors on them. 204 with no body when nothing is left for this reviewer. `reviewer` is a name the client gives (1–128 characters), not an API key.
+         */
+        post: operations["reviewQueuesNext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reviewQueues/{id}/items/{itemId}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Label an item
+         * @description Replaces `reviewer`’s labels of the given metrics on the item (each `metricId` one of the queue’s, `score` 0–1, `reason` ≤ 10,000 characters) and answers the item. It is DONE once `reviewersPerItem` distinct reviewers labelled every metric of the queue.
+         */
+        put: operations["reviewQueuesLabel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics/{id}/agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far a metric’s judge agrees with people
+         * @description Over the sessions with a SUCCESS evaluation of the metric and at least one human label of it (any review queue; `productId` keeps one product’s, `from`/`to` the labels given in that range): per session the judge score f (mean of its SUCCESS evaluations) and the human score y (mean of its labels). `n`, `judgeMean`, `humanMean`; `bias` = mean(f − y) with its 95% interval (null when n < 2); `meanAbsoluteError`; Spearman’s ρ (average ranks; null when n < 3 or a side is constant) with Fisher’s interval tanh(atanh ρ ± 1.959964/√(n − 3)); when every score is 0 or 1 (`binary`), Cohen’s κ of the judge against the human verdict (y ≥ 0.5) with κ ± 1.959964·√(p_o(1 − p_o)/(n(1 − p_e)²)) and the judge’s true positive and negative rates; `reviewers`: Krippendorff’s α among the labels of sessions labelled twice or more (nominal when binary, else interval). `verdict`: `calibrated` when n ≥ 30 and the lower end of κ’s (binary) or ρ’s interval is ≥ 0.6, `not_calibrated` when its upper end is < 0.6, else `not_enough_data`.
+         */
+        get: operations["metricsAgreement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2061,6 +2197,20 @@ export interface components {
                 passAllK?: number | null;
                 /** @description repetitions > 1 only. pass@k: the share of cases that pass in at least one repetition; null with none, and until the run has finished */
                 passAnyK?: number | null;
+                /** @description GET /runs/{id} only: the run’s sessions with a human label of the metric (from review queues, sampled or picked) */
+                labels?: number;
+                /** @description GET /runs/{id} only: the judge’s score corrected with the human labels of randomly sampled sessions (prediction-powered inference, PPI++); null with fewer than 10 sampled labelled sessions or fewer than 2 others */
+                corrected?: {
+                    score: number;
+                    interval: {
+                        lower: number;
+                        upper: number;
+                    };
+                    labeled: number;
+                    unlabeled: number;
+                    lambda: number;
+                    effectiveLabels: number | null;
+                } | null;
             }[];
             error: string | null;
             /** Format: date-time */
@@ -13969,7 +14119,19 @@ export interface operations {
                      *           "skipped": 0,
                      *           "score": 1,
                      *           "confidenceInterval": null,
-                     *           "passRate": null
+                     *           "passRate": null,
+                     *           "labels": 12,
+                     *           "corrected": {
+                     *             "score": 0.81,
+                     *             "interval": {
+                     *               "lower": 0.72,
+                     *               "upper": 0.9
+                     *             },
+                     *             "labeled": 12,
+                     *             "unlabeled": 388,
+                     *             "lambda": 0.64,
+                     *             "effectiveLabels": 31.5
+                     *           }
                      *         }
                      *       ],
                      *       "error": null,
@@ -16451,6 +16613,1767 @@ export interface operations {
                      * @example {
                      *       "error": "Not Found",
                      *       "message": "monitor id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesList: {
+        parameters: {
+            query?: {
+                ids?: string[];
+                names?: string[];
+                name?: string;
+                fromCreatedAt?: string;
+                toCreatedAt?: string;
+                sort?: string[];
+                limit?: number;
+                offset?: number;
+                productIds?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of matches; the total in X-Total-Count */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *         "name": "Billing answers, weekly sample",
+                     *         "metricIds": [
+                     *           "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *         ],
+                     *         "reviewersPerItem": 2,
+                     *         "instructions": "Score 1 when the answer states the right refund rule and is polite; 0 otherwise.",
+                     *         "counts": {
+                     *           "items": 40,
+                     *           "pending": 31,
+                     *           "done": 9
+                     *         },
+                     *         "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        productId: string;
+                        name: string;
+                        metricIds: string[];
+                        reviewersPerItem: number;
+                        instructions: string | null;
+                        counts: {
+                            items: number;
+                            pending: number;
+                            done: number;
+                        };
+                        userId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        deletedAt?: string;
+                    }[];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                 *       "name": "Billing answers, weekly sample",
+                 *       "metricIds": [
+                 *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                 *       ],
+                 *       "reviewersPerItem": 2,
+                 *       "instructions": "Score 1 when the answer states the right refund rule and is polite; 0 otherwise."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description an identifier (letters, digits, _ and -) */
+                    productId: string;
+                    name: string;
+                    metricIds: string[];
+                    reviewersPerItem?: number;
+                    instructions?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "name": "Billing answers, weekly sample",
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "reviewersPerItem": 2,
+                     *       "instructions": "Score 1 when the answer states the right refund rule and is polite; 0 otherwise.",
+                     *       "counts": {
+                     *         "items": 0,
+                     *         "pending": 0,
+                     *         "done": 0
+                     *       },
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        productId: string;
+                        name: string;
+                        metricIds: string[];
+                        reviewersPerItem: number;
+                        instructions: string | null;
+                        counts: {
+                            items: number;
+                            pending: number;
+                            done: number;
+                        };
+                        userId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        deletedAt?: string;
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "productId is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "name": "Billing answers, weekly sample",
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "reviewersPerItem": 2,
+                     *       "instructions": "Score 1 when the answer states the right refund rule and is polite; 0 otherwise.",
+                     *       "counts": {
+                     *         "items": 40,
+                     *         "pending": 31,
+                     *         "done": 9
+                     *       },
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        productId: string;
+                        name: string;
+                        metricIds: string[];
+                        reviewersPerItem: number;
+                        instructions: string | null;
+                        counts: {
+                            items: number;
+                            pending: number;
+                            done: number;
+                        };
+                        userId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        deletedAt?: string;
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *       "deletedAt": "2026-11-20T09:16:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reviewersPerItem": 1
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    instructions?: string | null;
+                    reviewersPerItem?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "productId": "prod_01JDA1B2C3D4E5F6G7H8J9K0MN",
+                     *       "name": "Billing answers, weekly sample",
+                     *       "metricIds": [
+                     *         "met_01JDA1E3T5Y7U9I1O3P5A7S9DF"
+                     *       ],
+                     *       "reviewersPerItem": 1,
+                     *       "instructions": "Score 1 when the answer states the right refund rule and is polite; 0 otherwise.",
+                     *       "counts": {
+                     *         "items": 40,
+                     *         "pending": 31,
+                     *         "done": 9
+                     *       },
+                     *       "userId": "usr_01JDA0Q8X4M1K7R5P3H9G2F6DS",
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        productId: string;
+                        name: string;
+                        metricIds: string[];
+                        reviewersPerItem: number;
+                        instructions: string | null;
+                        counts: {
+                            items: number;
+                            pending: number;
+                            done: number;
+                        };
+                        userId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        deletedAt?: string;
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "body must have at least 1 field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesListItems: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "DONE";
+                reviewer?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of matches; the total in X-Total-Count */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI",
+                     *         "queueId": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *         "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *         "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *         "origin": "sample",
+                     *         "status": "PENDING",
+                     *         "labels": [
+                     *           {
+                     *             "reviewer": "ana",
+                     *             "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *             "score": 1,
+                     *             "reason": "right rule, polite",
+                     *             "createdAt": "2026-11-20T09:16:30.250Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-20T09:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        queueId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        sessionId: string;
+                        /** @enum {string} */
+                        origin: "picked" | "sample";
+                        /** @enum {string} */
+                        status: "PENDING" | "DONE";
+                        labels: {
+                            reviewer: string;
+                            /** @description an identifier (letters, digits, _ and -) */
+                            metricId: string;
+                            score: number;
+                            reason: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesAddItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "runId": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                 *       "sampleSize": 40,
+                 *       "seed": "week-47"
+                 *     }
+                 */
+                "application/json": {
+                    sessionIds?: string[];
+                    /** @description an identifier (letters, digits, _ and -) */
+                    runId?: string;
+                    /** @description an identifier (letters, digits, _ and -) */
+                    monitorId?: string;
+                    sampleSize?: number;
+                    /** @description the same seed over the same sessions draws the same sample */
+                    seed?: string;
+                    /** Format: date-time */
+                    from?: string;
+                    /** Format: date-time */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "added": 1,
+                     *       "skipped": 0,
+                     *       "seed": "week-47",
+                     *       "items": [
+                     *         {
+                     *           "id": "rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI",
+                     *           "queueId": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *           "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *           "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *           "origin": "sample",
+                     *           "status": "PENDING",
+                     *           "labels": [],
+                     *           "createdAt": "2026-11-20T09:15:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description items added (fewer than sampleSize when fewer sessions were left to draw) */
+                        added: number;
+                        /** @description sessions already in the queue */
+                        skipped: number;
+                        /** @description the seed that drew a sample (give it again to draw the same one) */
+                        seed: string | null;
+                        items: {
+                            /** @description an identifier (letters, digits, _ and -) */
+                            id: string;
+                            /** @description an identifier (letters, digits, _ and -) */
+                            queueId: string;
+                            /** @description an identifier (letters, digits, _ and -) */
+                            organizationId: string;
+                            /** @description an identifier (letters, digits, _ and -) */
+                            sessionId: string;
+                            /** @enum {string} */
+                            origin: "picked" | "sample";
+                            /** @enum {string} */
+                            status: "PENDING" | "DONE";
+                            labels: {
+                                reviewer: string;
+                                /** @description an identifier (letters, digits, _ and -) */
+                                metricId: string;
+                                score: number;
+                                reason: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesNext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reviewer": "ana"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the name of the person labelling (the console asks it once); not an API key */
+                    reviewer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queueId": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *       "itemId": "rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "instructions": "Score 1 when the answer states the right refund rule and is polite; 0 otherwise.",
+                     *       "metrics": [
+                     *         {
+                     *           "id": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *           "name": "politeness",
+                     *           "description": "Is the answer polite?"
+                     *         }
+                     *       ],
+                     *       "context": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "expectedOutput": "Refunds are possible within 30 days.",
+                     *       "turns": [
+                     *         {
+                     *           "index": 0,
+                     *           "input": "Can I get a refund?",
+                     *           "output": "Yes, within 30 days of purchase.",
+                     *           "retrievalContext": [
+                     *             "Refunds: 30 days."
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "remaining": 31
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        queueId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        itemId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        sessionId: string;
+                        instructions: string | null;
+                        metrics: {
+                            /** @description an identifier (letters, digits, _ and -) */
+                            id: string;
+                            name: string;
+                            description: string;
+                        }[];
+                        context: unknown | null;
+                        expectedOutput: string | null;
+                        turns: {
+                            index: number;
+                            input: string;
+                            output: string | null;
+                            retrievalContext: string[];
+                        }[];
+                        /** @description PENDING items this reviewer has not labelled yet, this one included */
+                        remaining: number;
+                    };
+                };
+            };
+            /** @description no item is left for this reviewer */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "reviewer is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewQueuesLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reviewer": "ana",
+                 *       "labels": [
+                 *         {
+                 *           "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                 *           "score": 1,
+                 *           "reason": "right rule, polite"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the name of the person labelling (the console asks it once); not an API key */
+                    reviewer: string;
+                    labels: {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        metricId: string;
+                        score: number;
+                        reason?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI",
+                     *       "queueId": "rq_01JDA1Y1K3L5Z7X9C1V3B5N7MQ",
+                     *       "organizationId": "org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q",
+                     *       "sessionId": "sess_01JDA1J5L7Z9X1C3V5B7N9M1QW",
+                     *       "origin": "sample",
+                     *       "status": "PENDING",
+                     *       "labels": [
+                     *         {
+                     *           "reviewer": "ana",
+                     *           "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *           "score": 1,
+                     *           "reason": "right rule, polite",
+                     *           "createdAt": "2026-11-20T09:16:30.250Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-20T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        id: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        queueId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        organizationId: string;
+                        /** @description an identifier (letters, digits, _ and -) */
+                        sessionId: string;
+                        /** @enum {string} */
+                        origin: "picked" | "sample";
+                        /** @enum {string} */
+                        status: "PENDING" | "DONE";
+                        labels: {
+                            reviewer: string;
+                            /** @description an identifier (letters, digits, _ and -) */
+                            metricId: string;
+                            score: number;
+                            reason: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "reviewer is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the review queue belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "review queue rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no review queue with this id, or it is deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "review queue rqi_01JDA1Z4N6M8Q0W2E4R6T8Y0UI not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    metricsAgreement: {
+        parameters: {
+            query?: {
+                productId?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "metricId": "met_01JDA1E3T5Y7U9I1O3P5A7S9DF",
+                     *       "n": 48,
+                     *       "judgeMean": 0.79,
+                     *       "humanMean": 0.75,
+                     *       "bias": 0.04,
+                     *       "biasInterval": {
+                     *         "lower": -0.02,
+                     *         "upper": 0.1
+                     *       },
+                     *       "meanAbsoluteError": 0.08,
+                     *       "spearman": null,
+                     *       "spearmanInterval": null,
+                     *       "binary": true,
+                     *       "kappa": 0.81,
+                     *       "kappaInterval": {
+                     *         "lower": 0.64,
+                     *         "upper": 0.98
+                     *       },
+                     *       "truePositiveRate": 0.97,
+                     *       "trueNegativeRate": 0.83,
+                     *       "reviewers": {
+                     *         "alpha": 0.78,
+                     *         "units": 9,
+                     *         "values": 18
+                     *       },
+                     *       "verdict": "calibrated"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description an identifier (letters, digits, _ and -) */
+                        metricId: string;
+                        /** @description sessions with a SUCCESS evaluation of the metric and at least one label of it */
+                        n: number;
+                        judgeMean: number | null;
+                        humanMean: number | null;
+                        bias: number | null;
+                        biasInterval: {
+                            lower: number;
+                            upper: number;
+                        } | null;
+                        meanAbsoluteError: number | null;
+                        spearman: number | null;
+                        spearmanInterval: {
+                            lower: number;
+                            upper: number;
+                        } | null;
+                        binary: boolean;
+                        kappa: number | null;
+                        kappaInterval: {
+                            lower: number;
+                            upper: number;
+                        } | null;
+                        truePositiveRate: number | null;
+                        trueNegativeRate: number | null;
+                        reviewers: {
+                            alpha: number | null;
+                            units: number;
+                            values: number;
+                        };
+                        /** @enum {string} */
+                        verdict: "calibrated" | "not_calibrated" | "not_enough_data";
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "id must be an identifier (letters, digits, _ and -)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metric belongs to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "metric id_01JDA1W5E7R9T1Y3U5I7O9P1AS belongs to another organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no metric with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "metric id_01JDA1W5E7R9T1Y3U5I7O9P1AS not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -13,6 +13,7 @@ export const testEntity: CatalogEntity = { type: 'TEST', label: 'test', byProduc
 export const testCaseEntity: CatalogEntity = { type: 'TCASE', label: 'test case', byProduct: false };
 export const monitorEntity: CatalogEntity = { type: 'MONITOR', label: 'monitor', byProduct: true };
 export const webhookEntity: CatalogEntity = { type: 'WEBHOOK', label: 'webhook', byProduct: false };
+export const reviewQueueEntity: CatalogEntity = { type: 'RQUEUE', label: 'review queue', byProduct: true };
 
 type ChildRecord = CatalogRecord & Record<string, unknown>;
 

@@ -45,6 +45,8 @@ export const ID_PREFIX = {
   message: 'msg',
   alertRule: 'alr',
   alert: 'alert',
+  reviewQueue: 'rq',
+  reviewItem: 'rqi',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
