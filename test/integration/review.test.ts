@@ -7,6 +7,8 @@ import { reply, startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { drainRunQueue } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
+import { handler as evaluator } from '../../functions/jobs/evaluator.js';
+import { drainLocalQueue } from '../../infra/local/queue.js';
 
 /**
  * Human review end to end, in process: queues, items picked or sampled, blind labelling, items
@@ -443,5 +445,82 @@ describe('review queues', () => {
         })
       ).body.message,
     ).toMatch(/from applies to a monitor/);
+  });
+
+  it('draws a sample of a monitor’s scored production sessions in a time range', async () => {
+    const t = await newTenant({ monthlyCredits: 1000 });
+    const product = await createProduct(t.api);
+    const version = await createVersion(t.api, product.id);
+    const monitor = (
+      await t.api.post('/monitors', {
+        productId: product.id,
+        name: 'production',
+        metricGroupIds: ['mgrp_non_empty_output'],
+        samplingPercentage: 100,
+      })
+    ).body as { id: string };
+    const scored: string[] = [];
+    for (const input of ['a', 'b', 'c', 'd']) {
+      const s = (await t.api.post('/sessions', { versionId: version.id })).body as { id: string };
+      await t.api.post('/inferenceResults', { sessionId: s.id, input, output: `answer ${input}` });
+      await t.api.patch(`/sessions/${s.id}`, { status: 'COMPLETED' });
+      scored.push(s.id);
+    }
+    // A session still open is not scored, so it is never drawn.
+    const open = (await t.api.post('/sessions', { versionId: version.id })).body as { id: string };
+    await t.api.post('/inferenceResults', { sessionId: open.id, input: 'e', output: 'answer e' });
+    await drainLocalQueue((e) => evaluator(e) as Promise<unknown>, { duplicate: true });
+    const queue = await newQueue(t.api, { productId: product.id, name: 'prod', metricIds: ['met_non_empty_output'] });
+    const first = await t.api.post(`/reviewQueues/${queue.id}/items`, {
+      monitorId: monitor.id,
+      sampleSize: 3,
+      seed: 'x',
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.added).toBe(3);
+    const rest = await t.api.post(`/reviewQueues/${queue.id}/items`, { monitorId: monitor.id, sampleSize: 5 });
+    expect(rest.body.added).toBe(1);
+    const drawn = [...first.body.items, ...rest.body.items].map((i: { sessionId: string }) => i.sessionId).sort();
+    expect(drawn).toEqual([...scored].sort());
+    const past = await newQueue(t.api, { productId: product.id, name: 'past', metricIds: ['met_non_empty_output'] });
+    const none = await t.api.post(`/reviewQueues/${past.id}/items`, {
+      monitorId: monitor.id,
+      sampleSize: 5,
+      from: '2020-01-01T00:00:00Z',
+      to: '2020-01-02T00:00:00Z',
+    });
+    expect(none.body).toMatchObject({ added: 0, skipped: 0, items: [] });
+    const other = await newTenant();
+    const foreignQueue = await newQueue(other.api, {
+      productId: (await createProduct(other.api)).id,
+      name: 'theirs',
+      metricIds: ['met_non_empty_output'],
+    });
+    const foreign = await other.api.post(`/reviewQueues/${foreignQueue.id}/items`, {
+      monitorId: monitor.id,
+      sampleSize: 2,
+    });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('keeps an item’s labels within what one item can hold', async () => {
+    const t = await newTenant();
+    const product = await createProduct(t.api);
+    const version = await createVersion(t.api, product.id);
+    const session = (await t.api.post('/sessions', { versionId: version.id })).body as { id: string };
+    const queue = await newQueue(t.api, { productId: product.id, name: 'q', metricIds: ['met_non_empty_output'] });
+    const item = (await t.api.post(`/reviewQueues/${queue.id}/items`, { sessionIds: [session.id] })).body.items[0];
+    const label = (reviewer: string) =>
+      t.api.put(`/reviewQueues/${queue.id}/items/${item.id}/labels`, {
+        reviewer,
+        labels: [{ metricId: 'met_non_empty_output', score: 1, reason: 'r'.repeat(10_000) }],
+      });
+    let last = await label('r0');
+    for (let i = 1; i < 40 && last.status === 200; i++) last = await label(`r${i}`);
+    expect(last.status).toBe(400);
+    expect(last.body.message).toMatch(/shorten the reasons/);
+    const stored = (await t.api.get(`/reviewQueues/${queue.id}/items`)).body[0];
+    expect(stored.labels.length).toBeGreaterThanOrEqual(29);
+    expect(stored.status).toBe('DONE');
   });
 });

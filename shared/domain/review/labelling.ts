@@ -22,6 +22,11 @@ import { getStoredQueue, itemView } from './queues.js';
 
 /** Attempts at a label write that lost a race with another reviewer's (each reads the item again). */
 const LABEL_ATTEMPTS = 4;
+/**
+ * What an item's labels may hold, in bytes of JSON: an item must stay under DynamoDB's 400 KB, and
+ * 5 reviewers × 10 metrics × 10,000-character reasons could pass it.
+ */
+export const MAX_LABEL_BYTES = 300_000;
 
 /** POST /reviewQueues/{id}/next: the oldest PENDING item `reviewer` has not labelled; undefined when none is left. */
 export async function nextTask(auth: AuthContext, queueId: string, reviewer: string): Promise<ReviewTask | undefined> {
@@ -89,6 +94,10 @@ export async function putLabels(
     throw new NotFoundError(`review item ${itemId} not found in queue ${queue.id}`);
   const at = clock.now().toISOString();
   const labels = mergeLabels(item.labels ?? [], body.reviewer, body.labels, at);
+  if (Buffer.byteLength(JSON.stringify(labels)) > MAX_LABEL_BYTES)
+    throw new ValidationError(
+      `labels: the item's labels would pass ${MAX_LABEL_BYTES} bytes with these reasons; shorten the reasons`,
+    );
   const status = isDone(queue, labels) ? 'DONE' : 'PENDING';
   const rows: LabelRow[] = body.labels.map((l) => ({
     organizationId: auth.organizationId,
