@@ -1,5 +1,4 @@
-import ranks from '@stdlib/stats-ranks';
-import { mean, sampleCorrelation, sampleCovariance, sampleVariance } from 'simple-statistics';
+import { mean, sampleCovariance, sampleRankCorrelation, sampleVariance } from 'simple-statistics';
 import type { Interval } from '../../schemas/review.js';
 
 /**
@@ -24,7 +23,7 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  */
 export function spearman(x: readonly number[], y: readonly number[]): number | null {
   if (x.length < 3 || new Set(x).size < 2 || new Set(y).size < 2) return null;
-  return clamp(sampleCorrelation(ranks([...x]), ranks([...y])), -1, 1);
+  return clamp(sampleRankCorrelation([...x], [...y]), -1, 1);
 }
 
 /** Fisher's z interval of ρ: tanh(atanh ρ ± Z/√(n − 3)); null when n < 4 or |ρ| = 1. */
