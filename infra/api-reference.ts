@@ -560,6 +560,7 @@ const alertRule: AlertRule = {
   window: '1h',
   below: 0.7,
   minSessions: 20,
+  confidence: 'interval',
   openAlertId: null,
   createdAt: AT,
 };
@@ -572,9 +573,11 @@ const alert: Alert = {
   window: '1h',
   below: 0.7,
   minSessions: 20,
+  confidence: 'interval',
   status: 'OPEN',
   score: 0.55,
-  scoredSessions: 24,
+  interval: [0.423, 0.677],
+  scoredSessions: 60,
   openedAt: LATER,
   resolvedAt: null,
   resolvedScore: null,
@@ -1621,10 +1624,13 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'alert-rules/create': {
     summary: 'Add an alert rule to a monitor',
     description:
-      'The scanner opens an alert when, over the trailing `window` (15m, 1h, 6h or 24h), at least `minSessions` sessions were scored and the sampling-weighted score of the family `metricGroupId` (one the monitor binds) is below `below` (0–1); it resolves when the score is back at or above `below`. Each opening and resolution is sent once as `alert.opened` / `alert.resolved`.',
+      'The scanner opens an alert when, over the trailing `window` (15m, 1h, 6h or 24h), at least `minSessions` sessions were scored and the sampling-weighted score of the family `metricGroupId` (one the monitor binds) is below `below` (0–1); it resolves when the score is back at or above `below`. With `confidence: "interval"` (default `"point"`) it opens only when the window has at least 30 scored sessions (the results route’s interval) and the upper end of the score’s 95% interval is below `below`: a dip the sample cannot tell from noise opens nothing; it resolves as a point rule does. Each opening and resolution is sent once as `alert.opened` / `alert.resolved`, the alert with its `score`, `interval` and `scoredSessions` over the window.',
     record: 'monitor',
     errors: { 409: 'the monitor already has 20 alert rules' },
-    example: { request: { metricGroupId: GROUP, window: '1h', below: 0.7, minSessions: 20 }, response: alertRule },
+    example: {
+      request: { metricGroupId: GROUP, window: '1h', below: 0.7, minSessions: 20, confidence: 'interval' },
+      response: alertRule,
+    },
   },
   'alert-rules/list': {
     summary: 'List a monitor’s alert rules',

@@ -243,7 +243,7 @@ const samples: Record<
   'webhooks/deliveries': { id: 'wh_example', query: { statuses: 'FAILED,PENDING', sort: 'createdAt:desc' } },
   'alert-rules/create': {
     id: 'mon_example',
-    body: { metricGroupId: 'mgrp_non_empty_output', window: '1h', below: 0.8, minSessions: 20 },
+    body: { metricGroupId: 'mgrp_non_empty_output', window: '1h', below: 0.8, minSessions: 20, confidence: 'interval' },
   },
   'alert-rules/list': { id: 'mon_example' },
   'review-queues/create': {

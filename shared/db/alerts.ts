@@ -5,7 +5,7 @@ import { keys } from './keys.js';
 import { queryAll, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import { updateOf } from './update.js';
-import type { Alert, AlertRule } from '../schemas/alerts.js';
+import { DEFAULT_ALERT_CONFIDENCE, type Alert, type AlertRule } from '../schemas/alerts.js';
 
 /** A monitor's alert rules (`ALERTRULE#`) and alerts (`ALERT#`), in the monitor's partition. */
 
@@ -20,9 +20,15 @@ export function rulePut(rule: AlertRule): TransactItem {
   };
 }
 
+/** Rules and alerts stored before rules had a `confidence` read as `point` (alerts: with no interval). */
 function ruleOf(item: Record<string, unknown>): AlertRule {
   const rule = toRecord<AlertRule>(item);
-  return { ...rule, openAlertId: rule.openAlertId ?? null };
+  return { ...rule, confidence: rule.confidence ?? DEFAULT_ALERT_CONFIDENCE, openAlertId: rule.openAlertId ?? null };
+}
+
+function alertOf(item: Record<string, unknown>): Alert {
+  const alert = toRecord<Alert>(item);
+  return { ...alert, confidence: alert.confidence ?? DEFAULT_ALERT_CONFIDENCE, interval: alert.interval ?? null };
 }
 
 export async function getRule(monitorId: string, ruleId: string): Promise<AlertRule | undefined> {
@@ -38,7 +44,7 @@ export async function listRules(monitorId: string, options: { consistent?: boole
 }
 
 export async function listAlertsOf(monitorId: string): Promise<Alert[]> {
-  return (await queryPrefix(`MONITOR#${monitorId}`, 'ALERT#')).map((i) => toRecord<Alert>(i));
+  return (await queryPrefix(`MONITOR#${monitorId}`, 'ALERT#')).map(alertOf);
 }
 
 /** Opens the rule's alert: holds only while the rule is live and has none open. */

@@ -15,6 +15,15 @@ export const WINDOW_MS: Record<AlertWindow, number> = {
 };
 export const ALERT_STATUSES = ['OPEN', 'RESOLVED'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
+/**
+ * How sure a rule must be that the score is below `below`: `point` (the window's weighted score is
+ * below) or `interval` (the upper end of the window's 95% interval, from 30 scored sessions, is below).
+ */
+export const ALERT_CONFIDENCES = ['point', 'interval'] as const;
+export type AlertConfidence = (typeof ALERT_CONFIDENCES)[number];
+export const DEFAULT_ALERT_CONFIDENCE: AlertConfidence = 'point';
+const CONFIDENCE_DESCRIPTION =
+  'point: an alert opens when the weighted score over the window is below `below`; interval: only when, over at least 30 (and minSessions) scored sessions, the upper end of its 95% interval (the results route’s) is below `below`. Either resolves when the score is back at or above `below`.';
 
 export const AlertRuleCreate = Type.Object(
   {
@@ -22,6 +31,9 @@ export const AlertRuleCreate = Type.Object(
     window: StringEnum(ALERT_WINDOWS),
     below: Type.Number({ minimum: 0, maximum: 1 }),
     minSessions: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    confidence: Type.Optional(
+      StringEnum(ALERT_CONFIDENCES, { description: `${CONFIDENCE_DESCRIPTION} Default point.` }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -63,6 +75,8 @@ export const AlertRule = Type.Object({
   window: StringEnum(ALERT_WINDOWS),
   below: Type.Number(),
   minSessions: Type.Integer(),
+  /** point for rules stored before rules had a confidence. */
+  confidence: StringEnum(ALERT_CONFIDENCES, { description: CONFIDENCE_DESCRIPTION }),
   /** The rule's alert while it is open, else null. */
   openAlertId: Nullable(Type.String()),
   createdAt: DateTime,
@@ -79,9 +93,19 @@ export const Alert = Type.Object({
   window: StringEnum(ALERT_WINDOWS),
   below: Type.Number(),
   minSessions: Type.Integer(),
+  /** The rule's confidence when the alert opened (point for alerts stored before rules had one). */
+  confidence: StringEnum(ALERT_CONFIDENCES),
   status: StringEnum(ALERT_STATUSES),
-  /** The weighted score and scored sessions over the window when the alert opened. */
+  /** The weighted score, its 95% interval and the scored sessions over the window when the alert opened. */
   score: Type.Number(),
+  interval: Nullable(
+    Type.Array(Type.Number(), {
+      minItems: 2,
+      maxItems: 2,
+      description:
+        '[lower, upper]: the 95% interval of `score` over the window when the alert opened, as the results route computes it; null under 30 scored sessions',
+    }),
+  ),
   scoredSessions: Type.Integer(),
   openedAt: DateTime,
   resolvedAt: Nullable(DateTime),

@@ -81,6 +81,44 @@ describe('a monitor over HTTP on the local server', () => {
     expect(results.sessions.waiting).toEqual([]);
     expect(results.spend).toMatchObject({ spentCredits: 0, capCredits: null });
 
+    // alert rules with confidence "interval": one below the upper end of the headline's interval opens an
+    // alert carrying the same interval; one between the score and that upper end stays closed
+    const ci = isJson.headline.confidenceInterval!;
+    const rules = { params: { path: { id: monitor.id } } };
+    const base = { metricGroupId: 'mgrp_is_json', window: '1h', minSessions: 5, confidence: 'interval' } as const;
+    const bad = await api.POST('/monitors/{id}/alertRules', {
+      ...rules,
+      body: { ...base, below: 0.9, confidence: 'likely' as 'interval' },
+    });
+    expect(bad.response.status).toBe(400);
+    expect(bad.error).toEqual({ error: 'Bad Request', message: 'confidence must be one of: point, interval' });
+    const firing = await expectStatus(
+      api.POST('/monitors/{id}/alertRules', { ...rules, body: { ...base, below: Math.min(1, ci.upper + 0.01) } }),
+      201,
+    );
+    expect(firing.confidence).toBe('interval');
+    const quiet = await expectStatus(
+      api.POST('/monitors/{id}/alertRules', { ...rules, body: { ...base, below: (expectedJson + ci.upper) / 2 } }),
+      201,
+    );
+    expect(quiet).toMatchObject({ confidence: 'interval', openAlertId: null });
+    const listAlerts = () => expectStatus(api.GET('/monitors/{id}/alerts', rules), 200);
+    let alerts = await listAlerts();
+    const alertDeadline = Date.now() + 20_000;
+    while (alerts.length === 0 && Date.now() < alertDeadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      alerts = await listAlerts();
+    }
+    // a later scan (every second) decides the quiet rule again on the same sessions
+    await new Promise((r) => setTimeout(r, 2_500));
+    alerts = await listAlerts();
+    expect(alerts).toHaveLength(1);
+    const [alert] = alerts;
+    expect(alert).toMatchObject({ ruleId: firing.id, confidence: 'interval', scoredSessions: watched.length });
+    expect(alert!.score).toBeCloseTo(expectedJson, 10);
+    expect(alert!.interval![0]).toBeCloseTo(ci.lower, 12);
+    expect(alert!.interval![1]).toBeCloseTo(ci.upper, 12);
+
     // a sampling change shows as a marker
     await expectStatus(
       api.PATCH('/monitors/{id}', { params: { path: { id: monitor.id } }, body: { samplingPercentage: 20 } }),

@@ -1,10 +1,14 @@
 import { localQueue, localRunQueue, localWebhookQueue } from '../../infra/local/queues.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTenant } from '../support/api.js';
 import { createConnection, createProduct, createVersion, uploadCsv } from '../support/fixtures.js';
 import { echoAgent, sendJson, startAgent, type TestAgentServer } from '../support/agent-server.js';
 import { clock } from '../../shared/domain/common/clock.js';
+import { doc, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { runScanner } from '../../shared/domain/monitors/scanner.js';
+import { runAggregator } from '../../shared/domain/monitors/aggregator.js';
 import { drainLocalQueue } from '../../infra/local/queue.js';
 import { drainRunQueue } from '../../infra/local/run-queue.js';
 import { webhookDelayQueue } from '../../infra/local/webhook-queue.js';
@@ -32,6 +36,17 @@ beforeEach(() => {
   receiver.setHandler((_req, res) => sendJson(res, 200, {}));
 });
 afterEach(() => vi.restoreAllMocks());
+
+/** Removes attributes from a stored item, as records written before they existed lack them. */
+const removeAttributes = (key: { pk: string; sk: string }, names: string[]) =>
+  doc.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: `REMOVE ${names.map((_, i) => `#a${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+    }),
+  );
 
 const deliver = (duplicate = false) =>
   drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
@@ -170,6 +185,7 @@ describe('events of monitors', () => {
       window: '15m',
       below: 0.5,
       minSessions: 3,
+      confidence: 'point',
       openAlertId: null,
       monitorId: monitor.id,
     });
@@ -202,6 +218,9 @@ describe('events of monitors', () => {
       window: '15m',
       resolvedAt: null,
       resolution: null,
+      confidence: 'point',
+      // fewer than 30 sessions: no interval
+      interval: null,
     });
     expect(alerts[0].score).toBeCloseTo(1 / 3, 10);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules`)).body[0].openAlertId).toBe(alerts[0].id);
@@ -234,6 +253,99 @@ describe('events of monitors', () => {
     ]);
   });
 
+  // 53 sessions scored one by one: slow on a loaded machine.
+  it('opens an interval rule’s alert only once the upper end of the 95% interval is below, with score, interval and scoredSessions', {
+    timeout: 90_000,
+  }, async () => {
+    const t = await tenantWithWebhook(['alert.opened', 'alert.resolved']);
+    const { monitor, session } = await monitorOf(t);
+    const body = { metricGroupId: 'mgrp_is_json', window: '15m', below: 0.5, minSessions: 3 };
+    const created = await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...body, confidence: 'interval' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ ...body, confidence: 'interval', openAlertId: null });
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${created.body.id}`)).body.confidence).toBe('interval');
+    // A point rule alike, for contrast.
+    const pointRule = (await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...body, confidence: 'point' })).body;
+    expect(pointRule.confidence).toBe('point');
+
+    // 20 minutes in the past, as in the test above (other files' scanners run at the real now).
+    const t0 = Date.now() - 20 * 60_000;
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(t0));
+    const evaluate = () => drainLocalQueue((e) => evaluator(e) as Promise<unknown>);
+    const sessions = async (output: string, count: number) => {
+      for (let i = 0; i < count; i += 10)
+        await Promise.all(Array.from({ length: Math.min(10, count - i) }, () => session(output)));
+    };
+    const alertsOf = async (ruleId: string) =>
+      (await t.api.get(`/monitors/${monitor.id}/alerts`, { ruleIds: ruleId })).body as any[];
+
+    // 29 sessions, 9 answering JSON: score 0.31, below 0.5, but under 30 sessions there is no interval.
+    await sessions('{"ok":true}', 9);
+    await sessions('not json', 20);
+    await evaluate();
+    await runScanner(new Date(t0 + 1_000));
+    expect(await alertsOf(created.body.id)).toEqual([]);
+    const [pointAlert] = await alertsOf(pointRule.id);
+    expect(pointAlert).toMatchObject({ confidence: 'point', status: 'OPEN', scoredSessions: 29, interval: null });
+
+    // 40 sessions, 18 answering JSON: score 0.45, below 0.5, but the interval's upper end 0.606 is not.
+    await sessions('{"ok":true}', 9);
+    await sessions('not json', 2);
+    await evaluate();
+    await runScanner(new Date(t0 + 2_000));
+    expect(await alertsOf(created.body.id)).toEqual([]);
+
+    // 50 sessions, 18 answering JSON: score 0.36, the upper end 0.36 + 1.96·√(0.2304/49) = 0.494 is below.
+    await sessions('not json', 10);
+    await evaluate();
+    await runScanner(new Date(t0 + 3_000));
+    await runScanner(new Date(t0 + 4_000));
+    const [alert] = await alertsOf(created.body.id);
+    expect(alert).toMatchObject({
+      ruleId: created.body.id,
+      confidence: 'interval',
+      status: 'OPEN',
+      scoredSessions: 50,
+      below: 0.5,
+      resolution: null,
+    });
+    expect(alert.score).toBeCloseTo(0.36, 10);
+    expect(alert.interval).toHaveLength(2);
+    expect(alert.interval[1]).toBeCloseTo(0.36 + 1.96 * Math.sqrt((0.36 * 0.64) / 49), 10);
+    expect(alert.interval[1]).toBeLessThan(0.5);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${created.body.id}`)).body.openAlertId).toBe(alert.id);
+    // The same interval as the results route's headline over the same 50 sessions.
+    await runAggregator();
+    const results = (await t.api.get(`/monitors/${monitor.id}/results`, { days: 1 })).body;
+    const headline = results.metrics[0].headline;
+    expect(headline.scoredSessions).toBe(50);
+    expect(alert.interval[0]).toBeCloseTo(headline.confidenceInterval.lower, 12);
+    expect(alert.interval[1]).toBeCloseTo(headline.confidenceInterval.upper, 12);
+    await deliver(true);
+    const opened = t.received().filter((e) => e.type === 'alert.opened');
+    expect(opened.map((e) => e.data.id)).toEqual(expect.arrayContaining([pointAlert.id, alert.id]));
+    expect(opened.find((e) => e.data.id === alert.id)!.data).toEqual(alert);
+
+    // At the real now the window holds 3 sessions answering JSON: no interval, but the score 1 is
+    // back above below over minSessions sessions: both rules' alerts resolve.
+    const t1 = Math.max(Date.now(), t0 + 16 * 60_000);
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(t1));
+    await sessions('{"n":1}', 3);
+    await evaluate();
+    await runScanner(new Date(t1 + 30_000));
+    for (const ruleId of [created.body.id, pointRule.id])
+      expect(await alertsOf(ruleId)).toEqual([
+        expect.objectContaining({ status: 'RESOLVED', resolution: 'recovered', resolvedScore: 1 }),
+      ]);
+    await deliver();
+    const resolved = t.received().filter((e) => e.type === 'alert.resolved');
+    expect(resolved.find((e) => e.data.id === alert.id)!.data).toMatchObject({
+      confidence: 'interval',
+      interval: alert.interval,
+      scoredSessions: 50,
+    });
+  });
+
   it('resolves an open alert when its rule is deleted, and sends alert.resolved', async () => {
     const t = await tenantWithWebhook(['alert.resolved']);
     const { monitor, session } = await monitorOf(t);
@@ -250,6 +362,13 @@ describe('events of monitors', () => {
     await runScanner();
     const [alert] = (await t.api.get(`/monitors/${monitor.id}/alerts`)).body;
     expect(alert.status).toBe('OPEN');
+    // An alert stored before alerts had a confidence and an interval reads as a point rule's, without one.
+    await removeAttributes(keys.alert(monitor.id, alert.id), ['confidence', 'interval']);
+    expect((await t.api.get(`/monitors/${monitor.id}/alerts`)).body[0]).toEqual({
+      ...alert,
+      confidence: 'point',
+      interval: null,
+    });
     const del = await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ id: rule.id, deletedAt: expect.any(String) });
@@ -268,6 +387,7 @@ describe('events of monitors', () => {
     expect((await t.api.del(`/monitors/${monitor.id}/alertRules/${rule.id}`)).status).toBe(404);
     await deliver();
     expect(t.received().map((e) => [e.type, e.data.resolution])).toEqual([['alert.resolved', 'rule_deleted']]);
+    expect(t.received()[0]!.data).toMatchObject({ confidence: 'point', interval: null });
   });
 });
 
@@ -296,12 +416,17 @@ describe('alert rule routes', () => {
       ],
       [{ window: '1h', below: 0.5, minSessions: 1 }, /metricGroupId/],
       [{ ...base, openAlertId: 'x' }, /openAlertId/],
+      [{ ...base, confidence: 'high' }, /confidence/],
+      [{ ...base, confidence: null }, /confidence/],
+      [{ ...base, confidence: 'Interval' }, /confidence/],
     ];
     for (const [body, message] of bad) {
       const res = await t.api.post(`/monitors/${monitor.id}/alertRules`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toMatch(message);
     }
+    const badConfidence = await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...base, confidence: 'high' });
+    expect(badConfidence.body).toEqual({ error: 'Bad Request', message: 'confidence must be one of: point, interval' });
     for (const window of ['15m', '1h', '24h'])
       expect((await t.api.post(`/monitors/${monitor.id}/alertRules`, { ...base, window })).status).toBe(201);
     const page = await t.api.get(`/monitors/${monitor.id}/alertRules`, { limit: 2, sort: 'createdAt:asc' });
@@ -309,6 +434,10 @@ describe('alert rule routes', () => {
     const one = await t.api.get(`/monitors/${monitor.id}/alertRules/${page.body[0].id}`);
     expect(one.status).toBe(200);
     expect(one.body).toEqual(page.body[0]);
+    // Without a confidence a rule is a point rule; one stored before rules had one reads as such.
+    expect(one.body.confidence).toBe('point');
+    await removeAttributes(keys.alertRule(monitor.id, one.body.id), ['confidence']);
+    expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${one.body.id}`)).body).toEqual(one.body);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules/alr_01NOSUCHRULE`)).status).toBe(404);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules/bad%20id`)).status).toBe(400);
     expect(page.body.map((r: { window: string }) => r.window)).toEqual(['15m', '1h']);

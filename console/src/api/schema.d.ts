@@ -1147,7 +1147,7 @@ export interface paths {
         put?: never;
         /**
          * Add an alert rule to a monitor
-         * @description The scanner opens an alert when, over the trailing `window` (15m, 1h, 6h or 24h), at least `minSessions` sessions were scored and the sampling-weighted score of the family `metricGroupId` (one the monitor binds) is below `below` (0–1); it resolves when the score is back at or above `below`. Each opening and resolution is sent once as `alert.opened` / `alert.resolved`.
+         * @description The scanner opens an alert when, over the trailing `window` (15m, 1h, 6h or 24h), at least `minSessions` sessions were scored and the sampling-weighted score of the family `metricGroupId` (one the monitor binds) is below `below` (0–1); it resolves when the score is back at or above `below`. With `confidence: "interval"` (default `"point"`) it opens only when the window has at least 30 scored sessions (the results route’s interval) and the upper end of the score’s 95% interval is below `below`: a dip the sample cannot tell from noise opens nothing; it resolves as a point rule does. Each opening and resolution is sent once as `alert.opened` / `alert.resolved`, the alert with its `score`, `interval` and `scoredSessions` over the window.
          */
         post: operations["alertRulesCreate"];
         delete?: never;
@@ -15871,6 +15871,7 @@ export interface operations {
                      *         "window": "1h",
                      *         "below": 0.7,
                      *         "minSessions": 20,
+                     *         "confidence": "interval",
                      *         "openAlertId": null,
                      *         "createdAt": "2026-11-20T09:15:00.000Z"
                      *       }
@@ -15890,6 +15891,11 @@ export interface operations {
                         window: "15m" | "1h" | "6h" | "24h";
                         below: number;
                         minSessions: number;
+                        /**
+                         * @description point: an alert opens when the weighted score over the window is below `below`; interval: only when, over at least 30 (and minSessions) scored sessions, the upper end of its 95% interval (the results route’s) is below `below`. Either resolves when the score is back at or above `below`.
+                         * @enum {string}
+                         */
+                        confidence: "point" | "interval";
                         openAlertId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -16006,7 +16012,8 @@ export interface operations {
                  *       "metricGroupId": "mgrp_01JDA1E3T5Y7U9I1O3P5A7S9DG",
                  *       "window": "1h",
                  *       "below": 0.7,
-                 *       "minSessions": 20
+                 *       "minSessions": 20,
+                 *       "confidence": "interval"
                  *     }
                  */
                 "application/json": {
@@ -16016,6 +16023,11 @@ export interface operations {
                     window: "15m" | "1h" | "6h" | "24h";
                     below: number;
                     minSessions: number;
+                    /**
+                     * @description point: an alert opens when the weighted score over the window is below `below`; interval: only when, over at least 30 (and minSessions) scored sessions, the upper end of its 95% interval (the results route’s) is below `below`. Either resolves when the score is back at or above `below`. Default point.
+                     * @enum {string}
+                     */
+                    confidence?: "point" | "interval";
                 };
             };
         };
@@ -16036,6 +16048,7 @@ export interface operations {
                      *       "window": "1h",
                      *       "below": 0.7,
                      *       "minSessions": 20,
+                     *       "confidence": "interval",
                      *       "openAlertId": null,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
@@ -16054,6 +16067,11 @@ export interface operations {
                         window: "15m" | "1h" | "6h" | "24h";
                         below: number;
                         minSessions: number;
+                        /**
+                         * @description point: an alert opens when the weighted score over the window is below `below`; interval: only when, over at least 30 (and minSessions) scored sessions, the upper end of its 95% interval (the results route’s) is below `below`. Either resolves when the score is back at or above `below`.
+                         * @enum {string}
+                         */
+                        confidence: "point" | "interval";
                         openAlertId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -16227,6 +16245,7 @@ export interface operations {
                      *       "window": "1h",
                      *       "below": 0.7,
                      *       "minSessions": 20,
+                     *       "confidence": "interval",
                      *       "openAlertId": null,
                      *       "createdAt": "2026-11-20T09:15:00.000Z"
                      *     }
@@ -16245,6 +16264,11 @@ export interface operations {
                         window: "15m" | "1h" | "6h" | "24h";
                         below: number;
                         minSessions: number;
+                        /**
+                         * @description point: an alert opens when the weighted score over the window is below `below`; interval: only when, over at least 30 (and minSessions) scored sessions, the upper end of its 95% interval (the results route’s) is below `below`. Either resolves when the score is back at or above `below`.
+                         * @enum {string}
+                         */
+                        confidence: "point" | "interval";
                         openAlertId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -16517,9 +16541,14 @@ export interface operations {
                      *         "window": "1h",
                      *         "below": 0.7,
                      *         "minSessions": 20,
+                     *         "confidence": "interval",
                      *         "status": "OPEN",
                      *         "score": 0.55,
-                     *         "scoredSessions": 24,
+                     *         "interval": [
+                     *           0.423,
+                     *           0.677
+                     *         ],
+                     *         "scoredSessions": 60,
                      *         "openedAt": "2026-11-20T09:16:30.250Z",
                      *         "resolvedAt": null,
                      *         "resolvedScore": null,
@@ -16543,8 +16572,12 @@ export interface operations {
                         below: number;
                         minSessions: number;
                         /** @enum {string} */
+                        confidence: "point" | "interval";
+                        /** @enum {string} */
                         status: "OPEN" | "RESOLVED";
                         score: number;
+                        /** @description [lower, upper]: the 95% interval of `score` over the window when the alert opened, as the results route computes it; null under 30 scored sessions */
+                        interval: number[] | null;
                         scoredSessions: number;
                         /** Format: date-time */
                         openedAt: string;

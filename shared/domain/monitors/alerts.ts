@@ -12,6 +12,7 @@ import {
 } from '../../db/alerts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import {
+  DEFAULT_ALERT_CONFIDENCE,
   WINDOW_MS,
   type Alert,
   type AlertListQuery,
@@ -26,14 +27,16 @@ import { newId } from '../common/ids.js';
 import { anyOf, applyList, type Page } from '../common/list.js';
 import { eventWrites, NO_EVENT, publish, type EventWrites } from '../webhooks/events.js';
 import { alertDecision } from './rules.js';
-import { addScore, emptySums, type Sums } from './statistics.js';
+import { addScore, emptySums, scorePoint, type Sums } from './statistics.js';
 
 /**
  * Alert rules: over the rule's trailing window, when at least `minSessions`
  * sessions of its family were scored and their weighted score (the results' Σwx/Σw) is below
- * `below`, the scanner opens an alert; when, again over at least `minSessions` sessions, the score
- * is back at or above `below`, it resolves it. Each opening and resolution is one conditional
- * transaction with its `alert.opened` / `alert.resolved` event, so each is sent once.
+ * `below` (with `confidence: "interval"`: when, from 30 sessions, the upper end of the results'
+ * 95% interval is below it), the scanner opens an alert; when, again over at least `minSessions`
+ * sessions, the score is back at or above `below`, it resolves it (alertDecision). Each opening and
+ * resolution is one conditional transaction with its `alert.opened` / `alert.resolved` event, so
+ * each is sent once; an alert keeps the window's score, interval and scored sessions.
  */
 
 export const MAX_RULES_PER_MONITOR = 20;
@@ -66,6 +69,7 @@ export async function createAlertRule(
     window: input.window,
     below: input.below,
     minSessions: input.minSessions,
+    confidence: input.confidence ?? DEFAULT_ALERT_CONFIDENCE,
     openAlertId: null,
     createdAt: clock.now().toISOString(),
   };
@@ -181,6 +185,7 @@ export async function evaluateAlertRules(monitor: Monitor, now: Date): Promise<{
     const decision = alertDecision(rule, sums, rule.openAlertId !== null);
     if (decision === 'none') continue;
     const score = sums.swx / sums.sw;
+    const { confidenceInterval } = scorePoint(sums);
     const at = now.toISOString();
     let writes: EventWrites;
     let items: ReturnType<typeof openAlertItems>;
@@ -194,8 +199,10 @@ export async function evaluateAlertRules(monitor: Monitor, now: Date): Promise<{
         window: rule.window,
         below: rule.below,
         minSessions: rule.minSessions,
+        confidence: rule.confidence,
         status: 'OPEN',
         score,
+        interval: confidenceInterval && [confidenceInterval.lower, confidenceInterval.upper],
         scoredSessions: sums.n,
         openedAt: at,
         resolvedAt: null,

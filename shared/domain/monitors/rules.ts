@@ -1,7 +1,7 @@
 import type { Monitor, MonitorStatus } from '../../schemas/monitors.js';
 import { SYSTEM_STATUSES } from '../../schemas/monitors.js';
 import type { AlertRule } from '../../schemas/alerts.js';
-import type { Sums } from './statistics.js';
+import { scorePoint, type Sums } from './statistics.js';
 
 export const FAILING_ATTEMPTS = 5;
 
@@ -40,18 +40,24 @@ export function windowDays(now: Date, days: number): string[] {
 export type AlertDecision = 'open' | 'resolve' | 'none';
 
 /**
- * An alert rule on one window's sums: with at least `minSessions` sessions scored,
- * a weighted score (Σwx / Σw) below `below` opens an alert, and one at or above `below` resolves an
- * open one; fewer sessions decide nothing.
+ * An alert rule on one window's sums: with at least `minSessions` sessions scored, an open alert
+ * resolves when the weighted score (Σwx / Σw) is at or above `below`; fewer sessions decide nothing.
+ * A closed rule opens an alert, by its `confidence` (point when absent):
+ * - `point`: when the weighted score is below `below`;
+ * - `interval`: when the window has an interval (at least MIN_SESSIONS_FOR_INTERVAL sessions, see
+ *   scorePoint: the results route's 95% interval) and its upper end is below `below`.
  */
 export function alertDecision(
-  rule: Pick<AlertRule, 'below' | 'minSessions'>,
+  rule: Pick<AlertRule, 'below' | 'minSessions'> & Partial<Pick<AlertRule, 'confidence'>>,
   sums: Sums,
   isOpen: boolean,
 ): AlertDecision {
   if (sums.n < rule.minSessions || sums.sw <= 0) return 'none';
   const score = sums.swx / sums.sw;
-  if (!isOpen && score < rule.below) return 'open';
-  if (isOpen && score >= rule.below) return 'resolve';
-  return 'none';
+  if (isOpen) return score >= rule.below ? 'resolve' : 'none';
+  if (rule.confidence === 'interval') {
+    const interval = scorePoint(sums).confidenceInterval;
+    return interval !== null && interval.upper < rule.below ? 'open' : 'none';
+  }
+  return score < rule.below ? 'open' : 'none';
 }
