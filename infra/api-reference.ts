@@ -576,7 +576,7 @@ const alert: Alert = {
   confidence: 'interval',
   status: 'OPEN',
   score: 0.55,
-  interval: [0.423, 0.677],
+  interval: { lower: 0.423, upper: 0.677 },
   scoredSessions: 60,
   openedAt: LATER,
   resolvedAt: null,

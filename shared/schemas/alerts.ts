@@ -98,14 +98,10 @@ export const Alert = Type.Object({
   status: StringEnum(ALERT_STATUSES),
   /** The weighted score, its 95% interval and the scored sessions over the window when the alert opened. */
   score: Type.Number(),
-  interval: Nullable(
-    Type.Array(Type.Number(), {
-      minItems: 2,
-      maxItems: 2,
-      description:
-        '[lower, upper]: the 95% interval of `score` over the window when the alert opened, as the results route computes it; null under 30 scored sessions',
-    }),
-  ),
+  interval: Type.Union([Type.Object({ lower: Type.Number(), upper: Type.Number() }), Type.Null()], {
+    description:
+      'the 95% interval of `score` over the window when the alert opened, as the results route computes it (its `confidenceInterval`); null under 30 scored sessions',
+  }),
   scoredSessions: Type.Integer(),
   openedAt: DateTime,
   resolvedAt: Nullable(DateTime),

@@ -116,8 +116,8 @@ describe('a monitor over HTTP on the local server', () => {
     const [alert] = alerts;
     expect(alert).toMatchObject({ ruleId: firing.id, confidence: 'interval', scoredSessions: watched.length });
     expect(alert!.score).toBeCloseTo(expectedJson, 10);
-    expect(alert!.interval![0]).toBeCloseTo(ci.lower, 12);
-    expect(alert!.interval![1]).toBeCloseTo(ci.upper, 12);
+    expect(alert!.interval!.lower).toBeCloseTo(ci.lower, 12);
+    expect(alert!.interval!.upper).toBeCloseTo(ci.upper, 12);
 
     // a sampling change shows as a marker
     await expectStatus(

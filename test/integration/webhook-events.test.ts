@@ -310,17 +310,17 @@ describe('events of monitors', () => {
       resolution: null,
     });
     expect(alert.score).toBeCloseTo(0.36, 10);
-    expect(alert.interval).toHaveLength(2);
-    expect(alert.interval[1]).toBeCloseTo(0.36 + 1.96 * Math.sqrt((0.36 * 0.64) / 49), 10);
-    expect(alert.interval[1]).toBeLessThan(0.5);
+    expect(Object.keys(alert.interval).sort()).toEqual(['lower', 'upper']);
+    expect(alert.interval.upper).toBeCloseTo(0.36 + 1.96 * Math.sqrt((0.36 * 0.64) / 49), 10);
+    expect(alert.interval.upper).toBeLessThan(0.5);
     expect((await t.api.get(`/monitors/${monitor.id}/alertRules/${created.body.id}`)).body.openAlertId).toBe(alert.id);
     // The same interval as the results route's headline over the same 50 sessions.
     await runAggregator();
     const results = (await t.api.get(`/monitors/${monitor.id}/results`, { days: 1 })).body;
     const headline = results.metrics[0].headline;
     expect(headline.scoredSessions).toBe(50);
-    expect(alert.interval[0]).toBeCloseTo(headline.confidenceInterval.lower, 12);
-    expect(alert.interval[1]).toBeCloseTo(headline.confidenceInterval.upper, 12);
+    expect(alert.interval.lower).toBeCloseTo(headline.confidenceInterval.lower, 12);
+    expect(alert.interval.upper).toBeCloseTo(headline.confidenceInterval.upper, 12);
     await deliver(true);
     const opened = t.received().filter((e) => e.type === 'alert.opened');
     expect(opened.map((e) => e.data.id)).toEqual(expect.arrayContaining([pointAlert.id, alert.id]));

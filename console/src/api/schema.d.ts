@@ -16544,10 +16544,10 @@ export interface operations {
                      *         "confidence": "interval",
                      *         "status": "OPEN",
                      *         "score": 0.55,
-                     *         "interval": [
-                     *           0.423,
-                     *           0.677
-                     *         ],
+                     *         "interval": {
+                     *           "lower": 0.423,
+                     *           "upper": 0.677
+                     *         },
                      *         "scoredSessions": 60,
                      *         "openedAt": "2026-11-20T09:16:30.250Z",
                      *         "resolvedAt": null,
@@ -16576,8 +16576,11 @@ export interface operations {
                         /** @enum {string} */
                         status: "OPEN" | "RESOLVED";
                         score: number;
-                        /** @description [lower, upper]: the 95% interval of `score` over the window when the alert opened, as the results route computes it; null under 30 scored sessions */
-                        interval: number[] | null;
+                        /** @description the 95% interval of `score` over the window when the alert opened, as the results route computes it (its `confidenceInterval`); null under 30 scored sessions */
+                        interval: {
+                            lower: number;
+                            upper: number;
+                        } | null;
                         scoredSessions: number;
                         /** Format: date-time */
                         openedAt: string;

@@ -202,7 +202,7 @@ export async function evaluateAlertRules(monitor: Monitor, now: Date): Promise<{
         confidence: rule.confidence,
         status: 'OPEN',
         score,
-        interval: confidenceInterval && [confidenceInterval.lower, confidenceInterval.upper],
+        interval: confidenceInterval,
         scoredSessions: sums.n,
         openedAt: at,
         resolvedAt: null,
