@@ -5,6 +5,8 @@ import { h } from './dom';
 import { comparisonPage } from './pages/comparison';
 import { monitorPage } from './pages/monitor';
 import { monitorsPage } from './pages/monitors';
+import { reviewPage } from './pages/review';
+import { reviewQueuePage } from './pages/review-queue';
 import { runPage, runsPage } from './pages/runs';
 import { sessionPage } from './pages/session';
 import type { PageContext } from './pages/context';
@@ -47,7 +49,9 @@ function currentNav(route: Route): void {
       ? 'monitors'
       : route.page === 'run' || route.page === 'comparison' || route.page === 'session'
         ? 'runs'
-        : route.page;
+        : route.page === 'reviewQueue'
+          ? 'review'
+          : route.page;
   for (const a of document.querySelectorAll<HTMLAnchorElement>('#site-nav a')) {
     if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -181,6 +185,10 @@ async function render(): Promise<void> {
         return await comparisonPage(ctx, route.id, route.baseRunId, route.metricId);
       case 'session':
         return await sessionPage(ctx, route.id);
+      case 'review':
+        return await reviewPage(ctx, route.productId, route.offset);
+      case 'reviewQueue':
+        return await reviewQueuePage(ctx, route.id);
       case 'unknown':
         return ctx.show(
           'Page not found',

@@ -7,7 +7,7 @@
  * are typed here; the comparison's take their fields from it (`Schema<…>`, ./api/schema.d.ts).
  */
 
-import type { Schema } from './api/client.js';
+import type { paths, Schema } from './api/client.js';
 
 export interface Interval {
   lower: number;
@@ -74,6 +74,10 @@ export interface RunMetric {
   skipped: number;
   score: number | null;
   confidenceInterval: Interval | null;
+  /** `GET /runs/{id}` only: the run's sessions with a human label of the metric. */
+  labels?: number;
+  /** `GET /runs/{id}` only: the score corrected with sampled human labels (PPI++), or null. */
+  corrected?: CorrectedScore | null;
 }
 
 export interface Run {
@@ -233,6 +237,26 @@ export type CaseComparison = Omit<Schema<'ComparisonCase'>, 'input' | 'baseScore
   difference: number | null;
 };
 
+/**
+ * Human review, as the OpenAPI document describes it (./api/schema.d.ts). The review bodies are
+ * inline in their operations, so each view is read from its route's answer.
+ */
+type Answer<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+export type ReviewQueue = Answer<paths['/reviewQueues/{id}']['get']['responses'][200]>;
+export type ReviewItem = Answer<paths['/reviewQueues/{id}/items/{itemId}/labels']['put']['responses'][200]>;
+export type ReviewItemsAdded = Answer<paths['/reviewQueues/{id}/items']['post']['responses'][201]>;
+export type ReviewTask = Answer<paths['/reviewQueues/{id}/next']['post']['responses'][200]>;
+export type Agreement = Answer<paths['/metrics/{id}/agreement']['get']['responses'][200]>;
+export type AgreementVerdict = Agreement['verdict'];
+export type CorrectedScore = NonNullable<
+  Answer<paths['/runs/{id}']['get']['responses'][200]>['metrics'][number]['corrected']
+>;
+/** A metric as the review pages read it. */
+export type Metric = Pick<
+  Schema<'Metric'>,
+  'id' | 'name' | 'description' | 'source' | 'metricGroupId' | 'organizationId' | 'legacyAt' | 'disabledAt'
+>;
+
 /** The answer did not have the shape the page needs (a server bug or a version mismatch). */
 export class UnexpectedAnswerError extends Error {}
 
@@ -267,6 +291,26 @@ export const asAlert = narrow<Alert>('alert', ['id', 'ruleId', 'metricGroupId', 
 export const asAlertRule = narrow<AlertRule>('alert rule', ['id', 'metricGroupId', 'window', 'below', 'minSessions']);
 export const asRunComparison = narrow<RunComparison>('comparison', ['runId', 'baseRunId', 'verdict', 'metrics']);
 export const asCaseComparison = narrow<CaseComparison>('comparison case', ['testCaseId', 'metricId', 'difference']);
+export const asMetric = narrow<Metric>('metric', ['id', 'name', 'source']);
+export const asReviewQueue = narrow<ReviewQueue>('review queue', [
+  'id',
+  'productId',
+  'name',
+  'metricIds',
+  'reviewersPerItem',
+  'counts',
+]);
+export const asReviewItem = narrow<ReviewItem>('review item', ['id', 'sessionId', 'status', 'labels']);
+export const asReviewItemsAdded = narrow<ReviewItemsAdded>('review items added', ['added', 'skipped', 'items']);
+export const asReviewTask = narrow<ReviewTask>('review task', [
+  'queueId',
+  'itemId',
+  'sessionId',
+  'metrics',
+  'turns',
+  'remaining',
+]);
+export const asAgreement = narrow<Agreement>('agreement', ['metricId', 'n', 'binary', 'reviewers', 'verdict']);
 
 /** A list answer: every element narrowed. */
 export function asList<T>(value: unknown, item: (v: unknown) => T): T[] {
@@ -286,6 +330,8 @@ export type Route =
   | { page: 'run'; id: string; offset: number; notPassed?: boolean }
   | { page: 'comparison'; id: string; baseRunId: string; metricId: string | null }
   | { page: 'session'; id: string }
+  | { page: 'review'; productId: string | null; offset: number }
+  | { page: 'reviewQueue'; id: string }
   | { page: 'unknown'; path: string };
 
 function intParam(params: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
@@ -297,7 +343,8 @@ function intParam(params: URLSearchParams, name: string, min: number, max: numbe
 
 /**
  * `#/monitors`, `#/monitors/{id}?days=30`, `#/runs?offset=25`, `#/runs/{id}?notPassed=1`,
- * `#/runs/{id}/comparison?base={runId}&metric={metricId}`, `#/sessions/{id}`; `` and `#/` open the monitors.
+ * `#/runs/{id}/comparison?base={runId}&metric={metricId}`, `#/sessions/{id}`,
+ * `#/review?product={productId}&offset=25`, `#/review/{queueId}`; `` and `#/` open the monitors.
  */
 export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, '');
@@ -321,6 +368,9 @@ export function parseRoute(hash: string): Route {
     if (section === 'runs' && id === undefined) return { page: 'runs', offset };
     if (section === 'runs' && id) return { page: 'run', id, offset, notPassed: params.get('notPassed') === '1' };
     if (section === 'sessions' && id) return { page: 'session', id };
+    if (section === 'review' && id === undefined)
+      return { page: 'review', productId: params.get('product') || null, offset };
+    if (section === 'review' && id) return { page: 'reviewQueue', id };
   }
   const baseRunId = params.get('base');
   if (section === 'runs' && id && rest.length === 1 && rest[0] === 'comparison' && baseRunId)
@@ -351,6 +401,15 @@ export function href(route: Exclude<Route, { page: 'unknown' }>): string {
     }
     case 'session':
       return `#/sessions/${id(route.id)}`;
+    case 'review': {
+      const query = new URLSearchParams();
+      if (route.productId) query.set('product', route.productId);
+      if (route.offset) query.set('offset', String(route.offset));
+      const q = query.toString();
+      return q ? `#/review?${q}` : '#/review';
+    }
+    case 'reviewQueue':
+      return `#/review/${id(route.id)}`;
   }
 }
 
@@ -827,6 +886,211 @@ export function sessionScores(evaluations: Evaluation[], monitorId: string): Map
     bySession.set(family, [...(bySession.get(family) ?? []), cell]);
   }
   return out;
+}
+
+// ---------- human review ----------
+
+/** The name a reviewer gives (trimmed, 1–128 characters, not blank), or null when it is not one. */
+export function reviewerName(raw: string): string | null {
+  const name = raw.trim();
+  return name.length >= 1 && name.length <= 128 ? name : null;
+}
+
+/** A queue's progress: the share of its items DONE (0 without items) and the sentence. */
+export function queueProgress(counts: ReviewQueue['counts']): { share: number; text: string } {
+  if (counts.items === 0) return { share: 0, text: 'no items yet' };
+  return {
+    share: counts.done / counts.items,
+    text: `${counts.done} of ${counts.items} done (${counts.pending} pending)`,
+  };
+}
+
+/** What is left for this reviewer: `12 left`, `1 left`, `nothing left`. */
+export function remainingText(remaining: number): string {
+  return remaining <= 0 ? 'nothing left' : `${remaining} left`;
+}
+
+/** A label's score as words: `pass (1)`, `fail (0)`, `0.70`, or `not labelled yet`. */
+export function formatLabelScore(score: number | null): string {
+  if (score === null) return 'not labelled yet';
+  if (score === 1) return 'pass (1)';
+  if (score === 0) return 'fail (0)';
+  return score.toFixed(2);
+}
+
+export interface LabelDraft {
+  metricId: string;
+  name: string;
+  description: string;
+  /** 0–1, or null until the reviewer gives one. */
+  score: number | null;
+  reason: string;
+}
+
+/** The labels of one item being given: one draft per metric, and the metric the keys act on. */
+export interface LabelState {
+  drafts: LabelDraft[];
+  current: number;
+}
+
+export function newLabelState(task: Pick<ReviewTask, 'metrics'>): LabelState {
+  return {
+    drafts: task.metrics.map((m) => ({
+      metricId: m.id,
+      name: m.name,
+      description: m.description,
+      score: null,
+      reason: '',
+    })),
+    current: 0,
+  };
+}
+
+/** Sets one metric's score (the slider: the current metric stays). */
+export function setLabelScore(state: LabelState, index: number, score: number): LabelState {
+  if (index < 0 || index >= state.drafts.length) return state;
+  const clamped = Math.min(1, Math.max(0, score));
+  return { ...state, drafts: state.drafts.map((d, i) => (i === index ? { ...d, score: clamped } : d)), current: index };
+}
+
+/** Pass (1) or fail (0) for one metric, then the next metric is the current one (the last stays). */
+export function decideLabel(state: LabelState, index: number, score: 0 | 1): LabelState {
+  const next = setLabelScore(state, index, score);
+  return { ...next, current: Math.min(index + 1, state.drafts.length - 1) };
+}
+
+export function setLabelReason(state: LabelState, index: number, reason: string): LabelState {
+  return { ...state, drafts: state.drafts.map((d, i) => (i === index ? { ...d, reason } : d)) };
+}
+
+/** The body's labels (a blank reason is none), or the metrics (indexes) still without a score. */
+export function labelsToSubmit(
+  state: LabelState,
+): { labels: { metricId: string; score: number; reason: string | null }[] } | { missing: number[] } {
+  const missing = state.drafts.flatMap((d, i) => (d.score === null ? [i] : []));
+  if (missing.length) return { missing };
+  return {
+    labels: state.drafts.map((d) => ({ metricId: d.metricId, score: d.score!, reason: d.reason.trim() || null })),
+  };
+}
+
+/**
+ * What the element a key was pressed on is: `text` takes typing (a reason box, a name or number
+ * field, a select), `button` has its own Enter (a button, a link, a disclosure), `other` is anything else.
+ */
+export type KeyTarget = 'text' | 'button' | 'other';
+
+export type ReviewShortcut = { action: 'decide'; score: 0 | 1 } | { action: 'submit' } | null;
+
+/**
+ * The labelling page's keys: `1` pass and `0` fail (the current metric), `Enter` saves the labels
+ * and opens the next item. Nothing while typing (`text`), nor with a modifier, except Ctrl/⌘+Enter
+ * which saves from anywhere in the labelling panel, the reason box included. A button keeps its
+ * own Enter. Outside the panel (the name form, the sample form, the header) only a key pressed on
+ * nothing in particular (`other`: the page's heading, the body) counts.
+ */
+export function reviewShortcut(
+  key: { key: string; ctrlKey?: boolean; metaKey?: boolean; altKey?: boolean },
+  target: KeyTarget,
+  inPanel: boolean,
+): ReviewShortcut {
+  if (key.key === 'Enter' && (key.ctrlKey || key.metaKey) && !key.altKey) return inPanel ? { action: 'submit' } : null;
+  if (key.ctrlKey || key.metaKey || key.altKey) return null;
+  if (target === 'text') return null;
+  if (!inPanel && target !== 'other') return null;
+  if (key.key === '1') return { action: 'decide', score: 1 };
+  if (key.key === '0') return { action: 'decide', score: 0 };
+  if (key.key === 'Enter' && target === 'other') return { action: 'submit' };
+  return null;
+}
+
+/** The fewest labelled sessions a verdict other than "not enough data" takes, and the bar it is held to. */
+export const CALIBRATION_MIN_N = 30;
+export const CALIBRATION_BAR = 0.6;
+
+export const AGREEMENT_VERDICT_LABELS: Record<AgreementVerdict, string> = {
+  calibrated: 'Calibrated',
+  not_calibrated: 'Not calibrated',
+  not_enough_data: 'Not enough data',
+};
+
+export function agreementVerdictLabel(verdict: string): string {
+  return AGREEMENT_VERDICT_LABELS[verdict as AgreementVerdict] ?? verdict;
+}
+
+/** The coefficient the verdict reads: Cohen's κ when every score is 0 or 1, else Spearman's ρ. */
+export function agreementCoefficient(a: Agreement): {
+  symbol: 'κ' | 'ρ';
+  name: string;
+  value: number | null;
+  interval: Interval | null;
+} {
+  return a.binary
+    ? { symbol: 'κ', name: "Cohen's κ", value: a.kappa, interval: a.kappaInterval }
+    : { symbol: 'ρ', name: "Spearman's ρ", value: a.spearman, interval: a.spearmanInterval };
+}
+
+/** `0.640 to 0.980`; signed (`−0.020 to +0.100`) for a difference; `no interval` without one. */
+export function formatRange(ci: Interval | null, signed = false): string {
+  if (ci === null) return 'no interval';
+  const f = (v: number) => (signed ? formatDifference(v) : v.toFixed(3));
+  return `${f(ci.lower)} to ${f(ci.upper)}`;
+}
+
+/** `κ 0.810 (0.640 to 0.980)`, `ρ 0.400 (no interval)`, `ρ —`. */
+export function formatCoefficient(a: Agreement): string {
+  const c = agreementCoefficient(a);
+  if (c.value === null) return `${c.symbol} —`;
+  return `${c.symbol} ${c.value.toFixed(3)} (${formatRange(c.interval)})`;
+}
+
+/** The judge's mean minus the people's: `+0.040 (−0.020 to +0.100)`, or `—`. */
+export function formatBias(a: Pick<Agreement, 'bias' | 'biasInterval'>): string {
+  if (a.bias === null) return '—';
+  return `${formatDifference(a.bias)} (${formatRange(a.biasInterval, true)})`;
+}
+
+/** Krippendorff's α among reviewers: `0.780 over 9 sessions`, or why there is none. */
+export function formatAlpha(r: Agreement['reviewers']): string {
+  const sessions = `${r.units} session${r.units === 1 ? '' : 's'}`;
+  if (r.alpha !== null) return `${r.alpha.toFixed(3)} over ${sessions}`;
+  return r.units === 0 ? '— (no session labelled twice)' : `— (${sessions} labelled twice, too few to tell)`;
+}
+
+/** Why the verdict is what it is, in one sentence. */
+export function agreementVerdictHint(a: Agreement): string {
+  const c = agreementCoefficient(a);
+  const bar = CALIBRATION_BAR.toFixed(1);
+  switch (a.verdict) {
+    case 'calibrated':
+      return `${c.symbol} is at least ${bar} even at its interval's lower end, over ${a.n} sessions`;
+    case 'not_calibrated':
+      return `${c.symbol} stays under ${bar} even at its interval's upper end`;
+    default: {
+      if (a.n < CALIBRATION_MIN_N) {
+        const more = CALIBRATION_MIN_N - a.n;
+        return `${more} more labelled session${more === 1 ? '' : 's'} needed (at least ${CALIBRATION_MIN_N})`;
+      }
+      if (c.value === null) return `no ${c.symbol} yet: the judge's or the people's scores do not vary`;
+      return `${c.symbol}'s interval (${formatRange(c.interval)}) still straddles ${bar}: more labels narrow it`;
+    }
+  }
+}
+
+/** The fewest randomly sampled labelled sessions a corrected score takes. */
+export const CORRECTION_MIN_LABELS = 10;
+
+/**
+ * A run metric's corrected score: `0.712 (0.650 – 0.780)` with what it rests on, or `—` with what
+ * it takes (the API answers null with fewer than 10 sampled labelled sessions, or fewer than 2 others).
+ */
+export function correctedText(c: CorrectedScore | null | undefined): { score: string; detail: string } {
+  if (!c) return { score: '—', detail: `label ≥ ${CORRECTION_MIN_LABELS} sampled sessions` };
+  const effective = c.effectiveLabels === null ? '' : `, ${c.effectiveLabels.toFixed(1)} effective labels`;
+  return {
+    score: `${formatScore(c.score)} (${formatInterval(c.interval)})`,
+    detail: `${c.labeled} labelled${effective}`,
+  };
 }
 
 // ---------- formatting ----------

@@ -2,10 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../console/src/api/client.js';
 import { ApiError, resources } from '../../console/src/api/resources.js';
 import {
+  AGREEMENT_VERDICT_LABELS,
+  agreementCoefficient,
+  agreementVerdictHint,
+  agreementVerdictLabel,
   alertRuleText,
   asMonitorResults,
   caseInputText,
   comparisonSentence,
+  correctedText,
+  decideLabel,
   didNotPass,
   familyMarkers,
   familyName,
@@ -13,18 +19,31 @@ import {
   FOREST_LAYOUT,
   forestLayout,
   forestPlot,
+  formatAlpha,
+  formatBias,
+  formatCoefficient,
   formatDifference,
   formatDifferenceInterval,
+  formatLabelScore,
   formatPValue,
+  formatRange,
   href,
+  labelsToSubmit,
   lastOutput,
   movedMost,
+  newLabelState,
   notPassedSessionIds,
   parseRoute,
+  queueProgress,
+  remainingText,
   resultColumns,
   resultRows,
+  reviewerName,
+  reviewShortcut,
   runDone,
   runThreshold,
+  setLabelReason,
+  setLabelScore,
   sessionScores,
   spanTree,
   spendShare,
@@ -37,7 +56,9 @@ import {
   type Span,
   type TestCase,
   type Turn,
+  type Agreement,
   type CaseComparison,
+  type CorrectedScore,
   type MetricComparison,
 } from '../../console/src/view-models.js';
 
@@ -65,6 +86,16 @@ describe('console routes', () => {
       metricId: null,
     });
     expect(parseRoute('#/sessions/sess_1')).toEqual({ page: 'session', id: 'sess_1' });
+    expect(parseRoute('#/review')).toEqual({ page: 'review', productId: null, offset: 0 });
+    expect(parseRoute('#/review?product=prod_1&offset=25')).toEqual({
+      page: 'review',
+      productId: 'prod_1',
+      offset: 25,
+    });
+    expect(parseRoute('#/review/rq_1')).toEqual({ page: 'reviewQueue', id: 'rq_1' });
+    expect(href({ page: 'review', productId: null, offset: 0 })).toBe('#/review');
+    expect(href({ page: 'review', productId: 'prod_1', offset: 0 })).toBe('#/review?product=prod_1');
+    expect(href({ page: 'reviewQueue', id: 'rq_1' })).toBe('#/review/rq_1');
     expect(href({ page: 'run', id: 'run_1', offset: 0 })).toBe('#/runs/run_1');
     expect(href({ page: 'run', id: 'run_1', offset: 25, notPassed: true })).toBe('#/runs/run_1?offset=25&notPassed=1');
     for (const route of [
@@ -75,6 +106,9 @@ describe('console routes', () => {
       { page: 'comparison', id: 'run_2', baseRunId: 'run_1', metricId: null },
       { page: 'session', id: 'sess 1' },
       { page: 'runs', offset: 0 },
+      { page: 'review', productId: 'prod 1', offset: 50 },
+      { page: 'review', productId: null, offset: 0 },
+      { page: 'reviewQueue', id: 'rq 1' },
     ] as const) {
       expect(parseRoute(href(route))).toEqual(route);
     }
@@ -89,6 +123,8 @@ describe('console routes', () => {
     // a comparison needs its baseline
     expect(parseRoute('#/runs/run_2/comparison')).toEqual({ page: 'unknown', path: '/runs/run_2/comparison' });
     expect(parseRoute('#/runs/run_2/other?base=run_1')).toEqual({ page: 'unknown', path: '/runs/run_2/other' });
+    expect(parseRoute('#/review?product=')).toEqual({ page: 'review', productId: null, offset: 0 });
+    expect(parseRoute('#/review/rq_1/items')).toEqual({ page: 'unknown', path: '/review/rq_1/items' });
   });
 });
 
@@ -640,5 +676,262 @@ describe('the comparison reads (over the typed client)', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 409, error: 'Conflict', message: 'the run is RUNNING' });
     await expect(api.comparisonCases('run_2', 'run_1')).rejects.toThrow(UnexpectedAnswerError);
+  });
+});
+
+describe('human review views', () => {
+  const agreement = (over: Partial<Agreement> = {}): Agreement => ({
+    metricId: 'met_a',
+    n: 48,
+    judgeMean: 0.79,
+    humanMean: 0.75,
+    bias: 0.04,
+    biasInterval: { lower: -0.02, upper: 0.1 },
+    meanAbsoluteError: 0.08,
+    spearman: null,
+    spearmanInterval: null,
+    binary: true,
+    kappa: 0.81,
+    kappaInterval: { lower: 0.64, upper: 0.98 },
+    truePositiveRate: 0.97,
+    trueNegativeRate: 0.83,
+    reviewers: { alpha: 0.78, units: 9, values: 18 },
+    verdict: 'calibrated',
+    ...over,
+  });
+
+  it('labels each verdict, and shows κ for pass/fail scores, else Spearman’s ρ, with its interval', () => {
+    expect(AGREEMENT_VERDICT_LABELS).toEqual({
+      calibrated: 'Calibrated',
+      not_calibrated: 'Not calibrated',
+      not_enough_data: 'Not enough data',
+    });
+    expect(agreementVerdictLabel('not_calibrated')).toBe('Not calibrated');
+    expect(agreementVerdictLabel('something_new')).toBe('something_new');
+    expect(agreementCoefficient(agreement())).toEqual({
+      symbol: 'κ',
+      name: "Cohen's κ",
+      value: 0.81,
+      interval: { lower: 0.64, upper: 0.98 },
+    });
+    expect(formatCoefficient(agreement())).toBe('κ 0.810 (0.640 to 0.980)');
+    const graded = agreement({
+      binary: false,
+      kappa: null,
+      kappaInterval: null,
+      spearman: 0.42,
+      spearmanInterval: { lower: 0.1, upper: 0.66 },
+    });
+    expect(agreementCoefficient(graded).symbol).toBe('ρ');
+    expect(formatCoefficient(graded)).toBe('ρ 0.420 (0.100 to 0.660)');
+    expect(formatCoefficient({ ...graded, spearmanInterval: null })).toBe('ρ 0.420 (no interval)');
+    expect(formatCoefficient({ ...graded, spearman: null, spearmanInterval: null })).toBe('ρ —');
+  });
+
+  it('writes intervals, the bias with its sign, and the reviewers’ α or why there is none', () => {
+    expect(formatRange({ lower: 0.64, upper: 0.98 })).toBe('0.640 to 0.980');
+    expect(formatRange({ lower: -0.02, upper: 0.1 }, true)).toBe('−0.020 to +0.100');
+    expect(formatRange(null)).toBe('no interval');
+    expect(formatBias(agreement())).toBe('+0.040 (−0.020 to +0.100)');
+    expect(formatBias(agreement({ bias: -0.125, biasInterval: null }))).toBe('−0.125 (no interval)');
+    expect(formatBias(agreement({ bias: null, biasInterval: null }))).toBe('—');
+    expect(formatAlpha({ alpha: 0.78, units: 9, values: 18 })).toBe('0.780 over 9 sessions');
+    expect(formatAlpha({ alpha: -0.1, units: 1, values: 2 })).toBe('-0.100 over 1 session');
+    expect(formatAlpha({ alpha: null, units: 0, values: 0 })).toBe('— (no session labelled twice)');
+    expect(formatAlpha({ alpha: null, units: 1, values: 2 })).toBe('— (1 session labelled twice, too few to tell)');
+  });
+
+  it('says why a verdict is what it is: the bar, the labels still needed, or an interval across 0.6', () => {
+    expect(agreementVerdictHint(agreement())).toBe(
+      "κ is at least 0.6 even at its interval's lower end, over 48 sessions",
+    );
+    expect(agreementVerdictHint(agreement({ verdict: 'not_calibrated', kappa: 0.2 }))).toBe(
+      "κ stays under 0.6 even at its interval's upper end",
+    );
+    expect(agreementVerdictHint(agreement({ verdict: 'not_enough_data', n: 3 }))).toBe(
+      '27 more labelled sessions needed (at least 30)',
+    );
+    expect(agreementVerdictHint(agreement({ verdict: 'not_enough_data', n: 29 }))).toBe(
+      '1 more labelled session needed (at least 30)',
+    );
+    expect(
+      agreementVerdictHint(agreement({ verdict: 'not_enough_data', kappaInterval: { lower: 0.5, upper: 0.9 } })),
+    ).toBe("κ's interval (0.500 to 0.900) still straddles 0.6: more labels narrow it");
+    expect(
+      agreementVerdictHint(
+        agreement({ verdict: 'not_enough_data', binary: false, spearman: null, spearmanInterval: null }),
+      ),
+    ).toBe("no ρ yet: the judge's or the people's scores do not vary");
+  });
+
+  it('shows a corrected score with its interval, labels and effective labels, or the hint when there is none', () => {
+    const corrected: CorrectedScore = {
+      score: 0.7123,
+      interval: { lower: 0.65, upper: 0.78 },
+      labeled: 12,
+      unlabeled: 40,
+      lambda: 0.6,
+      effectiveLabels: 15.34,
+    };
+    expect(correctedText(corrected)).toEqual({
+      score: '0.712 (0.650 – 0.780)',
+      detail: '12 labelled, 15.3 effective labels',
+    });
+    expect(correctedText({ ...corrected, effectiveLabels: null }).detail).toBe('12 labelled');
+    expect(correctedText(null)).toEqual({ score: '—', detail: 'label ≥ 10 sampled sessions' });
+    expect(correctedText(undefined)).toEqual({ score: '—', detail: 'label ≥ 10 sampled sessions' });
+  });
+
+  it('states a queue’s progress and what is left for the reviewer', () => {
+    expect(queueProgress({ items: 10, pending: 7, done: 3 })).toEqual({ share: 0.3, text: '3 of 10 done (7 pending)' });
+    expect(queueProgress({ items: 0, pending: 0, done: 0 })).toEqual({ share: 0, text: 'no items yet' });
+    expect(remainingText(12)).toBe('12 left');
+    expect(remainingText(1)).toBe('1 left');
+    expect(remainingText(0)).toBe('nothing left');
+    expect(reviewerName('  Ann  ')).toBe('Ann');
+    expect(reviewerName('   ')).toBeNull();
+    expect(reviewerName('x'.repeat(129))).toBeNull();
+    expect(formatLabelScore(1)).toBe('pass (1)');
+    expect(formatLabelScore(0)).toBe('fail (0)');
+    expect(formatLabelScore(0.7)).toBe('0.70');
+    expect(formatLabelScore(null)).toBe('not labelled yet');
+  });
+
+  it('gives labels metric by metric: pass/fail moves on, the slider stays, every metric needs a score', () => {
+    const task = {
+      metrics: [
+        { id: 'met_a', name: 'helpful', description: 'Is it helpful?' },
+        { id: 'met_b', name: 'polite', description: '' },
+      ],
+    };
+    let state = newLabelState(task);
+    expect(state).toEqual({
+      drafts: [
+        { metricId: 'met_a', name: 'helpful', description: 'Is it helpful?', score: null, reason: '' },
+        { metricId: 'met_b', name: 'polite', description: '', score: null, reason: '' },
+      ],
+      current: 0,
+    });
+    expect(labelsToSubmit(state)).toEqual({ missing: [0, 1] });
+    state = decideLabel(state, 0, 1);
+    expect(state.current).toBe(1);
+    expect(labelsToSubmit(state)).toEqual({ missing: [1] });
+    state = decideLabel(state, 1, 0);
+    expect(state.current).toBe(1); // the last metric stays current
+    state = setLabelScore(state, 0, 0.65);
+    expect(state.current).toBe(0);
+    expect(setLabelScore(state, 1, 7).drafts[1]!.score).toBe(1);
+    expect(setLabelScore(state, 5, 1)).toBe(state);
+    state = setLabelReason(state, 0, '  right answer  ');
+    state = setLabelReason(state, 1, '   ');
+    expect(labelsToSubmit(state)).toEqual({
+      labels: [
+        { metricId: 'met_a', score: 0.65, reason: 'right answer' },
+        { metricId: 'met_b', score: 0, reason: null },
+      ],
+    });
+  });
+
+  it('maps keys to labelling: 1 and 0 decide, Enter saves, never while typing or on a control outside the panel', () => {
+    const key = (k: string, mods: { ctrlKey?: boolean; metaKey?: boolean; altKey?: boolean } = {}) => ({
+      key: k,
+      ...mods,
+    });
+    // the heading of the item (in the panel) or the page's heading (outside it): every key
+    for (const inPanel of [true, false]) {
+      expect(reviewShortcut(key('1'), 'other', inPanel)).toEqual({ action: 'decide', score: 1 });
+      expect(reviewShortcut(key('0'), 'other', inPanel)).toEqual({ action: 'decide', score: 0 });
+      expect(reviewShortcut(key('Enter'), 'other', inPanel)).toEqual({ action: 'submit' });
+    }
+    // typing in a reason box, a name or a number field: nothing
+    for (const k of ['1', '0', 'Enter']) {
+      expect(reviewShortcut(key(k), 'text', true)).toBeNull();
+      expect(reviewShortcut(key(k), 'text', false)).toBeNull();
+    }
+    // a button of the panel: 1 and 0 decide, Enter keeps the button's own action
+    expect(reviewShortcut(key('1'), 'button', true)).toEqual({ action: 'decide', score: 1 });
+    expect(reviewShortcut(key('Enter'), 'button', true)).toBeNull();
+    // a control outside the panel (the sample form's button, the header's links): nothing
+    for (const k of ['1', '0', 'Enter']) expect(reviewShortcut(key(k), 'button', false)).toBeNull();
+    // Ctrl/⌘+Enter saves from anywhere in the panel, the reason box included; other modified keys are not ours
+    expect(reviewShortcut(key('Enter', { ctrlKey: true }), 'text', true)).toEqual({ action: 'submit' });
+    expect(reviewShortcut(key('Enter', { metaKey: true }), 'button', true)).toEqual({ action: 'submit' });
+    expect(reviewShortcut(key('Enter', { ctrlKey: true }), 'text', false)).toBeNull();
+    expect(reviewShortcut(key('1', { ctrlKey: true }), 'other', true)).toBeNull();
+    expect(reviewShortcut(key('0', { altKey: true }), 'other', true)).toBeNull();
+    expect(reviewShortcut(key('2'), 'other', true)).toBeNull();
+    expect(reviewShortcut(key('a'), 'other', true)).toBeNull();
+  });
+});
+
+describe('the review reads and writes (over the typed client)', () => {
+  const answer = (status: number, body?: unknown, headers: Record<string, string> = {}) =>
+    new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
+  const task = {
+    queueId: 'rq_1',
+    itemId: 'rqi_1',
+    sessionId: 'sess_1',
+    instructions: null,
+    metrics: [{ id: 'met_a', name: 'helpful', description: '' }],
+    context: null,
+    expectedOutput: null,
+    turns: [{ index: 0, input: 'hi', output: 'hello', retrievalContext: [] }],
+    remaining: 3,
+  };
+
+  it('asks the next item with the reviewer’s name, and reads 204 as nothing left', async () => {
+    const seen: { url: string; method: string; body: string }[] = [];
+    let left = 1;
+    const api = resources(
+      createApiClient({
+        baseUrl: 'http://api.test',
+        apiKey: 'evk_1',
+        fetch: async (request) => {
+          seen.push({ url: request.url, method: request.method, body: await request.text() });
+          if (request.url.endsWith('/next')) return left-- > 0 ? answer(200, task) : answer(204);
+          if (request.url.includes('/labels'))
+            return answer(200, { id: 'rqi_1', sessionId: 'sess_1', status: 'DONE', labels: [] });
+          return answer(200, {
+            metricId: 'met_a',
+            n: 0,
+            binary: false,
+            reviewers: { alpha: null, units: 0, values: 0 },
+            verdict: 'not_enough_data',
+          });
+        },
+      }),
+    );
+    expect(await api.nextReviewTask('rq_1', 'ann')).toEqual(task);
+    expect(await api.nextReviewTask('rq_1', 'ann')).toBeNull();
+    const item = await api.putLabels('rq_1', 'rqi_1', {
+      reviewer: 'ann',
+      labels: [{ metricId: 'met_a', score: 1, reason: null }],
+    });
+    expect(item.status).toBe('DONE');
+    expect((await api.agreement('met_a', 'prod_1')).verdict).toBe('not_enough_data');
+    expect(seen).toEqual([
+      { url: 'http://api.test/reviewQueues/rq_1/next', method: 'POST', body: '{"reviewer":"ann"}' },
+      { url: 'http://api.test/reviewQueues/rq_1/next', method: 'POST', body: '{"reviewer":"ann"}' },
+      {
+        url: 'http://api.test/reviewQueues/rq_1/items/rqi_1/labels',
+        method: 'PUT',
+        body: '{"reviewer":"ann","labels":[{"metricId":"met_a","score":1,"reason":null}]}',
+      },
+      { url: 'http://api.test/metrics/met_a/agreement?productId=prod_1', method: 'GET', body: '' },
+    ]);
+  });
+
+  it('refuses a task without the fields the page reads', async () => {
+    const api = resources(
+      createApiClient({
+        baseUrl: 'http://api.test',
+        apiKey: 'evk_1',
+        fetch: async () => answer(200, { queueId: 'rq_1', itemId: 'rqi_1' }),
+      }),
+    );
+    await expect(api.nextReviewTask('rq_1', 'ann')).rejects.toThrow(/sessionId, metrics, turns, remaining/);
   });
 });

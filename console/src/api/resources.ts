@@ -1,26 +1,38 @@
 import type { ApiClient, paths } from './client.js';
 import {
+  asAgreement,
   asAlert,
   asAlertRule,
   asCaseComparison,
   asEvaluation,
   asList,
+  asMetric,
   asMonitor,
   asNamed,
   asTestCase,
   asMonitorResults,
+  asReviewItem,
+  asReviewItemsAdded,
+  asReviewQueue,
+  asReviewTask,
   asRun,
   asRunComparison,
   asSession,
   asSpan,
   asTurn,
+  type Agreement,
   type Alert,
   type AlertRule,
   type CaseComparison,
   type Evaluation,
+  type Metric,
   type Monitor,
   type MonitorResults,
   type Named,
+  type ReviewItem,
+  type ReviewItemsAdded,
+  type ReviewQueue,
+  type ReviewTask,
   type Run,
   type RunComparison,
   type Session,
@@ -49,7 +61,7 @@ interface Answer {
   response: Response;
 }
 
-async function unwrap(call: Promise<Answer>): Promise<{ body: unknown; total: number | null }> {
+async function unwrap(call: Promise<Answer>): Promise<{ body: unknown; total: number | null; status: number }> {
   let answer: Answer;
   try {
     answer = await call;
@@ -67,7 +79,7 @@ async function unwrap(call: Promise<Answer>): Promise<{ body: unknown; total: nu
     );
   }
   const total = response.headers.get('X-Total-Count');
-  return { body: answer.data, total: total === null ? null : Number(total) };
+  return { body: answer.data, total: total === null ? null : Number(total), status: response.status };
 }
 
 /** The filters, order and page of `GET /runs/{id}/comparison/cases` (besides `baseRunId`). */
@@ -88,7 +100,7 @@ function page<T>(answer: { body: unknown; total: number | null }, item: (v: unkn
 
 /** Every element of a list read in pages of 1000 (the API's largest page), up to `max`. */
 async function all<T>(
-  read: (offset: number) => Promise<{ body: unknown; total: number | null }>,
+  read: (offset: number) => Promise<{ body: unknown; total: number | null; status: number }>,
   item: (v: unknown) => T,
   max = 5000,
 ): Promise<T[]> {
@@ -301,7 +313,120 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
           ),
         asEvaluation,
       ),
+    ...reviewResources(api, signal),
   };
 }
 
 export type Resources = ReturnType<typeof resources>;
+
+/** The body of `POST /reviewQueues`. */
+export type ReviewQueueCreate = NonNullable<
+  paths['/reviewQueues']['post']['requestBody']
+>['content']['application/json'];
+/** The labels of `PUT /reviewQueues/{id}/items/{itemId}/labels`. */
+export type LabelsBody = NonNullable<
+  paths['/reviewQueues/{id}/items/{itemId}/labels']['put']['requestBody']
+>['content']['application/json'];
+
+/** The human review's reads and writes: queues, their items, labels and a metric's agreement. */
+export function reviewResources(api: ApiClient, signal?: AbortSignal) {
+  return {
+    listReviewQueues: async (productId: string | null, offset: number, limit: number): Promise<Page<ReviewQueue>> =>
+      page(
+        await unwrap(
+          api.GET('/reviewQueues', {
+            params: {
+              query: { offset, limit, sort: ['createdAt:desc'], ...(productId ? { productIds: [productId] } : {}) },
+            },
+            signal,
+          }),
+        ),
+        asReviewQueue,
+      ),
+    getReviewQueue: async (id: string): Promise<ReviewQueue> =>
+      asReviewQueue((await unwrap(api.GET('/reviewQueues/{id}', { params: { path: { id } }, signal }))).body),
+    createReviewQueue: async (body: ReviewQueueCreate): Promise<ReviewQueue> =>
+      asReviewQueue((await unwrap(api.POST('/reviewQueues', { body, signal }))).body),
+    /** A seeded uniform sample of a run's COMPLETED sessions not yet in the queue. */
+    addRunSample: async (
+      id: string,
+      sample: { runId: string; sampleSize: number; seed?: string },
+    ): Promise<ReviewItemsAdded> =>
+      asReviewItemsAdded(
+        (await unwrap(api.POST('/reviewQueues/{id}/items', { params: { path: { id } }, body: sample, signal }))).body,
+      ),
+    /** The reviewer's next item (without the judge's scores), or null when nothing is left (204). */
+    nextReviewTask: async (id: string, reviewer: string): Promise<ReviewTask | null> => {
+      const answer = await unwrap(
+        api.POST('/reviewQueues/{id}/next', { params: { path: { id } }, body: { reviewer }, signal }),
+      );
+      return answer.status === 204 ? null : asReviewTask(answer.body);
+    },
+    putLabels: async (id: string, itemId: string, body: LabelsBody): Promise<ReviewItem> =>
+      asReviewItem(
+        (
+          await unwrap(
+            api.PUT('/reviewQueues/{id}/items/{itemId}/labels', { params: { path: { id, itemId } }, body, signal }),
+          )
+        ).body,
+      ),
+    /** How far a metric's judge agrees with people, over one product's labelled sessions. */
+    agreement: async (metricId: string, productId: string): Promise<Agreement> =>
+      asAgreement(
+        (
+          await unwrap(
+            api.GET('/metrics/{id}/agreement', { params: { path: { id: metricId }, query: { productId } }, signal }),
+          )
+        ).body,
+      ),
+    /** Every product (the first 1000), by name. */
+    allProducts: async (): Promise<Named[]> =>
+      (
+        await all(
+          (offset) => unwrap(api.GET('/products', { params: { query: { offset, limit: 1000 } }, signal })),
+          asNamed,
+          1000,
+        )
+      ).sort((a, b) => a.name.localeCompare(b.name)),
+    /** Every metric the organization sees (its own and the predefined ones, legacy included), by name. */
+    allMetrics: async (): Promise<Metric[]> =>
+      (
+        await all(
+          (offset) =>
+            unwrap(api.GET('/metrics', { params: { query: { offset, limit: 1000, includeLegacy: true } }, signal })),
+          asMetric,
+        )
+      ).sort((a, b) => a.name.localeCompare(b.name)),
+    /** Metrics by id (a queue's: at most 10), legacy ones included. */
+    metricsByIds: async (ids: string[]): Promise<Metric[]> =>
+      ids.length === 0
+        ? []
+        : page(
+            await unwrap(
+              api.GET('/metrics', {
+                params: { query: { ids: ids.slice(0, 100), limit: 100, includeLegacy: true } },
+                signal,
+              }),
+            ),
+            asMetric,
+          ).items,
+    /** The finished runs of a product, newest first (the first 100). */
+    finishedRunsOfProduct: async (productId: string): Promise<Run[]> =>
+      page(
+        await unwrap(
+          api.GET('/runs', {
+            params: {
+              query: {
+                productIds: [productId],
+                statuses: ['COMPLETED', 'FAILED', 'CANCELLED'],
+                limit: 100,
+                sort: ['createdAt:desc'],
+              },
+            },
+            signal,
+          }),
+        ),
+        asRun,
+      ).items,
+  };
+}

@@ -1,6 +1,7 @@
 import { ApiError } from '../api/resources';
 import { badge, facts, h, link, pager, table } from '../dom';
 import {
+  correctedText,
   formatInterval,
   formatScore,
   formatTime,
@@ -17,6 +18,7 @@ import {
   type ResultColumn,
   type ResultRow,
   type Run,
+  type RunMetric,
   type Session,
   type TestCase,
 } from '../view-models';
@@ -70,20 +72,54 @@ export async function runsPage(ctx: PageContext, offset: number): Promise<void> 
   }
 }
 
+/** The judge's score corrected with sampled human labels, with its interval and what it rests on. */
+function correctedCell(m: RunMetric): HTMLElement {
+  const text = correctedText(m.corrected);
+  return h(
+    'span',
+    { class: 'corrected', 'data-testid': 'corrected', 'data-corrected': m.corrected ? 'yes' : 'no' },
+    h('span', { class: 'corrected-score' }, text.score),
+    h('span', { class: 'muted corrected-detail' }, text.detail),
+  );
+}
+
 function metricsTable(run: Run): HTMLElement {
   if (run.metrics.length === 0) return h('p', { 'data-state': 'empty' }, 'No metric scored yet.');
   return table(
-    'Scores per metric',
-    ['Metric', 'Score', '95% interval', 'Evaluated', 'Failed', 'Skipped'],
+    'Scores per metric: the judge’s, and corrected with human labels',
+    [
+      'Metric',
+      'Judge score',
+      '95% interval',
+      'Corrected score (95% interval)',
+      'Labels',
+      'Evaluated',
+      'Failed',
+      'Skipped',
+    ],
     run.metrics.map((m) => [
       m.name,
       formatScore(m.score),
       formatInterval(m.confidenceInterval),
+      correctedCell(m),
+      String(m.labels ?? 0),
       String(m.evaluated),
       String(m.failed),
       String(m.skipped),
     ]),
     { 'data-testid': 'run-metrics' },
+    [],
+    (i) => ({ 'data-metric-id': run.metrics[i]!.metricId }),
+  );
+}
+
+function correctionNote(run: Run): HTMLElement {
+  return h(
+    'p',
+    { class: 'muted' },
+    'A corrected score weighs the judge’s scores with people’s labels of randomly sampled sessions of this run (at least 10). Sample them in a ',
+    link(href({ page: 'review', productId: run.productId, offset: 0 }), 'review queue of this product'),
+    '.',
   );
 }
 
@@ -327,7 +363,13 @@ export async function runPage(ctx: PageContext, id: string, offset: number, notP
         run.name,
         facts,
         h('section', { 'aria-labelledby': 'progress-h' }, h('h2', { id: 'progress-h' }, 'Progress'), progress),
-        h('section', { 'aria-labelledby': 'metrics-h' }, h('h2', { id: 'metrics-h' }, 'Scores'), metrics),
+        h(
+          'section',
+          { 'aria-labelledby': 'metrics-h' },
+          h('h2', { id: 'metrics-h' }, 'Scores'),
+          metrics,
+          correctionNote(run),
+        ),
         h(
           'section',
           { 'aria-labelledby': 'compare-h', 'data-testid': 'compare' },
