@@ -213,6 +213,8 @@ export interface AlertRule {
   window: AlertWindow;
   below: number;
   minSessions: number;
+  /** `interval`: opens only when the window's 95% interval is wholly below `below`. */
+  confidence?: 'point' | 'interval';
   openAlertId: string | null;
   createdAt: string;
 }
@@ -864,8 +866,11 @@ export function familyName(results: Pick<MonitorResults, 'metrics'>, metricGroup
 }
 
 /** `below 0.700 over 1h, from 20 sessions` */
-export function alertRuleText(rule: Pick<AlertRule, 'below' | 'window' | 'minSessions'>): string {
-  return `score below ${formatScore(rule.below)} over ${rule.window}, from ${rule.minSessions} session${rule.minSessions === 1 ? '' : 's'}`;
+export function alertRuleText(rule: Pick<AlertRule, 'below' | 'window' | 'minSessions' | 'confidence'>): string {
+  const sessions = `from ${rule.minSessions} session${rule.minSessions === 1 ? '' : 's'}`;
+  if (rule.confidence === 'interval')
+    return `95% interval wholly below ${formatScore(rule.below)} over ${rule.window}, ${sessions} (and at least 30)`;
+  return `score below ${formatScore(rule.below)} over ${rule.window}, ${sessions}`;
 }
 
 /** Per session, per metric family, the monitor's evaluations of it (other monitors' left out). */

@@ -604,6 +604,9 @@ describe('monitor alerts and session scores', () => {
     expect(alertRuleText({ below: 0.5, window: '15m', minSessions: 1 })).toBe(
       'score below 0.500 over 15m, from 1 session',
     );
+    expect(alertRuleText({ below: 0.7, window: '1h', minSessions: 20, confidence: 'interval' })).toBe(
+      '95% interval wholly below 0.700 over 1h, from 20 sessions (and at least 30)',
+    );
   });
 
   it("keeps each session's scores per family from this monitor only, human scores first", () => {
