@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { ENV } from '../../shared/config/env.js';
+import { ENV, optionalEnv } from '../../shared/config/env.js';
 import { freePort, startDynamoDbLocal, startS3, type RunningService } from './services.js';
 import { jobs } from '../../shared/routes.js';
 import { createLocalServer, INVOKE_PREFIX } from './server.js';
@@ -217,7 +217,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { useLocalTelephony } = await import('../../shared/telephony/telephony.js');
     const callControl = await import('../../functions/jobs/call-control.js');
     const phoneLine = phoneLineFromEnv({ handler: (event) => callControl.handler(event) });
-    useLocalTelephony(phoneLine);
+    // Without an LLM endpoint a phone run could not speak or listen: none is accepted (400).
+    useLocalTelephony(phoneLine, {
+      speaks: (optionalEnv(ENV.llmBaseUrl) ?? optionalEnv(ENV.judgeBaseUrl)) !== undefined,
+    });
     cleanup.push(() => useLocalTelephony(undefined));
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {

@@ -35,10 +35,16 @@ export interface Telephony {
 }
 
 let local: Telephony | undefined;
+let localSpeaks = true;
 
-/** Installed by the local runtime and the tests: the phone line emulator (or a fake). */
-export function useLocalTelephony(telephony: Telephony | undefined): void {
+/**
+ * Installed by the local runtime and the tests: the phone line emulator (or a fake). `speaks`:
+ * whether a phone run can speak and listen (its speech goes through the LLM endpoint; the local
+ * runtime without `LLM_BASE_URL` cannot), else no phone run is accepted.
+ */
+export function useLocalTelephony(telephony: Telephony | undefined, options: { speaks?: boolean } = {}): void {
   local = telephony;
+  localSpeaks = options.speaks ?? true;
 }
 
 /** The installed emulator, if any. */
@@ -55,13 +61,14 @@ export function voiceFromNumber(): string | undefined {
 }
 
 /**
- * Whether phone runs can be placed: the local emulator is installed, or the deployment gave both
+ * Whether phone runs can be placed: the local emulator is installed and can speak, or the deployment gave both
  * its phone number and its SIP media application. Unlike `telephony()`, a bundle that only asks
  * this carries no Chime client.
  */
 export function telephonyConfigured(): boolean {
   return (
-    local !== undefined || (voiceFromNumber() !== undefined && optionalEnv(ENV.sipMediaApplicationId) !== undefined)
+    (local !== undefined && localSpeaks) ||
+    (voiceFromNumber() !== undefined && optionalEnv(ENV.sipMediaApplicationId) !== undefined)
   );
 }
 

@@ -525,6 +525,18 @@ describe('voice runs: choosing the channel', () => {
     });
     expect(none.status).toBe(400);
     expect(none.body.message).toBe('channel: no telephony is configured for this deployment');
+    // The local runtime without an LLM endpoint: its phone line cannot speak, so no phone run is taken.
+    useLocalTelephony(line, { speaks: false });
+    const runsBefore = (await t.api.get('/runs')).headers['x-total-count'];
+    const mute = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+    });
+    expect(mute.status).toBe(400);
+    expect(mute.body.message).toBe('channel: no telephony is configured for this deployment');
+    // Refused, not accepted and failed later: no run was created.
+    expect((await t.api.get('/runs')).headers['x-total-count']).toBe(runsBefore);
     useLocalTelephony(line);
     // A deleted phone connection.
     expect((await t.api.del('/phoneConnections/batch', { ids: [t.phone.id] })).status).toBe(200);
