@@ -2,7 +2,7 @@ import * as Type from '@sinclair/typebox';
 import { httpHandler, page } from '../../shared/http/handler.js';
 import { IdParams } from '../../shared/schemas/common.js';
 import { ReviewItem, ReviewItemListQuery } from '../../shared/schemas/review.js';
-import { listItems } from '../../shared/domain/review/queues.js';
+import { listItems } from '../../shared/domain/review/items.js';
 
 export const handler = httpHandler(
   {
