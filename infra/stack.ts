@@ -28,8 +28,11 @@ import { ConsoleSite } from './constructs/console-site.js';
 import { Operations } from './constructs/operations.js';
 import { Voice, type VoiceSettings } from './constructs/voice.js';
 import { BINARY_MEDIA_TYPES, jobs, routeId, routes, type Capability, type Route } from '../shared/routes.js';
+import { ApiRoutes, ROUTE_STACKS, routeGroup, routeStackOf, type RouteStackName } from './constructs/api-routes.js';
 
 export const AUTHORIZER_CACHE_SECONDS = 300;
+/** The API's one stage. */
+export const STAGE_NAME = 'v1';
 export const SCHEDULE_MINUTES = 5;
 /** The runner's limit: one agent call (at most 120 s per attempt) plus the retries that fit; longer waits go back on the queue. */
 export const RUNNER_TIMEOUT_MINUTES = 5;
@@ -131,6 +134,8 @@ export class EvalPlatformStack extends Stack {
   readonly operations: Operations;
   /** The nested stack of telephony (the SIP media application, the call-control function), when the deploy gives a number. */
   readonly voice?: Voice;
+  /** The nested stacks of the API's routes (ROUTE_STACKS of infra/constructs/api-routes.ts). */
+  readonly routeStacks: ApiRoutes[];
 
   constructor(scope: Construct, id: string, props?: EvalPlatformStackProps) {
     super(scope, id, props);
@@ -379,7 +384,7 @@ export class EvalPlatformStack extends Stack {
       restApiName: 'eval-platform',
       description: 'Evaluation platform API',
       deployOptions: {
-        stageName: 'v1',
+        stageName: STAGE_NAME,
         throttlingRateLimit: 100,
         throttlingBurstLimit: 200,
         tracingEnabled: true,
@@ -444,22 +449,42 @@ export class EvalPlatformStack extends Stack {
       templates: body(GATEWAY_BODIES.default5xx),
     });
 
-    const apiEnv = { ...baseEnv, ...jobEnv };
+    // ---------- routes: functions and methods in nested stacks (docs/decisions.md, Routes in nested stacks) ----------
+    // Each route goes to the stack ROUTE_STACKS gives its first path segment; an unassigned segment
+    // fails here. The roles, the log group and the authorizer stay in this stack.
+    const routesOf = new Map<RouteStackName, Route[]>();
     for (const route of routes) {
-      const fn = new AppFunction(this, routeId(route), {
-        handler: route.handler,
-        role: roleFor(route),
-        logGroup: apiLogs,
-        // The route that starts runs knows whether telephony is configured (a PHONE run needs it).
-        environment: route.handler === 'runs/create' ? { ...apiEnv, ...voiceEnv } : apiEnv,
-      });
-      api.root
-        .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }), {
-          authorizer,
-          authorizationType: AuthorizationType.CUSTOM,
-        });
+      const name = routeStackOf(route);
+      routesOf.set(name, [...(routesOf.get(name) ?? []), route]);
     }
+    // Every method using the authorizer is in a nested stack, where it is attached by id only: this
+    // attaches the Authorizer construct to this API (CDK's own methods would).
+    authorizer._attachToApi(api);
+    const apiEnv = { ...baseEnv, ...jobEnv };
+    this.routeStacks = (Object.keys(ROUTE_STACKS) as RouteStackName[]).map(
+      (name) =>
+        new ApiRoutes(this, name, {
+          routes: routesOf.get(name) ?? [],
+          api,
+          stageName: STAGE_NAME,
+          authorizerId: authorizer.authorizerId,
+          roleFor,
+          logGroup: apiLogs,
+          // The route that starts runs knows whether telephony is configured (a PHONE run needs it).
+          environmentFor: (route) => (route.handler === 'runs/create' ? { ...apiEnv, ...voiceEnv } : apiEnv),
+        }),
+    );
+    // The deployment snapshots the API's methods, but sees only this stack's: it waits for the route
+    // stacks, and gets a new logical id (a new snapshot) whenever a route, its handler or its stack
+    // changes, as it does for a change of this stack's methods.
+    const deployment = api.latestDeployment!;
+    for (const routeStack of this.routeStacks) deployment.node.addDependency(routeStack);
+    deployment.addToLogicalId({
+      routes: this.routeStacks.flatMap((s) =>
+        s.routes.map((r) => `${s.node.id} ${routeId(r)}: ${r.method} ${r.path} ${r.handler}`),
+      ),
+      methods: { authorizationType: AuthorizationType.CUSTOM, integration: 'AWS_PROXY', allowTestInvoke: false },
+    });
 
     // The API reference: no authorizer; one small function serving files shipped in its asset.
     const docsFn = new AppFunction(this, 'ApiDocs', {
@@ -471,6 +496,13 @@ export class EvalPlatformStack extends Stack {
       files: ['docs/openapi.json', ...Object.keys(DOCS_ASSETS).map((a) => `node_modules/swagger-ui-dist/${a}`)],
     });
     const docsIntegration = new LambdaIntegration(docsFn.fn, { allowTestInvoke: false });
+    // Path resources here only under segments no route stack owns (a path part is made once).
+    for (const path of Object.values(DOCS_PATHS)) {
+      const owner = (Object.keys(ROUTE_STACKS) as RouteStackName[]).find((name) =>
+        (ROUTE_STACKS[name] as readonly string[]).includes(routeGroup({ path })),
+      );
+      if (owner) throw new Error(`${path} is under a segment of ${owner}'s routes`);
+    }
     const docsMethods = Object.values(DOCS_PATHS).map((path) =>
       api.root.resourceForPath(path).addMethod('GET', docsIntegration, { authorizationType: AuthorizationType.NONE }),
     );
@@ -491,7 +523,9 @@ export class EvalPlatformStack extends Stack {
         { name: 'Webhook', queue: webhookQueue, dlq: webhookDlq },
         { name: 'Generation', queue: generationQueue, dlq: generationDlq },
       ],
-      // Every function of the service, however the stack made it (routes, jobs, authorizer, reference).
+      // Every function of the service, however the stack made it (routes, jobs, authorizer,
+      // reference), nested stacks' too: findAll reaches into them; each function's name comes here
+      // as an output of its stack, and goes to the operations stack as one parameter.
       functions: this.node.findAll().filter((c): c is AppFunction => c instanceof AppFunction),
       api,
       table,
@@ -503,6 +537,7 @@ export class EvalPlatformStack extends Stack {
       accessLogsBucket,
       docsMethods,
       site,
+      routeStacks: this.routeStacks,
       ...(this.voice ? { voice: this.voice } : {}),
     });
 

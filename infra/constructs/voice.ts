@@ -76,8 +76,8 @@ export function checkVoiceSettings(settings: VoiceSettings): void {
 }
 
 /**
- * Telephony of voice runs (Amazon Chime SDK PSTN audio), in a nested stack: the service's stack is
- * close to CloudFormation's 500 resources. It holds the call-control function (its role and log
+ * Telephony of voice runs (Amazon Chime SDK PSTN audio), in a nested stack made only when a deploy
+ * gives a number (the service's stack was close to CloudFormation's 500 resources). It holds the call-control function (its role and log
  * group), the SIP media application whose endpoint that function is, and Chime's permission to
  * invoke it. In the data bucket's policy it lets Chime's principal read the utterances it plays
  * and write the answers and call recordings, under VOICE_KEY_PATTERN only. The parent gives the

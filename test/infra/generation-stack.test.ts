@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EvalPlatformStack, GENERATOR_TIMEOUT_MINUTES } from '../../infra/stack.js';
 import { ENV } from '../../shared/config/env.js';
+import { seenFromTop, serviceFunctions, templatesOf } from '../support/stack-templates.js';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new EvalPlatformStack(app, 'GenerationTest', { env: { account: '123456789012', region: 'eu-west-1' } });
@@ -39,9 +40,12 @@ describe('CDK: the generation queue and the generator', () => {
 
   it('tells every function where the generation queue is; only the routes that start a generation may send to it', () => {
     const queueId = logicalId('GenerationQueue', 'AWS::SQS::Queue')!;
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+    // The service stack's functions and the route stacks' (the routes' are there).
+    for (const { template, resource: fn, handler } of serviceFunctions(stack, templatesOf(stack))) {
       const vars = fn.Properties.Environment?.Variables ?? {};
-      if (vars[ENV.tableName] && vars[ENV.bucketName]) expect(vars[ENV.generationQueueUrl]).toEqual({ Ref: queueId });
+      if (vars[ENV.tableName] && vars[ENV.bucketName]) {
+        expect(seenFromTop(template, vars[ENV.generationQueueUrl]), handler).toEqual({ Ref: queueId });
+      }
     }
     const queueArn = JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] });
     const rolesSending = ofType('AWS::IAM::Policy')

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { EvalPlatformStack } from '../../infra/stack.js';
 import { ENV } from '../../shared/config/env.js';
+import { jobs, routes } from '../../shared/routes.js';
+import { serviceFunctions, templatesOf } from '../support/stack-templates.js';
 
 type Fn = { Type: string; Properties: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } } };
 
@@ -15,10 +16,10 @@ function functionsOf(
 ) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EvalPlatformStack(app, 'LlmTest', { env: { account: '123456789012', region: 'eu-west-1' }, llm });
-  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Fn>;
-  return Object.values(resources).filter(
-    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[ENV.queueUrl] !== undefined,
-  );
+  // The service stack's functions (jobs) and the route stacks' (routes).
+  return serviceFunctions(stack, templatesOf(stack))
+    .map((f) => f.resource as Fn)
+    .filter((r) => r.Properties.Environment?.Variables?.[ENV.queueUrl] !== undefined);
 }
 
 describe('LLM settings of a deployment', () => {
@@ -32,7 +33,7 @@ describe('LLM settings of a deployment', () => {
       ttsVoice: 'verse',
       transcriptionModel: 'stt-model',
     });
-    expect(fns.length).toBeGreaterThan(10);
+    expect(fns.length).toBe(routes.length + jobs.length);
     for (const fn of fns) {
       const vars = fn.Properties.Environment!.Variables!;
       expect(vars[ENV.llmBaseUrl]).toBe('https://llm.example.com/v1');

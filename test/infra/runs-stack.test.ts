@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_CONCURRENCY, EvalPlatformStack, queueSettings, RUNNER_TIMEOUT_MINUTES } from '../../infra/stack.js';
 import { ENV } from '../../shared/config/env.js';
+import { seenFromTop, serviceFunctions, templatesOf } from '../support/stack-templates.js';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new EvalPlatformStack(app, 'RunsTest', { env: { account: '123456789012', region: 'eu-west-1' } });
@@ -65,10 +66,15 @@ describe('CDK: the run queue and the runner', () => {
 
   it('tells every function where the run queue is, and never allows private networks', () => {
     const queueId = logicalId('RunQueue', 'AWS::SQS::Queue')!;
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+    // The service stack's functions and the route stacks' (the routes' are there).
+    const functions = serviceFunctions(stack, templatesOf(stack));
+    expect(functions.filter((f) => f.handler === 'runs/create')).toHaveLength(1);
+    for (const { template, resource: fn, handler } of functions) {
       const vars = fn.Properties.Environment?.Variables ?? {};
-      expect(vars[ENV.agentAllowPrivateNetworks]).toBeUndefined();
-      if (vars[ENV.tableName] && vars[ENV.bucketName]) expect(vars[ENV.runQueueUrl]).toEqual({ Ref: queueId });
+      expect(vars[ENV.agentAllowPrivateNetworks], handler).toBeUndefined();
+      if (vars[ENV.tableName] && vars[ENV.bucketName]) {
+        expect(seenFromTop(template, vars[ENV.runQueueUrl]), handler).toEqual({ Ref: queueId });
+      }
     }
   });
 

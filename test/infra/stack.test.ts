@@ -4,8 +4,25 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack, AUTHORIZER_CACHE_SECONDS } from '../../infra/stack.js';
-import { routes, jobs } from '../../shared/routes.js';
+import {
+  MAX_RESOURCES_PER_TEMPLATE,
+  ROUTE_STACKS,
+  routeGroup,
+  routeStackOf,
+} from '../../infra/constructs/api-routes.js';
+import { routes, jobs, type Route } from '../../shared/routes.js';
 import { TABLE } from '../../shared/db/table.js';
+import {
+  apiPathOf,
+  seenFromTop,
+  serviceFunctions,
+  templatesOf,
+  type StackTemplate,
+} from '../support/stack-templates.js';
+
+/** CloudFormation's limits per template: outputs, parameters. */
+const MAX_OUTPUTS = 200;
+const MAX_PARAMETERS = 200;
 
 function synth() {
   // No bundling here (one test in bundling.test.ts bundles for real), no CloudFormation validator.
@@ -22,13 +39,28 @@ function synth() {
   });
   const template = Template.fromStack(stack);
   const operationsTemplate = Template.fromStack(stack.operations);
-  return { template, annotations: Annotations.fromStack(stack), operationsTemplate, visitedInOperations };
+  return { stack, template, annotations: Annotations.fromStack(stack), operationsTemplate, visitedInOperations };
 }
 
-const { template, annotations, operationsTemplate, visitedInOperations } = synth();
+const { stack, template, annotations, operationsTemplate, visitedInOperations } = synth();
 const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 const resources = Object.entries(json.Resources);
 const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
+/** The service stack's template and each nested stack's (operations, the route stacks). */
+const templates = templatesOf(stack);
+const routeTemplates = templates.filter((t) => stack.routeStacks.includes(t.stack as never));
+/** The resources of a type in every template, with the template holding each. */
+const everywhere = (type: string) =>
+  templates.flatMap((t) =>
+    Object.entries(t.json.Resources)
+      .filter(([, r]) => r.Type === type)
+      .map(([id, r]) => [t, id, r] as const),
+  );
+/** The service's functions (AppFunctions), wherever they are. */
+const functions = serviceFunctions(stack, templates);
+/** A template's value as the service stack sees it (a nested parameter: the value passed to it). */
+const seen = seenFromTop;
+const nameOf = (t: StackTemplate) => t.stack.node.id;
 
 describe('CDK stack', () => {
   it('has no unsuppressed cdk-nag AwsSolutions error or warning', () => {
@@ -51,14 +83,20 @@ describe('CDK stack', () => {
     expect(found.map((m) => m.id)).toEqual(['/Parent/Nested/Plain/Resource']);
   });
 
-  it('keeps each cdk-nag suppression with its reason in the template metadata', () => {
-    const suppressed = resources.flatMap(
-      ([, r]) =>
-        (r as { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }).Metadata?.cdk_nag
-          ?.rules_to_suppress ?? [],
-    );
+  it('keeps each cdk-nag suppression with its reason in the template metadata, the route stacks’ too', () => {
+    type Suppressions = { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } | undefined;
+    const suppressed = templates.flatMap((t) => [
+      ...((t.json.Metadata as Suppressions)?.cdk_nag?.rules_to_suppress ?? []),
+      ...Object.values(t.json.Resources).flatMap((r) => (r.Metadata as Suppressions)?.cdk_nag?.rules_to_suppress ?? []),
+    ]);
     expect(suppressed.length).toBeGreaterThan(0);
     for (const rule of suppressed) expect(rule.reason.length, rule.id).toBeGreaterThan(40);
+    // A route stack acknowledges its functions' runtime and its methods' authorizer, nothing more.
+    expect(routeTemplates).toHaveLength(Object.keys(ROUTE_STACKS).length);
+    for (const t of routeTemplates) {
+      const ids = (t.json.Metadata as Suppressions)?.cdk_nag?.rules_to_suppress.map((r) => r.id);
+      expect(ids?.sort(), nameOf(t)).toEqual(['AwsSolutions-COG4', 'AwsSolutions-L1']);
+    }
   });
 
   it('logs API access (JSON) and execution errors, and the data bucket’s server access', () => {
@@ -82,24 +120,112 @@ describe('CDK stack', () => {
     for (const [id, r] of lambdaRoles) expect(r.Properties.ManagedPolicyArns, id).toBeUndefined();
   });
 
-  it('stays under CloudFormation’s 500-resource limit', () => {
-    expect(resources.length).toBeLessThan(500);
+  it(`keeps every template, the service stack’s and each nested one’s, under ${MAX_RESOURCES_PER_TEMPLATE} resources (CloudFormation takes 500)`, () => {
+    expect(MAX_RESOURCES_PER_TEMPLATE).toBe(450);
+    expect(templates.map(nameOf).sort()).toEqual(['Operations', 'Test', ...Object.keys(ROUTE_STACKS)].sort());
+    for (const t of templates) {
+      expect(Object.keys(t.json.Resources).length, nameOf(t)).toBeLessThan(MAX_RESOURCES_PER_TEMPLATE);
+    }
+    // The service stack keeps room of its own: the routes are nested (about 115 resources at 115 routes).
+    expect(resources.length).toBeLessThan(200);
   });
 
-  it('has one method per route, every one protected by the TOKEN authorizer', () => {
-    const methods = ofType('AWS::ApiGateway::Method').filter(
-      ([, m]) => m.Properties.HttpMethod !== 'OPTIONS' && m.Properties.AuthorizationType !== 'NONE',
+  it('keeps every template’s outputs and parameters under CloudFormation’s 200 each', () => {
+    for (const t of templates) {
+      expect(Object.keys(t.json.Outputs ?? {}).length, nameOf(t)).toBeLessThan(MAX_OUTPUTS);
+      expect(Object.keys(t.json.Parameters ?? {}).length, nameOf(t)).toBeLessThan(MAX_PARAMETERS);
+      if (t.resourceId)
+        expect(Object.keys(t.passed).sort(), nameOf(t)).toEqual(Object.keys(t.json.Parameters ?? {}).sort());
+    }
+  });
+
+  it('has one method per route, every one protected by the TOKEN authorizer, in whichever template it is', () => {
+    const authorizers = ofType('AWS::ApiGateway::Authorizer');
+    expect(authorizers).toHaveLength(1);
+    const authorizerRef = { Ref: authorizers[0]![0] };
+    const methods = everywhere('AWS::ApiGateway::Method').filter(
+      ([, , m]) => m.Properties.HttpMethod !== 'OPTIONS' && m.Properties.AuthorizationType !== 'NONE',
     );
     expect(methods).toHaveLength(routes.length);
-    for (const [, m] of methods) {
+    const byRoute = new Map(
+      methods.map(([t, , m]) => [
+        `${m.Properties.HttpMethod} ${apiPathOf(t, m.Properties.ResourceId)}`,
+        [t, m] as const,
+      ]),
+    );
+    for (const route of routes) {
+      const found = byRoute.get(`${route.method} ${route.path}`);
+      expect(found, `${route.method} ${route.path}`).toBeDefined();
+      const [t, m] = found!;
+      expect(nameOf(t)).toBe(routeStackOf(route));
       expect(m.Properties.AuthorizationType).toBe('CUSTOM');
-      expect(m.Properties.AuthorizerId).toBeDefined();
+      // The service stack's authorizer, on the service stack's API.
+      expect(seen(t, m.Properties.AuthorizerId)).toEqual(authorizerRef);
+      expect(seen(t, m.Properties.RestApiId)).toEqual({ Ref: ofType('AWS::ApiGateway::RestApi')[0]![0] });
     }
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'TOKEN',
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
+      RestApiId: { Ref: ofType('AWS::ApiGateway::RestApi')[0]![0] },
     });
+  });
+
+  it('puts each route in the stack of its first path segment, each segment in one stack, and no path part twice', () => {
+    const assigned = Object.values(ROUTE_STACKS).flat() as string[];
+    expect(new Set(assigned).size).toBe(assigned.length);
+    // No stale entry: every segment of the table has routes.
+    expect([...assigned].sort()).toEqual([...new Set(routes.map(routeGroup))].sort());
+    for (const t of routeTemplates) {
+      const here = routes.filter((r) => routeStackOf(r) === nameOf(t));
+      expect(here.length, nameOf(t)).toBeGreaterThan(0);
+      expect(
+        functions
+          .filter((f) => f.template === t)
+          .map((f) => f.handler)
+          .sort(),
+      ).toEqual(here.map((r) => r.handler).sort());
+    }
+    // A segment's path resources are all in its stack: no path is created by two templates.
+    const paths = everywhere('AWS::ApiGateway::Resource').map(([t, id]) => apiPathOf(t, { Ref: id }));
+    expect(new Set(paths).size).toBe(paths.length);
+    for (const [t, id] of everywhere('AWS::ApiGateway::Resource')) {
+      const group = routeGroup({ path: apiPathOf(t, { Ref: id }) });
+      const owner = (Object.keys(ROUTE_STACKS) as (keyof typeof ROUTE_STACKS)[]).find((n) =>
+        (ROUTE_STACKS[n] as readonly string[]).includes(group),
+      );
+      expect(nameOf(t), group).toBe(owner ?? 'Test');
+    }
+    // A route of a segment no stack holds fails the synth, saying where to add it.
+    const stray: Route = { method: 'GET', path: '/stray/{id}', handler: 'stray/get', access: 'member', data: 'read' };
+    expect(() => routeStackOf(stray)).toThrow("add 'stray' to one stack of ROUTE_STACKS");
+  });
+
+  it('deploys the API after the route stacks, into the stage', () => {
+    const deployments = everywhere('AWS::ApiGateway::Deployment');
+    expect(deployments).toHaveLength(1);
+    const [, deploymentId, deployment] = deployments[0]!;
+    for (const t of routeTemplates) expect(deployment.DependsOn, nameOf(t)).toContain(t.resourceId);
+    const [, stage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    expect(stage.Properties.DeploymentId).toEqual({ Ref: deploymentId });
+  });
+
+  it('gives the deployment a new logical id, a new snapshot of the methods, when the route table changes', () => {
+    const deploymentIdOf = (s: Stack) =>
+      Object.entries(Template.fromStack(s).toJSON().Resources as Record<string, { Type: string }>).find(
+        ([, r]) => r.Type === 'AWS::ApiGateway::Deployment',
+      )![0];
+    // The route table without its last route; the worker's other files share the module: put back below.
+    const table = routes as Route[];
+    const last = table.pop()!;
+    try {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const fewer = new EvalPlatformStack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
+      expect(deploymentIdOf(fewer)).not.toBe(ofType('AWS::ApiGateway::Deployment')[0]![0]);
+    } finally {
+      table.push(last);
+    }
+    expect(routes.at(-1)).toBe(last);
   });
 
   it('serves the API reference (GET /openapi.json, /docs, /docs/{asset}) without the authorizer, from one small function', () => {
@@ -118,6 +244,12 @@ describe('CDK stack', () => {
       'GET /openapi.json',
     ]);
     for (const [, m] of open) expect(m.Properties.AuthorizerId).toBeUndefined();
+    // Every other method, wherever it is, needs the authorizer.
+    for (const t of templates.slice(1)) {
+      for (const m of Object.values(t.json.Resources).filter((r) => r.Type === 'AWS::ApiGateway::Method')) {
+        expect(m.Properties.AuthorizationType, nameOf(t)).toBe('CUSTOM');
+      }
+    }
     const targets = new Set(open.map(([, m]) => JSON.stringify(m.Properties.Integration.Uri)));
     expect(targets.size).toBe(1);
     template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 256, Handler: 'index.handler' });
@@ -150,11 +282,11 @@ describe('CDK stack', () => {
 
   it('passes request and response bodies as bytes (OTLP protobuf and gzip), and routes POST /otel/v1/traces through the authorizer', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
-    const otel = ofType('AWS::ApiGateway::Method').filter(
-      ([, r]) => r.Properties.HttpMethod === 'POST' && JSON.stringify(r.Properties.ResourceId).includes('otel'),
+    const otel = everywhere('AWS::ApiGateway::Method').filter(
+      ([t, , r]) => r.Properties.HttpMethod === 'POST' && apiPathOf(t, r.Properties.ResourceId) === '/otel/v1/traces',
     );
-    expect(otel.length).toBeGreaterThan(0);
-    for (const [, m] of otel) expect(m.Properties.AuthorizationType).toBe('CUSTOM');
+    expect(otel).toHaveLength(1);
+    for (const [, , m] of otel) expect(m.Properties.AuthorizationType).toBe('CUSTOM');
   });
 
   it('throttles the stage', () => {
@@ -209,20 +341,27 @@ describe('CDK stack', () => {
 
   it('runs every function on Node.js 22, arm64, with tracing', () => {
     // CDK's own BucketDeployment handler (it copies the console into its bucket) is not a function of the service.
-    const functions = ofType('AWS::Lambda::Function').filter(
-      ([id, f]) =>
+    const all = everywhere('AWS::Lambda::Function').filter(
+      ([, id, f]) =>
         f.Properties.Runtime !== undefined &&
         f.Properties.Handler === 'index.handler' &&
         !id.startsWith('CustomCDKBucketDeployment'),
     );
     // + the authorizer and the API reference's function
-    expect(functions.length).toBe(routes.length + jobs.length + 2);
-    for (const [, f] of functions) {
-      expect(f.Properties.Runtime).toBe('nodejs22.x');
+    expect(all.length).toBe(routes.length + jobs.length + 2);
+    expect(functions).toHaveLength(all.length);
+    for (const [t, id, f] of all) {
+      expect(f.Properties.Runtime, `${nameOf(t)} ${id}`).toBe('nodejs22.x');
       expect(f.Properties.Architectures).toEqual(['arm64']);
       expect(f.Properties.TracingConfig).toEqual({ Mode: 'Active' });
     }
-    for (const [, lg] of ofType('AWS::Logs::LogGroup')) expect(lg.Properties.RetentionInDays).toBe(30);
+    for (const [, , lg] of everywhere('AWS::Logs::LogGroup')) expect(lg.Properties.RetentionInDays).toBe(30);
+    // The route functions log to the service stack's API log group, as the authorizer does.
+    const authorizerLogs = functions.find((f) => f.handler === 'authorizer')!.resource.Properties.LoggingConfig
+      .LogGroup;
+    for (const f of functions.filter((x) => x.template.resourceId)) {
+      expect(seen(f.template, f.resource.Properties.LoggingConfig.LogGroup), f.handler).toEqual(authorizerLogs);
+    }
   });
 
   it('wires the two schedules every 5 minutes (and the webhook sweep every minute) and the evaluator to the queue with a DLQ after 3 receives', () => {
@@ -260,12 +399,12 @@ describe('CDK stack', () => {
     // Lambda requires the queue's visibility timeout to cover the function's.
     expect(webhookQueue![1].Properties.VisibilityTimeout).toBeGreaterThanOrEqual(deliverer[1].Properties.Timeout);
     // Every function of the service (they all get the table) but the authorizer; not the reference's file server or CDK's own.
-    const service = ofType('AWS::Lambda::Function').filter(
-      ([id, f]) => !id.startsWith('Authorizer') && f.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
+    const service = functions.filter(
+      (f) => f.handler !== 'authorizer' && f.resource.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
     );
     expect(service.length).toBe(routes.length + jobs.length);
-    for (const [, f] of service) {
-      expect(f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL).toEqual({ Ref: webhookQueue![0] });
+    for (const { template: t, resource: f } of service) {
+      expect(seen(t, f.Properties.Environment.Variables.WEBHOOK_QUEUE_URL)).toEqual({ Ref: webhookQueue![0] });
       // Deployed functions never reach private networks.
       expect(f.Properties.Environment.Variables.AGENT_ALLOW_PRIVATE_NETWORKS).toBeUndefined();
     }
@@ -290,11 +429,14 @@ describe('CDK stack', () => {
     }
     const writeRole = ofType('AWS::IAM::Role').find(([id]) => id.startsWith('ApiWrite'))![0];
     expect(actionsOfRole(writeRole)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
-    // every read route's function uses a read role
+    // every read route's function uses a read role (the service stack's, wherever the function is)
     const readRouteCount = routes.filter((r) => r.data === 'read').length;
-    const fnsOnReadRoles = ofType('AWS::Lambda::Function').filter(([, f]) =>
-      readRoles.includes(f.Properties.Role?.['Fn::GetAtt']?.[0]),
+    const fnsOnReadRoles = functions.filter((f) =>
+      readRoles.includes((seen(f.template, f.resource.Properties.Role) as any)?.['Fn::GetAtt']?.[0]),
     );
     expect(fnsOnReadRoles).toHaveLength(readRouteCount);
+    for (const f of fnsOnReadRoles) {
+      expect(routes.find((r) => r.handler === f.handler)?.data, f.handler).toBe('read');
+    }
   });
 });

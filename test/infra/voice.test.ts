@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { App, Aspects } from 'aws-cdk-lib';
+import { App, Aspects, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -11,7 +11,9 @@ import {
   voiceSettingsFromEnv,
 } from '../../infra/constructs/voice.js';
 import { alarmNameOf, functionAlarmName } from '../../infra/constructs/operations.js';
+import { MAX_RESOURCES_PER_TEMPLATE, ROUTE_STACKS } from '../../infra/constructs/api-routes.js';
 import { ENV } from '../../shared/config/env.js';
+import { seenFromTop, serviceFunctions, templatesOf } from '../support/stack-templates.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 type TemplateJson = {
@@ -35,12 +37,13 @@ function synth(voice?: { fromNumber: string; answerSeconds?: number }) {
 }
 
 const ofType = (t: TemplateJson, type: string) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
-/** The logical id of a function in the parent, by its handler. */
+/** The logical id of a function in its stack (the parent, or a route stack), by its handler. */
 const functionIdOf = (stack: EvalPlatformStack, handler: string) => {
   const fn = stack.node.findAll().find((c) => (c as { handler?: string }).handler === handler) as
     | { fn: { node: { defaultChild: unknown } } }
     | undefined;
-  return stack.getLogicalId(fn!.fn.node.defaultChild as CfnFunction);
+  const cfn = fn!.fn.node.defaultChild as CfnFunction;
+  return Stack.of(cfn).getLogicalId(cfn);
 };
 const policyStatements = (t: TemplateJson) =>
   ofType(t, 'AWS::IAM::Policy').flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Record<string, any>[]);
@@ -51,12 +54,13 @@ describe('voice: without VOICE_FROM_NUMBER', () => {
 
   it('makes no Voice stack and no SIP media application anywhere', () => {
     expect(stack.voice).toBeUndefined();
-    const nested = ofType(parent, 'AWS::CloudFormation::Stack');
-    expect(nested).toHaveLength(1); // operations only
-    for (const t of [parent, Template.fromStack(stack.operations).toJSON() as TemplateJson]) {
-      expect(ofType(t, 'AWS::Chime::SipMediaApplication')).toEqual([]);
+    const nested = ofType(parent, 'AWS::CloudFormation::Stack').map(([id]) => id.replace(/NestedStack.*$/, ''));
+    // operations and the routes only
+    expect(nested.sort()).toEqual(['Operations', ...Object.keys(ROUTE_STACKS)].sort());
+    for (const t of templatesOf(stack)) {
+      expect(ofType(t.json, 'AWS::Chime::SipMediaApplication')).toEqual([]);
+      expect(JSON.stringify(t.json)).not.toContain(CHIME_VOICE_PRINCIPAL);
     }
-    expect(JSON.stringify(parent)).not.toContain(CHIME_VOICE_PRINCIPAL);
   });
 
   it('gives the runner no telephony variables and no role any chime:* action', () => {
@@ -154,12 +158,19 @@ describe('voice: with VOICE_FROM_NUMBER', () => {
     expect(outputRead(chime[0]!.Resource['Fn::Join'][1][3])).toEqual({
       'Fn::GetAtt': [smaId, 'SipMediaApplicationId'],
     });
-    // No other function of the parent places calls or gets the application's id but the runs route.
-    const holding = ofType(parent, 'AWS::Lambda::Function')
-      .filter(([, f]) => f.Properties.Environment?.Variables?.[ENV.sipMediaApplicationId] !== undefined)
-      .map(([id]) => id)
-      .sort();
-    expect(holding).toEqual([functionIdOf(stack, 'jobs/runner'), functionIdOf(stack, 'runs/create')].sort());
+    // No other function of the parent or a route stack gets the application's id but the runs
+    // route (in a route stack: the parent passes it the Voice stack's output).
+    const holding = serviceFunctions(stack, templatesOf(stack)).filter(
+      (f) => f.resource.Properties.Environment?.Variables?.[ENV.sipMediaApplicationId] !== undefined,
+    );
+    expect(holding.map((f) => f.handler).sort()).toEqual(['jobs/runner', 'runs/create']);
+    for (const f of holding) {
+      const variables = f.resource.Properties.Environment.Variables as Record<string, unknown>;
+      expect(variables[ENV.voiceFromNumber], f.handler).toBe(FROM);
+      expect(outputRead(seenFromTop(f.template, variables[ENV.sipMediaApplicationId])), f.handler).toEqual({
+        'Fn::GetAtt': [smaId, 'SipMediaApplicationId'],
+      });
+    }
   });
 
   it('builds the call-control function like every function: JSON logs, X-Ray, its answer limit, Chime’s 5 seconds', () => {
@@ -212,12 +223,14 @@ describe('voice: with VOICE_FROM_NUMBER', () => {
     }
   });
 
-  it('keeps cdk-nag clean, the service stack under 500 resources and the stacks’ references few', () => {
+  it('keeps cdk-nag clean, every template under 450 resources and the Voice stack’s references few', () => {
     const annotations = Annotations.fromStack(stack);
     const message = (m: { id: string; entry: { data?: unknown } }) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`;
     expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(message)).toEqual([]);
     expect(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(message)).toEqual([]);
-    expect(Object.keys(parent.Resources).length).toBeLessThan(500);
+    for (const t of templatesOf(stack)) {
+      expect(Object.keys(t.json.Resources).length, t.stack.node.id).toBeLessThan(MAX_RESOURCES_PER_TEMPLATE);
+    }
     // In: the table, the bucket and the run queue (name or URL, and ARN); out: the application's id
     // and the function's name (for its alarms).
     expect(Object.keys(nested.Parameters ?? {})).toHaveLength(6);
