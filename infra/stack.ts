@@ -523,10 +523,11 @@ export class EvalPlatformStack extends Stack {
         { name: 'Webhook', queue: webhookQueue, dlq: webhookDlq },
         { name: 'Generation', queue: generationQueue, dlq: generationDlq },
       ],
-      // Every function of the service, however the stack made it (routes, jobs, authorizer,
-      // reference), nested stacks' too: findAll reaches into them; each function's name comes here
-      // as an output of its stack, and goes to the operations stack as one parameter.
-      functions: this.node.findAll().filter((c): c is AppFunction => c instanceof AppFunction),
+      // The jobs, however the stack made them (the Voice stack's call control too: findAll reaches
+      // into nested stacks): one Errors alarm each. Routes are watched through the API's alarms.
+      functions: this.node
+        .findAll()
+        .filter((c): c is AppFunction => c instanceof AppFunction && c.handler.startsWith('jobs/')),
       api,
       table,
     });

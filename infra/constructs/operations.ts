@@ -81,7 +81,11 @@ export interface WatchedFunction {
 
 export interface OperationsProps {
   queues: readonly WorkQueue[];
-  /** Every function of the service (routes, jobs, the authorizer, the API reference): two alarms each. */
+  /**
+   * The jobs (queue-fed and scheduled functions, and the call-control function): one Errors alarm
+   * each, since a job's failure reaches no caller. Routes are watched through the API's 5XX rate and
+   * latency, throttles through one alarm over the account's functions.
+   */
   functions: readonly WatchedFunction[];
   api: RestApi;
   table: ITable;
@@ -93,8 +97,11 @@ export const dashboardNameOf = (stackName: string) => `${stackName}-operations`;
 /** An alarm's name: the service stack's name, then the alarm's own (e.g. `EvalPlatform-RunDlqMessages`). */
 export const alarmNameOf = (stackName: string, name: string) => `${stackName}-${name}`;
 
-/** The names of a function's two alarms: its handler and the metric, e.g. `jobs/runner-Errors`. */
-export const functionAlarmName = (handler: string, metricName: 'Errors' | 'Throttles') => `${handler}-${metricName}`;
+/** The name of a job's alarm: its handler and the metric, e.g. `jobs/runner-Errors`. */
+export const functionAlarmName = (handler: string, metricName: 'Errors') => `${handler}-${metricName}`;
+
+/** The most alarms the stack may hold: a platform team reads every one (and each costs). */
+export const MAX_ALARMS = 40;
 
 /** A construct id from a handler: `api-keys/create` is `ApiKeysCreate`. */
 const idOf = (handler: string) =>
@@ -106,17 +113,17 @@ const idOf = (handler: string) =>
 
 /**
  * Alarms, their SNS topic and the operations dashboard (docs/operations.md says what each alarm
- * means and what to do), in a nested stack of the service's stack: one Errors and one Throttles
- * alarm per function (222 for 111 functions) do not fit in the service stack's 500 resources, and
- * a nested stack has 500 of its own (docs/decisions.md, Alarms). Each parent resource this stack
- * names (a function, a queue, the table) is one parameter of its template, of at most 200.
+ * means and what to do), in a nested stack of the service's stack: at most MAX_ALARMS alarms, the
+ * queues', the API's, the table's, one per job and one for the account's throttles
+ * (docs/decisions.md, Alarms). Each parent resource this stack names (a job, a queue, the table) is
+ * one parameter of its template.
  */
 export class Operations extends NestedStack {
   readonly topic: Topic;
   readonly dashboard: Dashboard;
   /** Every alarm, function alarms included. */
   readonly alarms: Alarm[] = [];
-  /** The Errors and Throttles alarms of the functions, two per function in handler order. */
+  /** The Errors alarms of the jobs, in handler order. */
   readonly functionAlarms: Alarm[] = [];
   private readonly action: SnsAction;
   /** The service stack: it names the dashboard, the alarms and the topic (this one's name is generated). */
@@ -188,29 +195,30 @@ export class Operations extends NestedStack {
       });
     }
 
-    // ---------- functions ----------
-    // Each function by name: a route's failure is also a 5XX of the API, but a job's reaches no
-    // caller, and an alarm that names the function says where to look. In handler order, so a
-    // function's two alarms sit together and the dashboard's widgets keep a stable order.
-    // Code-point order, not the locale's: the template must not depend on the synthesizing machine.
+    // ---------- jobs ----------
+    // Each job by name: its failure reaches no caller (a route's is a 5XX of the API, below), and
+    // an alarm that names the function says where to look. In handler order, so the dashboard's
+    // widget keeps a stable order. Code-point order, not the locale's: the template must not
+    // depend on the synthesizing machine.
     const functions = [...props.functions].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
     for (const { handler, fn } of functions) {
-      const failed = `Function ${handler} failed`;
-      const throttled = `An invocation of function ${handler} was throttled`;
-      for (const [metricName, metric, what] of [
-        ['Errors', fn.metricErrors({ statistic: 'Sum', period: PERIOD }), failed],
-        ['Throttles', fn.metricThrottles({ statistic: 'Sum', period: PERIOD }), throttled],
-      ] as const) {
-        const alarm = this.alarm(`${idOf(handler)}${metricName}`, {
-          name: functionAlarmName(handler, metricName),
-          metric,
-          threshold: FUNCTION_ALARM_THRESHOLD,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          description: `${what} (${metricName} >= ${FUNCTION_ALARM_THRESHOLD} in 5 minutes).`,
-        });
-        this.functionAlarms.push(alarm);
-      }
+      const alarm = this.alarm(`${idOf(handler)}Errors`, {
+        name: functionAlarmName(handler, 'Errors'),
+        metric: fn.metricErrors({ statistic: 'Sum', period: PERIOD }),
+        threshold: FUNCTION_ALARM_THRESHOLD,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        description: `Function ${handler} failed (Errors >= ${FUNCTION_ALARM_THRESHOLD} in 5 minutes).`,
+      });
+      this.functionAlarms.push(alarm);
     }
+    // One alarm for throttles over every function of the account and region: concurrency is the
+    // account's, so throttles come together, and one page says so.
+    this.alarm('LambdaThrottles', {
+      metric: LambdaFunction.metricAllThrottles({ statistic: 'Sum', period: PERIOD }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description: 'An invocation of a Lambda function of the account was throttled (Throttles >= 1 in 5 minutes).',
+    });
 
     // ---------- API ----------
     const { api } = props;
@@ -367,23 +375,17 @@ export class Operations extends NestedStack {
       ]),
       new AlarmStatusWidget({ title: 'Alarms: queues, API, table', alarms: serviceAlarms, width: 16, height: 6 }),
     );
-    // The function alarms, in widgets of at most MAX_ALARMS_PER_STATUS_WIDGET (an even number, so a
-    // function's two alarms share a widget), each showing only those in ALARM: 222 would not fit
-    // one widget, nor read well in one.
-    const widgets: AlarmStatusWidget[] = [];
-    for (let i = 0; i < this.functionAlarms.length; i += MAX_ALARMS_PER_STATUS_WIDGET) {
-      const chunk = functions.slice(i / 2, (i + MAX_ALARMS_PER_STATUS_WIDGET) / 2);
-      widgets.push(
-        new AlarmStatusWidget({
-          title: `Functions in ALARM: ${chunk[0]!.handler} … ${chunk.at(-1)!.handler}`,
-          alarms: this.functionAlarms.slice(i, i + MAX_ALARMS_PER_STATUS_WIDGET),
-          states: [AlarmState.ALARM],
-          width: 8,
-          height: 4,
-        }),
-      );
-    }
-    this.dashboard.addWidgets(...widgets);
+    // The jobs' alarms that are in ALARM now.
+    this.dashboard.addWidgets(
+      new AlarmStatusWidget({
+        title: 'Jobs in ALARM',
+        alarms: this.functionAlarms,
+        states: [AlarmState.ALARM],
+        width: 8,
+        height: 4,
+      }),
+    );
+    if (this.alarms.length > MAX_ALARMS) throw new Error(`${this.alarms.length} alarms, over ${MAX_ALARMS}`);
   }
 
   private alarm(id: string, props: AlarmSpec): Alarm {

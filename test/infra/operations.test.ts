@@ -19,6 +19,7 @@ import {
   API_P99_LATENCY_THRESHOLD_MS,
   DLQ_MESSAGES_THRESHOLD,
   FUNCTION_ALARM_THRESHOLD,
+  MAX_ALARMS,
   MAX_ALARMS_PER_STATUS_WIDGET,
   MAX_METRICS_PER_ALARM,
   QUEUE_AGE_THRESHOLD_SECONDS,
@@ -137,11 +138,13 @@ describe('operations: a nested stack', () => {
     const parameters = Object.keys(nested.Parameters ?? {});
     expect(parameters.length).toBeLessThan(MAX_PARAMETERS);
     expect(Object.keys(passed).sort()).toEqual([...parameters].sort());
-    // One parameter per function, queue and the table: no parent value is passed twice.
+    // One parameter per job, queue and the table: no parent value is passed twice.
     const values = Object.values(passed).map((v) => JSON.stringify(v));
     expect(new Set(values).size).toBe(values.length);
-    // A route stack's function comes as that stack's output, read by the service stack.
-    for (const f of functions) expect(values, f.key).toContain(JSON.stringify(f.ref));
+    // Each job is passed; no route, the authorizer or the reference is (they have no alarm of their own).
+    for (const f of functions)
+      if (f.handler.startsWith('jobs/')) expect(values, f.key).toContain(JSON.stringify(f.ref));
+      else expect(values, f.key).not.toContain(JSON.stringify(f.ref));
   });
 });
 
@@ -192,7 +195,7 @@ describe('operations: alarms', () => {
     expect(QUEUE_AGE_THRESHOLD_SECONDS).toBe(900);
   });
 
-  it('has one Errors and one Throttles alarm per function, named after its handler', () => {
+  it('has one Errors alarm per job, named after its handler, and none per route', () => {
     expect(functions).toHaveLength(routes.length + jobs.length + 2);
     // Every Lambda function of every template is one of them (CDK's console copier aside).
     const all = templates.flatMap((t) =>
@@ -201,32 +204,61 @@ describe('operations: alarms', () => {
         .map(([id]) => `${t.stack.node.id}/${id}`),
     );
     expect(all.sort()).toEqual(functions.map((f) => f.key).sort());
+    const jobFunctions = functions.filter((f) => f.handler.startsWith('jobs/'));
+    expect(jobFunctions.map((f) => f.handler).sort()).toEqual(jobs.map((j) => j.handler).sort());
     for (const { key, ref, handler } of functions) {
-      expect(ref, key).toBeDefined();
-      for (const metricName of ['Errors', 'Throttles'] as const) {
-        const found = lambdaAlarmsNaming(ref, metricName);
-        expect(found, `${metricName} of ${key}`).toHaveLength(1);
-        expect(found[0]![1], `${metricName} of ${key}`).toMatchObject({
-          AlarmName: alarmNameOf('OpsTest', functionAlarmName(handler, metricName)),
-          Statistic: 'Sum',
-          Period: 300,
-          Threshold: FUNCTION_ALARM_THRESHOLD,
-          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          EvaluationPeriods: 1,
-        });
+      // A route stack's function is read from its output only when an alarm names it.
+      if (!handler.startsWith('jobs/')) {
+        expect(alarms.some(([, a]) => JSON.stringify(a).includes(handler)), key).toBe(false);
+        continue;
       }
+      expect(ref, key).toBeDefined();
+      const errors = lambdaAlarmsNaming(ref, 'Errors');
+      expect(errors, `Errors of ${key}`).toHaveLength(1);
+      expect(errors[0]![1], `Errors of ${key}`).toMatchObject({
+        AlarmName: alarmNameOf('OpsTest', functionAlarmName(handler, 'Errors')),
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: FUNCTION_ALARM_THRESHOLD,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+      });
+      expect(lambdaAlarmsNaming(ref, 'Throttles'), `Throttles of ${key}`).toHaveLength(0);
     }
     expect(FUNCTION_ALARM_THRESHOLD).toBeGreaterThanOrEqual(1);
   });
 
-  it('alarms on no Lambda metric but a function’s own (no account-wide alarm, no sum over functions)', () => {
+  it('alarms on Lambda throttles once, over the account’s functions, and on each job’s own errors', () => {
     const lambdaAlarms = alarms.filter(
       ([, a]) => a.Namespace === 'AWS/Lambda' || statsOf(a).some((s) => s.Metric.Namespace === 'AWS/Lambda'),
     );
-    expect(lambdaAlarms).toHaveLength(2 * functions.length);
-    for (const [id, a] of lambdaAlarms) {
+    const jobCount = functions.filter((f) => f.handler.startsWith('jobs/')).length;
+    expect(lambdaAlarms).toHaveLength(jobCount + 1);
+    const throttles = lambdaAlarms.filter(([, a]) => a.MetricName === 'Throttles');
+    expect(throttles).toHaveLength(1);
+    expect(throttles[0]![1]).toMatchObject({
+      AlarmName: alarmNameOf('OpsTest', 'LambdaThrottles'),
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(throttles[0]![1].Dimensions).toBeUndefined();
+    for (const [id, a] of lambdaAlarms.filter(([, x]) => x.MetricName === 'Errors')) {
       expect(a.Metrics, id).toBeUndefined();
       expect(a.Dimensions, id).toHaveLength(1);
+    }
+  });
+
+  it(`holds at most ${MAX_ALARMS} alarms, each with its runbook entry in docs/operations.md`, () => {
+    expect(alarms.length).toBeLessThanOrEqual(MAX_ALARMS);
+    expect(MAX_ALARMS).toBe(40);
+    const runbook = readFileSync(join(PROJECT_ROOT, 'docs', 'operations.md'), 'utf8');
+    for (const [, a] of alarms) {
+      const name = String(a.AlarmName).slice('OpsTest-'.length);
+      // A job's alarm is documented by its pattern, `<handler>-Errors`.
+      const documented = name.endsWith('-Errors') ? '<handler>-Errors' : name;
+      expect(runbook, name).toContain(`\`${documented}\``);
     }
   });
 
@@ -441,7 +473,9 @@ describe('operations: topic, dashboard, tracing, logs', () => {
     // The service's own alarms in one widget, whatever their state; the functions' when in ALARM.
     const [service, ...functionWidgets] = widgets;
     expect(service!.properties.states).toBeUndefined();
-    expect(service!.properties.alarms).toHaveLength(alarms.length - 2 * functions.length);
+    expect(service!.properties.alarms).toHaveLength(
+      alarms.length - functions.filter((f) => f.handler.startsWith('jobs/')).length,
+    );
     for (const w of functionWidgets) expect(w.properties.states, w.properties.title).toEqual(['ALARM']);
   });
 

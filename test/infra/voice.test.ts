@@ -207,12 +207,12 @@ describe('voice: with VOICE_FROM_NUMBER', () => {
     });
   });
 
-  it('alarms on the call-control function’s errors and throttles, like every function', () => {
+  it('alarms on the call-control function’s errors, like every job', () => {
     const alarms = ofType(operations, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     const passed = ofType(parent, 'AWS::CloudFormation::Stack').find(([id]) =>
       id.startsWith('OperationsNestedStack'),
     )![1].Properties.Parameters as Record<string, unknown>;
-    for (const metricName of ['Errors', 'Throttles'] as const) {
+    for (const metricName of ['Errors'] as const) {
       const alarm = alarms.find(
         (a) => a.AlarmName === alarmNameOf('Test', functionAlarmName('jobs/call-control', metricName)),
       );
