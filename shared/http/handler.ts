@@ -13,6 +13,7 @@ import { observability } from '../observability/lambda.js';
 import { mapStack } from '../observability/stack-map.js';
 import { normaliseQuery } from './query.js';
 import { bodyProblem } from '../schemas/storable.js';
+import { withNearMiss, withSuggestion } from '../schemas/describe.js';
 
 export interface Reply {
   statusCode: number;
@@ -167,8 +168,14 @@ export function httpHandler<
       const { event } = request;
       const { params, query, body } = validatorsOf();
       request.internal.params = params({ ...(event.pathParameters ?? {}) });
-      request.internal.query = query(normaliseQuery(event, querySchema));
-      request.internal.body = spec.rawBody ? rawBodyOf(event) : parseBody(event, body, spec.bodyOptional === true);
+      request.internal.query = suggesting(querySchema, () => query(normaliseQuery(event, querySchema)));
+      request.internal.body = spec.rawBody
+        ? rawBodyOf(event)
+        : suggesting(
+            spec.body,
+            () => parseBody(event, body, spec.bodyOptional === true),
+            () => bodyValueOf(event),
+          );
     },
   };
 
@@ -269,6 +276,31 @@ function binary(
   };
 }
 
+/**
+ * Runs a validation; an unknown field's 400 names the nearest field the schema allows, and a
+ * missing field's the near miss the request holds instead.
+ */
+function suggesting<T>(schema: TSchema | undefined, validate: () => T, value?: () => unknown): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (!(error instanceof ValidationError) || !schema) throw error;
+    const message = withSuggestion(error.message, schema);
+    throw new ValidationError(message === error.message && value ? withNearMiss(message, schema, value()) : message);
+  }
+}
+
+/** The request body as JSON, or undefined (only read again to explain a failed validation). */
+function bodyValueOf(event: APIGatewayProxyEvent): unknown {
+  try {
+    const raw =
+      event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function rawBodyOf(event: APIGatewayProxyEvent): RawBody {
   const headers = event.headers ?? {};
   return {
@@ -279,6 +311,26 @@ function rawBodyOf(event: APIGatewayProxyEvent): RawBody {
 }
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
+
+/**
+ * What JSON.parse found wrong and where, as a line and column of the body ("Expected ':' after
+ * property name at line 2, column 6"): the position comes from V8's message, the line and column
+ * are counted here (V8's own wording of them has changed between versions).
+ */
+export function whereJsonFails(raw: string, error: Error): string {
+  const lineAndColumn = (at: number) => {
+    const before = raw.slice(0, at);
+    return `line ${before.split('\n').length}, column ${at - before.lastIndexOf('\n')}`;
+  };
+  const position = /in JSON at position (\d+)/.exec(error.message);
+  if (position) return `${error.message.slice(0, position.index).trim()} at ${lineAndColumn(Number(position[1]))}`;
+  if (/^Unexpected end of JSON input/.test(error.message))
+    return `it ends before its JSON value does (at ${lineAndColumn(raw.length)})`;
+  // V8 names the token and echoes the whole body: the token alone.
+  const token = /^Unexpected token (.+?), .* is not valid JSON$/s.exec(error.message);
+  if (token) return `unexpected token ${token[1]}`;
+  return error.message.slice(0, 200);
+}
 
 /** `{}`, with any whitespace around or inside. */
 const isEmptyJsonObject = (raw: string): boolean => /^\s*\{\s*\}\s*$/.test(raw);
@@ -308,8 +360,8 @@ function parseBody(
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
-  } catch {
-    throw new ValidationError('the request body is not valid JSON');
+  } catch (error) {
+    throw new ValidationError(`the request body is not valid JSON: ${whereJsonFails(raw, error as Error)}`);
   }
   // Before the schema: a body too deep to store, a number or a string DynamoDB cannot hold.
   const problem = bodyProblem(parsed);

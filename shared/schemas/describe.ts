@@ -125,3 +125,83 @@ function article(type: string): string {
       return `a ${type}`;
   }
 }
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions), for field names. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known name nearest an unknown one, for "did you mean": the same ignoring case, or within 2
+ * edits (1 for names of 4 characters or fewer); undefined when none is that near, or two are.
+ */
+export function nearestName(unknown: string, known: readonly string[]): string | undefined {
+  const lower = unknown.toLowerCase();
+  const sameCase = known.filter((k) => k.toLowerCase() === lower);
+  if (sameCase.length === 1) return sameCase[0];
+  const limit = unknown.length <= 4 ? 1 : 2;
+  const scored = known.map((k) => [k, editDistance(lower, k.toLowerCase())] as const).filter(([, d]) => d <= limit);
+  if (scored.length === 0) return undefined;
+  const best = Math.min(...scored.map(([, d]) => d));
+  const nearest = scored.filter(([, d]) => d === best);
+  return nearest.length === 1 ? nearest[0]![0] : undefined;
+}
+
+type SchemaNode = { properties?: Record<string, SchemaNode>; items?: SchemaNode; anyOf?: SchemaNode[] };
+
+/** The property names a schema allows at a dotted path (`labels[0]` steps into the array's items). */
+function namesAt(schema: SchemaNode | undefined, path: string[]): string[] {
+  let node = schema;
+  for (const step of path) {
+    const [name, ...indexes] = step.split(/\[\d+\]/);
+    if (name) node = node?.properties?.[name] ?? node?.anyOf?.find((s) => s.properties?.[name])?.properties?.[name];
+    for (let i = 0; i < indexes.length; i++) node = node?.items;
+  }
+  return Object.keys(node?.properties ?? node?.anyOf?.find((s) => s.properties)?.properties ?? {});
+}
+
+/**
+ * An "unknown field" or "unknown query parameter" message with the nearest allowed name, when one
+ * is near ("unknown field 'metricId'; did you mean 'metricIds'?"); other messages as they are.
+ */
+export function withSuggestion(message: string, schema: object | undefined): string {
+  const m = /^unknown (field|query parameter) '([^']+)'$/.exec(message);
+  if (!m) return message;
+  const path = m[2]!.split('.');
+  const last = path.pop()!;
+  const near = nearestName(last, namesAt(schema as SchemaNode, path));
+  return near ? `${message}; did you mean '${[...path, near].join('.')}'?` : message;
+}
+
+/**
+ * A "<field> is required" message when the value holds a near miss of that field ("metricIds is
+ * required; the body has 'metricId': did you mean 'metricIds'?"); other messages as they are.
+ */
+export function withNearMiss(message: string, schema: object | undefined, value: unknown): string {
+  const m = /^(\S+) is required$/.exec(message);
+  if (!m) return message;
+  const path = m[1]!.split('.');
+  const missing = path.pop()!;
+  let node: unknown = value;
+  for (const step of path) {
+    const [name, ...indexes] = step.split(/\[(\d+)\]/).filter((x) => x !== '');
+    node = name === undefined ? node : (node as Record<string, unknown> | undefined)?.[name];
+    for (const i of indexes) node = (node as unknown[] | undefined)?.[Number(i)];
+  }
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return message;
+  const known = namesAt(schema as SchemaNode, path);
+  const given = Object.keys(node).filter((k) => !known.includes(k) && nearestName(k, [missing]) === missing);
+  return given.length === 1
+    ? `${message}; the ${path.length ? 'object' : 'body'} has '${given[0]}': did you mean '${missing}'?`
+    : message;
+}

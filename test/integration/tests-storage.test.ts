@@ -170,14 +170,20 @@ describe('tests (datasets)', () => {
     expect((await t.api.get('/testCases', { testIds: res.body.id })).body).toEqual([]);
   });
 
-  it('fails a file whose columns do not fit the type', async () => {
+  it('refuses a file whose columns do not fit the type with a 400, creating nothing', async () => {
     const t = await setup();
+    const before = (await t.api.get('/tests')).headers['x-total-count'];
     const uri = await upload(t.api, 'input,expected_output\na,b\n');
     const res = await t.test({ type: 'SCENARIOS', strategies: ['written'], uri });
-    expect(res.body).toMatchObject({
-      status: 'FAILED',
-      error: 'line 1: missing columns goal, user_persona for a SCENARIOS test',
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'Bad Request',
+      message: 'uri: line 1: missing columns goal, user_persona for a SCENARIOS test',
     });
+    const wrongHeader = await t.test({ type: 'QUALITY', uri: await upload(t.api, 'question,answer\na,b\n') });
+    expect(wrongHeader.status).toBe(400);
+    expect(wrongHeader.body.message).toMatch(/^uri: line 1: missing columns input, expected_output for a QUALITY test/);
+    expect((await t.api.get('/tests')).headers['x-total-count']).toBe(before);
   });
 
   it('imports 10,000 rows and refuses 10,001', async () => {

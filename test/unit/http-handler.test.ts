@@ -42,11 +42,20 @@ describe('the Middy stack', () => {
     );
   });
 
-  it('answers 400 for malformed JSON', async () => {
+  it('answers 400 for malformed JSON, saying what and where', async () => {
     expect(await run(echo, post('{"name":'))).toMatchObject({
       status: 400,
-      body: { error: 'Bad Request', message: 'the request body is not valid JSON' },
+      body: {
+        error: 'Bad Request',
+        message: 'the request body is not valid JSON: it ends before its JSON value does (at line 1, column 9)',
+      },
     });
+    expect((await run(echo, post('{"name": "x",\n  "id" 2}'))).body.message).toBe(
+      "the request body is not valid JSON: Expected ':' after property name at line 2, column 8",
+    );
+    expect((await run(echo, post('{"name": [1,]}'))).body.message).toBe(
+      "the request body is not valid JSON: unexpected token ']'",
+    );
   });
 
   it('answers 415 for a non-JSON content type and a missing one', async () => {
@@ -56,6 +65,18 @@ describe('the Middy stack', () => {
 
   it('answers 400 naming an unknown field and a missing body', async () => {
     expect((await run(echo, post('{"name":"x","id":"mine"}'))).body.message).toBe("unknown field 'id'");
+    // A near miss names the field the route takes.
+    expect((await run(echo, post('{"name":"x","nmae":"y"}'))).body.message).toBe(
+      "unknown field 'nmae'; did you mean 'name'?",
+    );
+    expect((await run(echo, post('{"nmae":"x"}'))).body.message).toBe(
+      "name is required; the body has 'nmae': did you mean 'name'?",
+    );
+    expect((await run(echo, post('{"Name":"x"}'))).body.message).toBe(
+      "name is required; the body has 'Name': did you mean 'name'?",
+    );
+    // Nothing near: the plain message.
+    expect((await run(echo, post('{"name":"x","zzzzzz":1}'))).body.message).toBe("unknown field 'zzzzzz'");
     expect((await run(echo, post(null))).body.message).toBe('a JSON request body is required');
   });
 

@@ -51,6 +51,49 @@ export const ID_PREFIX = {
 
 export type IdKind = keyof typeof ID_PREFIX;
 
+/** Each kind of id as a person names it, for messages. */
+const KIND_NAME: Record<IdKind, string> = {
+  organization: 'organization',
+  user: 'user',
+  apiKey: 'API key',
+  product: 'product',
+  version: 'version',
+  endpointConnection: 'endpoint connection',
+  phoneConnection: 'phone connection',
+  metric: 'metric',
+  metricGroup: 'metric family',
+  specification: 'specification',
+  test: 'test',
+  testCase: 'test case',
+  session: 'session',
+  inferenceResult: 'inference result',
+  span: 'span',
+  evaluation: 'evaluation',
+  monitor: 'monitor',
+  run: 'run',
+  webhook: 'webhook',
+  message: 'webhook delivery',
+  alertRule: 'alert rule',
+  alert: 'alert',
+  reviewQueue: 'review queue',
+  reviewItem: 'review item',
+};
+
+/**
+ * When `id` is plainly an id of another kind than `expected` (its prefix says so), what to say:
+ * "mgrp_x is a metric family id (mgrp_…); a metric id (met_…) is needed". Undefined otherwise.
+ */
+export function wrongKindOfId(id: string, expected: string): string | undefined {
+  const want = (Object.keys(KIND_NAME) as IdKind[]).find((k) => KIND_NAME[k] === expected);
+  if (!want) return undefined;
+  const prefix = id.slice(0, id.indexOf('_'));
+  const got = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => ID_PREFIX[k] === prefix);
+  if (!got || got === want) return undefined;
+  return `${id} is ${article(KIND_NAME[got])} id (${ID_PREFIX[got]}_…); ${article(KIND_NAME[want])} id (${ID_PREFIX[want]}_…) is needed`;
+}
+
+const article = (noun: string) => `${/^[aeiou]/i.test(noun) && !noun.startsWith('user') ? 'an' : 'a'} ${noun}`;
+
 export function newId(kind: IdKind, now?: number): string {
   return `${ID_PREFIX[kind]}_${ulid(now)}`;
 }

@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError } from '../../errors.js';
+import { wrongKindOfId } from './ids.js';
 
 /**
  * A record named in a request body: another organization's stays a 403, but an unknown or deleted
@@ -9,7 +10,10 @@ export async function bodyReference<T>(load: () => Promise<T>, field: string, id
   try {
     return await load();
   } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`${field} ${id} does not name an existing ${what}`);
+    if (error instanceof NotFoundError) {
+      const kind = wrongKindOfId(id, what);
+      throw new ValidationError(kind ? `${field}: ${kind}` : `${field} ${id} does not name an existing ${what}`);
+    }
     throw error;
   }
 }

@@ -24,7 +24,7 @@ import { enqueue } from '../../queue/evaluation-queue.js';
 import { clock } from '../common/clock.js';
 import { missingParams } from './context.js';
 import { loadSources } from './sources.js';
-import { newId } from '../common/ids.js';
+import { newId, wrongKindOfId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from '../sessions/sessions.js';
 import { bodyReference } from '../common/references.js';
@@ -77,7 +77,8 @@ export async function metricFor(auth: AuthContext, id: string): Promise<StoredMe
   try {
     metric = await getVisibleMetric(auth.organizationId, id);
   } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError(`metricIds: metric ${id} does not exist`);
+    if (error instanceof NotFoundError)
+      throw new ValidationError(`metricIds: ${wrongKindOfId(id, 'metric') ?? `metric ${id} does not exist`}`);
     throw error;
   }
   if (metric.deletedAt) throw new ValidationError(`metricIds: metric ${id} does not exist`);

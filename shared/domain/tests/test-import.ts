@@ -46,22 +46,24 @@ export interface CaseDraft {
 }
 
 export class ImportError extends Error {}
+/** The file's header does not fit the test's type: known before any case is read, so the request is refused. */
+export class HeaderError extends ImportError {}
 
 function checkHeader(type: TestType, header: string[]): string[] {
   const columns = header.map((h) => h.trim().toLowerCase());
   const { required, optional } = CSV_COLUMNS[type];
   const missing = required.filter((c) => !columns.includes(c));
   if (missing.length)
-    throw new ImportError(
+    throw new HeaderError(
       `line 1: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} for a ${type} test`,
     );
   const unknown = columns.filter((c) => !required.includes(c) && !optional.includes(c));
   if (unknown.length)
-    throw new ImportError(
+    throw new HeaderError(
       `line 1: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} for a ${type} test (columns: ${[...required, ...optional].join(', ')})`,
     );
   const dup = columns.find((c, i) => columns.indexOf(c) !== i);
-  if (dup) throw new ImportError(`line 1: column ${dup} appears twice`);
+  if (dup) throw new HeaderError(`line 1: column ${dup} appears twice`);
   return columns;
 }
 

@@ -28,7 +28,7 @@ import { requireLiveProduct } from '../catalog/product-refs.js';
 import { productLiveCheck } from '../catalog/products.js';
 import { ownedKey } from './storage.js';
 import { bodyReference } from '../common/references.js';
-import { ImportError, readCases, type CaseDraft } from './test-import.js';
+import { HeaderError, ImportError, readCases, type CaseDraft } from './test-import.js';
 import {
   applySpecification,
   canonicalLanguageTag,
@@ -127,8 +127,9 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
 }
 
 /**
- * An uploaded test: every row is read and checked before anything is written. A bad file gives a
- * FAILED test naming the line and problem, with no case; a good one gives SUCCESS with its cases.
+ * An uploaded test: every row is read and checked before anything is written. A header that does
+ * not fit the type is a 400 (nothing is created); a bad row gives a FAILED test naming the line and
+ * problem, with no case; a good file gives SUCCESS with its cases.
  */
 async function importUploadedTest(auth: AuthContext, record: TestRecord, key: string): Promise<TestRecord> {
   const stream = await readObjectStream(key);
@@ -138,6 +139,8 @@ async function importUploadedTest(auth: AuthContext, record: TestRecord, key: st
     drafts = await readCases(record.type, stream);
   } catch (error) {
     if (!(error instanceof ImportError)) throw error;
+    // A header that does not fit the type is the request's mistake, known now: nothing is created.
+    if (error instanceof HeaderError) throw new ValidationError(`uri: ${error.message}`);
     const failed: TestRecord = { ...record, status: 'FAILED', error: error.message };
     return createRecord(testEntity, failed, [productLiveCheck(auth.organizationId, record.productId)]);
   }
