@@ -209,7 +209,10 @@ describe('operations: alarms', () => {
     for (const { key, ref, handler } of functions) {
       // A route stack's function is read from its output only when an alarm names it.
       if (!handler.startsWith('jobs/')) {
-        expect(alarms.some(([, a]) => JSON.stringify(a).includes(handler)), key).toBe(false);
+        expect(
+          alarms.some(([, a]) => JSON.stringify(a).includes(handler)),
+          key,
+        ).toBe(false);
         continue;
       }
       expect(ref, key).toBeDefined();
