@@ -13,6 +13,9 @@ import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } fr
 // Installs the in-process job queues before any handler can enqueue.
 import './queues.js';
 
+/** How long a stop waits for jobs in flight before it stops the emulators under them. */
+const STOP_GRACE_MS = 4000;
+
 export interface LocalRuntimeOptions {
   port: number;
   /** Ports of DynamoDB Local and s3rver when this runtime starts them (0 = any free port). */
@@ -254,11 +257,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       stop: async () => {
         timers.forEach(clearInterval);
         localQueue.onEnqueue = undefined;
-        await runConsumer.stop();
-        await webhookConsumer.stop();
-        await generationConsumer.stop();
-        await phoneLine.close();
-        await draining;
+        // Jobs in flight get a few seconds to finish; a stop never waits on an agent's timeout (a job
+        // cut short is delivered again by a durable queue, or lost with an in-memory one).
+        const settled = Promise.all([
+          runConsumer.stop(),
+          webhookConsumer.stop(),
+          generationConsumer.stop(),
+          phoneLine.close(),
+          draining,
+        ]);
+        await Promise.race([settled, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
         await closeServer();
         await stopAll();
       },

@@ -7,6 +7,7 @@
 import { startLocalRuntime } from './runtime.js';
 import { preferredPort } from './services.js';
 import { localDataDir, RuntimeAlreadyRunningError } from './state.js';
+import { launcherChain, watchLauncher } from './launcher-watch.js';
 
 const args = process.argv.slice(2);
 const unknown = args.filter((a) => a !== '--in-memory');
@@ -54,6 +55,8 @@ try {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // A SIGTERM to npm ends its script shell, not this process: stop when the launcher is gone.
+  watchLauncher(launcherChain(), () => void stop('npm stopped'));
 } catch (error) {
   if (error instanceof RuntimeAlreadyRunningError) console.error(error.message);
   else console.error(`Could not start: ${(error as Error).message}`);
