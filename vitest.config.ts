@@ -8,6 +8,9 @@ const unit = {
   include: ['test/unit/**/*.test.ts'],
   setupFiles: ['test/support/unit-setup.ts', 'test/support/quiet-logs.ts'],
   env: { ...env, TABLE_NAME: 'unit-tests-have-no-table', BUCKET_NAME: 'unit-tests-have-no-bucket' },
+  // The fuzzed properties take a second alone and several beside the integration and e2e projects on
+  // 2 cores: a timeout is a hang guard, not a speed check.
+  testTimeout: 30_000,
 };
 /** What every integration file needs: DynamoDB Local and s3rver, the local environment, quiet logs. */
 const integration = {

@@ -220,6 +220,22 @@ export class Operations extends NestedStack {
       description: 'An invocation of a Lambda function of the account was throttled (Throttles >= 1 in 5 minutes).',
     });
 
+    // ---------- runs ----------
+    this.alarm('RunsStalled', {
+      // The service's own metric, without a label (a labelled metric becomes a metric-math query).
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC.RunsStalled,
+        dimensionsMap: { [SERVICE_DIMENSION]: SERVICE_NAME },
+        statistic: 'Sum',
+        period: PERIOD,
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description:
+        'A run made no progress for STALL_MINUTES: the watchdog sent its steps again or failed what was left.',
+    });
+
     // ---------- API ----------
     const { api } = props;
     const api5xxRate = new MathExpression({

@@ -36,6 +36,8 @@ export const ENV = {
   /** `true` lets agent calls reach loopback and private networks (`npm start` sets it; CDK never does). */
   agentAllowPrivateNetworks: 'AGENT_ALLOW_PRIVATE_NETWORKS',
   monitorIdleMinutes: 'MONITOR_IDLE_MINUTES',
+  /** Minutes without progress after which the scanner re-delivers a run's steps (default 15). */
+  stallMinutes: 'STALL_MINUTES',
   /** The deployment's Chime SDK phone number (E.164) that voice runs call from; unset: no telephony. */
   voiceFromNumber: 'VOICE_FROM_NUMBER',
   /** The SIP media application that places voice runs' calls (set by infra/constructs/voice.ts). */

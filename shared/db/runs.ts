@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   createRecord,
@@ -71,8 +72,16 @@ export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   _passCounted?: boolean;
 };
 
+/** Shards of the index of runs not yet finished (the stall watchdog reads each). */
+export const ACTIVE_RUN_SHARDS = 4;
+const activeShardOf = (runId: string) => createHash('sha256').update(runId).digest()[0]! % ACTIVE_RUN_SHARDS;
+
 export async function createRun(run: StoredRun): Promise<StoredRun> {
-  await createRecord(runEntity, run, [], itemFor(runEntity, run));
+  // On the index of runs not yet finished: the watchdog takes it off once it has finished.
+  await createRecord(runEntity, run, [], {
+    ...itemFor(runEntity, run),
+    ...keys.activeRun(activeShardOf(run.id), run.id),
+  });
   return run;
 }
 

@@ -36,6 +36,8 @@ export const METRIC = {
   OtlpSpansRejected: 'OtlpSpansRejected',
   WebhookDeliveriesSucceeded: 'WebhookDeliveriesSucceeded',
   WebhookDeliveriesFailed: 'WebhookDeliveriesFailed',
+  /** Runs the watchdog found stalled: each re-delivery of their steps, and each failing of what was left (Count). */
+  RunsStalled: 'RunsStalled',
   /** Queue jobs settled as failed on their last receive (`giveUp`, Count). */
   JobsGivenUp: 'JobsGivenUp',
 } as const;

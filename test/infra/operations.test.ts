@@ -322,6 +322,20 @@ describe('operations: alarms', () => {
     }
   });
 
+  it('alarms on a stalled run: the service’s RunsStalled metric, from 1', () => {
+    const found = alarms.filter(([, a]) => a.MetricName === METRIC.RunsStalled);
+    expect(found).toHaveLength(1);
+    expect(found[0]![1]).toMatchObject({
+      AlarmName: alarmNameOf('OpsTest', 'RunsStalled'),
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: SERVICE_DIMENSION, Value: SERVICE_NAME }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
   it('alarms on the API’s p99 latency over 3 s', () => {
     const found = alarms.filter(([, a]) => a.Namespace === 'AWS/ApiGateway' && a.MetricName === 'Latency');
     expect(found).toHaveLength(1);

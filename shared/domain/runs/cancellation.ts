@@ -46,7 +46,7 @@ export async function processCancel(job: Extract<RunJob, { kind: 'cancel' }>): P
   const now = clock.now().toISOString();
   let failed = 0;
   for (let i = 0; i < waiting.length; i += CANCEL_GROUP)
-    failed += await failGroup(ref, waiting.slice(i, i + CANCEL_GROUP), now);
+    failed += await failGroup(ref, waiting.slice(i, i + CANCEL_GROUP), now, CANCELLED);
   logger.debug('run cancel page', { runId: run.id, read: page.ids.length, failed });
   if (page.next) {
     await enqueueRunJobs([{ kind: 'cancel', organizationId: run.organizationId, runId: run.id, startKey: page.next }]);
@@ -55,12 +55,22 @@ export async function processCancel(job: Extract<RunJob, { kind: 'cancel' }>): P
   await finishRun(run.organizationId, run.id, now);
 }
 
+/** Why sessions end FAILED without finishing: their `stoppingReason` and `error`. */
+export interface EndedBy {
+  stoppingReason: string;
+  error: string;
+}
+const CANCELLED: EndedBy = {
+  stoppingReason: CANCELLED_REASON,
+  error: 'the run was cancelled before this session recorded a turn',
+};
+
 /**
- * Fails a group of waiting sessions and counts them in one transaction; a session that moved on
- * since it was read (its step started it, or an earlier delivery failed it) is left out and the
- * rest written again. Returns how many it failed.
+ * Fails a group of sessions and counts them in one transaction; a session that moved on since it
+ * was read (its step moved it, or an earlier delivery failed it) is left out and the rest written
+ * again. Returns how many it failed. (The cancel job's, and the stall watchdog's, at most 25.)
  */
-async function failGroup(run: RunRef, group: RunSession[], now: string): Promise<number> {
+export async function failGroup(run: RunRef, group: RunSession[], now: string, by: EndedBy): Promise<number> {
   let left = group;
   while (left.length > 0) {
     const items: TransactItem[] = [
@@ -68,13 +78,7 @@ async function failGroup(run: RunRef, group: RunSession[], now: string): Promise
         sessionStepUpdate(
           s.id,
           s._seq,
-          {
-            status: 'FAILED',
-            stoppingReason: CANCELLED_REASON,
-            error: 'the run was cancelled before this session recorded a turn',
-            closedAt: now,
-            _phase: 'DONE',
-          },
+          { status: 'FAILED', stoppingReason: by.stoppingReason, error: by.error, closedAt: now, _phase: 'DONE' },
           { phase: s._phase },
         ),
       ),
