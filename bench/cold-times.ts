@@ -20,7 +20,12 @@ export function coldTimes(file: string, clock: 'cpu' | 'wall', env: NodeJS.Proce
     clock === 'cpu'
       ? `const c = process.cpuUsage(); await import(${url}); const d = process.cpuUsage(c); const w = process.cpuUsage(); process.stdout.write(JSON.stringify([(d.user + d.system) / 1000, (w.user + w.system) / 1000]));`
       : `const t = performance.now(); await import(${url}); const e = performance.now(); process.stdout.write(JSON.stringify([e - t, e]));`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' });
+  // The child's stderr is kept, not printed: a failure throws with it.
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const [importTime, processTime] = JSON.parse(out) as [number, number];
   return { import: importTime, process: processTime };
 }
