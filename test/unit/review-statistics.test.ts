@@ -175,6 +175,16 @@ describe('Spearman’s ρ and Fisher’s interval', () => {
     );
   });
 
+  it('is ±1 for any perfect monotone relation, whatever the rounding, and then has no interval', () => {
+    for (let n = 3; n < 200; n++) {
+      const x = Array.from({ length: n }, (_, i) => i / n);
+      const y = x.map((v) => v ** 3 + 0.1);
+      expect(spearman(x, y), `n = ${n}`).toBe(1);
+      expect(spearman(x, [...y].reverse()), `n = ${n}`).toBe(-1);
+      expect(fisherInterval(spearman(x, y), n)).toBeNull();
+    }
+  });
+
   it('is null under 3 sessions or with a constant side; the interval needs 4 and |ρ| < 1', () => {
     expect(spearman([0, 1], [1, 0])).toBeNull();
     expect(spearman([1, 1, 1], [0, 0.5, 1])).toBeNull();

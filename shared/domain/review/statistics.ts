@@ -23,7 +23,10 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  */
 export function spearman(x: readonly number[], y: readonly number[]): number | null {
   if (x.length < 3 || new Set(x).size < 2 || new Set(y).size < 2) return null;
-  return clamp(sampleRankCorrelation([...x], [...y]), -1, 1);
+  const rho = sampleRankCorrelation([...x], [...y]);
+  // A perfect monotone relation comes out of floating point as 1 ± 1e-16; it is ±1 (so its Fisher
+  // interval is null whatever the rounding, not sometimes an interval and sometimes none).
+  return Math.abs(rho) > 1 - 1e-12 ? Math.sign(rho) : clamp(rho, -1, 1);
 }
 
 /** Fisher's z interval of ρ: tanh(atanh ρ ± Z/√(n − 3)); null when n < 4 or |ρ| = 1. */
