@@ -11,7 +11,10 @@ const Z = 1.959964;
  * (κ against a confusion-matrix computation written here) and a `calibrated` verdict.
  */
 describe('human review over HTTP', () => {
-  it('two reviewers label 40 sessions blind; the agreement gives κ with its interval and calibrates the judge', async () => {
+  // Some 320 requests: a hang guard above the project's 60 s for a loaded machine.
+  it('two reviewers label 40 sessions blind; the agreement gives κ with its interval and calibrates the judge', {
+    timeout: 180_000,
+  }, async () => {
     const product = await expectStatus(api.POST('/products', { body: { name: 'reviewed bot' } }), 201);
     const version = await expectStatus(api.POST('/versions', { body: { productId: product.id, name: 'v1' } }), 201);
     const metric = await expectStatus(

@@ -190,13 +190,14 @@ describe('function bundles', () => {
       .map((b) => b.name)
       .sort();
     // The functions that call the agent, the LLM or a webhook receiver, take spans, or take queue
-    // jobs (a job given up is counted): shared/observability/metric-names.ts.
+    // jobs (a job given up is counted), and the scanner (stalled runs): shared/observability/metric-names.ts.
     expect(carrying).toEqual([
       'endpoint-connections/test',
       'jobs/deliverer',
       'jobs/evaluator',
       'jobs/generator',
       'jobs/runner',
+      'jobs/scanner',
       'jobs/webhook-sweeper',
       'otel/export-traces',
       'webhooks/test',

@@ -74,6 +74,7 @@ describe('metrics', () => {
         'OtlpSpansRejected',
         'RunSessionsCompleted',
         'RunSessionsFailed',
+        'RunsStalled',
         'WebhookDeliveriesFailed',
         'WebhookDeliveriesSucceeded',
       ].sort(),
