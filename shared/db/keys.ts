@@ -182,7 +182,7 @@ export const keys = {
   /** gsi2 (sparse, while the run has not finished): runs the stall watchdog looks at, sharded. */
   activeRun: (shard: number, runId: string) => ({ gsi2pk: `ACTIVERUNS#${shard}`, gsi2sk: runId }),
   activeRunPartition: (shard: number): string => `ACTIVERUNS#${shard}`,
-  /** What the stall watchdog saw of a run: its finished sessions, when they last moved, its re-deliveries. */
+  /** What the stall watchdog saw of a run: its counters, when they last moved, its re-deliveries. */
   runWatch: (runId: string): Key => ({ pk: `RUNWATCH#${runId}`, sk: '#' }),
   /** One of a run's counter shards (shared/db/run-counters.ts), each its own partition. */
   runShard: (runId: string, shard: number): Key => ({ pk: `RUNSHARD#${runId}#${shard}`, sk: '#' }),
