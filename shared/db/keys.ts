@@ -187,6 +187,13 @@ export const keys = {
   /** One of a run's counter shards (shared/db/run-counters.ts), each its own partition. */
   runShard: (runId: string, shard: number): Key => ({ pk: `RUNSHARD#${runId}#${shard}`, sk: '#' }),
 
+  // ---------- generating tests (the stall watchdog) ----------
+  /** gsi2 (sparse, on a test item from the start of a generation until the watchdog sees it ended), sharded. */
+  generatingTest: (shard: number, testId: string) => ({ gsi2pk: `GENTESTS#${shard}`, gsi2sk: testId }),
+  generatingTestPartition: (shard: number): string => `GENTESTS#${shard}`,
+  /** What the stall watchdog saw of a test's generation: its action and step, when they last moved, its re-deliveries. */
+  generationWatch: (testId: string): Key => ({ pk: `GENWATCH#${testId}`, sk: '#' }),
+
   // ---------- webhooks and alerts ----------
   /** The signing secret of a webhook endpoint: a separate item that no read route loads. */
   webhookSecret: (orgId: string, id: string): Key => ({ pk: `ORG#${orgId}`, sk: `SECRET#WEBHOOK#${id}` }),

@@ -26,6 +26,12 @@ export interface ActiveRun {
   runId: string;
 }
 
+/** A test on the index of generating tests. */
+export interface GeneratingEntry {
+  organizationId: string;
+  testId: string;
+}
+
 async function indexed(partition: (shard: number) => string): Promise<{ organizationId: string; id: string }[]> {
   const out: { organizationId: string; id: string }[] = [];
   for (let shard = 0; shard < ACTIVE_SHARDS; shard++)
@@ -37,6 +43,11 @@ async function indexed(partition: (shard: number) => string): Promise<{ organiza
 /** Every run on the index, shard by shard (Queries of the sparse index, never a Scan). */
 export async function activeRuns(): Promise<ActiveRun[]> {
   return (await indexed(keys.activeRunPartition)).map((e) => ({ organizationId: e.organizationId, runId: e.id }));
+}
+
+/** Every test on the index of generating tests, shard by shard. */
+export async function generatingTests(): Promise<GeneratingEntry[]> {
+  return (await indexed(keys.generatingTestPartition)).map((e) => ({ organizationId: e.organizationId, testId: e.id }));
 }
 
 /** Takes a finished run off the index and forgets what the watchdog saw of it. */
@@ -52,6 +63,31 @@ export async function retireActiveRun(orgId: string, runId: string): Promise<voi
     )
     .catch((error: unknown) => (isConditionalCheckFailed(error) ? undefined : Promise.reject(error)));
   await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.runWatch(runId) }));
+}
+
+/**
+ * Takes a test whose generation ended off the index, unless it is generating again (an extend or
+ * augment started since it was read: that action keeps the entry), and forgets what the watchdog
+ * saw of it. `active` are the statuses a test generates in.
+ */
+export async function retireGeneratingTest(orgId: string, testId: string, active: readonly string[]): Promise<void> {
+  const values = Object.fromEntries(active.map((s, i) => [`:a${i}`, s]));
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.catalog(orgId, 'TEST', testId),
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: `attribute_exists(pk) AND (attribute_exists(#deletedAt) OR NOT (#status IN (${Object.keys(values).join(', ')})))`,
+        ExpressionAttributeNames: { '#deletedAt': 'deletedAt', '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    return; // generating again (or gone): the entry stays, and so does the record
+  }
+  await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.generationWatch(testId) }));
 }
 
 /**
@@ -114,3 +150,13 @@ export const getRunWatch = (runId: string): Promise<Watch | undefined> => getWat
 /** Writes what the watchdog sees of a run, if what it saw is still `before` (putWatch). */
 export const putRunWatch = (runId: string, before: Watch | undefined, next: Watch, at: Date): Promise<boolean> =>
   putWatch(keys.runWatch(runId), before, next, at);
+/** What the watchdog saw of a test's generation. */
+export const getGenerationWatch = (testId: string): Promise<Watch | undefined> =>
+  getWatch(keys.generationWatch(testId));
+/** Writes what the watchdog sees of a test's generation, if what it saw is still `before` (putWatch). */
+export const putGenerationWatch = (
+  testId: string,
+  before: Watch | undefined,
+  next: Watch,
+  at: Date,
+): Promise<boolean> => putWatch(keys.generationWatch(testId), before, next, at);
