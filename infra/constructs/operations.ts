@@ -220,9 +220,10 @@ export class Operations extends NestedStack {
       description: 'An invocation of a Lambda function of the account was throttled (Throttles >= 1 in 5 minutes).',
     });
 
-    // ---------- runs ----------
+    // ---------- runs and generations ----------
     this.alarm('RunsStalled', {
-      // The service's own metric, without a label (a labelled metric becomes a metric-math query).
+      // The service's own metric, without a label (a labelled metric becomes a metric-math query);
+      // under `service` alone it counts stalled runs and stalled generations (`kind` tells them apart).
       metric: new Metric({
         namespace: METRICS_NAMESPACE,
         metricName: METRIC.RunsStalled,
@@ -233,7 +234,7 @@ export class Operations extends NestedStack {
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       description:
-        'A run made no progress for STALL_MINUTES: the watchdog sent its steps again or failed what was left.',
+        'A run or a test generation made no progress for STALL_MINUTES: the watchdog sent its jobs again or failed what was left.',
     });
 
     // ---------- API ----------

@@ -5,6 +5,7 @@ import { releaseItem, reserveItem, settleItem } from './credits.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
 import { toRecord } from './records.js';
+import { activeShardOf } from './stall-watch.js';
 import { allOf, LIVE, updateOf, type Condition } from './update.js';
 import type { TestRecord, TestStatus } from '../schemas/tests.js';
 
@@ -43,6 +44,21 @@ export interface GenerationState {
 export type GeneratingTest = TestRecord & { _gen?: GenerationState };
 
 const testKey = (orgId: string, id: string) => keys.catalog(orgId, 'TEST', id);
+
+/** What a generation that starts writes on its test's item: its cursor, and its entry on the index of generating tests. */
+const generationFields = (testId: string, gen: GenerationState) => ({
+  _gen: gen,
+  ...keys.generatingTest(activeShardOf(testId), testId),
+});
+
+/** The item of a new generated test (`item`, its catalog item) with the cursor of its first generation. */
+export function generatingTestItem(
+  item: Record<string, unknown>,
+  testId: string,
+  gen: GenerationState,
+): Record<string, unknown> {
+  return { ...item, ...generationFields(testId, gen) };
+}
 
 /** A test with its cursor (deleted ones included: the job stops on them). */
 export async function getGeneratingTest(orgId: string, id: string): Promise<GeneratingTest | undefined> {
@@ -235,7 +251,8 @@ export async function markQueued(orgId: string, testId: string, seq: number, ste
 
 /**
  * Moves a live test from one of `from` to `set.status` (and the other fields of `set`), for the
- * action `seq` when given; the new cursor replaces the old one when `gen` is given. Returns the
+ * action `seq` when given; the new cursor replaces the old one when `gen` is given (a generation
+ * starts: the test goes on the index of generating tests too). Returns the
  * test as stored after the change, or undefined when the test was not in such a state.
  */
 export async function transitionTest(
@@ -260,7 +277,7 @@ export async function transitionTest(
       new UpdateCommand({
         ...updateOf(
           testKey(orgId, testId),
-          { ...set, ...(options.gen ? { _gen: options.gen } : {}) },
+          { ...set, ...(options.gen ? generationFields(testId, options.gen) : {}) },
           [],
           allOf(LIVE, inState, ofAction),
         ),

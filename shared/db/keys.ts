@@ -182,10 +182,17 @@ export const keys = {
   /** gsi2 (sparse, while the run has not finished): runs the stall watchdog looks at, sharded. */
   activeRun: (shard: number, runId: string) => ({ gsi2pk: `ACTIVERUNS#${shard}`, gsi2sk: runId }),
   activeRunPartition: (shard: number): string => `ACTIVERUNS#${shard}`,
-  /** What the stall watchdog saw of a run: its finished sessions, when they last moved, its re-deliveries. */
+  /** What the stall watchdog saw of a run: its counters, when they last moved, its re-deliveries. */
   runWatch: (runId: string): Key => ({ pk: `RUNWATCH#${runId}`, sk: '#' }),
   /** One of a run's counter shards (shared/db/run-counters.ts), each its own partition. */
   runShard: (runId: string, shard: number): Key => ({ pk: `RUNSHARD#${runId}#${shard}`, sk: '#' }),
+
+  // ---------- generating tests (the stall watchdog) ----------
+  /** gsi2 (sparse, on a test item from the start of a generation until the watchdog sees it ended), sharded. */
+  generatingTest: (shard: number, testId: string) => ({ gsi2pk: `GENTESTS#${shard}`, gsi2sk: testId }),
+  generatingTestPartition: (shard: number): string => `GENTESTS#${shard}`,
+  /** What the stall watchdog saw of a test's generation: its action and step, when they last moved, its re-deliveries. */
+  generationWatch: (testId: string): Key => ({ pk: `GENWATCH#${testId}`, sk: '#' }),
 
   // ---------- webhooks and alerts ----------
   /** The signing secret of a webhook endpoint: a separate item that no read route loads. */

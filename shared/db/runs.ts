@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   createRecord,
@@ -16,6 +15,7 @@ import { keys, PLATFORM_ORG, type Key } from './keys.js';
 import { readShards, RUN_SHARDS, shardKeys, shardSeal, sumShards, type ShardSums } from './run-counters.js';
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
+import { activeShardOf } from './stall-watch.js';
 import { sessionItem, turnItem } from './sessions.js';
 import { testVersionMark } from './tests.js';
 import type { EndpointConnection, EndpointSecrets } from '../schemas/endpoint-connections.js';
@@ -71,10 +71,6 @@ export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   /** Its sessions count the evaluations that reach its threshold on the shards (`np`), so one repetition's pass rate needs no read. */
   _passCounted?: boolean;
 };
-
-/** Shards of the index of runs not yet finished (the stall watchdog reads each). */
-export const ACTIVE_RUN_SHARDS = 4;
-const activeShardOf = (runId: string) => createHash('sha256').update(runId).digest()[0]! % ACTIVE_RUN_SHARDS;
 
 export async function createRun(run: StoredRun): Promise<StoredRun> {
   // On the index of runs not yet finished: the watchdog takes it off once it has finished.

@@ -16,6 +16,9 @@ export const SERVICE_DIMENSION = 'service';
 /** The second dimension of AgentCallErrors: the class of the failed call's outcome (its values are the emitter's). */
 export const STATUS_CLASS_DIMENSION = 'statusClass';
 
+/** The second dimension of RunsStalled: what stalled, `run` or `test` (a test's generation). */
+export const STALLED_KIND_DIMENSION = 'kind';
+
 /** The custom metrics, by what they count; units in the comments. */
 export const METRIC = {
   /** One agent call's duration (Milliseconds). */
@@ -36,7 +39,10 @@ export const METRIC = {
   OtlpSpansRejected: 'OtlpSpansRejected',
   WebhookDeliveriesSucceeded: 'WebhookDeliveriesSucceeded',
   WebhookDeliveriesFailed: 'WebhookDeliveriesFailed',
-  /** Runs the watchdog found stalled: each re-delivery of their steps, and each failing of what was left (Count). */
+  /**
+   * Runs and generating tests the watchdog found stalled: each re-delivery of their jobs, and each
+   * failing of what was left (Count), also per `kind` (`run`, `test`).
+   */
   RunsStalled: 'RunsStalled',
   /** Queue jobs settled as failed on their last receive (`giveUp`, Count). */
   JobsGivenUp: 'JobsGivenUp',

@@ -3,7 +3,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { logger, serviceName } from './logger.js';
 import { onEveryInvocation } from './per-invocation.js';
-import { METRIC, METRICS_NAMESPACE, type MetricName } from './metric-names.js';
+import { METRIC, METRICS_NAMESPACE, STALLED_KIND_DIMENSION, type MetricName } from './metric-names.js';
 
 /**
  * The one metrics object of a function (Powertools for AWS Lambda, CloudWatch embedded metric
@@ -66,6 +66,18 @@ export function countMetric(name: MetricName, value = 1): void {
 /** Records one duration in milliseconds. */
 export function recordLatency(name: typeof METRIC.AgentCallLatency | typeof METRIC.LlmCallLatency, ms: number) {
   if (Number.isFinite(ms) && ms >= 0) metrics.addMetric(name, MetricUnit.Milliseconds, ms);
+}
+
+/**
+ * Work the stall watchdog acted on (re-sent its jobs, or failed what was left): `RunsStalled`, on its
+ * own EMF line, counted under `service` with `kind` (`run`, or `test` for a test's generation) and
+ * under `service` alone, which the alarm watches.
+ */
+export function countStalled(kind: 'run' | 'test'): void {
+  const single = metrics.singleMetric();
+  single.addDimension(STALLED_KIND_DIMENSION, kind);
+  single.addDimensions({});
+  single.addMetric(METRIC.RunsStalled, MetricUnit.Count, 1);
 }
 
 /**

@@ -19,6 +19,7 @@ import { observedHandler } from '../../shared/observability/lambda.js';
 import { onEveryInvocation } from '../../shared/observability/per-invocation.js';
 import {
   countAgentCallError,
+  countStalled,
   countMetric,
   METRIC,
   metrics,
@@ -122,6 +123,17 @@ describe('metrics', () => {
       Metrics: [{ Name: 'AgentCallErrors', Unit: 'Count' }],
     });
     expect(line).toMatchObject({ service: 'eval-platform', statusClass: '5xx', AgentCallErrors: 1 });
+  });
+
+  it('counts stalled work on its own line, per kind and in all (what the RunsStalled alarm watches)', () => {
+    countStalled('test');
+    const [line] = emf();
+    expect(line!._aws.CloudWatchMetrics[0]).toEqual({
+      Namespace: 'EvalPlatform',
+      Dimensions: [['service', 'kind'], ['service']],
+      Metrics: [{ Name: 'RunsStalled', Unit: 'Count' }],
+    });
+    expect(line).toMatchObject({ service: 'eval-platform', kind: 'test', RunsStalled: 1 });
   });
 
   it('classes statuses', () => {

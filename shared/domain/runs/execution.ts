@@ -180,16 +180,26 @@ export async function processFanout(
   }
 
   if (!lastPage(run, job, entry, next, done)) return;
-  {
-    const ids = await runSessionIds(run.id);
-    if (run._shards) {
-      const expected = new Array<number>(run._shards).fill(0);
-      for (const id of ids) expected[shardOf(id, run._shards)]!++;
-      await sealFanout(run.organizationId, run.id, run.progress.total - ids.length, expected);
-    } else await reconcileFanout(run.organizationId, run.id, run.progress.total - ids.length);
-    const status = await finishRun(run.organizationId, run.id, clock.now().toISOString());
-    if (status) logger.info('run finished', { runId: run.id, status });
-  }
+  await closeFanout(run);
+  const status = await finishRun(run.organizationId, run.id, clock.now().toISOString());
+  if (status) logger.info('run finished', { runId: run.id, status });
+}
+
+/**
+ * Ends a run's fan-out with the sessions that exist (once: a later call changes nothing): counted
+ * cases without a session leave `total`, and the counter shards learn how many sessions they
+ * expect. The last fan-out page does it; so does the stall watchdog for a fan-out that never ended.
+ * Returns how many counted cases got no session.
+ */
+export async function closeFanout(run: StoredRun): Promise<number> {
+  const ids = await runSessionIds(run.id);
+  const missing = run.progress.total - ids.length;
+  if (run._shards) {
+    const expected = new Array<number>(run._shards).fill(0);
+    for (const id of ids) expected[shardOf(id, run._shards)]!++;
+    await sealFanout(run.organizationId, run.id, missing, expected);
+  } else await reconcileFanout(run.organizationId, run.id, missing);
+  return missing;
 }
 
 /** Whether this page is the run's last: no next page of its test, and no test after it. */
@@ -492,6 +502,21 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
   ];
   if (queued) items.push(startCount(run, s.id));
   if (await applyStep(items)) await enqueueNext(job, { ...s, _seq: s._seq + 1 }, job.carry);
+}
+
+/**
+ * Ends the scoring of a session whose evaluations are stuck (the stall watchdog): each evaluation
+ * still PENDING ends FAILED naming `cause` (its credits released), and the session is counted with
+ * the outcomes it has, as a step that fails on every receive does.
+ */
+export async function abandonScoring(
+  s: RunSession,
+  run: RunRef,
+  planIndex: number | undefined,
+  cause: string,
+): Promise<void> {
+  if (s._phase !== 'EVALUATING') return;
+  await countSession(s, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
 }
 
 /** Where a job's run counts its sessions: said by its carry, else by the run. */

@@ -10,6 +10,7 @@ import {
   updateRecord,
   type CatalogRecord,
 } from '../../db/catalog.js';
+import { generatingTestItem } from '../../db/generation.js';
 import { reserveCaseIndex } from '../../db/tests.js';
 import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
@@ -116,10 +117,12 @@ export async function createTest(auth: AuthContext, input: TestCreate): Promise<
   if (!uri) {
     // A generated test: PENDING, and its first step on the generation queue.
     const gen = newGenerationState('generate', 1, record.maxTestCases!);
-    await createRecord(testEntity, record, [productLiveCheck(auth.organizationId, record.productId)], {
-      ...itemFor(testEntity, record),
-      _gen: gen,
-    });
+    await createRecord(
+      testEntity,
+      record,
+      [productLiveCheck(auth.organizationId, record.productId)],
+      generatingTestItem(itemFor(testEntity, record), record.id, gen),
+    );
     await queueGeneration(auth.organizationId, record.id, gen);
     return record;
   }
