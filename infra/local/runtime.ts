@@ -238,7 +238,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
     // Loaded now rather than on the first invoke, which the build-info probe gives only 2 s.
     await Promise.all(jobs.map((j) => loadHandler(j.handler)));
-    // The four job queues, each drained by its real handler as Lambda's SQS event source would.
+    // The phone line: voice runs dial the agents of LOCAL_PHONE_AGENTS through the real call-control handler.
+    const { phoneLineFromEnv } = await import('./phone-line.js');
+    const { useLocalTelephony } = await import('../../shared/telephony/telephony.js');
+    const callControl = await import('../../functions/jobs/call-control.js');
+    const phoneLine = phoneLineFromEnv({ handler: (event) => callControl.handler(event) });
+    // Without an LLM endpoint a phone run could not speak or listen: none is accepted (400).
+    useLocalTelephony(phoneLine, {
+      speaks: (optionalEnv(ENV.llmBaseUrl) ?? optionalEnv(ENV.judgeBaseUrl)) !== undefined,
+    });
+    cleanup.push(() => useLocalTelephony(undefined));
+    // The four job queues, each drained by its real handler as Lambda's SQS event source would; started
+    // last, so that a job a stop cut short, delivered again at once, finds everything it needs (the phone line).
     const stores = localQueueStores(queues);
     const consumers = [
       // The evaluation queue: batches of up to 10, one at a time.
@@ -257,16 +268,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // The generation queue: a few steps at once.
       startRunQueueConsumer((event) => invokeJob('generator', event), { concurrency: 4, store: stores.generation }),
     ];
-    // The phone line: voice runs dial the agents of LOCAL_PHONE_AGENTS through the real call-control handler.
-    const { phoneLineFromEnv } = await import('./phone-line.js');
-    const { useLocalTelephony } = await import('../../shared/telephony/telephony.js');
-    const callControl = await import('../../functions/jobs/call-control.js');
-    const phoneLine = phoneLineFromEnv({ handler: (event) => callControl.handler(event) });
-    // Without an LLM endpoint a phone run could not speak or listen: none is accepted (400).
-    useLocalTelephony(phoneLine, {
-      speaks: (optionalEnv(ENV.llmBaseUrl) ?? optionalEnv(ENV.judgeBaseUrl)) !== undefined,
-    });
-    cleanup.push(() => useLocalTelephony(undefined));
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
