@@ -45,7 +45,7 @@ const isCallGone = (error: unknown) =>
   error instanceof NotFoundError || (error as { name?: string }).name === 'NotFoundException';
 
 /** How a session ends whose call is gone without a word of how it ended. */
-export const CALL_LOST = 'the call was lost: the service restarted';
+const CALL_LOST = 'the call was lost: the service restarted';
 const lostEnd = (): NonNullable<RunSession['_end']> => ({ status: 'FAILED', stoppingReason: null, error: CALL_LOST });
 
 /**
