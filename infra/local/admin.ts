@@ -4,6 +4,7 @@
  *   create-org --name <name> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited]
  *   set-credits --org <id> --credits <n>|unlimited
  *   seed          (evaluator models and predefined metrics; idempotent, run after each deploy)
+ *   redrive <queue>   (evaluation|run|webhook|generation: the local queue's dead letters back onto it)
  * `--help` prints the usage. A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a
  * failed command.
  */
@@ -12,9 +13,9 @@ import { loadCliEnv } from './cli-env.js';
 import { answerHelp, runCli, UsageError } from './cli.js';
 
 const USAGE =
-  'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed';
+  'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed | redrive evaluation|run|webhook|generation';
 const PLANS = ['FREE', 'PRO', 'ENTERPRISE'] as const;
-const COMMANDS = ['create-org', 'set-credits', 'seed'];
+const COMMANDS = ['create-org', 'set-credits', 'seed', 'redrive'];
 
 function credits(value: string | undefined, fallback: number | null): number | null {
   if (value === undefined) return fallback;
@@ -31,8 +32,9 @@ await runCli(async () => {
   if (!command || !COMMANDS.includes(command))
     throw new UsageError(command ? `unknown command ${command}; ${USAGE}` : USAGE);
   let values: { name?: string; plan?: string; admin?: boolean; credits?: string; org?: string };
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
       options: {
         name: { type: 'string' },
@@ -42,7 +44,8 @@ await runCli(async () => {
         org: { type: 'string' },
       },
       strict: true,
-      allowPositionals: false,
+      // Only `redrive` takes one: its queue.
+      allowPositionals: command === 'redrive',
     }));
   } catch (error) {
     // parseArgs says what is wrong (unknown option, missing value, stray argument) in one sentence.
@@ -85,6 +88,13 @@ await runCli(async () => {
       const { seedPlatform } = await import('../../shared/domain/metrics/predefined/seed.js');
       const out = await seedPlatform();
       console.log(`seeded ${out.models} new evaluator models and ${out.metrics} predefined metrics`);
+      break;
+    }
+    case 'redrive': {
+      const flag = rest.find((a) => a.startsWith('-'));
+      if (flag) throw new UsageError(`redrive takes no option (${flag}); usage: npm run admin -- redrive <queue>`);
+      const { redrive } = await import('./redrive.js');
+      console.log(await redrive(positionals));
       break;
     }
   }

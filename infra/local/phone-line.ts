@@ -34,6 +34,8 @@ export interface PhoneLineOptions {
 }
 
 export interface PhoneLine extends Telephony {
+  /** Whether this line placed the call (a new line, after a restart, knows none of the calls before it). */
+  knowsCall(transactionId: string): boolean;
   /** What each call did so far: state, events, recordings (the last 200 calls). */
   calls(): PhoneCallInfo[];
   /** Ends every call without telling the handler, and refuses new ones. */
@@ -53,6 +55,8 @@ export function createPhoneLine(options: PhoneLineOptions): PhoneLine {
     accountSid: twilioSid('AC'),
   };
   const calls = new Map<string, PhoneCall>();
+  /** Every call placed by this line, those forgotten since included (`knowsCall`). */
+  const placed = new Set<string>();
   let closed = false;
 
   const forgetOldCalls = () => {
@@ -77,6 +81,7 @@ export function createPhoneLine(options: PhoneLineOptions): PhoneLine {
       forgetOldCalls();
       const phoneCall = new PhoneCall(env, call, agents[call.toNumber]);
       calls.set(phoneCall.transactionId, phoneCall);
+      placed.add(phoneCall.transactionId);
       phoneCall.start(answerTimeoutMs);
       return { transactionId: phoneCall.transactionId };
     },
@@ -90,6 +95,8 @@ export function createPhoneLine(options: PhoneLineOptions): PhoneLine {
         });
       call.update(args);
     },
+
+    knowsCall: (transactionId) => placed.has(transactionId),
 
     calls: () => [...calls.values()].map((call) => call.snapshot()),
 

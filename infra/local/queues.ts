@@ -1,5 +1,5 @@
 import { clock } from '../../shared/domain/common/clock.js';
-import { type QueueName, useLocalTransport } from '../../shared/queue/sqs.js';
+import { type LocalTransport, type QueueName, useLocalTransport } from '../../shared/queue/sqs.js';
 
 /** A message of a local queue: its body, how often it was received, and when it becomes visible. */
 export interface LocalQueueMessage {
@@ -20,8 +20,9 @@ export interface LocalQueue {
 const queue = (): LocalQueue => ({ messages: [], onEnqueue: undefined });
 
 /**
- * The local runtime's job queues, for queue URLs that are `local://…` or unset. Importing this
- * module installs them as the service's local transport (shared/queue/sqs.ts).
+ * The local runtime's job queues in memory, for queue URLs that are `local://…` or unset: those of
+ * the tests and of `npm start -- --in-memory` (`npm start` keeps them in SQLite, sqlite-queues.ts).
+ * Importing this module installs them as the service's local transport (shared/queue/sqs.ts).
  */
 export const localQueues: Record<QueueName, LocalQueue> = {
   evaluation: queue(),
@@ -39,9 +40,12 @@ const nowOf = (name: QueueName): number => (name === 'webhook' ? clock.now().get
 
 let counter = 0;
 
-useLocalTransport((name, bodies, delayMs) => {
+/** The transport that puts messages on the in-memory queues (installed when this module loads). */
+export const memoryTransport: LocalTransport = (name, bodies, delayMs) => {
   const q = localQueues[name];
   const visibleAt = nowOf(name) + delayMs;
   for (const body of bodies) q.messages.push({ id: `${name}-${++counter}`, body, receiveCount: 0, visibleAt });
   q.onEnqueue?.();
-});
+};
+
+useLocalTransport(memoryTransport);

@@ -1,29 +1,22 @@
-import { localRunQueue, type LocalQueue, type LocalQueueMessage } from './queues.js';
+import { localRunQueue } from './queues.js';
+import { type LocalDelayQueue, memoryStore, type QueueStore, type ReceivedMessage } from './queue-store.js';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export type { LocalDelayQueue } from './queue-store.js';
 
 /** Run jobs that failed three receives (the local stand-in for the run DLQ). */
 export const runDeadLetters: { id: string; body: string }[] = [];
 /** Generation jobs that failed three receives (the local stand-in for the generation DLQ). */
 export const generationDeadLetters: { id: string; body: string }[] = [];
 
-/**
- * A local queue with delays: the run queue, or another queue built the same way (the webhook
- * queue). `now` is the clock its `visibleAt` times are counted on; `deadLetters` its DLQ.
- */
-export interface LocalDelayQueue {
-  queue: LocalQueue;
-  deadLetters: { id: string; body: string }[];
-  now: () => number;
-}
-
 const RUN_QUEUE: LocalDelayQueue = { queue: localRunQueue, deadLetters: runDeadLetters, now: () => Date.now() };
 
 /** A failed job becomes visible again after this long (the local stand-in for the visibility timeout). */
-const RETRY_AFTER_MS = 1000;
+export const RETRY_AFTER_MS = 1000;
 
 type Consumer = (event: SQSEvent) => Promise<unknown>;
 
-function recordOf(m: LocalQueueMessage, id = m.id): SQSRecord {
+function recordOf(m: ReceivedMessage, arnName: string, id = m.id): SQSRecord {
   return {
     messageId: id,
     receiptHandle: id,
@@ -37,94 +30,115 @@ function recordOf(m: LocalQueueMessage, id = m.id): SQSRecord {
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:local:000000000000:run-jobs',
+    eventSourceARN: `arn:aws:sqs:local:000000000000:${arnName}`,
     awsRegion: 'local',
   };
 }
 
-/** Delivers one message (twice when `duplicate`); false when the consumer reported it failed. */
+/**
+ * Delivers received messages to the consumer in one invocation (each twice when `duplicate`):
+ * a message whose record the consumer reported failed (or all of them, when it threw) is released
+ * for its next receive, the others are deleted.
+ */
 async function deliver(
   consumer: Consumer,
-  m: LocalQueueMessage,
+  batch: ReceivedMessage[],
   duplicate: boolean,
-  q: LocalDelayQueue,
+  store: QueueStore,
 ): Promise<void> {
-  m.receiveCount++;
-  const records = duplicate ? [recordOf(m), recordOf(m, `${m.id}-dup`)] : [recordOf(m)];
-  let failed = false;
+  const records = batch.flatMap((m) =>
+    duplicate ? [recordOf(m, store.arnName), recordOf(m, store.arnName, `${m.id}-dup`)] : [recordOf(m, store.arnName)],
+  );
+  let failed: Set<string>;
   try {
     const out = (await consumer({ Records: records })) as SQSBatchResponse | undefined;
-    failed = (out?.batchItemFailures ?? []).length > 0;
+    failed = new Set((out?.batchItemFailures ?? []).map((f) => f.itemIdentifier.replace(/-dup$/, '')));
   } catch {
-    failed = true;
+    failed = new Set(batch.map((m) => m.id));
   }
-  if (!failed) return;
-  if (m.receiveCount >= 3) q.deadLetters.push({ id: m.id, body: m.body });
-  else q.queue.messages.push({ ...m, visibleAt: q.now() + RETRY_AFTER_MS });
+  for (const m of batch) {
+    if (failed.has(m.id)) store.release(m, RETRY_AFTER_MS);
+    else store.delete(m);
+  }
 }
 
-function takeVisible(q: LocalDelayQueue, max: number): LocalQueueMessage[] {
-  const now = q.now();
-  const out: LocalQueueMessage[] = [];
-  for (let i = 0; i < q.queue.messages.length && out.length < max; ) {
-    const m = q.queue.messages[i]!;
-    if (m.visibleAt <= now) {
-      out.push(m);
-      q.queue.messages.splice(i, 1);
-    } else i++;
-  }
-  return out;
-}
+/** The store a consumer or a drain works on: the one given, the in-memory queue given, or the in-memory run queue. */
+const storeOf = (options: { store?: QueueStore; queue?: LocalDelayQueue }): QueueStore =>
+  options.store ?? memoryStore(options.queue ?? RUN_QUEUE);
 
 /**
- * The local runtime's run-queue consumer: up to `concurrency` jobs at once (the stand-in for
- * Lambda's concurrency), delayed messages wait for their time, failed ones come back until their
- * third receive. Runs until stopped.
+ * A local queue's consumer, the stand-in for Lambda's SQS event source: up to `concurrency`
+ * invocations at once, each with up to `batchSize` messages (1 unless given); delayed messages
+ * wait for their time, failed ones come back until their third receive. Works on `store` (the
+ * durable queues of `npm start`), or on the in-memory `queue` (default: the run queue). Runs until
+ * stopped.
  */
 export function startRunQueueConsumer(
   consumer: Consumer,
-  options: { concurrency: number; queue?: LocalDelayQueue; duplicate?: boolean },
+  options: {
+    concurrency: number;
+    batchSize?: number;
+    queue?: LocalDelayQueue;
+    store?: QueueStore;
+    duplicate?: boolean;
+  },
 ): { stop: () => Promise<void>; idle: () => Promise<void> } {
-  const q = options.queue ?? RUN_QUEUE;
-  const messages = q.queue.messages;
+  const store = storeOf(options);
+  const batchSize = options.batchSize ?? 1;
   let inFlight = 0;
   let stopped = false;
+  let scheduled = false;
   let timer: NodeJS.Timeout | undefined;
   const running = new Set<Promise<void>>();
   const idleWaiters: (() => void)[] = [];
 
   const pump = () => {
+    scheduled = false;
     if (stopped) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
-    for (const m of takeVisible(q, options.concurrency - inFlight)) {
+    while (inFlight < options.concurrency) {
+      const batch = store.receive(batchSize);
+      if (batch.length === 0) break;
       inFlight++;
-      const p = deliver(consumer, m, options.duplicate ?? false, q).finally(() => {
+      const p = deliver(consumer, batch, options.duplicate ?? false, store).finally(() => {
         inFlight--;
         running.delete(p);
-        setImmediate(pump);
+        schedule();
       });
       running.add(p);
     }
-    if (inFlight === 0 && messages.length === 0) for (const f of idleWaiters.splice(0)) f();
-    const next = Math.min(...messages.map((m) => m.visibleAt));
-    if (Number.isFinite(next) && inFlight < options.concurrency) {
-      timer = setTimeout(pump, Math.max(5, next - q.now()));
+    const waiting = store.waiting();
+    if (inFlight === 0 && waiting === 0) for (const f of idleWaiters.splice(0)) f();
+    if (inFlight >= options.concurrency) return; // the next delivery to end looks again
+    const next = waiting > 0 ? store.nextVisibleAt() : undefined;
+    const wait = Math.min(
+      next === undefined ? Number.POSITIVE_INFINITY : Math.max(5, next - store.now()),
+      store.pollMs ?? Number.POSITIVE_INFINITY,
+    );
+    if (Number.isFinite(wait)) {
+      timer = setTimeout(pump, wait);
       timer.unref();
     }
   };
-  q.queue.onEnqueue = () => setImmediate(pump);
+  /** One look at the store for any number of wake-ups in the same turn of the event loop. */
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(pump);
+  };
+  store.watch(schedule);
   pump();
   return {
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      q.queue.onEnqueue = undefined;
+      store.watch(undefined);
       await Promise.all([...running]);
     },
     idle: () =>
       new Promise<void>((resolve) => {
-        if (inFlight === 0 && messages.length === 0) resolve();
+        if (inFlight === 0 && store.waiting() === 0) resolve();
         else idleWaiters.push(resolve);
       }),
   };
@@ -140,24 +154,24 @@ export async function drainRunQueue(
     duplicate?: boolean;
     concurrency?: number;
     timeoutMs?: number;
-    queue?: LocalDelayQueue /** Return once nothing is visible, leaving delayed messages. */;
+    queue?: LocalDelayQueue;
+    /** Return once nothing is visible, leaving delayed messages. */
     visibleOnly?: boolean;
   } = {},
 ): Promise<number> {
-  const q = options.queue ?? RUN_QUEUE;
-  const messages = q.queue.messages;
+  const store = storeOf(options);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let delivered = 0;
-  while (messages.length > 0) {
-    if (Date.now() > deadline) throw new Error(`the queue did not drain in time (${messages.length} messages left)`);
-    const batch = takeVisible(q, options.concurrency ?? 10);
+  while (store.waiting() > 0) {
+    if (Date.now() > deadline) throw new Error(`the queue did not drain in time (${store.waiting()} messages left)`);
+    const batch = store.receive(options.concurrency ?? 10);
     if (batch.length === 0) {
       if (options.visibleOnly) break;
-      const next = Math.min(...messages.map((m) => m.visibleAt));
-      await new Promise((r) => setTimeout(r, Math.max(5, Math.min(200, next - q.now()))));
+      const next = store.nextVisibleAt() ?? store.now();
+      await new Promise((r) => setTimeout(r, Math.max(5, Math.min(200, next - store.now()))));
       continue;
     }
-    await Promise.all(batch.map((m) => deliver(consumer, m, options.duplicate ?? false, q)));
+    await Promise.all(batch.map((m) => deliver(consumer, [m], options.duplicate ?? false, store)));
     delivered += batch.length;
   }
   return delivered;

@@ -10,8 +10,15 @@ import { jobs } from '../../shared/routes.js';
 import { createLocalServer, INVOKE_PREFIX } from './server.js';
 import { ensureConsoleBuilt } from '../console-build.js';
 import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } from './state.js';
-// Installs the in-process job queues before any handler can enqueue.
-import './queues.js';
+// Installs the in-memory job queues before any handler can enqueue (`npm start` then puts the durable ones in their place).
+import { localGenerationQueue, localQueue, localRunQueue, memoryTransport } from './queues.js';
+import { type QueueDatabase, openQueueDatabase, QUEUE_NAMES, QUEUES_FILE } from './sqlite-queues.js';
+import { memoryStore, type QueueStore } from './queue-store.js';
+import { deadLetters } from './queue.js';
+import { generationDeadLetters, runDeadLetters, startRunQueueConsumer } from './run-queue.js';
+import { webhookDelayQueue } from './webhook-queue.js';
+import { type QueueName, useLocalTransport } from '../../shared/queue/sqs.js';
+import { voidLeasesTakenBefore } from '../../shared/db/leases.js';
 
 /** How long a stop waits for jobs in flight before it stops the emulators under them. */
 const STOP_GRACE_MS = 4000;
@@ -51,6 +58,36 @@ export function localPeriodSeconds(job: (typeof jobs)[number], scanIntervalSecon
   return job.name === 'sweeper' ? Math.max(scanIntervalSeconds, LOCAL_SWEEP_MIN_SECONDS) : scanIntervalSeconds;
 }
 
+/** Each queue's store: the durable one of `queues`, or the in-memory queue (`--in-memory`). */
+function localQueueStores(queues: QueueDatabase | undefined): Record<QueueName, QueueStore> {
+  if (queues) return Object.fromEntries(QUEUE_NAMES.map((q) => [q, queues.store(q)])) as Record<QueueName, QueueStore>;
+  const wallClock = () => Date.now();
+  return {
+    evaluation: memoryStore({ queue: localQueue, deadLetters, now: wallClock, arnName: 'evaluation-jobs' }),
+    run: memoryStore({ queue: localRunQueue, deadLetters: runDeadLetters, now: wallClock }),
+    webhook: memoryStore(webhookDelayQueue),
+    generation: memoryStore({
+      queue: localGenerationQueue,
+      deadLetters: generationDeadLetters,
+      now: wallClock,
+      arnName: 'generation-jobs',
+    }),
+  };
+}
+
+/** One line on where the queues are and what a stop left in them. */
+function queueSummary(queues: QueueDatabase, recovered: number): string {
+  const counts = queues.counts();
+  const waiting = QUEUE_NAMES.reduce((n, q) => n + counts[q].waiting, 0);
+  const dead = QUEUE_NAMES.filter((q) => counts[q].dead > 0).map((q) => `${q} ${counts[q].dead}`);
+  return (
+    `Job queues: ${queues.path} (${waiting} waiting` +
+    (recovered ? `, ${recovered} cut short by the last stop and delivered again` : '') +
+    (dead.length ? `; dead letters: ${dead.join(', ')}, see npm run admin -- redrive <queue>` : '') +
+    ')'
+  );
+}
+
 function gitCommit(): string {
   try {
     return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
@@ -71,6 +108,7 @@ function gitCommit(): string {
  * records itself in `<dataDir>/local-env.json`, before any emulator starts.
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const startedAt = Date.now();
   await assertNoRunningRuntime(options.port, options.dataDir);
   // The console served at `/`: built now when console/dist is missing or stale.
   // A failed build is reported and the API still starts (the console's paths then answer 404).
@@ -117,6 +155,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // From here a second start with this data directory refuses, whatever its port.
     writeRuntimeRecord(options.dataDir, { pid: process.pid, url, ready: false });
     cleanup.push(() => removeOwnRuntimeRecord(options.dataDir));
+    // The job queues: in the data directory (what a stop cut short is delivered again), or in memory.
+    let queues: QueueDatabase | undefined;
+    if (!options.inMemory) {
+      const opened = openQueueDatabase(join(options.dataDir, QUEUES_FILE));
+      queues = opened;
+      cleanup.push(() => {
+        useLocalTransport(memoryTransport);
+        opened.close();
+      });
+      const recovered = opened.recoverInFlight();
+      useLocalTransport((name, bodies, delayMs) => opened.send(name, bodies, delayMs));
+      if (!options.quiet) console.log(queueSummary(opened, recovered));
+    }
     let dynamoEndpoint = options.dynamodbEndpoint;
     if (!dynamoEndpoint) {
       const dynamo = await startDynamoDbLocal({
@@ -125,6 +176,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       });
       children.push(dynamo);
       dynamoEndpoint = dynamo.endpoint;
+      // Its table is this runtime's alone: the leases in it were taken by runtimes that stopped,
+      // and the jobs the durable queues deliver again may take them at once (shared/db/leases.ts).
+      if (queues) voidLeasesTakenBefore(startedAt);
     }
     let s3Endpoint = options.s3Endpoint;
     if (!s3Endpoint) {
@@ -181,40 +235,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     });
     writeFileSync(keyFile, `${demoApiKey}\n`, { mode: 0o600 });
     const { invokeJob, loadHandler } = await import('./gateway.js');
+    const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
     // Loaded now rather than on the first invoke, which the build-info probe gives only 2 s.
     await Promise.all(jobs.map((j) => loadHandler(j.handler)));
-    // The evaluation queue: drained by the real evaluator handler whenever something is enqueued.
-    const { localQueue } = await import('./queues.js');
-    const { drainLocalQueue } = await import('./queue.js');
-    let draining: Promise<unknown> | undefined;
-    const drain = () => {
-      draining ??= drainLocalQueue((event) => invokeJob('evaluator', event))
-        .catch((e: unknown) => console.error('evaluation queue failed', e))
-        .finally(() => {
-          draining = undefined;
-          if (localQueue.messages.length) setTimeout(drain, 50);
-        });
-    };
-    localQueue.onEnqueue = () => setImmediate(drain);
-    // The run queue: the real runner handler, as many jobs at once as Lambda would run.
-    const { startRunQueueConsumer } = await import('./run-queue.js');
-    const concurrency = Number(process.env[ENV.runLocalConcurrency] ?? 10);
-    const runConsumer = startRunQueueConsumer((event) => invokeJob('runner', event), {
-      concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10,
-    });
-    // The webhook queue: the real deliverer handler, ten attempts at once.
-    const { webhookDelayQueue } = await import('./webhook-queue.js');
-    const webhookConsumer = startRunQueueConsumer((event) => invokeJob('deliverer', event), {
-      concurrency: 10,
-      queue: webhookDelayQueue,
-    });
-    // The generation queue: the real generator handler, a few steps at once.
-    const { localGenerationQueue } = await import('./queues.js');
-    const { generationDeadLetters } = await import('./run-queue.js');
-    const generationConsumer = startRunQueueConsumer((event) => invokeJob('generator', event), {
-      concurrency: 4,
-      queue: { queue: localGenerationQueue, deadLetters: generationDeadLetters, now: () => Date.now() },
-    });
     // The phone line: voice runs dial the agents of LOCAL_PHONE_AGENTS through the real call-control handler.
     const { phoneLineFromEnv } = await import('./phone-line.js');
     const { useLocalTelephony } = await import('../../shared/telephony/telephony.js');
@@ -225,6 +248,26 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       speaks: (optionalEnv(ENV.llmBaseUrl) ?? optionalEnv(ENV.judgeBaseUrl)) !== undefined,
     });
     cleanup.push(() => useLocalTelephony(undefined));
+    // The four job queues, each drained by its real handler as Lambda's SQS event source would; started
+    // last, so that a job a stop cut short, delivered again at once, finds everything it needs (the phone line).
+    const stores = localQueueStores(queues);
+    const consumers = [
+      // The evaluation queue: batches of up to 10, one at a time.
+      startRunQueueConsumer((event) => invokeJob('evaluator', event), {
+        concurrency: 1,
+        batchSize: 10,
+        store: stores.evaluation,
+      }),
+      // The run queue: the real runner handler, as many jobs at once as Lambda would run.
+      startRunQueueConsumer((event) => invokeJob('runner', event), {
+        concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 10,
+        store: stores.run,
+      }),
+      // The webhook queue: ten attempts at once (its delays on the service clock).
+      startRunQueueConsumer((event) => invokeJob('deliverer', event), { concurrency: 10, store: stores.webhook }),
+      // The generation queue: a few steps at once.
+      startRunQueueConsumer((event) => invokeJob('generator', event), { concurrency: 4, store: stores.generation }),
+    ];
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {
       for (const job of jobs.filter((j) => j.trigger === 'schedule')) {
@@ -247,7 +290,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }
     ready = true;
     // Lets `npm run invoke` and `npm run admin` find the running local services.
-    writeRuntimeRecord(options.dataDir, { pid: process.pid, url, ready: true, env });
+    writeRuntimeRecord(options.dataDir, {
+      pid: process.pid,
+      url,
+      ready: true,
+      env,
+      queues: queues ? 'sqlite' : 'memory',
+    });
     return {
       url,
       port,
@@ -256,16 +305,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       env,
       stop: async () => {
         timers.forEach(clearInterval);
-        localQueue.onEnqueue = undefined;
         // Jobs in flight get a few seconds to finish; a stop never waits on an agent's timeout (a job
         // cut short is delivered again by a durable queue, or lost with an in-memory one).
-        const settled = Promise.all([
-          runConsumer.stop(),
-          webhookConsumer.stop(),
-          generationConsumer.stop(),
-          phoneLine.close(),
-          draining,
-        ]);
+        const settled = Promise.all([...consumers.map((c) => c.stop()), phoneLine.close()]);
         await Promise.race([settled, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
         await closeServer();
         await stopAll();

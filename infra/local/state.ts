@@ -22,6 +22,8 @@ export interface RuntimeRecord {
   /** False while the runtime starts its emulators; `env` is there once it is ready. */
   ready: boolean;
   env?: Record<string, string>;
+  /** Where its job queues are: `sqlite` (`<data dir>/queues.sqlite`) or `memory` (`--in-memory`). */
+  queues?: 'sqlite' | 'memory';
 }
 
 export function runtimeRecordPath(dataDir: string): string {

@@ -10,4 +10,5 @@ export const webhookDelayQueue: LocalDelayQueue = {
   queue: localWebhookQueue,
   deadLetters: webhookDeadLetters,
   now: () => clock.now().getTime(),
+  arnName: 'webhook-jobs',
 };

@@ -4,6 +4,7 @@ import { doc, tableName } from './client.js';
 import { releaseItem, reserveItem, settleItem } from './credits.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
+import { leaseFreeBelow } from './leases.js';
 import { toRecord } from './records.js';
 import { activeShardOf } from './stall-watch.js';
 import { allOf, LIVE, updateOf, type Condition } from './update.js';
@@ -101,7 +102,8 @@ export async function claimStep(
       ExpressionAttributeValues: {
         ...c.values,
         ':until': now + leaseMs,
-        ':now': now,
+        // A lease that ended, or one taken by a runtime that stopped (./leases.ts), is free.
+        ':now': leaseFreeBelow(now, leaseMs),
         ...(reserve
           ? { ':charge': { step: at.step, cycle: reserve.cycle, amount: reserve.amount } satisfies GenerationCharge }
           : {}),

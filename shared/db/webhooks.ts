@@ -3,6 +3,7 @@ import { transact, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
+import { leaseFreeBelow } from './leases.js';
 import { MONITOR_SHARDS, shardOf } from './monitors.js';
 import { queryPrefix } from './query.js';
 import { toRecord } from './records.js';
@@ -93,7 +94,13 @@ export async function claimAttempt(
         ConditionExpression:
           '#status = :pending AND attemptCount = :done AND (attribute_not_exists(#claim) OR #claim < :now)',
         ExpressionAttributeNames: { '#claim': '_claimUntil', '#status': 'status' },
-        ExpressionAttributeValues: { ':until': until, ':pending': 'PENDING', ':done': attempt - 1, ':now': now },
+        ExpressionAttributeValues: {
+          ':until': until,
+          ':pending': 'PENDING',
+          ':done': attempt - 1,
+          // A claim that ended, or one taken by a runtime that stopped (./leases.ts), is free.
+          ':now': new Date(leaseFreeBelow(Date.parse(now), Date.parse(until) - Date.parse(now))).toISOString(),
+        },
       }),
     );
     return true;

@@ -1,9 +1,9 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger, withLogKeys } from '../observability/logger.js';
 import { countMetric, METRIC } from '../observability/metrics.js';
+import { MAX_RECEIVES } from './receives.js';
 
-/** Receives before SQS moves a message to its DLQ (`maxReceiveCount` of every queue in infra/stack.ts). */
-export const MAX_RECEIVES = 3;
+export { MAX_RECEIVES };
 
 /** How a `giveUp` names what failed on every receive, with the last cause: `step 2 failed 3 times (…)`. */
 export const failedEveryReceive = (what: string, error: Error): string =>

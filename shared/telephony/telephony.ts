@@ -32,6 +32,13 @@ export interface Telephony {
    * A call that has ended throws NotFoundError.
    */
   updateCall(transactionId: string, args: Record<string, string>): Promise<void>;
+  /**
+   * Whether this telephony knows the call, under way or ended: false for a call it has no record
+   * of, lost with the process that held it (the local phone line is in memory: after a restart it
+   * knows none of the calls placed before). Absent where the telephony cannot say (Chime: a call
+   * it no longer knows answers an update with NotFound).
+   */
+  knowsCall?(transactionId: string): boolean;
 }
 
 let local: Telephony | undefined;

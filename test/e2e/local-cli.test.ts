@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import { runScript, type CliRun } from '../support/raw-http.js';
+import { openQueueDatabase, QUEUES_FILE } from '../../infra/local/sqlite-queues.js';
 
 const dataDir = inject('dataDir');
 const scratch = mkdtempSync(join(tmpdir(), 'evp-cli-'));
@@ -58,7 +59,9 @@ describe('npm run admin', () => {
     const run = await cli('admin', [flag]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    expect(run.stdout.trim()).toMatch(/^usage: npm run admin -- create-org .* \| seed$/);
+    expect(run.stdout.trim()).toMatch(
+      /^usage: npm run admin -- create-org .* \| seed \| redrive evaluation\|run\|webhook\|generation$/,
+    );
   });
 
   it('sets the credits of an existing organization', async () => {
@@ -86,6 +89,76 @@ describe('npm run admin', () => {
       await cli('admin', ['seed'], { DATA_DIR: stale }),
       1,
       /is not running; start it with `npm start`/,
+    );
+  });
+});
+
+describe('npm run admin -- redrive', () => {
+  it('moves the dead letters of a stopped runtime back onto their queue, and says so', async () => {
+    const stopped = mkdtempSync(join(scratch, 'stopped-'));
+    const queues = openQueueDatabase(join(stopped, QUEUES_FILE));
+    queues.send('webhook', ['{"job":1}', '{"job":2}'], 0);
+    const store = queues.store('webhook');
+    // Each failed three receives (released by a consumer that gave up on it): dead letters.
+    for (let i = 0; i < 3; i++) for (const m of store.receive(10)) store.release(m, 0);
+    expect(queues.counts().webhook).toEqual({ waiting: 0, inFlight: 0, dead: 2 });
+    queues.close();
+
+    const run = await cli('admin', ['redrive', 'webhook'], { DATA_DIR: stopped });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('moved 2 dead letters back onto the webhook queue; npm start delivers them');
+    expect(run.code).toBe(0);
+    const after = openQueueDatabase(join(stopped, QUEUES_FILE));
+    expect(after.counts().webhook).toEqual({ waiting: 2, inFlight: 0, dead: 0 });
+    expect(
+      after
+        .store('webhook')
+        .receive(10)
+        .map((m) => [m.body, m.receiveCount]),
+    ).toEqual([
+      ['{"job":1}', 1],
+      ['{"job":2}', 1],
+    ]);
+    after.close();
+    expectOneLineFailure(
+      await cli('admin', ['redrive', 'webhook'], { DATA_DIR: stopped }),
+      2,
+      /^nothing to redrive: the webhook queue has no dead letters \(/,
+    );
+  });
+
+  it('says why there is nothing to redrive, and names a wrong queue (exit 2)', async () => {
+    expectOneLineFailure(
+      await cli('admin', ['redrive', 'runs']),
+      2,
+      /^unknown queue runs; the queues are evaluation, run, webhook, generation$/,
+    );
+    expectOneLineFailure(
+      await cli('admin', ['redrive']),
+      2,
+      /^usage: npm run admin -- redrive evaluation\|run\|webhook\|generation$/,
+    );
+    expectOneLineFailure(await cli('admin', ['redrive', 'run', '--all']), 2, /^Unknown option '--all'.*usage:/);
+    expectOneLineFailure(
+      await cli('admin', ['redrive', 'run', '--org', 'org_demo']),
+      2,
+      /^redrive takes no option \(--org\)/,
+    );
+    expectOneLineFailure(
+      await cli('admin', ['redrive', 'run'], { DATA_DIR: scratch }),
+      2,
+      /^nothing to redrive: there are no local queues in .* \(no queues\.sqlite\)$/,
+    );
+    // The e2e runtime runs --in-memory: its queues are not in its data directory.
+    expectOneLineFailure(
+      await cli('admin', ['redrive', 'run']),
+      2,
+      /^nothing to redrive: the local runtime running on http:\/\/127\.0\.0\.1:\d+ keeps its queues in memory \(--in-memory\)$/,
+    );
+    expectOneLineFailure(
+      await cli('admin', ['redrive', 'run'], { TABLE_NAME: 'EvalPlatform-Table' }),
+      2,
+      /aws sqs start-message-move-task --source-arn <DLQ ARN>/,
     );
   });
 });

@@ -5,6 +5,8 @@ import { createPhoneLine, type PhoneLine, type PhoneLineOptions, s3Objects } fro
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { handler as callControl } from '../../functions/jobs/call-control.js';
 import { useLocalTelephony } from '../../shared/telephony/telephony.js';
+import { NotFoundError } from '../../shared/errors.js';
+import type { CallControlHandler } from '../../shared/telephony/chime-events.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { readObjectBytes } from '../../shared/storage/s3.js';
 import { decodeWav } from '../../shared/voice/audio.js';
@@ -296,6 +298,20 @@ describe('voice runs: a call that gives no news', () => {
       return job.voice?.event === 'deadline' && (!sessionId || job.sessionId === sessionId);
     });
 
+  /** A call-control handler that never passes the recorded answer on: the session waits on its call. */
+  const deafHandler: CallControlHandler = async (event: any) =>
+    event.InvocationEventType === 'ACTION_SUCCESSFUL' && event.ActionData?.Type === 'RecordAudio'
+      ? {
+          SchemaVersion: '1.0' as const,
+          Actions: [
+            {
+              Type: 'Pause',
+              Parameters: { CallId: event.CallDetails.Participants[0].CallId, DurationInMilliseconds: PAUSE_MS },
+            },
+          ],
+        }
+      : callControl(event);
+
   /** Makes queued messages visible now, and wakes the consumer (it sleeps until the next one it knew of). */
   const deliverNow = (messages: { visibleAt: number }[]) => {
     for (const m of messages) m.visibleAt = 0;
@@ -306,26 +322,7 @@ describe('voice runs: a call that gives no news', () => {
     // The handler never passes the recorded answer on (as when it cannot reach the run queue):
     // the session hears nothing more of its call.
     await line.close();
-    useLine(
-      { [NUMBER]: agent.url },
-      {
-        handler: async (event: any) =>
-          event.InvocationEventType === 'ACTION_SUCCESSFUL' && event.ActionData?.Type === 'RecordAudio'
-            ? {
-                SchemaVersion: '1.0',
-                Actions: [
-                  {
-                    Type: 'Pause',
-                    Parameters: {
-                      CallId: event.CallDetails.Participants[0].CallId,
-                      DurationInMilliseconds: PAUSE_MS,
-                    },
-                  },
-                ],
-              }
-            : callControl(event),
-      },
-    );
+    useLine({ [NUMBER]: agent.url }, { handler: deafHandler });
     const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
     const created = await startRun(t);
     // The agent answered; the session's step put its deadline on the queue when it placed the call.
@@ -363,6 +360,68 @@ describe('voice runs: a call that gives no news', () => {
       .toBe(0);
     expect(deadlines(session.id)).toHaveLength(0);
     expect(runDeadLetters).toHaveLength(0);
+  }, 90_000);
+
+  it('a call lost with the phone line (the service restarted) fails its session when its step is delivered again', async () => {
+    await line.close();
+    useLine({ [NUMBER]: agent.url }, { handler: deafHandler });
+    const t = await setup({ csv: 'input,expected_output\nhello,hello\ngood morning,good morning\n' });
+    const created = await startRun(t);
+    // Both calls were answered and both sessions wait on them, their deadlines queued.
+    await expect.poll(() => measured.length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => deadlines().length, { timeout: 10_000 }).toBe(2);
+    const [first, second] = deadlines().map((m) => ({ message: m, job: JSON.parse(m.body) }));
+
+    // The service restarts: the new phone line knows none of the calls placed before.
+    await line.close();
+    useLine({ [NUMBER]: agent.url });
+    // One session's step is delivered again (the job that was in flight), the other's deadline comes early.
+    const { voice: _voice, ...step } = first!.job;
+    localRunQueue.messages.push({ id: 'step-again', body: JSON.stringify(step), receiveCount: 1, visibleAt: 0 });
+    deliverNow([second!.message]);
+
+    const run = await finished(t.api, created.id);
+    expect(run).toMatchObject({ status: 'FAILED', progress: { total: 2, failed: 2 } });
+    for (const session of (await t.api.get('/sessions', { runIds: run.id })).body as any[]) {
+      expect(session).toMatchObject({
+        status: 'FAILED',
+        stoppingReason: null,
+        turnCount: 0,
+        error: 'the call was lost: the service restarted',
+      });
+    }
+    // The new line placed no call: nothing was dialed again.
+    expect(line.calls()).toHaveLength(0);
+    expect(runDeadLetters).toHaveLength(0);
+  }, 90_000);
+
+  it('on AWS, a call Chime no longer knows (NotFound to an update) fails its session the same way at its deadline', async () => {
+    await line.close();
+    useLine({ [NUMBER]: agent.url }, { handler: deafHandler });
+    const t = await setup({ csv: 'input,expected_output\nhello,hello\n' });
+    const created = await startRun(t);
+    await expect.poll(() => measured.length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => deadlines().length, { timeout: 10_000 }).toBe(1);
+    const [deadline] = deadlines();
+    // Chime's client (shared/telephony/chime.ts): no record to ask, and NotFoundError for a call it no longer knows.
+    await line.close();
+    const updates: Record<string, string>[] = [];
+    useLocalTelephony({
+      createCall: () => Promise.reject(new Error('no call is placed')),
+      updateCall: async (transactionId, args) => {
+        updates.push(args);
+        throw new NotFoundError(`call ${transactionId} is no longer under way`);
+      },
+    });
+    vi.spyOn(clock, 'now').mockImplementation(() => new Date(JSON.parse(deadline!.body).voice.dueAt + 1000));
+    deliverNow([deadline!]);
+    const run = await finished(t.api, created.id);
+    expect(run).toMatchObject({ status: 'FAILED', progress: { failed: 1 } });
+    const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+    expect(session).toMatchObject({ status: 'FAILED', error: 'the call was lost: the service restarted' });
+    // Asked with the turn's own update (which the call-control handler ignores), then hung up.
+    expect(updates[0]).toMatchObject({ action: 'play', turn: '1', seq: '0' });
+    expect(updates.at(-1)).toEqual({ action: 'hangup' });
   }, 90_000);
 
   it('a deadline that finds its session answered changes nothing', async () => {

@@ -44,6 +44,17 @@ export function useVoiceLine(find: () => Promise<Telephony | undefined>): void {
 const isCallGone = (error: unknown) =>
   error instanceof NotFoundError || (error as { name?: string }).name === 'NotFoundException';
 
+/** How a session ends whose call is gone without a word of how it ended. */
+const CALL_LOST = 'the call was lost: the service restarted';
+const lostEnd = (): NonNullable<RunSession['_end']> => ({ status: 'FAILED', stoppingReason: null, error: CALL_LOST });
+
+/**
+ * A call the telephony has no record of: lost with the process that held it (the local phone line
+ * is in memory, so after a restart it knows none of the calls before). Its hang-up or answer will
+ * never come. False where the telephony cannot tell (Chime).
+ */
+const isLost = (telephony: Telephony, transactionId: string) => telephony.knowsCall?.(transactionId) === false;
+
 export async function voiceStep(
   ctx: StepContext,
   s: RunSession,
@@ -80,7 +91,11 @@ async function speak(ctx: StepContext, at: RunSession, jctx: JobContext): Promis
   // was written, and carries on. A later turn's update is sent after the write: the delivery may
   // have stopped in between, so it is sent again (the call-control handler ignores an update of
   // the turn the call is already on).
+  // Delivered again while it waits on its call: a call that was lost (the service restarted) ends
+  // the session at once.
   if (at._call && at._call.seq === at._seq && at._call.turn === turn) {
+    const telephony = await line();
+    if (telephony && isLost(telephony, at._call.transactionId)) return endStep(ctx, at, lostEnd());
     if (turn > 1) return updateAgain(ctx, at, at._call);
     await awaitNews(ctx, at, at._call);
     return { kind: 'stop' };
@@ -190,9 +205,9 @@ async function queueDeadline(
 
 /**
  * A step's deadline came. A session no longer waiting on that call for that turn heard of it (or
- * ended): nothing to do. Still waiting before the deadline (SQS delays a message 15 minutes at
- * most), the deadline goes back on the queue for the rest. Past it, the session fails, and its
- * call is hung up once the end is written (processStep).
+ * ended): nothing to do. A call that was lost ends the session at once. Still waiting before the
+ * deadline (SQS delays a message 15 minutes at most), the deadline goes back on the queue for the
+ * rest. Past it, the session fails, and its call is hung up once the end is written (processStep).
  */
 async function deadlineReached(
   ctx: StepContext,
@@ -207,10 +222,15 @@ async function deadlineReached(
     call.turn === deadline.turn &&
     call.transactionId === deadline.transactionId;
   if (!waiting) return { kind: 'stop' };
+  const telephony = await line();
+  if (telephony && isLost(telephony, call.transactionId)) return endStep(ctx, s, lostEnd());
   if (clock.now().getTime() < deadline.dueAt) {
     await queueDeadline(ctx, s, deadline);
     return { kind: 'stop' };
   }
+  // No news by now: from a call that no longer exists (one Chime no longer knows), or from one
+  // still under way, which is hung up once the end is written (processStep).
+  if (telephony && (await callState(ctx, telephony, s, call)) === 'lost') return endStep(ctx, s, lostEnd());
   return endStep(ctx, s, {
     status: 'FAILED',
     stoppingReason: null,
@@ -230,7 +250,10 @@ function callArgs(ctx: StepContext, s: RunSession, turn: number, userAudioKey: s
   };
 }
 
-/** Plays a later turn's message on the session's call; a call already gone ends the session as a hang-up. */
+/**
+ * Plays a later turn's message on the session's call. A call already gone ends the session as a
+ * hang-up (its hang-up event, come or coming, says no more), or, lost, as such.
+ */
 async function play(
   ctx: StepContext,
   telephony: Telephony,
@@ -242,13 +265,16 @@ async function play(
     await telephony.updateCall(call.transactionId, { action: 'play', ...args });
   } catch (error) {
     if (!isCallGone(error)) throw error;
-    return endStep(ctx, s, hangupEnd(s, true));
+    return endStep(ctx, s, isLost(telephony, call.transactionId) ? lostEnd() : hangupEnd(s, true));
   }
   await awaitNews(ctx, s, call);
   return { kind: 'stop' };
 }
 
-/** Sends a later turn's update again (a redelivery of the step that wrote it): its message was synthesized and stored. */
+/**
+ * Sends a later turn's update again (a redelivery of the step that wrote it): its message was
+ * synthesized and stored. The call-control handler ignores an update of the turn the call is on.
+ */
 async function updateAgain(
   ctx: StepContext,
   s: RunSession,
@@ -256,7 +282,37 @@ async function updateAgain(
 ): Promise<StepOutcome> {
   const telephony = await line();
   if (!telephony) return { kind: 'stop' };
-  return play(ctx, telephony, s, call, callArgs(ctx, s, call.turn, call.userAudioKey));
+  const state = await callState(ctx, telephony, s, call);
+  if (state === 'lost') return endStep(ctx, s, lostEnd());
+  if (state === 'ended') return endStep(ctx, s, hangupEnd(s, true));
+  await awaitNews(ctx, s, call);
+  return { kind: 'stop' };
+}
+
+/**
+ * Where the session's call is, asked without changing it: the turn's update is sent again (the
+ * call-control handler ignores it). A call not under way `ended` when the telephony saw it end
+ * (the local line keeps a record: its hang-up event is come or coming), or was `lost`: the
+ * telephony has no record of it (the local line restarted), or cannot say and no longer knows it
+ * (Chime's NotFound).
+ */
+async function callState(
+  ctx: StepContext,
+  telephony: Telephony,
+  s: RunSession,
+  call: NonNullable<RunSession['_call']>,
+): Promise<'live' | 'ended' | 'lost'> {
+  if (isLost(telephony, call.transactionId)) return 'lost';
+  try {
+    await telephony.updateCall(call.transactionId, {
+      action: 'play',
+      ...callArgs(ctx, s, call.turn, call.userAudioKey),
+    });
+    return 'live';
+  } catch (error) {
+    if (!isCallGone(error)) throw error;
+    return telephony.knowsCall ? 'ended' : 'lost';
+  }
 }
 
 /** The agent's answer to the turn: its leading silence is the response latency, its transcript the turn's output. */

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { getRecord } from '../../db/catalog.js';
+import { leaseFreeBelow } from '../../db/leases.js';
 import {
   abandonDelivery,
   attemptUpdate,
@@ -200,10 +201,12 @@ async function disableWhenFailingTooLong(webhook: Webhook, now: Date, lastError:
 export async function sweepDueDeliveries(now: Date = clock.now()): Promise<{ enqueued: number }> {
   const nowIso = now.toISOString();
   const lostBefore = new Date(now.getTime() - LOST_AFTER_MS).toISOString();
+  // A claim that ended, or one taken by a runtime that stopped, holds nothing.
+  const claimFreeBelow = new Date(leaseFreeBelow(now.getTime(), CLAIM_MS)).toISOString();
   let enqueued = 0;
   for (let shard = 0; shard < DELIVERY_SHARDS; shard++) {
     const due = (await dueDeliveries(shard, nowIso)).filter(
-      (d) => (!d.queued || d.nextAttemptAt < lostBefore) && !(d.claimUntil && d.claimUntil > nowIso),
+      (d) => (!d.queued || d.nextAttemptAt < lostBefore) && !(d.claimUntil && d.claimUntil > claimFreeBelow),
     );
     for (const d of due) {
       await enqueueDeliveries([
