@@ -114,6 +114,12 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+const testcases = (suite: string) =>
+  [...suite.matchAll(/<testcase [^>]*?(?:\/>|>[\s\S]*?<\/testcase>)/g)].map((m) => m[0]);
+/** The `<testsuite name="…">` element of the document, whole. */
+const suiteOf = (xml: string, name: string) =>
+  new RegExp(`<testsuite name="${name}"[^>]*(?:/>|>[\\s\\S]*?</testsuite>)`).exec(xml)?.[0] ?? '';
+
 describe('evalctl against the local runtime', () => {
   let baselineId: string;
   let regressedId: string;
@@ -144,13 +150,16 @@ describe('evalctl against the local runtime', () => {
     regressedId = out.run.id;
     const xml = readFileSync(file, 'utf8');
     const suites = [...xml.matchAll(/<testsuite [^>]*>/g)].map((m) => m[0]);
-    expect(suites).toHaveLength(2);
-    expect(suites[0]).toContain(`name="${metricName}"`);
-    expect([attr(suites[0]!, 'tests'), attr(suites[0]!, 'failures'), attr(suites[0]!, 'errors')]).toEqual([5, 5, 0]);
-    expect(suites[1]).toContain('name="comparison"');
-    expect([attr(suites[1]!, 'tests'), attr(suites[1]!, 'failures')]).toEqual([1, 1]);
+    expect(suites).toHaveLength(3);
+    // Every session a test case: all 5 completed (the agent answered, badly).
+    expect(suites[0]).toContain('name="sessions"');
+    expect([attr(suites[0]!, 'tests'), attr(suites[0]!, 'failures'), attr(suites[0]!, 'errors')]).toEqual([5, 0, 0]);
+    expect(suites[1]).toContain(`name="${metricName}"`);
+    expect([attr(suites[1]!, 'tests'), attr(suites[1]!, 'failures'), attr(suites[1]!, 'errors')]).toEqual([5, 5, 0]);
+    expect(suites[2]).toContain('name="comparison"');
+    expect([attr(suites[2]!, 'tests'), attr(suites[2]!, 'failures')]).toEqual([1, 1]);
     const root = /<testsuites [^>]*>/.exec(xml)![0];
-    expect([attr(root, 'tests'), attr(root, 'failures'), attr(root, 'errors')]).toEqual([6, 6, 0]);
+    expect([attr(root, 'tests'), attr(root, 'failures'), attr(root, 'errors')]).toEqual([11, 6, 0]);
   });
 
   it('run with repetitions and the agent good again: a text report with pass^k and the comparison, exit 0', async () => {
@@ -180,11 +189,26 @@ describe('evalctl against the local runtime', () => {
     expect(better.stdout).toContain(': improved');
   });
 
-  it('a run that FAILED (the agent is down) exits 1', async () => {
+  it('a run that FAILED (the agent is down) exits 1; its JUnit file has one error per session and a run case saying why', async () => {
     mode = 'down';
-    const run = await runCommand('--json');
+    const file = join(scratch, 'failed.xml');
+    const run = await runCommand('--json', '--junit', file);
     expect(run.code, run.stderr).toBe(1);
     expect(JSON.parse(run.stdout).run.status).toBe('FAILED');
+    const xml = readFileSync(file, 'utf8');
+    const root = /<testsuites [^>]*>/.exec(xml)![0];
+    // Never tests="0": 5 sessions in error, and the run's own case.
+    expect([attr(root, 'tests'), attr(root, 'failures'), attr(root, 'errors')]).toEqual([6, 0, 6]);
+    const sessions = suiteOf(xml, 'sessions');
+    expect([attr(sessions, 'tests'), attr(sessions, 'errors')]).toEqual([5, 5]);
+    const cases = testcases(sessions);
+    expect(cases).toHaveLength(5);
+    for (const c of cases)
+      expect(c).toMatch(/<error message="session FAILED: CONVERSATION turn 1 failed: [^"]*down for maintenance/);
+    const runCase = testcases(suiteOf(xml, 'run'));
+    expect(runCase).toHaveLength(1);
+    expect(runCase[0]).toContain('<testcase classname="run" name="run">');
+    expect(runCase[0]).toMatch(/<error message="run FAILED: none of its 5 sessions completed \(5 failed; 5 of them: /);
   });
 
   it('usage and API errors exit 2 with one line on stderr', async () => {
