@@ -12,7 +12,8 @@
  * only `{run, comparison?}` on stdout; --junit writes the run's JUnit document.
  *
  * Exit codes: 0 nothing regressed; 1 a metric regressed, or the run FAILED (or was CANCELLED);
- * 2 a usage or API error, named in one line on stderr (never a stack trace).
+ * 2 a usage or API error, named in one line on stderr (never a stack trace), with evalctl's flags
+ * named where the API named the fields they set.
  */
 import { writeFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -199,7 +200,8 @@ async function main(argv: string[]): Promise<void> {
       if (error.code === 'commander.help') fail('missing command: run or compare (see evalctl --help)');
       fail(`${error.message.replace(/^error: /, '')} (see evalctl --help)`);
     }
-    if (error instanceof ApiError || error instanceof UsageError) fail(error.message);
+    if (error instanceof ApiError) fail(error.forCli());
+    if (error instanceof UsageError) fail(error.message);
     fail(`unexpected error: ${error instanceof Error ? error.message : String(error)}`);
   }
   process.exit(code);

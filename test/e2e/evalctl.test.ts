@@ -17,6 +17,8 @@ let agent: TestAgentServer;
 let mode: 'good' | 'bad' | 'down' = 'good';
 let versionId: string;
 let testId: string;
+/** A test of the same cases whose specification links no metric: a run of it has nothing to score. */
+let unscoredTestId: string;
 let metricName: string;
 
 function evalctl(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
@@ -106,8 +108,15 @@ beforeAll(async () => {
     201,
   );
   expect(test.status).toBe('SUCCESS');
+  const unscored = await expectStatus(
+    api.POST('/tests', {
+      body: { productId: product.id, name: 'evalctl unscored', type: 'QUALITY', uri: presigned.uri },
+    }),
+    201,
+  );
   versionId = version.id;
   testId = test.id;
+  unscoredTestId = unscored.id;
 });
 afterAll(async () => {
   await agent.close();
@@ -226,13 +235,18 @@ describe('evalctl against the local runtime', () => {
       await evalctl(['compare', baselineId, '--baseline', regressedId], { EVAL_API_KEY: undefined }),
       /^evalctl: no API key: set EVAL_API_KEY or pass --api-key$/,
     );
+    // The API's fields named by the flags that set them.
     expectUsageOrApiError(
       await evalctl(['run', '--version', 'ver_nope', '--test', testId]),
-      /^evalctl: POST \/runs answered 400: versionId ver_nope does not name an existing version$/,
+      /^evalctl: POST \/runs answered 400: --version ver_nope does not name an existing version$/,
     );
     expectUsageOrApiError(
       await evalctl(['compare', baselineId, '--baseline', 'run_nope']),
-      /^evalctl: GET \/runs\/run_\w+\/comparison answered 404: baseRunId: run run_nope not found$/,
+      /^evalctl: GET \/runs\/run_\w+\/comparison answered 404: --baseline: run run_nope not found$/,
+    );
+    expectUsageOrApiError(
+      await evalctl(['run', '--version', versionId, '--test', unscoredTestId]),
+      /^evalctl: POST \/runs answered 400: nothing to score: pass --metric or link metrics to the test's specification \(test test_\w+ has no specification with linked metrics\)$/,
     );
     expectUsageOrApiError(
       await evalctl(['compare', baselineId, '--baseline', regressedId], { EVAL_API_KEY: 'evk_wrong' }),
