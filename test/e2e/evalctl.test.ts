@@ -132,6 +132,7 @@ const suiteOf = (xml: string, name: string) =>
 describe('evalctl against the local runtime', () => {
   let baselineId: string;
   let regressedId: string;
+  let goodAgainId: string;
 
   it('run --json: follows the run to the end, prints only {run} on stdout, progress by 10% on stderr, exit 0', async () => {
     mode = 'good';
@@ -182,6 +183,58 @@ describe('evalctl against the local runtime', () => {
     expect(run.stdout).toContain('100.0%');
     expect(run.stdout).toMatch(
       new RegExp(`comparison of run_\\w+ with ${baselineId} \\(paired by test case\\): no_significant_change`),
+    );
+    // Nothing moved, and the report says so rather than leaving "no significant change" to be read as "fine".
+    expect(run.stdout).toContain(`  ${metricName}: no significant change; no case's score moved (n = 5)`);
+    goodAgainId = /^run (run_\w+) /m.exec(run.stdout)![1]!;
+  });
+
+  it('floors that hold: exit 0, each check printed', async () => {
+    const run = await evalctl([
+      'compare',
+      goodAgainId,
+      '--baseline',
+      baselineId,
+      '--min-score',
+      `${metricName}=1`,
+      '--min-pass-rate',
+      '0.9',
+      '--max-drop',
+      '0',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('gates: held (3 checks)');
+    expect(run.stdout).toContain(
+      `held    ${metricName}: score 1.000 is at or above the floor 1 (--min-score ${metricName}=1)`,
+    );
+    expect(run.stdout).toContain(`held    ${metricName}: did not fall (+0.000) against ${baselineId}`);
+  });
+
+  it('a broken floor exits 1 and names the metric, the figure and the floor, though the run completed', async () => {
+    mode = 'bad';
+    const run = await runCommand('--min-score', `${metricName}=0.5`, '--json');
+    expect(run.code, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.run.status).toBe('COMPLETED');
+    const broken = `${metricName}: score 0.000 is below the floor 0.5 (--min-score ${metricName}=0.5)`;
+    expect(out.gates).toEqual([
+      {
+        flag: '--min-score',
+        metricId: out.run.metrics[0].metricId,
+        metric: metricName,
+        figure: 0,
+        limit: 0.5,
+        held: false,
+        message: broken,
+      },
+    ]);
+    // stdout is JSON only: the CI log reads why on stderr.
+    expect(run.stderr).toContain(`evalctl: floor broken: ${broken}\n`);
+    // The same floor on the text report, against the good baseline; and --max-drop catches the fall.
+    const text = await evalctl(['compare', out.run.id, '--baseline', baselineId, '--max-drop', '0.2']);
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stdout).toContain(
+      `BROKEN  ${metricName}: fell by 1.000 against ${baselineId} (1.000 → 0.000 over 5 paired cases), more than the 0.2 allowed (--max-drop 0.2)`,
     );
   });
 
@@ -247,6 +300,22 @@ describe('evalctl against the local runtime', () => {
     expectUsageOrApiError(
       await evalctl(['run', '--version', versionId, '--test', unscoredTestId]),
       /^evalctl: POST \/runs answered 400: nothing to score: pass --metric or link metrics to the test's specification \(test test_\w+ has no specification with linked metrics\)$/,
+    );
+    // Floors: a malformed value names the flag; --max-drop needs a baseline; a metric the run lacks is named.
+    expectUsageOrApiError(
+      await runCommand('--min-score', '0.5'),
+      /^evalctl: option '--min-score <metric>=<x>' argument '0\.5' is invalid\. must be <metric>=<x>: /,
+    );
+    expectUsageOrApiError(
+      await runCommand('--min-pass-rate', '80%'),
+      /^evalctl: option '--min-pass-rate <\[metric=\]x>' argument '80%' is invalid\. must be <x> or <metric>=<x> with x a number from 0 to 1/,
+    );
+    expectUsageOrApiError(await runCommand('--max-drop', '0.1'), /^evalctl: --max-drop needs --baseline: /);
+    expectUsageOrApiError(
+      await evalctl(['compare', baselineId, '--baseline', regressedId, '--min-score', 'says goo=0.5']),
+      new RegExp(
+        `^evalctl: --min-score: run ${baselineId} has no metric named "says goo" \\(its metrics: ${metricName}\\)$`,
+      ),
     );
     expectUsageOrApiError(
       await evalctl(['compare', baselineId, '--baseline', regressedId], { EVAL_API_KEY: 'evk_wrong' }),
