@@ -7,11 +7,12 @@
  *   evalctl compare <runId> --baseline <runId> [--junit <file>] [--json] [floors]
  *   floors: [--min-score <metric>=<x>]… [--min-pass-rate [<metric>=]<x>]… [--max-drop [<metric>=]<x>]…
  *
- * The API from EVAL_API_URL and EVAL_API_KEY (or --api-url, --api-key). `run` starts a run and
- * follows it to the end (progress on stderr), then prints each metric's score, interval and pass
- * rate and, with --baseline, the comparison; `compare` compares two finished runs. --json prints
- * only `{run, comparison?, gates?}` on stdout; --junit writes the run's JUnit document
- * (GET /runs/{id}/junit: the service builds it).
+ * The API from EVAL_API_URL and EVAL_API_KEY (or --api-url, --api-key); with neither set, the local
+ * runtime of this checkout (`npm start`, found through its data directory), said on stderr. `run`
+ * starts a run and follows it to the end (progress on stderr), then prints each metric's score,
+ * interval and pass rate and, with --baseline, the comparison; `compare` compares two finished
+ * runs. --json prints only `{run, comparison?, gates?}` on stdout; --junit writes the run's JUnit
+ * document (GET /runs/{id}/junit: the service builds it).
  *
  * Exit codes: 0 nothing regressed and every floor held; 1 a metric regressed, a floor broke, or the
  * run FAILED (or was CANCELLED); 2 a usage or API error, named in one line on stderr (never a stack
@@ -22,6 +23,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { Run, RunComparison } from '../shared/schemas/runs.js';
 import { Api, ApiError } from './api.js';
 import { checkGates, type Gate, gateArgument, gatesSummary, unknownGateMetrics } from './gates.js';
+import { localRuntime } from './local-runtime.js';
 import { progressReporter } from './progress.js';
 import { comparisonSummary, exitCodeOf, runSummary } from './report.js';
 
@@ -44,10 +46,24 @@ interface Common {
 
 const gatesOf = (o: Common): Gate[] => [...(o.minScore ?? []), ...(o.minPassRate ?? []), ...(o.maxDrop ?? [])];
 
-/** The API: the flags, else EVAL_API_URL and EVAL_API_KEY. */
+/**
+ * The API: the flags, else EVAL_API_URL and EVAL_API_KEY; with none of them set, the local runtime
+ * this checkout's `npm start` runs (said on stderr, so a CI log shows which service answered).
+ */
 async function apiOf(o: Common): Promise<Api> {
-  const url = o.apiUrl || process.env.EVAL_API_URL;
-  const key = o.apiKey || process.env.EVAL_API_KEY;
+  let url = o.apiUrl || process.env.EVAL_API_URL;
+  let key = o.apiKey || process.env.EVAL_API_KEY;
+  if (!url && !key) {
+    const local = await localRuntime();
+    if ('problem' in local)
+      throw new UsageError(
+        `no API URL: set EVAL_API_URL and EVAL_API_KEY (or pass --api-url, --api-key), or start the local runtime with \`npm start\` (${local.problem})`,
+      );
+    ({ url, key } = local);
+    process.stderr.write(
+      `evalctl: EVAL_API_URL is not set: using the local runtime on ${url} (from ${local.recordPath}) with its demo key\n`,
+    );
+  }
   if (!url) throw new UsageError('no API URL: set EVAL_API_URL or pass --api-url');
   if (!key) throw new UsageError('no API key: set EVAL_API_KEY or pass --api-key');
   if (!/^https?:\/\/[^/]/.test(url))

@@ -273,6 +273,21 @@ describe('evalctl against the local runtime', () => {
     expect(runCase[0]).toMatch(/<error message="run FAILED: none of its 5 sessions completed \(5 failed; 5 of them: /);
   });
 
+  it('finds the local runtime through DATA_DIR when neither EVAL_API_URL nor EVAL_API_KEY is set, and says so', async () => {
+    const local = { EVAL_API_URL: undefined, EVAL_API_KEY: undefined, DATA_DIR: inject('dataDir') };
+    const run = await evalctl(['compare', baselineId, '--baseline', regressedId, '--json'], local);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).comparison.verdict).toBe('improved');
+    expect(run.stderr).toBe(
+      `evalctl: EVAL_API_URL is not set: using the local runtime on ${inject('serverUrl')} (from ${join(inject('dataDir'), 'local-env.json')}) with its demo key\n`,
+    );
+    // No runtime recorded there: exit 2, saying what to set or start.
+    expectUsageOrApiError(
+      await evalctl(['compare', baselineId, '--baseline', regressedId], { ...local, DATA_DIR: scratch }),
+      /^evalctl: no API URL: set EVAL_API_URL and EVAL_API_KEY \(or pass --api-url, --api-key\), or start the local runtime with `npm start` \(no local runtime is recorded in .*local-env\.json\)$/,
+    );
+  });
+
   it('usage and API errors exit 2 with one line on stderr', async () => {
     expectUsageOrApiError(
       await evalctl(['run', '--test', testId]),
