@@ -1,9 +1,34 @@
 /**
  * The HTTP side of evalctl: the service's API with a Bearer key, over fetch. A non-2xx answer or
- * an unreachable service is an `ApiError` whose message is the one line evalctl prints.
+ * an unreachable service is an `ApiError`; `forCli()` is the one line evalctl prints.
  */
 
-export class ApiError extends Error {}
+import { inCliTerms } from './flags.js';
+
+/** What the service answered, when it answered: the request, the status and its message. */
+export interface ApiAnswer {
+  method: string;
+  path: string;
+  status: number;
+  /** The answer's `message` (or its text, first 500 characters); empty when it had none. */
+  detail: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly answer?: ApiAnswer,
+  ) {
+    super(message);
+  }
+
+  /** The line evalctl prints: the API's message with the fields evalctl sets named by their flags. */
+  forCli(): string {
+    const a = this.answer;
+    if (!a) return this.message;
+    return `${a.method} ${a.path} answered ${a.status}${a.detail ? `: ${inCliTerms(a.detail)}` : ''}`;
+  }
+}
 
 export interface ApiOptions {
   url: string;
@@ -48,7 +73,12 @@ export class Api {
       } catch {
         // not JSON: the text as it came
       }
-      throw new ApiError(`${method} ${path} answered ${res.status}${message ? `: ${message}` : ''}`);
+      throw new ApiError(`${method} ${path} answered ${res.status}${message ? `: ${message}` : ''}`, {
+        method,
+        path,
+        status: res.status,
+        detail: message,
+      });
     }
     return res;
   }

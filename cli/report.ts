@@ -1,6 +1,7 @@
 /**
  * What evalctl prints and how it exits, pure: the run's metrics (score, interval, pass rates) and
- * the comparison's, as aligned text for a CI log; the exit code from the run and the comparison.
+ * the comparison's (with what a comparison that found nothing could have detected), as aligned
+ * text for a CI log; the exit code from the run, the comparison and the floors (./gates.ts).
  */
 import type { Run, RunComparison } from '../shared/schemas/runs.js';
 
@@ -48,14 +49,35 @@ export function comparisonSummary(c: RunComparison): string {
       m.verdict,
     ]),
   ];
-  return [head, ...table(rows)].join('\n');
+  return [head, ...table(rows), ...c.metrics.flatMap(advice)].join('\n');
+}
+
+/** Two significant digits: what a detectable effect is worth reading (0.546 → 0.55, 0.0663 → 0.066). */
+const effect = (x: number): string => String(Number(x.toPrecision(2)));
+
+/**
+ * What a comparison that found nothing could have found, and what would help: "n = 7 can detect
+ * ±0.55; add cases or --repetitions" (the minimum detectable effect at 80% power).
+ */
+function advice(m: RunComparison['metrics'][number]): string[] {
+  if (m.verdict === 'not_enough_data')
+    return [
+      `  ${m.name}: not enough data: n = ${m.n} paired case${m.n === 1 ? '' : 's'}, a comparison needs at least 2; add cases both runs score`,
+    ];
+  if (m.verdict !== 'no_significant_change' || m.minimumDetectableEffect === null) return [];
+  if (m.minimumDetectableEffect === 0)
+    return [`  ${m.name}: no significant change; no case's score moved (n = ${m.n})`];
+  return [
+    `  ${m.name}: no significant change; n = ${m.n} can detect ±${effect(m.minimumDetectableEffect)}; add cases or --repetitions`,
+  ];
 }
 
 /**
- * 1 when the gate fails: a metric regressed, or the run did not complete (FAILED, or CANCELLED:
- * a cancelled run tested only part of the cases); else 0.
+ * 1 when the gate fails: a metric regressed, the run did not complete (FAILED, or CANCELLED: a
+ * cancelled run tested only part of the cases), or a floor set on the command line broke; else 0.
  */
-export function exitCodeOf(run: Run, comparison?: RunComparison): 0 | 1 {
+export function exitCodeOf(run: Run, comparison?: RunComparison, checks: readonly { held: boolean }[] = []): 0 | 1 {
   if (run.status === 'FAILED' || run.status === 'CANCELLED') return 1;
+  if (checks.some((c) => !c.held)) return 1;
   return comparison?.metrics.some((m) => m.verdict === 'regressed') ? 1 : 0;
 }

@@ -1,12 +1,12 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
-import { portIsFree } from './services.js';
 
 /**
  * Where a local runtime records itself (`<data dir>/local-env.json`) so that the CLIs find it and
  * a second `npm start` refuses to run beside it. This module reads no configuration at load, so
- * `start.ts` can check for a running runtime before anything else happens.
+ * `start.ts` can check for a running runtime before anything else happens, and loads nothing heavy
+ * (the emulators' module only when a port is checked), so evalctl can read the record at once.
  */
 export const LOCAL_ENV_FILE = 'local-env.json';
 
@@ -121,6 +121,7 @@ export async function assertNoRunningRuntime(port: number, dataDir: string): Pro
         (samePort ? ' or set PORT and DATA_DIR to run another' : ` or set DATA_DIR (it uses ${dataDir})`),
     );
   }
+  const { portIsFree } = await import('./services.js');
   if (port !== 0 && !(await portIsFree(port))) {
     throw new RuntimeAlreadyRunningError(
       `port ${port} is already in use (another local runtime?); stop it first or set PORT`,

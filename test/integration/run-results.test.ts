@@ -389,7 +389,7 @@ const counts = (n: XmlNode) => ({
 describe('runs: JUnit', () => {
   const EVIL = `<b>Tom & "Jerry"</b> it's ]]> ${'y'.repeat(120)}`;
 
-  it('a suite per metric, a case per scored case; failures below the threshold, errors for failed evaluations; exact counts and escaped texts', async () => {
+  it('a suite of the sessions, a suite per metric with a case per scored case; failures below the threshold, errors for failed evaluations; exact counts and escaped texts', async () => {
     const t = await setup(['passes', 'fails', 'errs', EVIL], { testName: 'a & b <suite>' });
     const tone = await t.metric('tone');
     const metricIds = [t.judged.id, tone.id];
@@ -408,9 +408,15 @@ describe('runs: JUnit', () => {
     const root = parseXml(res.body);
     expect(root.name).toBe('testsuites');
     expect(root.attributes.name).toBe('nightly "evil" <run>');
-    expect(counts(root)).toEqual({ tests: 8, failures: 4, errors: 2 });
-    expect(root.children.map((s) => s.attributes.name)).toEqual(['judged', 'tone']);
-    for (const suite of root.children) {
+    // Every session a test case (all 4 COMPLETED: a failed evaluation is not a failed session), then the metrics.
+    expect(counts(root)).toEqual({ tests: 12, failures: 4, errors: 2 });
+    expect(root.children.map((s) => s.attributes.name)).toEqual(['sessions', 'judged', 'tone']);
+    const [sessions, ...metricSuites] = root.children;
+    expect(counts(sessions!)).toEqual({ tests: 4, failures: 0, errors: 0 });
+    expect(sessions!.children.map((c) => c.attributes)).toEqual(
+      ['passes', 'fails', 'errs', EVIL.slice(0, 100)].map((name) => ({ classname: 'a & b <suite>', name })),
+    );
+    for (const suite of metricSuites) {
       expect(counts(suite)).toEqual({ tests: 4, failures: 2, errors: 1 });
       const cases = suite.children;
       expect(cases.every((c) => c.name === 'testcase' && c.attributes.classname === 'a & b <suite>')).toBe(true);
@@ -433,9 +439,9 @@ describe('runs: JUnit', () => {
     const compared = await t.api.get(`/runs/${run.id}/junit`, { baseRunId: base.id });
     expect(compared.status).toBe(200);
     const withComparison = parseXml(compared.body);
-    expect(withComparison.children.map((s) => s.attributes.name)).toEqual(['judged', 'tone', 'comparison']);
-    expect(counts(withComparison)).toEqual({ tests: 10, failures: 6, errors: 2 });
-    const suite = withComparison.children[2]!;
+    expect(withComparison.children.map((s) => s.attributes.name)).toEqual(['sessions', 'judged', 'tone', 'comparison']);
+    expect(counts(withComparison)).toEqual({ tests: 14, failures: 6, errors: 2 });
+    const suite = withComparison.children[3]!;
     expect(counts(suite)).toEqual({ tests: 2, failures: 2, errors: 0 });
     const comparison = (await t.api.get(`/runs/${run.id}/comparison`, { baseRunId: base.id })).body;
     expect(comparison.verdict).toBe('regressed');
@@ -448,7 +454,7 @@ describe('runs: JUnit', () => {
     );
     // The other way round nothing regressed: the comparison suite passes.
     const back = parseXml((await t.api.get(`/runs/${base.id}/junit`, { baseRunId: run.id })).body);
-    expect(counts(back.children[2]!)).toEqual({ tests: 2, failures: 0, errors: 0 });
+    expect(counts(back.children[3]!)).toEqual({ tests: 2, failures: 0, errors: 0 });
   });
 
   it('refuses an unfinished run, another organization’s and unknown runs, and a bad or unfinished baseRunId', async () => {

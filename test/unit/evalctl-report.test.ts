@@ -77,6 +77,36 @@ describe('evalctl report', () => {
     ]);
   });
 
+  it('says what a comparison that found nothing could have detected, and what would help', () => {
+    const m = comparison.metrics[0]!;
+    const nothing: RunComparison = {
+      ...comparison,
+      verdict: 'no_significant_change',
+      metrics: [
+        {
+          ...m,
+          name: 'text_similarity',
+          n: 7,
+          baseScore: 0.589,
+          score: 0.23,
+          difference: -0.359,
+          confidenceInterval: [-0.93, 0.21],
+          adjustedPValue: 0.17,
+          verdict: 'no_significant_change',
+          minimumDetectableEffect: 0.5463,
+        },
+        { ...m, name: 'no_pii', n: 7, difference: 0, verdict: 'no_significant_change', minimumDetectableEffect: 0 },
+        { ...m, name: 'tone', n: 1, verdict: 'not_enough_data', minimumDetectableEffect: null },
+        { ...m, name: 'judged', verdict: 'improved' },
+      ],
+    };
+    expect(comparisonSummary(nothing).split('\n').slice(-3)).toEqual([
+      '  text_similarity: no significant change; n = 7 can detect ±0.55; add cases or --repetitions',
+      "  no_pii: no significant change; no case's score moved (n = 7)",
+      '  tone: not enough data: n = 1 paired case, a comparison needs at least 2; add cases both runs score',
+    ]);
+  });
+
   it('exits 1 when a metric regressed or the run did not complete, else 0', () => {
     expect(exitCodeOf(run)).toBe(0);
     expect(exitCodeOf(run, comparison)).toBe(1);

@@ -1049,7 +1049,7 @@ export interface paths {
         };
         /**
          * Read a run as JUnit XML
-         * @description A finished run as a JUnit document (`application/xml`) for a CI server: a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored (`classname` the test’s name, `name` the first 100 characters of the case input). A case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.
+         * @description A finished run as a JUnit document (`application/xml`) for a CI server, which never looks green by accident. A run that FAILED (or was CANCELLED) opens with a `<testsuite name="run">` holding one `<testcase name="run">` whose `<error>` says why (the run’s `error`, else how many sessions completed and the most frequent session error). A `<testsuite name="sessions">` holds every session of the run as a `<testcase>` (`classname` the test’s name, `name` the first 100 characters of the case input, with its repetition when the run has several), with an `<error>` giving the session’s `error` when it FAILED: a run whose sessions all failed has as many errors as sessions. Then a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored: a case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.
          */
         get: operations["runsJunit"];
         put?: never;
@@ -14761,7 +14761,15 @@ export interface operations {
                 content: {
                     /**
                      * @example <?xml version="1.0" encoding="UTF-8"?>
-                     *     <testsuites name="nightly billing run" tests="3" failures="2" errors="0">
+                     *     <testsuites name="nightly billing run" tests="6" failures="2" errors="1">
+                     *       <testsuite name="sessions" tests="3" failures="0" errors="1">
+                     *         <testcase classname="billing questions" name="Where is my refund? I was charged twice for order 1042."/>
+                     *         <testcase classname="billing questions" name="Cancel my subscription &amp; refund the last month"/>
+                     *         <testcase classname="billing questions" name="Do you ship to Canada?">
+                     *           <error message="session FAILED: CONVERSATION turn 1 failed: the agent answered 503: upstream timeout">session sess_01JDA1J5L7Z9X1C3V5B7N9M1QX, test case tcase_01JD9ZQ8M2V4B6N8P0R2T4W6YC, repetition 1
+                     *     CONVERSATION turn 1 failed: the agent answered 503: upstream timeout</error>
+                     *         </testcase>
+                     *       </testsuite>
                      *       <testsuite name="politeness" tests="2" failures="1" errors="0">
                      *         <testcase classname="billing questions" name="Where is my refund? I was charged twice for order 1042."/>
                      *         <testcase classname="billing questions" name="Cancel my subscription &amp; refund the last month">

@@ -41,12 +41,12 @@ export async function finishedRun(
   return run;
 }
 
-/** Both runs, checked (the compared run first, so its own 403/404/409 wins), and their results by case. */
+/** Both runs, checked (the compared run first, so its own 403/404/409 wins), the run's sessions, and both runs' results by case. */
 export async function loadPair(auth: AuthContext, runId: string, baseRunId: string) {
   const run = await finishedRun(auth, runId);
   const base = await finishedRun(auth, baseRunId, 'baseRunId');
   const [runSessions, baseSessions] = await Promise.all([runResults(run.id), runResults(base.id)]);
-  return { run, base, runCases: caseResults(runSessions), baseCases: caseResults(baseSessions) };
+  return { run, base, runSessions, runCases: caseResults(runSessions), baseCases: caseResults(baseSessions) };
 }
 
 export interface Pair {
