@@ -12,12 +12,13 @@ import { dirname, join, resolve } from 'node:path';
  * same origin; uPlot and the span bars set inline `style` attributes; nothing is remote.
  */
 /**
- * The console's Content-Security-Policy. `mediaOrigins`: where the audio it plays comes from (the
- * data bucket's presigned URLs: voice runs' recordings and utterances), beside its own origin.
+ * The console's Content-Security-Policy. `mediaOrigins`: the data bucket's origin, beside the
+ * console's own: the audio it plays comes from its presigned GET URLs (voice runs' recordings and
+ * utterances), and a CSV uploaded as a test goes to its presigned PUT URL.
  */
 export function consoleCsp(mediaOrigins: readonly string[] = []): string {
-  const media = ["'self'", ...mediaOrigins].join(' ');
-  return `default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src ${media}; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+  const storage = ["'self'", ...mediaOrigins].join(' ');
+  return `default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src ${storage}; connect-src ${storage}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 }
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { FamilySeries, Marker } from './view-models';
+import { axisLabels, type FamilySeries, type Marker } from './view-models';
 
 const LINE = '#1f5fbf';
 const BAND = 'rgba(31, 95, 191, 0.18)';
@@ -116,7 +116,7 @@ export function scoreChart(
       },
     ],
     bands: [{ series: [2, 3], fill: BAND }],
-    axes: [dayAxis(series), { values: (_u, splits) => splits.map((v) => v.toFixed(1)) }],
+    axes: [dayAxis(series), { values: (_u, splits) => axisLabels(splits) }],
     plugins: [whiskersPlugin(series), markersPlugin(markers)],
   };
   const data: uPlot.AlignedData = [series.x, series.score, series.upper, series.lower, series.collecting];

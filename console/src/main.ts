@@ -2,6 +2,7 @@ import './style.css';
 import { createApiClient } from './api/client';
 import { ApiError, ApiUnreachableError, resources } from './api/resources';
 import { h } from './dom';
+import { forgetKey, isRemembered, type KeyStorage, type KeyStores, readKey, saveKey } from './key-store';
 import { comparisonPage } from './pages/comparison';
 import { monitorPage } from './pages/monitor';
 import { monitorsPage } from './pages/monitors';
@@ -12,8 +13,20 @@ import { sessionPage } from './pages/session';
 import type { PageContext } from './pages/context';
 import { parseRoute, type Route } from './view-models';
 
-/** The key lives in this tab only (sessionStorage), typed once. */
-const KEY_ITEM = 'evp.apiKey';
+/** The browser's stores; localStorage may be absent or refuse (private modes, policies). */
+function browserKeyStores(): KeyStores {
+  let device: KeyStorage | null;
+  try {
+    device = window.localStorage;
+    device.getItem('evp.probe');
+  } catch {
+    device = null;
+  }
+  return { tab: window.sessionStorage, device };
+}
+
+/** The key lives in this tab (sessionStorage), and on this device (localStorage) when the user asks. */
+const keys = browserKeyStores();
 const main = document.getElementById('main') as HTMLElement;
 const keyButton = document.getElementById('change-key') as HTMLButtonElement;
 let current: AbortController | undefined;
@@ -59,6 +72,13 @@ function currentNav(route: Route): void {
 }
 
 function keyForm(intro: Node | null): HTMLFormElement {
+  const remember = h('input', {
+    id: 'remember-key',
+    name: 'remember',
+    type: 'checkbox',
+    checked: isRemembered(keys),
+    disabled: keys.device === null,
+  });
   const input = h('input', {
     id: 'api-key',
     name: 'apiKey',
@@ -77,7 +97,13 @@ function keyForm(intro: Node | null): HTMLFormElement {
     h(
       'p',
       { id: 'api-key-help', class: 'muted' },
-      'Starts with evk_. Kept in this browser tab only and sent to the API as a bearer token.',
+      'Starts with evk_. Sent to the API as a bearer token; kept in this browser tab only, unless you remember it on this device.',
+    ),
+    h(
+      'span',
+      { class: 'checkbox' },
+      remember,
+      h('label', { for: 'remember-key' }, 'Remember on this device (links open in new tabs without asking again)'),
     ),
     h('button', { type: 'submit' }, 'Use this key'),
   );
@@ -85,7 +111,7 @@ function keyForm(intro: Node | null): HTMLFormElement {
     event.preventDefault();
     const key = input.value.trim();
     if (!key) return;
-    sessionStorage.setItem(KEY_ITEM, key);
+    saveKey(keys, key, remember.checked);
     if (!location.hash || location.hash === '#' || location.hash === '#/') location.hash = '#/monitors';
     void render();
   });
@@ -101,7 +127,7 @@ function askForKey(intro: Node | null = null, title = 'Sign in with an API key',
 /** The clear states of a failed read: wrong key (401), another organization's link (403), absent (404), anything else. */
 function showFailure(error: unknown): void {
   if (error instanceof ApiError && error.status === 401) {
-    sessionStorage.removeItem(KEY_ITEM);
+    forgetKey(keys);
     askForKey(
       h('p', { role: 'alert' }, `The API refused this key (401 ${error.error}): ${error.message}. Type a valid key.`),
       'Wrong API key',
@@ -155,7 +181,7 @@ async function render(): Promise<void> {
   current = controller;
   const route = parseRoute(location.hash);
   currentNav(route);
-  const key = sessionStorage.getItem(KEY_ITEM);
+  const key = readKey(keys);
   if (!key) return askForKey();
   keyButton.hidden = false;
   main.setAttribute('aria-busy', 'true');
@@ -174,13 +200,13 @@ async function render(): Promise<void> {
     };
     switch (route.page) {
       case 'monitors':
-        return await monitorsPage(ctx, route.offset);
+        return await monitorsPage(ctx, route.offset, route.filters ?? {});
       case 'monitor':
         return await monitorPage(ctx, route.id, route.days);
       case 'runs':
-        return await runsPage(ctx, route.offset);
+        return await runsPage(ctx, route.offset, route.filters ?? {});
       case 'run':
-        return await runPage(ctx, route.id, route.offset, route.notPassed);
+        return await runPage(ctx, route.id, route.offset, route.notPassed, route.sort);
       case 'comparison':
         return await comparisonPage(ctx, route.id, route.baseRunId, route.metricId);
       case 'session':
@@ -208,7 +234,7 @@ async function render(): Promise<void> {
 }
 
 keyButton.addEventListener('click', () => {
-  sessionStorage.removeItem(KEY_ITEM);
+  forgetKey(keys);
   current?.abort();
   askForKey();
 });

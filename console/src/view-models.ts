@@ -74,6 +74,8 @@ export interface RunMetric {
   skipped: number;
   score: number | null;
   confidenceInterval: Interval | null;
+  /** The share of SUCCESS evaluations at or above the threshold; null until the run has finished. */
+  passRate?: number | null;
   /** `GET /runs/{id}` only: the run's sessions with a human label of the metric. */
   labels?: number;
   /** `GET /runs/{id}` only: the score corrected with sampled human labels (PPI++), or null. */
@@ -88,6 +90,8 @@ export interface Run {
   testIds: string[];
   specificationIds: string[];
   metricIds: string[];
+  /** How many times each case runs (1 when absent). */
+  repetitions?: number;
   status: RunStatus;
   progress: { total: number; pending: number; running: number; completed: number; failed: number };
   metrics: RunMetric[];
@@ -106,6 +110,8 @@ export interface Session {
   testId: string | null;
   testCaseId: string | null;
   runId?: string | null;
+  /** A run's session: which repetition of its test case it is (1-based). */
+  repetition?: number | null;
   /** A voice run's session: the call's stereo recording (s3:// URI), once written. */
   recordingUri?: string | null;
   channel?: 'HTTP' | 'PHONE' | null;
@@ -184,6 +190,32 @@ export interface TestCase {
 export interface Named {
   id: string;
   name: string;
+}
+
+/** A version as the runs page reads it: what it belongs to and whether a run can reach its agent. */
+export interface Version extends Named {
+  productId: string;
+  conversationEndpointConnectionId: string | null;
+  phoneConnectionId?: string | null;
+  createdAt: string;
+}
+
+/** A test as the runs page reads it. */
+export interface Test extends Named {
+  productId: string;
+  type: 'QUALITY' | 'RED_TEAMING' | 'SCENARIOS';
+  status: 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | string;
+  testCaseCount: number;
+  specificationId: string | null;
+  error?: string | null;
+  createdAt: string;
+}
+
+/** An endpoint connection by name and type (a version's CONVERSATION connection is chosen among them). */
+export interface Connection extends Named {
+  productId: string;
+  type: string;
+  url: string;
 }
 
 export type AlertWindow = '15m' | '1h' | '6h' | '24h';
@@ -289,6 +321,9 @@ export const asSpan = narrow<Span>('span', ['id', 'name', 'type', 'parentTraceId
 export const asEvaluation = narrow<Evaluation>('evaluation', ['id', 'metricId', 'status', 'score', 'reason']);
 export const asTestCase = narrow<TestCase>('test case', ['id', 'index', 'input', 'expectedOutput']);
 export const asNamed = narrow<Named>('named record', ['id', 'name']);
+export const asVersion = narrow<Version>('version', ['id', 'name', 'productId']);
+export const asTest = narrow<Test>('test', ['id', 'name', 'productId', 'status']);
+export const asConnection = narrow<Connection>('endpoint connection', ['id', 'name', 'productId', 'type']);
 export const asAlert = narrow<Alert>('alert', ['id', 'ruleId', 'metricGroupId', 'status', 'score', 'below', 'window']);
 export const asAlertRule = narrow<AlertRule>('alert rule', ['id', 'metricGroupId', 'window', 'below', 'minSessions']);
 export const asRunComparison = narrow<RunComparison>('comparison', ['runId', 'baseRunId', 'verdict', 'metrics']);
@@ -325,16 +360,84 @@ export function asList<T>(value: unknown, item: (v: unknown) => T): T[] {
 export const PAGE_SIZE = 25;
 export const RESULT_DAYS = [7, 14, 30, 90] as const;
 
+/** The runs list's filters (each an API list parameter: productIds, versionIds, testIds, statuses, name). */
+export interface RunFilters {
+  productId?: string;
+  versionId?: string;
+  testId?: string;
+  status?: RunStatus;
+  /** Part of the name, any case. */
+  q?: string;
+}
+
+/** The monitors list's filters (productIds, statuses, name). */
+export interface MonitorFilters {
+  productId?: string;
+  status?: MonitorStatus;
+  q?: string;
+}
+
+/** A results table's order: by one metric's score, lowest first (`asc`) or highest first. */
+export interface ResultSort {
+  metricId: string;
+  dir: 'asc' | 'desc';
+}
+
 export type Route =
-  | { page: 'monitors'; offset: number }
+  | { page: 'monitors'; offset: number; filters?: MonitorFilters }
   | { page: 'monitor'; id: string; days: number }
-  | { page: 'runs'; offset: number }
-  | { page: 'run'; id: string; offset: number; notPassed?: boolean }
+  | { page: 'runs'; offset: number; filters?: RunFilters }
+  | { page: 'run'; id: string; offset: number; notPassed?: boolean; sort?: ResultSort }
   | { page: 'comparison'; id: string; baseRunId: string; metricId: string | null }
   | { page: 'session'; id: string }
   | { page: 'review'; productId: string | null; offset: number }
   | { page: 'reviewQueue'; id: string }
   | { page: 'unknown'; path: string };
+
+export const RUN_STATUSES: readonly RunStatus[] = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'];
+export const MONITOR_STATUSES: readonly MonitorStatus[] = ['ACTIVE', 'PAUSED', 'CAPPED', 'NO_CREDITS', 'FAILING'];
+
+/** The filters named in the query (`product`, `version`, `test`, `status`, `q`), or undefined for none. */
+function filtersOf<F extends object>(
+  params: URLSearchParams,
+  names: Record<string, keyof F>,
+  statuses: readonly string[],
+): F | undefined {
+  const out: Record<string, string> = {};
+  for (const [param, field] of Object.entries(names)) {
+    const value = params.get(param)?.trim();
+    if (!value || value.length > 200) continue;
+    if (field === 'status' && !statuses.includes(value)) continue;
+    out[field as string] = value;
+  }
+  return Object.keys(out).length ? (out as F) : undefined;
+}
+
+const RUN_FILTER_PARAMS: Record<string, keyof RunFilters> = {
+  product: 'productId',
+  version: 'versionId',
+  test: 'testId',
+  status: 'status',
+  q: 'q',
+};
+const MONITOR_FILTER_PARAMS: Record<string, keyof MonitorFilters> = { product: 'productId', status: 'status', q: 'q' };
+
+function filterQuery<F extends object>(filters: F | undefined, names: Record<string, keyof F>, offset: number): string {
+  const query = new URLSearchParams();
+  for (const [param, field] of Object.entries(names)) {
+    const value = filters?.[field];
+    if (typeof value === 'string' && value) query.set(param, value);
+  }
+  if (offset) query.set('offset', String(offset));
+  const q = query.toString();
+  return q ? `?${q}` : '';
+}
+
+/** `sort=met_a:asc`, or undefined when it is not one. */
+function sortOf(raw: string | null): ResultSort | undefined {
+  const match = raw ? /^([A-Za-z0-9_-]{1,64}):(asc|desc)$/.exec(raw) : null;
+  return match ? { metricId: match[1]!, dir: match[2] as 'asc' | 'desc' } : undefined;
+}
 
 function intParam(params: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
   const raw = params.get(name);
@@ -344,7 +447,8 @@ function intParam(params: URLSearchParams, name: string, min: number, max: numbe
 }
 
 /**
- * `#/monitors`, `#/monitors/{id}?days=30`, `#/runs?offset=25`, `#/runs/{id}?notPassed=1`,
+ * `#/monitors?product=…&status=…&q=…`, `#/monitors/{id}?days=30`,
+ * `#/runs?product=…&version=…&test=…&status=…&q=…&offset=25`, `#/runs/{id}?notPassed=1&sort=met_a:asc`,
  * `#/runs/{id}/comparison?base={runId}&metric={metricId}`, `#/sessions/{id}`,
  * `#/review?product={productId}&offset=25`, `#/review/{queueId}`; `` and `#/` open the monitors.
  */
@@ -365,10 +469,20 @@ export function parseRoute(hash: string): Route {
   const offset = intParam(params, 'offset', 0, 1_000_000, 0);
   const [section, id, ...rest] = parts;
   if (rest.length === 0) {
-    if (section === undefined || (section === 'monitors' && id === undefined)) return { page: 'monitors', offset };
+    if (section === undefined || (section === 'monitors' && id === undefined)) {
+      const filters = filtersOf<MonitorFilters>(params, MONITOR_FILTER_PARAMS, MONITOR_STATUSES);
+      return filters ? { page: 'monitors', offset, filters } : { page: 'monitors', offset };
+    }
     if (section === 'monitors' && id) return { page: 'monitor', id, days: intParam(params, 'days', 1, 90, 7) };
-    if (section === 'runs' && id === undefined) return { page: 'runs', offset };
-    if (section === 'runs' && id) return { page: 'run', id, offset, notPassed: params.get('notPassed') === '1' };
+    if (section === 'runs' && id === undefined) {
+      const filters = filtersOf<RunFilters>(params, RUN_FILTER_PARAMS, RUN_STATUSES);
+      return filters ? { page: 'runs', offset, filters } : { page: 'runs', offset };
+    }
+    if (section === 'runs' && id) {
+      const sort = sortOf(params.get('sort'));
+      const route = { page: 'run' as const, id, offset, notPassed: params.get('notPassed') === '1' };
+      return sort ? { ...route, sort } : route;
+    }
     if (section === 'sessions' && id) return { page: 'session', id };
     if (section === 'review' && id === undefined)
       return { page: 'review', productId: params.get('product') || null, offset };
@@ -384,15 +498,16 @@ export function href(route: Exclude<Route, { page: 'unknown' }>): string {
   const id = (x: string) => encodeURIComponent(x);
   switch (route.page) {
     case 'monitors':
-      return route.offset ? `#/monitors?offset=${route.offset}` : '#/monitors';
+      return `#/monitors${filterQuery(route.filters, MONITOR_FILTER_PARAMS, route.offset)}`;
     case 'monitor':
       return route.days === 7 ? `#/monitors/${id(route.id)}` : `#/monitors/${id(route.id)}?days=${route.days}`;
     case 'runs':
-      return route.offset ? `#/runs?offset=${route.offset}` : '#/runs';
+      return `#/runs${filterQuery(route.filters, RUN_FILTER_PARAMS, route.offset)}`;
     case 'run': {
       const query = new URLSearchParams();
       if (route.offset) query.set('offset', String(route.offset));
       if (route.notPassed) query.set('notPassed', '1');
+      if (route.sort) query.set('sort', `${route.sort.metricId}:${route.sort.dir}`);
       const q = query.toString();
       return q ? `#/runs/${id(route.id)}?${q}` : `#/runs/${id(route.id)}`;
     }
@@ -496,6 +611,110 @@ export function runDone(run: Pick<Run, 'progress'>): number {
   return total === 0 ? 0 : (completed + failed) / total;
 }
 
+export interface MetricSummary {
+  metricId: string;
+  name: string;
+  score: number | null;
+  passRate: number | null;
+}
+
+/** A run's metrics for a list: the first `shown` (in the run's order) and how many more there are. */
+export function runScoreSummary(run: Pick<Run, 'metrics'>, shown = 3): { items: MetricSummary[]; more: number } {
+  return {
+    items: run.metrics.slice(0, shown).map((m) => ({
+      metricId: m.metricId,
+      name: m.name,
+      score: m.score,
+      passRate: m.passRate ?? null,
+    })),
+    more: Math.max(0, run.metrics.length - shown),
+  };
+}
+
+/** `86%` (rounded to a whole percent; `< 1%` and `> 99%` near the ends), or `—`. */
+export function formatPassRate(rate: number | null | undefined): string {
+  if (rate === null || rate === undefined || Number.isNaN(rate)) return '—';
+  const pct = rate * 100;
+  if (pct > 0 && pct < 0.5) return '< 1%';
+  if (pct < 100 && pct >= 99.5) return '> 99%';
+  return `${Math.round(pct)}%`;
+}
+
+/** id → name of records (the lists the pages read once). */
+export function namesById(records: Named[]): Map<string, string> {
+  return new Map(records.map((r) => [r.id, r.name]));
+}
+
+/** A run's tests by name, each id its own name when it is not known. */
+export function testNames(run: Pick<Run, 'testIds'>, names: Map<string, string>): string[] {
+  return run.testIds.map((id) => names.get(id) ?? id);
+}
+
+/** A metric family's name: its live revision's, else any revision's (a family renamed keeps its newest name). */
+export function familyNames(metrics: Pick<Metric, 'metricGroupId' | 'name' | 'legacyAt'>[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of metrics) if (m.legacyAt === null || !out.has(m.metricGroupId)) out.set(m.metricGroupId, m.name);
+  return out;
+}
+
+/** The versions a run can start on: those with a CONVERSATION endpoint connection or a phone connection. */
+export function runnableVersions<V extends Pick<Version, 'conversationEndpointConnectionId' | 'phoneConnectionId'>>(
+  versions: V[],
+): V[] {
+  return versions.filter((v) => v.conversationEndpointConnectionId || v.phoneConnectionId);
+}
+
+/** The tests a version's run may take: its product's SUCCESS tests with at least one case. */
+export function runnableTests<T extends Pick<Test, 'productId' | 'status' | 'testCaseCount'>>(
+  tests: T[],
+  productId: string,
+): T[] {
+  return tests.filter((t) => t.productId === productId && t.status === 'SUCCESS' && t.testCaseCount > 0);
+}
+
+/** The most repetitions a run takes (the API's bound). */
+export const MAX_REPETITIONS = 10;
+
+export interface StartRunInput {
+  versionId: string;
+  testId: string;
+  metricIds: string[];
+  repetitions: string;
+  name: string;
+}
+
+export interface StartRunBody {
+  versionId: string;
+  testId: string;
+  metricIds?: string[];
+  repetitions: number;
+  name?: string;
+}
+
+/**
+ * The body of `POST /runs` from the start form, or what to fix. No metric picked sends none: the
+ * test's linked metrics score it (and the API says so when it has none).
+ */
+export function startRunBody(input: StartRunInput): { body: StartRunBody } | { error: string } {
+  if (!input.versionId) return { error: 'Pick a version (one with an endpoint connection).' };
+  if (!input.testId) return { error: 'Pick a test of the version’s product.' };
+  const repetitions = Number(input.repetitions);
+  if (!/^\d+$/.test(input.repetitions.trim()) || repetitions < 1 || repetitions > MAX_REPETITIONS)
+    return { error: `Repetitions is a whole number from 1 to ${MAX_REPETITIONS}.` };
+  if (input.metricIds.length > 50) return { error: `Pick at most 50 metrics (${input.metricIds.length} picked).` };
+  const name = input.name.trim();
+  if (name.length > 200) return { error: 'A name has at most 200 characters.' };
+  return {
+    body: {
+      versionId: input.versionId,
+      testId: input.testId,
+      ...(input.metricIds.length ? { metricIds: input.metricIds } : {}),
+      repetitions,
+      ...(name ? { name } : {}),
+    },
+  };
+}
+
 // ---------- run results ----------
 
 /** The score a case must reach to pass when the run names no threshold. */
@@ -553,6 +772,7 @@ export interface ScoreCell {
 export interface ResultRow {
   sessionId: string;
   sessionStatus: Session['status'];
+  testCaseId: string | null;
   caseIndex: number | null;
   input: string;
   output: string | null;
@@ -609,6 +829,7 @@ export function resultRows(
     return {
       sessionId: session.id,
       sessionStatus: session.status,
+      testCaseId: session.testCaseId,
       caseIndex: testCase?.index ?? null,
       input: caseInputText(testCase?.input ?? null, testCase?.goal ?? sorted[0]?.input ?? null),
       output: lastOutput(sorted),
@@ -618,6 +839,157 @@ export function resultRows(
       passed: !didNotPass(evals, threshold),
     };
   });
+}
+
+/**
+ * Sessions in test-case order: by their case's index (sessions without a known case last), then
+ * repetition, then id. The API lists a run's sessions by creation time, the same for every case.
+ */
+export function inCaseOrder<S extends Pick<Session, 'id' | 'testCaseId' | 'repetition'>>(
+  sessions: S[],
+  caseIndex: Map<string, number>,
+): S[] {
+  const index = (s: S) => (s.testCaseId ? (caseIndex.get(s.testCaseId) ?? Infinity) : Infinity);
+  return [...sessions].sort(
+    (a, b) =>
+      index(a) - index(b) || (a.repetition ?? 1) - (b.repetition ?? 1) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/** A session's score on a metric, for ordering: the mean of its SUCCESS scores (a score per turn), or null. */
+export function sessionMetricScore(
+  evaluations: Pick<Evaluation, 'sessionId' | 'metricId' | 'status' | 'score'>[],
+): Map<string, Map<string, number>> {
+  const sums = new Map<string, Map<string, [number, number]>>();
+  for (const e of evaluations) {
+    if (e.status !== 'SUCCESS' || e.score === null) continue;
+    const own = sums.get(e.sessionId) ?? new Map<string, [number, number]>();
+    sums.set(e.sessionId, own);
+    const [sum, n] = own.get(e.metricId) ?? [0, 0];
+    own.set(e.metricId, [sum + e.score, n + 1]);
+  }
+  return new Map(
+    [...sums].map(([id, own]) => [id, new Map([...own].map(([m, [sum, n]]) => [m, sum / n] as [string, number]))]),
+  );
+}
+
+/**
+ * Session ids (given in case order) ordered by one metric's score: lowest first (`asc`) or highest
+ * first; ties keep the case order, and sessions without a score of it come last either way.
+ */
+export function sortByMetric(
+  sessionIds: string[],
+  evaluations: Pick<Evaluation, 'sessionId' | 'metricId' | 'status' | 'score'>[],
+  sort: ResultSort,
+): string[] {
+  const scores = sessionMetricScore(evaluations);
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return sessionIds
+    .map((id, i) => ({ id, i, score: scores.get(id)?.get(sort.metricId) ?? null }))
+    .sort((a, b) => {
+      if (a.score === null || b.score === null)
+        return (a.score === null ? 1 : 0) - (b.score === null ? 1 : 0) || a.i - b.i;
+      return sign * (a.score - b.score) || a.i - b.i;
+    })
+    .map((x) => x.id);
+}
+
+/** What clicking a metric's header does: lowest first, then highest first, then back to case order. */
+export function nextSort(current: ResultSort | undefined, metricId: string): ResultSort | undefined {
+  if (current?.metricId !== metricId) return { metricId, dir: 'asc' };
+  return current.dir === 'asc' ? { metricId, dir: 'desc' } : undefined;
+}
+
+/** The `aria-sort` of a metric's header. */
+export function ariaSort(current: ResultSort | undefined, metricId: string): 'ascending' | 'descending' | 'none' {
+  if (current?.metricId !== metricId) return 'none';
+  return current.dir === 'asc' ? 'ascending' : 'descending';
+}
+
+/** The metrics a row did not pass, by name, with the lowest score below the threshold each gave. */
+export function notPassedMetrics(
+  row: Pick<ResultRow, 'scores'>,
+  columns: ResultColumn[],
+): { name: string; score: number }[] {
+  return columns.flatMap((c) => {
+    const failing = (row.scores[c.metricId] ?? []).filter((cell) => cell.passed === false && cell.score !== null);
+    if (failing.length === 0) return [];
+    return [{ name: c.name, score: Math.min(...failing.map((cell) => cell.score!)) }];
+  });
+}
+
+// ---------- word diff ----------
+
+export interface DiffPart {
+  kind: 'same' | 'removed' | 'added';
+  text: string;
+}
+
+/** Words with the white space after each (the first part keeps any leading white space). */
+function words(text: string): string[] {
+  const out = text.match(/\s*\S+\s*/g) ?? [];
+  if (out.length === 0 && text) return [text];
+  return out;
+}
+
+const wordOf = (token: string) => token.trim();
+
+function pushPart(parts: DiffPart[], kind: DiffPart['kind'], text: string): void {
+  if (!text) return;
+  const last = parts.at(-1);
+  if (last?.kind === kind) last.text += text;
+  else parts.push({ kind, text });
+}
+
+/**
+ * A word diff of two texts (white space ignored in comparing): the words both have (`same`, in
+ * `after`'s spacing), those only `before` has (`removed`) and only `after` has (`added`), in
+ * reading order, removals before additions. A longest common subsequence of the words between
+ * the common start and end; past `maxCells` word pairs the middle is one removal and one addition.
+ */
+export function wordDiff(before: string, after: string, maxCells = 1_000_000): DiffPart[] {
+  const a = words(before);
+  const b = words(after);
+  let start = 0;
+  while (start < a.length && start < b.length && wordOf(a[start]!) === wordOf(b[start]!)) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && wordOf(a[endA - 1]!) === wordOf(b[endB - 1]!)) {
+    endA--;
+    endB--;
+  }
+  const parts: DiffPart[] = [];
+  pushPart(parts, 'same', b.slice(0, start).join(''));
+  const midA = a.slice(start, endA);
+  const midB = b.slice(start, endB);
+  const n = midA.length;
+  const m = midB.length;
+  if (n * m > maxCells) {
+    pushPart(parts, 'removed', midA.join(''));
+    pushPart(parts, 'added', midB.join(''));
+  } else {
+    // lcs[i][j]: the longest common subsequence of midA[i..] and midB[j..]
+    const lcs = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--)
+        lcs[i]![j] =
+          wordOf(midA[i]!) === wordOf(midB[j]!) ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && wordOf(midA[i]!) === wordOf(midB[j]!)) {
+        pushPart(parts, 'same', midB[j]!);
+        i++;
+        j++;
+      } else if (j >= m || (i < n && lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+        pushPart(parts, 'removed', midA[i++]!);
+      } else {
+        pushPart(parts, 'added', midB[j++]!);
+      }
+    }
+  }
+  pushPart(parts, 'same', b.slice(endB).join(''));
+  return parts;
 }
 
 // ---------- span tree ----------
@@ -780,6 +1152,37 @@ export interface ForestPlot {
 const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1];
 
 /**
+ * The decimals a label needs to write every multiple of `step` exactly (0.25 → 2, 0.5 → 1,
+ * 0.05 → 2, 1 → 0), at least `min`: a gridline at −0.75 reads "−0.75", never "−0.8".
+ */
+export function stepDecimals(step: number, min = 0): number {
+  for (let d = 0; d <= 6; d++) {
+    const scaled = Math.abs(step) * 10 ** d;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6) return Math.max(min, d);
+  }
+  return Math.max(min, 6);
+}
+
+/** Labels of an axis's gridlines: as many decimals as their step needs (at least one). */
+export function axisLabels(splits: number[]): string[] {
+  let step = Infinity;
+  for (let i = 1; i < splits.length; i++) {
+    const gap = Math.abs(splits[i]! - splits[i - 1]!);
+    if (gap > 1e-12) step = Math.min(step, gap);
+  }
+  const digits = Number.isFinite(step)
+    ? Math.max(
+        stepDecimals(Number(step.toPrecision(6)), 1),
+        ...splits.map((v) => stepDecimals(Number(v.toPrecision(6)), 1)),
+      )
+    : 1;
+  return splits.map((v) => {
+    const text = v.toFixed(Math.min(digits, 6));
+    return Number(text) === 0 ? (0).toFixed(Math.min(digits, 6)) : text;
+  });
+}
+
+/**
  * The forest plot's geometry: one row per metric with its difference as a dot and its 95%
  * interval as a line, over a linear scale from the smallest to the largest of the intervals, the
  * differences and 0 (padded by 5% of that span each side), with a zero line.
@@ -806,7 +1209,7 @@ export function forestPlot(metrics: MetricComparison[], layout: ForestLayout = F
   const ticks: ForestPlot['ticks'] = [];
   for (let k = Math.ceil(domain[0] / step - 1e-9); k * step <= domain[1] + 1e-9; k++) {
     const value = Number((k * step).toFixed(6));
-    ticks.push({ value, x: x(value), label: value === 0 ? '0' : formatDifference(value, step < 0.1 ? 2 : 1) });
+    ticks.push({ value, x: x(value), label: value === 0 ? '0' : formatDifference(value, stepDecimals(step, 1)) });
   }
   const rows = metrics.map(
     (m, i): ForestRow => ({

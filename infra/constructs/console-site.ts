@@ -38,7 +38,7 @@ export interface ConsoleSiteProps {
   api: RestApi;
   /** Server access logs of the console bucket go here (prefix `console-bucket/`). */
   accessLogsBucket: IBucket;
-  /** Where the audio it plays comes from: the data bucket's origin (presigned URLs). */
+  /** The data bucket's origin: the audio it plays comes from there, and a CSV uploaded as a test goes there (presigned URLs). */
   mediaOrigins?: string[];
 }
 

@@ -38,7 +38,7 @@ function file(path: string, cache: string): ConsoleAnswer {
   return { status: 200, headers, body };
 }
 
-/** The local S3 emulator, whose presigned URLs the console's audio players load. */
+/** The local S3 emulator, whose presigned URLs the console's audio players load and its test upload puts to. */
 function localMediaOrigins(): string[] {
   const endpoint = process.env.S3_ENDPOINT;
   if (!endpoint) return [];

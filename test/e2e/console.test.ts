@@ -442,7 +442,8 @@ describe('the console in Chromium', () => {
         const [, input, output, expected] = row.cells;
         const i = Number(/hello (\d)/.exec(input!)![1]);
         expect(input).toBe(`hello ${i}`);
-        expect(row.cells[0]).toBe(`Case ${i + 1}`); // the CSV's rows count from 1; the link opens the session
+        // the CSV's rows count from 1; the link opens the session; a case that did not pass says which metric
+        expect(row.cells[0]).toMatch(new RegExp(`^Case ${i + 1}($|Did not pass: )`));
         expect(expected).toBe(`hello ${i}`);
         expect(output).toBe(i >= 4 ? 'I cannot help with that request at all.' : `hello ${i}`);
         const own = evaluations.filter((e) => e.sessionId === row.session);
@@ -454,6 +455,7 @@ describe('the console in Chromium', () => {
         expect(failed).toBe(i >= 4);
         expect(row.passed).toBe(String(!failed));
         if (failed) expect(row.cells[4 + similarity]).toContain('did not pass');
+        if (failed) expect(row.cells[0]).toContain(`Did not pass: ${run.metrics[similarity].name}`);
       }
       await screenshots(page, 'run');
 

@@ -1,8 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../console/src/api/client.js';
 import { ApiError, resources } from '../../console/src/api/resources.js';
+import { forgetKey, isRemembered, KEY_ITEM, readKey, saveKey, type KeyStorage } from '../../console/src/key-store.js';
 import {
   AGREEMENT_VERDICT_LABELS,
+  ariaSort,
+  axisLabels,
+  familyNames,
+  formatPassRate,
+  inCaseOrder,
+  namesById,
+  nextSort,
+  notPassedMetrics,
+  runnableTests,
+  runnableVersions,
+  runScoreSummary,
+  sortByMetric,
+  startRunBody,
+  stepDecimals,
+  testNames,
+  wordDiff,
   agreementCoefficient,
   agreementVerdictHint,
   agreementVerdictLabel,
@@ -125,6 +142,53 @@ describe('console routes', () => {
     expect(parseRoute('#/runs/run_2/other?base=run_1')).toEqual({ page: 'unknown', path: '/runs/run_2/other' });
     expect(parseRoute('#/review?product=')).toEqual({ page: 'review', productId: null, offset: 0 });
     expect(parseRoute('#/review/rq_1/items')).toEqual({ page: 'unknown', path: '/review/rq_1/items' });
+  });
+});
+
+describe('list filters and result order in the route', () => {
+  it('reads the runs list filters (product, version, test, status, name) and writes them back', () => {
+    expect(parseRoute('#/runs?product=prod_1&version=ver_1&test=test_1&status=COMPLETED&q=nightly&offset=25')).toEqual({
+      page: 'runs',
+      offset: 25,
+      filters: { productId: 'prod_1', versionId: 'ver_1', testId: 'test_1', status: 'COMPLETED', q: 'nightly' },
+    });
+    // an unknown status and empty values are no filter
+    expect(parseRoute('#/runs?status=DONE&q=&product=')).toEqual({ page: 'runs', offset: 0 });
+    expect(href({ page: 'runs', offset: 0, filters: { testId: 'test 1', q: 'a&b' } })).toBe(
+      '#/runs?test=test+1&q=a%26b',
+    );
+    expect(href({ page: 'runs', offset: 0, filters: {} })).toBe('#/runs');
+    expect(parseRoute('#/monitors?product=prod_1&status=PAUSED&q=prod')).toEqual({
+      page: 'monitors',
+      offset: 0,
+      filters: { productId: 'prod_1', status: 'PAUSED', q: 'prod' },
+    });
+    expect(parseRoute('#/monitors?status=COMPLETED')).toEqual({ page: 'monitors', offset: 0 });
+    for (const route of [
+      { page: 'runs', offset: 50, filters: { productId: 'prod_1', status: 'FAILED', q: 'v1 · faq' } },
+      { page: 'monitors', offset: 25, filters: { status: 'CAPPED' } },
+      { page: 'run', id: 'run_1', offset: 25, notPassed: true, sort: { metricId: 'met_a', dir: 'desc' } },
+      { page: 'run', id: 'run_1', offset: 0, notPassed: false, sort: { metricId: 'met_text_similarity', dir: 'asc' } },
+    ] as const) {
+      expect(parseRoute(href(route))).toEqual(route);
+    }
+  });
+
+  it('orders the results by a metric only with a valid sort', () => {
+    expect(parseRoute('#/runs/run_1?sort=met_a:asc')).toEqual({
+      page: 'run',
+      id: 'run_1',
+      offset: 0,
+      notPassed: false,
+      sort: { metricId: 'met_a', dir: 'asc' },
+    });
+    for (const bad of ['met_a', 'met_a:up', ':asc', 'met a:asc'])
+      expect(parseRoute(`#/runs/run_1?sort=${encodeURIComponent(bad)}`)).toEqual({
+        page: 'run',
+        id: 'run_1',
+        offset: 0,
+        notPassed: false,
+      });
   });
 });
 
@@ -393,6 +457,7 @@ describe('run results', () => {
       {
         sessionId: 'sess_a',
         sessionStatus: 'COMPLETED',
+        testCaseId: 'tc_1',
         caseIndex: 0,
         input: 'hello 0',
         output: 'hello 0',
@@ -404,6 +469,7 @@ describe('run results', () => {
       {
         sessionId: 'sess_b',
         sessionStatus: 'COMPLETED',
+        testCaseId: 'tc_2',
         caseIndex: 1,
         input: '{"message":"hi","lang":"en"}',
         output: 'bye',
@@ -421,6 +487,7 @@ describe('run results', () => {
       {
         sessionId: 'sess_c',
         sessionStatus: 'FAILED',
+        testCaseId: null,
         caseIndex: null,
         input: '—',
         output: null,
@@ -936,5 +1003,386 @@ describe('the review reads and writes (over the typed client)', () => {
       }),
     );
     await expect(api.nextReviewTask('rq_1', 'ann')).rejects.toThrow(/sessionId, metrics, turns, remaining/);
+  });
+});
+
+describe('the runs list', () => {
+  const metric = (metricId: string, score: number | null, passRate: number | null) => ({
+    metricId,
+    name: metricId.replace('met_', ''),
+    evaluated: 7,
+    failed: 0,
+    skipped: 0,
+    score,
+    confidenceInterval: null,
+    passRate,
+  });
+
+  it("shows each metric's score and pass rate, the first three, then how many more", () => {
+    const run = {
+      metrics: [
+        metric('met_a', 0.589, 0.43),
+        metric('met_b', 1, 1),
+        metric('met_c', null, null),
+        metric('met_d', 0.5, 0.5),
+        metric('met_e', 0.1, 0),
+      ],
+    };
+    expect(runScoreSummary(run)).toEqual({
+      items: [
+        { metricId: 'met_a', name: 'a', score: 0.589, passRate: 0.43 },
+        { metricId: 'met_b', name: 'b', score: 1, passRate: 1 },
+        { metricId: 'met_c', name: 'c', score: null, passRate: null },
+      ],
+      more: 2,
+    });
+    expect(runScoreSummary({ metrics: [metric('met_a', 1, undefined as unknown as null)] })).toEqual({
+      items: [{ metricId: 'met_a', name: 'a', score: 1, passRate: null }],
+      more: 0,
+    });
+    expect([0.857, 1, 0, 0.004, 0.996, null, undefined].map(formatPassRate)).toEqual([
+      '86%',
+      '100%',
+      '0%',
+      '< 1%',
+      '> 99%',
+      '—',
+      '—',
+    ]);
+  });
+
+  it('names records by id, a missing one by its id, and a family by its live revision', () => {
+    const names = namesById([
+      { id: 'test_1', name: 'faq' },
+      { id: 'test_2', name: 'refunds' },
+    ]);
+    expect(testNames({ testIds: ['test_2', 'test_gone'] }, names)).toEqual(['refunds', 'test_gone']);
+    expect(
+      familyNames([
+        { metricGroupId: 'mgrp_a', name: 'helpfulness v2', legacyAt: null },
+        { metricGroupId: 'mgrp_a', name: 'helpfulness', legacyAt: '2026-01-01T00:00:00.000Z' },
+        { metricGroupId: 'mgrp_b', name: 'old only', legacyAt: '2026-01-01T00:00:00.000Z' },
+      ]),
+    ).toEqual(
+      new Map([
+        ['mgrp_a', 'helpfulness v2'],
+        ['mgrp_b', 'old only'],
+      ]),
+    );
+  });
+
+  it('offers the versions a run can reach and the SUCCESS tests of their product', () => {
+    const versions = [
+      { id: 'ver_http', conversationEndpointConnectionId: 'conn_1', phoneConnectionId: null },
+      { id: 'ver_phone', conversationEndpointConnectionId: null, phoneConnectionId: 'phone_1' },
+      { id: 'ver_none', conversationEndpointConnectionId: null, phoneConnectionId: null },
+    ];
+    expect(runnableVersions(versions).map((v) => v.id)).toEqual(['ver_http', 'ver_phone']);
+    const tests = [
+      { id: 'a', productId: 'prod_1', status: 'SUCCESS', testCaseCount: 7 },
+      { id: 'b', productId: 'prod_1', status: 'FAILED', testCaseCount: 0 },
+      { id: 'c', productId: 'prod_1', status: 'SUCCESS', testCaseCount: 0 },
+      { id: 'd', productId: 'prod_2', status: 'SUCCESS', testCaseCount: 3 },
+    ];
+    expect(runnableTests(tests, 'prod_1').map((t) => t.id)).toEqual(['a']);
+  });
+
+  it('builds POST /runs from the start form, or says what to fix', () => {
+    const input = { versionId: 'ver_1', testId: 'test_1', metricIds: [], repetitions: '1', name: '' };
+    expect(startRunBody(input)).toEqual({ body: { versionId: 'ver_1', testId: 'test_1', repetitions: 1 } });
+    expect(startRunBody({ ...input, metricIds: ['met_a', 'met_b'], repetitions: ' 3 ', name: ' nightly ' })).toEqual({
+      body: { versionId: 'ver_1', testId: 'test_1', metricIds: ['met_a', 'met_b'], repetitions: 3, name: 'nightly' },
+    });
+    expect(startRunBody({ ...input, versionId: '' })).toEqual({ error: expect.stringMatching(/version/) });
+    expect(startRunBody({ ...input, testId: '' })).toEqual({ error: expect.stringMatching(/test/) });
+    for (const repetitions of ['0', '11', '1.5', 'two', ''])
+      expect(startRunBody({ ...input, repetitions })).toEqual({ error: 'Repetitions is a whole number from 1 to 10.' });
+    expect(startRunBody({ ...input, name: 'x'.repeat(201) })).toEqual({ error: expect.stringMatching(/200/) });
+  });
+
+  it('reads the runs with the API list parameters of its filters', async () => {
+    const seen: string[] = [];
+    const api = resources(
+      createApiClient({
+        baseUrl: 'http://api.test',
+        apiKey: 'evk_1',
+        fetch: async (request) => {
+          seen.push(request.url);
+          return new Response('[]', {
+            status: 200,
+            headers: { 'content-type': 'application/json', 'X-Total-Count': '0' },
+          });
+        },
+      }),
+    );
+    expect(
+      await api.listRuns(25, 25, {
+        productId: 'prod_1',
+        versionId: 'ver_1',
+        testId: 'test_1',
+        status: 'COMPLETED',
+        q: 'v1 · faq',
+      }),
+    ).toEqual({ items: [], total: 0 });
+    await api.listMonitors(0, 25, { productId: 'prod_1', status: 'ACTIVE', q: 'prod' });
+    expect(seen.map((u) => Object.fromEntries(new URL(u).searchParams))).toEqual([
+      {
+        offset: '25',
+        limit: '25',
+        sort: 'createdAt:desc',
+        productIds: 'prod_1',
+        versionIds: 'ver_1',
+        testIds: 'test_1',
+        statuses: 'COMPLETED',
+        name: 'v1 · faq',
+      },
+      { offset: '0', limit: '25', sort: 'createdAt:desc', productIds: 'prod_1', statuses: 'ACTIVE', name: 'prod' },
+    ]);
+  });
+});
+
+describe('results order', () => {
+  const ev = (sessionId: string, metricId: string, status: Evaluation['status'], score: number | null) =>
+    ({ sessionId, metricId, status, score }) as const;
+
+  it("puts sessions in their case's order, then repetition; sessions without a known case last", () => {
+    const index = new Map([
+      ['tc_a', 2],
+      ['tc_b', 1],
+    ]);
+    const sessions = [
+      { id: 's1', testCaseId: 'tc_a', repetition: 2 },
+      { id: 's2', testCaseId: null },
+      { id: 's3', testCaseId: 'tc_a', repetition: 1 },
+      { id: 's4', testCaseId: 'tc_gone' },
+      { id: 's5', testCaseId: 'tc_b' },
+    ];
+    expect(inCaseOrder(sessions, index).map((s) => s.id)).toEqual(['s5', 's3', 's1', 's2', 's4']);
+  });
+
+  it("sorts by a metric's score (the mean over turns) both ways; ties keep case order, sessions without a score come last", () => {
+    const evaluations = [
+      ev('s1', 'met_a', 'SUCCESS', 0.5),
+      ev('s2', 'met_a', 'SUCCESS', 0.2),
+      ev('s2', 'met_b', 'SUCCESS', 1),
+      ev('s3', 'met_a', 'SUCCESS', 1),
+      ev('s3', 'met_a', 'SUCCESS', 0),
+      ev('s4', 'met_a', 'FAILED', null),
+      ev('s5', 'met_a', 'SUCCESS', 0.9),
+    ];
+    const ids = ['s1', 's2', 's3', 's4', 's5', 's6'];
+    expect(sortByMetric(ids, evaluations, { metricId: 'met_a', dir: 'asc' })).toEqual([
+      's2',
+      's1',
+      's3',
+      's5',
+      's4',
+      's6',
+    ]);
+    expect(sortByMetric(ids, evaluations, { metricId: 'met_a', dir: 'desc' })).toEqual([
+      's5',
+      's1',
+      's3',
+      's2',
+      's4',
+      's6',
+    ]);
+    expect(sortByMetric(ids, evaluations, { metricId: 'met_b', dir: 'asc' })).toEqual([
+      's2',
+      's1',
+      's3',
+      's4',
+      's5',
+      's6',
+    ]);
+  });
+
+  it('cycles a header: lowest first, highest first, case order; another header starts again', () => {
+    expect(nextSort(undefined, 'met_a')).toEqual({ metricId: 'met_a', dir: 'asc' });
+    expect(nextSort({ metricId: 'met_a', dir: 'asc' }, 'met_a')).toEqual({ metricId: 'met_a', dir: 'desc' });
+    expect(nextSort({ metricId: 'met_a', dir: 'desc' }, 'met_a')).toBeUndefined();
+    expect(nextSort({ metricId: 'met_a', dir: 'desc' }, 'met_b')).toEqual({ metricId: 'met_b', dir: 'asc' });
+    expect(ariaSort(undefined, 'met_a')).toBe('none');
+    expect(ariaSort({ metricId: 'met_a', dir: 'asc' }, 'met_a')).toBe('ascending');
+    expect(ariaSort({ metricId: 'met_a', dir: 'desc' }, 'met_a')).toBe('descending');
+    expect(ariaSort({ metricId: 'met_a', dir: 'desc' }, 'met_b')).toBe('none');
+  });
+
+  it('names the metrics a case did not pass, with the lowest failing score', () => {
+    const cell = (score: number | null, passed: boolean | null) => ({
+      status: 'SUCCESS' as const,
+      score,
+      reason: null,
+      passed,
+      turnIndex: null,
+    });
+    const row = {
+      scores: {
+        met_a: [cell(0.9, true)],
+        met_b: [cell(0.4, false), cell(0.2, false), cell(0.8, true)],
+        met_c: [cell(0.1, false)],
+      },
+    };
+    const columns = [
+      { metricId: 'met_a', name: 'A' },
+      { metricId: 'met_b', name: 'B' },
+      { metricId: 'met_c', name: 'C' },
+    ];
+    expect(notPassedMetrics(row, columns)).toEqual([
+      { name: 'B', score: 0.2 },
+      { name: 'C', score: 0.1 },
+    ]);
+    expect(notPassedMetrics({ scores: { met_a: [cell(0.9, true)] } }, columns)).toEqual([]);
+  });
+});
+
+describe('axis labels', () => {
+  it('have as many decimals as the gridlines’ step needs', () => {
+    expect([1, 0.5, 0.25, 0.2, 0.1, 0.05, 0.02, 0.01].map((s) => stepDecimals(s))).toEqual([0, 1, 2, 1, 1, 2, 2, 2]);
+    expect(stepDecimals(1, 1)).toBe(1);
+    expect(stepDecimals(0.1 + 0.2)).toBe(1);
+    expect(axisLabels([0, 0.25, 0.5, 0.75, 1])).toEqual(['0.00', '0.25', '0.50', '0.75', '1.00']);
+    expect(axisLabels([0, 0.2, 0.4, 0.6000000000000001, 0.8, 1])).toEqual(['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']);
+    expect(axisLabels([0.5])).toEqual(['0.5']);
+  });
+
+  it('label the forest plot’s −0.75 gridline "−0.75", and every label reads back as its gridline', () => {
+    // an interval from −1 to +0.25: a span of 1.375 with its padding, so a 0.25 step
+    const m = (difference: number, ci: [number, number]) =>
+      ({
+        metricId: 'met_a',
+        name: 'a',
+        n: 7,
+        onlyInBase: 0,
+        onlyInRun: 0,
+        baseScore: 0.9,
+        score: 0.9 + difference,
+        difference,
+        standardError: 0.1,
+        confidenceInterval: ci,
+        pValue: 0.01,
+        adjustedPValue: 0.01,
+        verdict: 'regressed',
+        minimumDetectableEffect: 0.5,
+      }) as MetricComparison;
+    const plot = forestPlot([m(-0.375, [-1, 0.25])]);
+    expect(plot.ticks.map((t) => t.value)).toEqual([-1, -0.75, -0.5, -0.25, 0, 0.25]);
+    const labels = plot.ticks.map((t) => t.label);
+    expect(labels).toEqual(['−1.00', '−0.75', '−0.50', '−0.25', '0', '+0.25']);
+    for (const t of plot.ticks) expect(Number(t.label.replace('−', '-').replace('+', ''))).toBeCloseTo(t.value, 9);
+    for (const spread of [0.03, 0.07, 0.3, 0.6, 1.2, 1.9]) {
+      const p = forestPlot([m(-spread / 2, [-spread, spread / 3])]);
+      for (const t of p.ticks) expect(Number(t.label.replace('−', '-').replace('+', ''))).toBeCloseTo(t.value, 9);
+    }
+  });
+});
+
+describe('word diff', () => {
+  const render = (parts: ReturnType<typeof wordDiff>) =>
+    parts.map((p) => (p.kind === 'same' ? p.text : p.kind === 'removed' ? `[-${p.text}-]` : `{+${p.text}+}`)).join('');
+  const wordsOf = (text: string) => text.split(/\s+/).filter(Boolean);
+
+  it('marks the words only one output has, in reading order', () => {
+    expect(render(wordDiff('Your order ships in 3 days.', 'Your order ships in 5 days.'))).toBe(
+      'Your order ships in [-3 -]{+5 +}days.',
+    );
+    expect(render(wordDiff('hello 2', 'I cannot help with that request at all.'))).toBe(
+      '[-hello 2-]{+I cannot help with that request at all.+}',
+    );
+    expect(render(wordDiff('a b c d', 'a c d e'))).toBe('a [-b -]c d {+e+}');
+    expect(wordDiff('same words', 'same words')).toEqual([{ kind: 'same', text: 'same words' }]);
+    expect(wordDiff('', 'new')).toEqual([{ kind: 'added', text: 'new' }]);
+    expect(wordDiff('old', '')).toEqual([{ kind: 'removed', text: 'old' }]);
+    expect(wordDiff('', '')).toEqual([]);
+  });
+
+  it('ignores white space in comparing and keeps the new output whole', () => {
+    const parts = wordDiff('one  two\nthree four', 'one two three\nfive four');
+    expect(
+      parts
+        .filter((p) => p.kind !== 'removed')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('one two three\nfive four');
+    expect(parts.filter((p) => p.kind === 'removed').map((p) => p.text.trim())).toEqual([]);
+    expect(render(parts)).toBe('one two three\n{+five +}four');
+  });
+
+  it('keeps each output’s words: same and added make the new one, same and removed the old one', () => {
+    const before = 'The refund takes 30 days and needs the receipt, call us at any time';
+    const after = 'A refund takes 14 days; it needs the receipt or the order number, call us';
+    const parts = wordDiff(before, after);
+    expect(
+      parts
+        .filter((p) => p.kind !== 'removed')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe(after);
+    expect(
+      wordsOf(
+        parts
+          .filter((p) => p.kind !== 'added')
+          .map((p) => p.text)
+          .join(' '),
+      ),
+    ).toEqual(wordsOf(before));
+    // adjacent parts of one kind are merged
+    for (let i = 1; i < parts.length; i++) expect(parts[i]!.kind).not.toBe(parts[i - 1]!.kind);
+  });
+
+  it('past its bound, the middle is one removal and one addition', () => {
+    const before = `start ${Array.from({ length: 50 }, (_, i) => `a${i}`).join(' ')} end`;
+    const after = `start ${Array.from({ length: 50 }, (_, i) => `b${i}`).join(' ')} end`;
+    const parts = wordDiff(before, after, 100);
+    expect(parts.map((p) => p.kind)).toEqual(['same', 'removed', 'added', 'same']);
+    expect(parts[0]!.text).toBe('start ');
+    expect(parts.at(-1)!.text).toBe('end');
+  });
+});
+
+describe('the API key', () => {
+  const memory = (): KeyStorage & { items: Map<string, string> } => {
+    const items = new Map<string, string>();
+    return {
+      items,
+      getItem: (k) => items.get(k) ?? null,
+      setItem: (k, v) => void items.set(k, v),
+      removeItem: (k) => void items.delete(k),
+    };
+  };
+
+  it('stays in the tab unless remembered; a remembered key opens a new tab, and is forgotten everywhere', () => {
+    const device = memory();
+    const tab = memory();
+    saveKey({ tab, device }, 'evk_1', false);
+    expect(tab.items.get(KEY_ITEM)).toBe('evk_1');
+    expect(device.items.has(KEY_ITEM)).toBe(false);
+    expect(isRemembered({ tab, device })).toBe(false);
+    // a new tab of the same device: nothing remembered
+    expect(readKey({ tab: memory(), device })).toBeNull();
+
+    saveKey({ tab, device }, 'evk_2', true);
+    expect(device.items.get(KEY_ITEM)).toBe('evk_2');
+    expect(isRemembered({ tab, device })).toBe(true);
+    const newTab = memory();
+    expect(readKey({ tab: newTab, device })).toBe('evk_2');
+    expect(newTab.items.get(KEY_ITEM)).toBe('evk_2');
+
+    // typing a key without ticking the box forgets the remembered one
+    saveKey({ tab, device }, 'evk_3', false);
+    expect(device.items.has(KEY_ITEM)).toBe(false);
+    saveKey({ tab, device }, 'evk_3', true);
+    forgetKey({ tab, device });
+    expect(tab.items.has(KEY_ITEM)).toBe(false);
+    expect(device.items.has(KEY_ITEM)).toBe(false);
+  });
+
+  it('works without a device store (localStorage refused)', () => {
+    const tab = memory();
+    saveKey({ tab, device: null }, 'evk_1', true);
+    expect(readKey({ tab, device: null })).toBe('evk_1');
+    expect(isRemembered({ tab, device: null })).toBe(false);
+    forgetKey({ tab, device: null });
+    expect(readKey({ tab, device: null })).toBeNull();
   });
 });

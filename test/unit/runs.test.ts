@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deterministicSessionId } from '../../shared/domain/runs/session-ids.js';
-import { runView, type RunWithFigures } from '../../shared/domain/runs/runs.js';
+import { defaultRunName, runView, type RunWithFigures } from '../../shared/domain/runs/runs.js';
 import { parseRunJob } from '../../shared/queue/run-queue.js';
 import { addScore, emptySums, scorePoint } from '../../shared/domain/monitors/statistics.js';
 import type { StoredRun } from '../../shared/db/runs.js';
@@ -27,6 +27,35 @@ describe('run session ids', () => {
     const ids = [1, 2, 3, 10].map((r) => deterministicSessionId('run_A', 'tcase_1', at, r));
     expect(new Set(ids).size).toBe(4);
     expect(ids.every((id) => decodeTime(id.slice(5)) === at)).toBe(true);
+  });
+});
+
+describe('a run created without a name', () => {
+  it('is named "<version> · <test> · <day>, <time>" in UTC', () => {
+    const at = new Date('2026-11-28T04:47:40.561Z');
+    expect(defaultRunName('v1', ['faq'], at)).toBe('v1 · faq · Nov 28, 04:47');
+    // UTC, whatever the machine's zone: 23:05 on Jan 1 stays Jan 1
+    expect(defaultRunName('v2', ['faq'], new Date('2027-01-01T23:05:00.000Z'))).toBe('v2 · faq · Jan 1, 23:05');
+  });
+
+  it('names the first test and how many more a run of several tests has', () => {
+    const at = new Date('2026-03-09T10:00:00.000Z');
+    expect(defaultRunName('v1', ['faq', 'refunds', 'tone'], at)).toBe('v1 · faq + 2 more · Mar 9, 10:00');
+  });
+
+  it('fits the 200 characters a name may have, keeping the date', () => {
+    const at = new Date('2026-11-28T04:47:40.561Z');
+    for (const [version, test] of [
+      ['v'.repeat(300), 't'.repeat(300)],
+      ['v1', 't'.repeat(300)],
+      ['v'.repeat(300), 'faq'],
+    ] as const) {
+      const name = defaultRunName(version, [test, 'other'], at);
+      expect(name.length).toBeLessThanOrEqual(200);
+      expect(name).toMatch(/ \+ 1 more · Nov 28, 04:47$/);
+    }
+    expect(defaultRunName('v1', ['t'.repeat(300)], at)).toMatch(/^v1 · t+… · Nov 28, 04:47$/);
+    expect(defaultRunName('v'.repeat(300), ['faq'], at)).toMatch(/^v+… · faq · Nov 28, 04:47$/);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   asAlert,
   asAlertRule,
   asCaseComparison,
+  asConnection,
   asEvaluation,
   asList,
   asMetric,
@@ -19,14 +20,18 @@ import {
   asRunComparison,
   asSession,
   asSpan,
+  asTest,
   asTurn,
+  asVersion,
   type Agreement,
   type Alert,
   type AlertRule,
   type CaseComparison,
+  type Connection,
   type Evaluation,
   type Metric,
   type Monitor,
+  type MonitorFilters,
   type MonitorResults,
   type Named,
   type ReviewItem,
@@ -35,10 +40,14 @@ import {
   type ReviewTask,
   type Run,
   type RunComparison,
+  type RunFilters,
   type Session,
   type Span,
+  type StartRunBody,
+  type Test,
   type TestCase,
   type Turn,
+  type Version,
 } from '../view-models.js';
 
 /** A non-2xx answer: its status and the API's `{error, message}` body. */
@@ -140,9 +149,23 @@ async function byChunks<T>(
 /** The reads the console makes, each answer narrowed to its view model. */
 export function resources(api: ApiClient, signal?: AbortSignal) {
   return {
-    listMonitors: async (offset: number, limit: number): Promise<Page<Monitor>> =>
+    listMonitors: async (offset: number, limit: number, filters: MonitorFilters = {}): Promise<Page<Monitor>> =>
       page(
-        await unwrap(api.GET('/monitors', { params: { query: { offset, limit, sort: ['createdAt:desc'] } }, signal })),
+        await unwrap(
+          api.GET('/monitors', {
+            params: {
+              query: {
+                offset,
+                limit,
+                sort: ['createdAt:desc'],
+                ...(filters.productId ? { productIds: [filters.productId] } : {}),
+                ...(filters.status ? { statuses: [filters.status] } : {}),
+                ...(filters.q ? { name: filters.q } : {}),
+              },
+            },
+            signal,
+          }),
+        ),
         asMonitor,
       ),
     getMonitor: async (id: string): Promise<Monitor> =>
@@ -151,9 +174,26 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
       asMonitorResults(
         (await unwrap(api.GET('/monitors/{id}/results', { params: { path: { id }, query: { days } }, signal }))).body,
       ),
-    listRuns: async (offset: number, limit: number): Promise<Page<Run>> =>
+    /** A page of runs, newest first, filtered with the list's own parameters (the API filters). */
+    listRuns: async (offset: number, limit: number, filters: RunFilters = {}): Promise<Page<Run>> =>
       page(
-        await unwrap(api.GET('/runs', { params: { query: { offset, limit, sort: ['createdAt:desc'] } }, signal })),
+        await unwrap(
+          api.GET('/runs', {
+            params: {
+              query: {
+                offset,
+                limit,
+                sort: ['createdAt:desc'],
+                ...(filters.productId ? { productIds: [filters.productId] } : {}),
+                ...(filters.versionId ? { versionIds: [filters.versionId] } : {}),
+                ...(filters.testId ? { testIds: [filters.testId] } : {}),
+                ...(filters.status ? { statuses: [filters.status] } : {}),
+                ...(filters.q ? { name: filters.q } : {}),
+              },
+            },
+            signal,
+          }),
+        ),
         asRun,
       ),
     getRun: async (id: string): Promise<Run> =>
@@ -225,6 +265,99 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
       asNamed((await unwrap(api.GET('/versions/{id}', { params: { path: { id } }, signal }))).body),
     getTest: async (id: string): Promise<Named> =>
       asNamed((await unwrap(api.GET('/tests/{id}', { params: { path: { id } }, signal }))).body),
+    /** Every version (the first 5000), by name. */
+    allVersions: async (): Promise<Version[]> =>
+      (
+        await all(
+          (offset) => unwrap(api.GET('/versions', { params: { query: { offset, limit: 1000 } }, signal })),
+          asVersion,
+        )
+      ).sort((a, b) => a.name.localeCompare(b.name)),
+    /** Every test (the first 5000), by name. */
+    allTests: async (): Promise<Test[]> =>
+      (
+        await all((offset) => unwrap(api.GET('/tests', { params: { query: { offset, limit: 1000 } }, signal })), asTest)
+      ).sort((a, b) => a.name.localeCompare(b.name)),
+    /** A product's CONVERSATION endpoint connections (what a version's runs call), by name. */
+    conversationConnections: async (productId: string): Promise<Connection[]> =>
+      (
+        await all(
+          (offset) =>
+            unwrap(
+              api.GET('/endpointConnections', {
+                params: { query: { productIds: [productId], types: ['CONVERSATION'], offset, limit: 1000 } },
+                signal,
+              }),
+            ),
+          asConnection,
+        )
+      ).sort((a, b) => a.name.localeCompare(b.name)),
+    /** Every case of the tests `testIds` (at most 100 tests), in index order (pages of 1000). */
+    allTestCases: (testIds: string[]): Promise<TestCase[]> =>
+      all(
+        (offset) =>
+          unwrap(
+            api.GET('/testCases', {
+              params: { query: { testIds: testIds.slice(0, 100), offset, limit: 1000, sort: ['index:asc'] } },
+              signal,
+            }),
+          ),
+        asTestCase,
+        100_000,
+      ),
+    createProduct: async (name: string): Promise<Named> =>
+      asNamed((await unwrap(api.POST('/products', { body: { name }, signal }))).body),
+    createVersion: async (body: {
+      productId: string;
+      name: string;
+      conversationEndpointConnectionId?: string;
+    }): Promise<Version> => asVersion((await unwrap(api.POST('/versions', { body, signal }))).body),
+    startRun: async (body: StartRunBody): Promise<Run> =>
+      asRun((await unwrap(api.POST('/runs', { body, signal }))).body),
+    /**
+     * A CSV file as a test, as the README's walkthrough does it: a presigned PUT URL, the file put
+     * there, then `POST /tests` with its storage URI (the API imports it at once: SUCCESS with its
+     * cases, or FAILED with the line and the reason).
+     */
+    uploadTest: async (upload: {
+      productId: string;
+      name: string;
+      type: Test['type'];
+      file: Blob;
+      fileName: string;
+    }): Promise<Test> => {
+      const presigned = (
+        await unwrap(
+          api.GET('/storage/generate-put-presigned-url', {
+            params: { query: { fileName: upload.fileName, contentType: 'text/csv' } },
+            signal,
+          }),
+        )
+      ).body as { url: string; uri: string };
+      let put: Response;
+      try {
+        put = await fetch(presigned.url, {
+          method: 'PUT',
+          body: upload.file,
+          headers: { 'content-type': 'text/csv' },
+          signal,
+        });
+      } catch (error) {
+        if (error instanceof DOMException && error.name === 'AbortError') throw error;
+        throw new ApiUnreachableError(`the upload did not reach storage: ${(error as Error).message}`);
+      }
+      if (!put.ok) throw new ApiError(put.status, put.statusText || 'Upload failed', `storage answered ${put.status}`);
+      return asTest(
+        (
+          await unwrap(
+            api.POST('/tests', {
+              body: { productId: upload.productId, name: upload.name, type: upload.type, uri: presigned.uri },
+              signal,
+            }),
+          )
+        ).body,
+      );
+    },
     /** Test cases of the tests `testIds` by id (groups of 100, the filter's bound). */
     testCases: (testIds: string[], ids: string[]): Promise<TestCase[]> =>
       byChunks(ids, 100, (group) =>

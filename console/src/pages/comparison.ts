@@ -1,5 +1,5 @@
 import { ApiError } from '../api/resources';
-import { facts, h, link, svg, table } from '../dom';
+import { facts, h, link, named, svg, table } from '../dom';
 import {
   caseInputText,
   comparisonSentence,
@@ -14,7 +14,10 @@ import {
   lastOutput,
   movedMost,
   verdictLabel,
+  wordDiff,
   type CaseComparison,
+  type Evaluation,
+  type TestCase,
   type MetricComparison,
   type Run,
   type RunComparison,
@@ -160,7 +163,26 @@ function metricsTable(comparison: RunComparison): HTMLElement {
   );
 }
 
-function outputsColumn(title: string, sessionIds: string[], turns: Map<string, Turn[]>): HTMLElement {
+/** What the moved cases show beside the scores: each session's turns and evaluations, each case. */
+interface MovedDetail {
+  turns: Map<string, Turn[]>;
+  evaluations: Map<string, Evaluation[]>;
+  cases: Map<string, TestCase>;
+}
+
+/** The reason a session's evaluation of the metric gave (the last turn's, when it scored turns). */
+function reasonOf(
+  detail: MovedDetail,
+  sessionId: string,
+  metricId: string,
+): { score: number | null; reason: string } | null {
+  const own = (detail.evaluations.get(sessionId) ?? []).filter((e) => e.metricId === metricId);
+  const e = own.at(-1);
+  if (!e) return null;
+  return { score: e.score, reason: (e.status === 'SUCCESS' ? e.reason : (e.error ?? e.reason)) ?? '(no reason given)' };
+}
+
+function outputsColumn(title: string, sessionIds: string[], metricId: string, detail: MovedDetail): HTMLElement {
   return h(
     'div',
     { class: 'side' },
@@ -168,19 +190,68 @@ function outputsColumn(title: string, sessionIds: string[], turns: Map<string, T
     sessionIds.length === 0
       ? h('p', { class: 'muted' }, '(no session)')
       : sessionIds.map((id) => {
-          const output = lastOutput(turns.get(id) ?? []);
+          const output = lastOutput(detail.turns.get(id) ?? []);
+          const reason = reasonOf(detail, id, metricId);
           return h(
             'div',
             { class: 'side-output', 'data-testid': 'output', 'data-session-id': id },
             h('p', { class: output === null ? 'muted' : 'output' }, output ?? '(no output)'),
+            h(
+              'p',
+              { class: 'side-reason', 'data-testid': 'reason' },
+              h('span', { class: 'who' }, 'Reason '),
+              reason
+                ? `(${formatScore(reason.score)}) ${reason.reason}`
+                : h('span', { class: 'muted' }, 'no evaluation'),
+            ),
             h('p', { class: 'muted' }, link(href({ page: 'session', id }), `Session ${id}`)),
           );
         }),
   );
 }
 
-function movedCase(c: CaseComparison, run: Run, base: Run, turns: Map<string, Turn[]>, i: number): HTMLElement {
+/** The two outputs as one text: words only the baseline had struck through, words only this run has underlined. */
+function diffView(c: CaseComparison, detail: MovedDetail): HTMLElement | null {
+  const before = c.baseSessionIds[0] ? lastOutput(detail.turns.get(c.baseSessionIds[0]) ?? []) : null;
+  const after = c.sessionIds[0] ? lastOutput(detail.turns.get(c.sessionIds[0]) ?? []) : null;
+  if (before === null || after === null) return null;
+  const parts = wordDiff(before, after);
+  const changed = parts.some((p) => p.kind !== 'same');
+  return h(
+    'div',
+    { class: 'word-diff', 'data-testid': 'word-diff' },
+    h('h4', {}, 'What changed in the answer'),
+    changed
+      ? h(
+          'p',
+          { class: 'diff' },
+          parts.map((p) =>
+            p.kind === 'same'
+              ? p.text
+              : h(
+                  p.kind === 'removed' ? 'del' : 'ins',
+                  { title: p.kind === 'removed' ? 'only in the baseline' : 'only in this run' },
+                  p.text,
+                ),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'The same words in both runs.'),
+    changed
+      ? h(
+          'p',
+          { class: 'muted diff-key' },
+          h('del', {}, 'struck through'),
+          ': only in the baseline; ',
+          h('ins', {}, 'underlined'),
+          ': only in this run.',
+        )
+      : null,
+  );
+}
+
+function movedCase(c: CaseComparison, run: Run, base: Run, detail: MovedDetail, i: number): HTMLElement {
   const headingId = `moved-${i}`;
+  const testCase = detail.cases.get(c.testCaseId);
   return h(
     'article',
     {
@@ -195,13 +266,25 @@ function movedCase(c: CaseComparison, run: Run, base: Run, turns: Map<string, Tu
       { id: headingId },
       `${c.metricName}: ${formatScore(c.baseScore)} → ${formatScore(c.score)} (${formatDifference(c.difference)})`,
     ),
+    h(
+      'p',
+      { class: 'muted case-name' },
+      testCase ? named(`Case ${testCase.index}`, c.testCaseId) : named('Test case', c.testCaseId),
+    ),
     h('p', { class: 'case-input' }, h('span', { class: 'who' }, 'Input '), caseInputText(c.input)),
+    h(
+      'p',
+      { class: 'case-expected', 'data-testid': 'expected' },
+      h('span', { class: 'who' }, 'Expected '),
+      testCase?.expectedOutput ?? h('span', { class: 'muted' }, testCase ? '(none)' : '(not readable)'),
+    ),
     h(
       'div',
       { class: 'side-by-side' },
-      outputsColumn(`Baseline: ${base.name}`, c.baseSessionIds, turns),
-      outputsColumn(`This run: ${run.name}`, c.sessionIds, turns),
+      outputsColumn(`Baseline: ${base.name}`, c.baseSessionIds, c.metricId, detail),
+      outputsColumn(`This run: ${run.name}`, c.sessionIds, c.metricId, detail),
     ),
+    diffView(c, detail),
   );
 }
 
@@ -220,8 +303,8 @@ function metricChoice(ctx: { id: string; baseRunId: string; metricId: string | n
 /**
  * `#/runs/{id}/comparison?base={runId}&metric={metricId}`: the run against a baseline run of the
  * same test, paired by test case: per metric the difference with its 95% interval as a forest
- * plot, the verdict, n and the detectable effect; then the cases that moved most with both
- * outputs side by side.
+ * plot, the verdict, n and the detectable effect; then the cases that moved most: input and
+ * expected output, both outputs side by side with each run's reason, and a word diff of the outputs.
  */
 export async function comparisonPage(
   ctx: PageContext,
@@ -261,17 +344,32 @@ export async function comparisonPage(
     ctx.api.comparisonCases(id, baseRunId, { ...cases, changed: 'improved', sort: 'difference:desc' }),
   ]);
   const moved = movedMost(regressed.items, improved.items, MOVED_LIMIT);
-  const turns = new Map<string, Turn[]>();
-  for (const t of await ctx.api.turnsOf(moved.flatMap((c) => [...c.baseSessionIds, ...c.sessionIds])))
-    turns.set(t.sessionId, [...(turns.get(t.sessionId) ?? []), t]);
+  const sessionIds = moved.flatMap((c) => [...c.baseSessionIds, ...c.sessionIds]);
+  const [turnList, evaluationList, caseList] = await Promise.all([
+    ctx.api.turnsOf(sessionIds),
+    ctx.api.evaluationsOf(sessionIds),
+    moved.length && run.testIds.length
+      ? ctx.api.testCases(run.testIds, [...new Set(moved.map((c) => c.testCaseId))])
+      : Promise.resolve([]),
+  ]);
+  const detail: MovedDetail = {
+    turns: new Map(),
+    evaluations: new Map(),
+    cases: new Map(caseList.map((c) => [c.id, c])),
+  };
+  for (const t of turnList) detail.turns.set(t.sessionId, [...(detail.turns.get(t.sessionId) ?? []), t]);
+  for (const e of evaluationList)
+    detail.evaluations.set(e.sessionId, [...(detail.evaluations.get(e.sessionId) ?? []), e]);
+  for (const list of detail.evaluations.values())
+    list.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   const forest = comparison.metrics.length ? forestFigure(comparison.metrics) : null;
   ctx.show(
     title,
     facts(
       [
-        ['This run', link(href({ page: 'run', id: run.id, offset: 0 }), run.name)],
-        ['Baseline', link(href({ page: 'run', id: base.id, offset: 0 }), base.name)],
-        ['Test', testName],
+        ['This run', named(run.name, run.id, href({ page: 'run', id: run.id, offset: 0 }))],
+        ['Baseline', named(base.name, base.id, href({ page: 'run', id: base.id, offset: 0 }))],
+        ['Test', run.testIds[0] ? named(testName, run.testIds[0]) : '—'],
         ['Paired by', 'test case (each difference is over the cases scored in both runs)'],
         ['Overall verdict', verdictBadge(comparison.verdict)],
       ],
@@ -296,7 +394,7 @@ export async function comparisonPage(
         `Largest score changes first, of ${regressed.total} regressed and ${improved.total} improved case${improved.total === 1 ? '' : 's'}; the outputs are each session's last answer.`,
       ),
       moved.length
-        ? moved.map((c, i) => movedCase(c, run, base, turns, i))
+        ? moved.map((c, i) => movedCase(c, run, base, detail, i))
         : h('p', { 'data-state': 'empty' }, 'No case scored differently in the two runs.'),
     ),
   );

@@ -1,5 +1,5 @@
 import { scoreChart } from '../chart';
-import { badge, facts, h, link, table } from '../dom';
+import { badge, facts, h, link, named, table } from '../dom';
 import {
   alertRuleText,
   familyMarkers,
@@ -23,6 +23,7 @@ import {
 } from '../view-models';
 import type { PageContext } from './context';
 import { spendCell } from './monitors';
+import { nameOf } from './runs';
 import { scoresView } from './scores';
 
 function pointText(p: ScorePoint): string {
@@ -92,6 +93,10 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
     ctx.api.monitorOpenAlerts(id),
     ctx.api.monitorAlertRules(id),
   ]);
+  const [product, version] = await Promise.all([
+    nameOf(ctx.api.getProduct, monitor.productId),
+    monitor.versionId ? nameOf(ctx.api.getVersion, monitor.versionId) : Promise.resolve(null),
+  ]);
   const scores = sessionScores(await ctx.api.evaluationsOf(results.sessions.scored.map((s) => s.sessionId)), id);
   const windows = h(
     'nav',
@@ -111,7 +116,7 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
   ].sort((a, b) => a.at.localeCompare(b.at));
   ctx.show(
     monitor.name,
-    monitorFacts(monitor, results),
+    monitorFacts(monitor, results, { product, version }),
     alertsSection(results, alerts),
     windows,
     h(
@@ -161,11 +166,19 @@ export async function monitorPage(ctx: PageContext, id: string, days: number): P
   });
 }
 
-function monitorFacts(monitor: Monitor, results: MonitorResults): HTMLElement {
+function monitorFacts(
+  monitor: Monitor,
+  results: MonitorResults,
+  names: { product: string; version: string | null },
+): HTMLElement {
   return facts([
     ['Status', badge(monitor.status)],
+    ['Product', named(names.product, monitor.productId)],
     ['Sampling', formatPercent(monitor.samplingPercentage)],
-    ['Version', monitor.versionId ?? 'every version of the product'],
+    [
+      'Version',
+      monitor.versionId ? named(names.version ?? monitor.versionId, monitor.versionId) : 'every version of the product',
+    ],
     ['Filter', filterText(monitor.filterQuery, monitor.filterTarget)],
     ['Exclude', filterText(monitor.excludeQuery, monitor.excludeTarget)],
     ['Spend this cycle', spendCell(results.spend)],

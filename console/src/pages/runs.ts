@@ -1,28 +1,43 @@
 import { ApiError } from '../api/resources';
-import { badge, facts, h, link, pager, table } from '../dom';
+import { badge, breakable, facts, h, link, named, pager, table, type HeadCell } from '../dom';
 import {
+  ariaSort,
   correctedText,
   formatInterval,
+  formatPassRate,
   formatScore,
   formatTime,
   href,
+  inCaseOrder,
   isRunActive,
+  namesById,
+  nextSort,
+  notPassedMetrics,
   notPassedSessionIds,
   PAGE_SIZE,
   resultColumns,
   resultRows,
+  RUN_STATUSES,
   runDone,
+  runScoreSummary,
   runThreshold,
+  sortByMetric,
+  testNames,
   type Evaluation,
+  type Metric,
   type Named,
   type ResultColumn,
   type ResultRow,
+  type ResultSort,
   type Run,
+  type RunFilters,
   type RunMetric,
-  type Session,
+  type Test,
   type TestCase,
+  type Version,
 } from '../view-models';
 import { sleep, type PageContext } from './context';
+import { renderActions } from './run-actions';
 import { scoresView } from './scores';
 
 /** How often a page with a running run asks again. */
@@ -42,31 +57,249 @@ export function progressView(run: Run): HTMLElement {
   );
 }
 
-/** `#/runs`: every run with its status and progress, refreshed while any of the page runs. */
-export async function runsPage(ctx: PageContext, offset: number): Promise<void> {
+/** What the runs page reads once: the catalog the names, filters and forms come from. */
+export interface Catalog {
+  products: Named[];
+  versions: Version[];
+  tests: Test[];
+  metrics: Metric[];
+}
+
+async function readCatalog(ctx: PageContext): Promise<Catalog> {
+  const [products, versions, tests, metrics] = await Promise.all([
+    ctx.api.allProducts(),
+    ctx.api.allVersions(),
+    ctx.api.allTests(),
+    ctx.api.allMetrics(),
+  ]);
+  return { products, versions, tests, metrics };
+}
+
+/** A run's test(s) by name: the first, then `+n`. */
+function testsCell(run: Run, names: Map<string, string>): HTMLElement | string {
+  const [first, ...others] = run.testIds;
+  if (first === undefined) return '—';
+  return h(
+    'span',
+    {},
+    named(names.get(first) ?? first, first),
+    others.length
+      ? h('span', { class: 'muted', title: testNames({ testIds: others }, names).join(', ') }, ` +${others.length}`)
+      : null,
+  );
+}
+
+/** Each metric's score and pass rate, the first three, then `+n more` (named in its title). */
+function scoresCell(run: Run): HTMLElement | string {
+  const { items, more } = runScoreSummary(run);
+  if (items.length === 0) return h('span', { class: 'muted' }, 'no metric scored yet');
+  const rest = run.metrics
+    .slice(items.length)
+    .map((m) => `${m.name} ${formatScore(m.score)}`)
+    .join(', ');
+  return h(
+    'ul',
+    { class: 'run-scores', 'data-testid': 'run-scores' },
+    items.map((m) =>
+      h(
+        'li',
+        { 'data-metric-id': m.metricId },
+        h('span', { class: 'metric-name' }, breakable(m.name)),
+        ' ',
+        h('strong', { class: 'metric-score' }, formatScore(m.score)),
+        m.passRate === null ? null : h('span', { class: 'muted pass-rate' }, ` · ${formatPassRate(m.passRate)} pass`),
+      ),
+    ),
+    more ? h('li', { class: 'muted more', title: rest }, `+${more} more`) : null,
+  );
+}
+
+function statusCell(run: Run): HTMLElement {
+  return h('span', { class: 'status-cell' }, badge(run.status), isRunActive(run) ? progressView(run) : null);
+}
+
+function runsTable(
+  items: Run[],
+  names: { products: Map<string, string>; versions: Map<string, string>; tests: Map<string, string> },
+) {
+  return table(
+    'Runs, newest first',
+    ['Name', 'Product', 'Version', 'Test', 'Status', 'Scores · pass rate', 'Created'],
+    items.map((r) => [
+      link(href({ page: 'run', id: r.id, offset: 0 }), r.name),
+      named(names.products.get(r.productId) ?? r.productId, r.productId),
+      named(names.versions.get(r.versionId) ?? r.versionId, r.versionId),
+      testsCell(r, names.tests),
+      statusCell(r),
+      scoresCell(r),
+      h('span', { class: 'nowrap' }, formatTime(r.createdAt)),
+    ]),
+    { 'data-testid': 'runs', class: 'runs-list' },
+    [],
+    (i) => ({ 'data-run-id': items[i]!.id }),
+  );
+}
+
+function option(value: string, text: string, selected: boolean): HTMLOptionElement {
+  return h('option', { value, selected }, text);
+}
+
+/** A select over records by name; `every` is the empty choice's text. */
+function recordSelect(
+  id: string,
+  name: string,
+  every: string,
+  records: { id: string; text: string }[],
+  selected: string | undefined,
+): HTMLSelectElement {
+  return h(
+    'select',
+    { id, name },
+    option('', every, !selected),
+    records.map((r) => option(r.id, r.text, r.id === selected)),
+  );
+}
+
+/** The runs list's filters: product, version, test and status apply at once; the name search on Enter. */
+function runFiltersForm(catalog: Catalog, filters: RunFilters): HTMLElement {
+  const productName = namesById(catalog.products);
+  const ofProduct = <T extends { productId: string }>(list: T[]) =>
+    filters.productId ? list.filter((x) => x.productId === filters.productId) : list;
+  const product = recordSelect(
+    'filter-product',
+    'product',
+    'Every product',
+    catalog.products.map((p) => ({ id: p.id, text: p.name })),
+    filters.productId,
+  );
+  const version = recordSelect(
+    'filter-version',
+    'version',
+    'Every version',
+    ofProduct(catalog.versions).map((v) => ({
+      id: v.id,
+      text: `${v.name} (${productName.get(v.productId) ?? v.productId})`,
+    })),
+    filters.versionId,
+  );
+  const test = recordSelect(
+    'filter-test',
+    'test',
+    'Every test',
+    ofProduct(catalog.tests).map((t) => ({
+      id: t.id,
+      text: `${t.name} (${productName.get(t.productId) ?? t.productId})`,
+    })),
+    filters.testId,
+  );
+  const status = h(
+    'select',
+    { id: 'filter-status', name: 'status' },
+    option('', 'Every status', !filters.status),
+    RUN_STATUSES.map((s) => option(s, s, s === filters.status)),
+  );
+  const search = h('input', {
+    id: 'filter-q',
+    name: 'q',
+    type: 'search',
+    value: filters.q ?? '',
+    maxlength: 200,
+    autocomplete: 'off',
+    placeholder: 'part of the name',
+  });
+  const read = (): RunFilters => {
+    const out: RunFilters = {};
+    if (product.value) out.productId = product.value;
+    if (version.value) out.versionId = version.value;
+    if (test.value) out.testId = test.value;
+    if (status.value) out.status = status.value as RunFilters['status'];
+    if (search.value.trim()) out.q = search.value.trim();
+    return out;
+  };
+  const go = () => {
+    location.hash = href({ page: 'runs', offset: 0, filters: read() });
+  };
+  product.addEventListener('change', () => {
+    // a version or test of another product would match nothing
+    version.value = '';
+    test.value = '';
+    go();
+  });
+  for (const select of [version, test, status]) select.addEventListener('change', go);
+  const form = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': 'Filter the runs', 'data-testid': 'run-filters' },
+    h('span', { class: 'field' }, h('label', { for: 'filter-product' }, 'Product'), product),
+    h('span', { class: 'field' }, h('label', { for: 'filter-version' }, 'Version'), version),
+    h('span', { class: 'field' }, h('label', { for: 'filter-test' }, 'Test'), test),
+    h('span', { class: 'field' }, h('label', { for: 'filter-status' }, 'Status'), status),
+    h('span', { class: 'field' }, h('label', { for: 'filter-q' }, 'Name contains'), search),
+    h('button', { type: 'submit' }, 'Search'),
+    Object.keys(filters).length ? link(href({ page: 'runs', offset: 0 }), 'Clear the filters') : null,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    go();
+  });
+  return form;
+}
+
+/**
+ * `#/runs?product=…&version=…&test=…&status=…&q=…`: the runs (product, version, test by name,
+ * status, each metric's score and pass rate), filtered and searched by the API, refreshed while
+ * any of the page runs; then the forms that start a run and add a test, a product or a version.
+ */
+export async function runsPage(ctx: PageContext, offset: number, filters: RunFilters): Promise<void> {
+  let catalog = await readCatalog(ctx);
+  const list = h('div', { id: 'runs-list' });
+  const nav = h('div', {});
+  const actions = h('div', { id: 'run-actions' });
+  const filtered = Object.keys(filters).length > 0;
+  const refreshCatalog = async () => {
+    catalog = await readCatalog(ctx);
+  };
+  renderActions(ctx, actions, () => catalog, refreshCatalog);
   for (let first = true; ; first = false) {
-    const { items, total } = await ctx.api.listRuns(offset, PAGE_SIZE);
-    const content =
+    const { items, total } = await ctx.api.listRuns(offset, PAGE_SIZE, filters);
+    // a run of a version or test made after the catalog was read: read it again once
+    const known = (id: string, list: Named[]) => list.some((x) => x.id === id);
+    if (
+      items.some(
+        (r) =>
+          !known(r.versionId, catalog.versions) ||
+          !known(r.productId, catalog.products) ||
+          r.testIds.some((t) => !known(t, catalog.tests)),
+      ) &&
+      first
+    )
+      await refreshCatalog();
+    const names = {
+      products: namesById(catalog.products),
+      versions: namesById(catalog.versions),
+      tests: namesById(catalog.tests),
+    };
+    list.replaceChildren(
       total === 0
         ? h(
             'p',
             { class: 'empty', 'data-state': 'empty' },
-            'No runs yet. Start one with POST /runs; its progress shows here.',
+            filtered
+              ? 'No run matches these filters.'
+              : 'No runs yet. Start one below (or with POST /runs); its progress shows here.',
           )
-        : table(
-            'Runs, newest first',
-            ['Name', 'Status', 'Progress', 'Created'],
-            items.map((r) => [
-              link(href({ page: 'run', id: r.id, offset: 0 }), r.name),
-              badge(r.status),
-              progressView(r),
-              formatTime(r.createdAt),
-            ]),
-            { 'data-testid': 'runs' },
-          );
-    const nav = pager('Run pages', offset, PAGE_SIZE, total, (o) => href({ page: 'runs', offset: o }));
-    if (first) ctx.show('Runs', h('div', { id: 'runs-list' }, content), nav);
-    else ctx.main.querySelector('#runs-list')?.replaceChildren(content);
+        : runsTable(items, names),
+    );
+    nav.replaceChildren(
+      pager('Run pages', offset, PAGE_SIZE, total, (o) => href({ page: 'runs', offset: o, filters })),
+    );
+    if (first)
+      ctx.show(
+        'Runs',
+        runFiltersForm(catalog, filters),
+        list,
+        nav,
+        h('section', { 'aria-labelledby': 'start-h', class: 'actions' }, actions),
+      );
     if (!items.some(isRunActive)) return;
     await sleep(POLL_MS, ctx.signal);
   }
@@ -151,10 +384,20 @@ async function runNames(ctx: PageContext, run: Run): Promise<RunNames> {
 function runFacts(run: Run, names: RunNames): HTMLElement {
   const pairs: [string, Node | string][] = [
     ['Status', badge(run.status)],
-    ['Product', names.product],
-    ['Version', names.version],
-    [names.tests.length === 1 ? 'Test' : 'Tests', names.tests.join(', ') || '—'],
+    ['Product', named(names.product, run.productId)],
+    ['Version', named(names.version, run.versionId)],
+    [
+      names.tests.length === 1 ? 'Test' : 'Tests',
+      names.tests.length
+        ? h(
+            'span',
+            { class: 'named-list' },
+            names.tests.map((t, i) => named(t, run.testIds[i]!)),
+          )
+        : '—',
+    ],
     ['Pass threshold', formatScore(runThreshold(run))],
+    ['Repetitions', String(run.repetitions ?? 1)],
     ['Created', formatTime(run.createdAt)],
     ['Started', formatTime(run.startedAt)],
     ['Finished', formatTime(run.finishedAt)],
@@ -169,72 +412,142 @@ interface ResultsPage {
   total: number;
 }
 
+/** What the results show: a page of them, every case or only those that did not pass, in an order. */
+interface ResultsView {
+  offset: number;
+  notPassed: boolean;
+  sort: ResultSort | undefined;
+}
+
 /**
- * One page of results. Every case: the page of sessions, then their evaluations, turns and cases.
- * Only the cases that did not pass: every session's evaluations first (to know which), then the
- * page's turns and cases.
+ * One page of results, in test-case order (every session of the run, ordered by its case's index,
+ * then repetition), or by one metric's score. Every case in case order: the page's evaluations,
+ * turns and cases. Only the cases that did not pass, or an order by score: every session's
+ * evaluations first (to know which, or the order), then the page's turns.
  */
 async function loadResults(
   ctx: PageContext,
   run: Run,
-  offset: number,
-  notPassed: boolean,
+  view: ResultsView,
   caseCache: Map<string, TestCase>,
 ): Promise<ResultsPage> {
   const threshold = runThreshold(run);
-  let sessions: Session[];
-  let evaluations: Evaluation[];
-  let total: number;
-  if (notPassed) {
-    const all = await ctx.api.allRunSessions(run.id);
-    const allEvaluations = await ctx.api.evaluationsOf(all.map((s) => s.id));
-    const failing = notPassedSessionIds(
-      all.map((s) => s.id),
-      allEvaluations,
-      threshold,
-    );
-    total = failing.length;
-    const shown = new Set(failing.slice(offset, offset + PAGE_SIZE));
-    sessions = all.filter((s) => shown.has(s.id));
-    evaluations = allEvaluations.filter((e) => shown.has(e.sessionId));
-  } else {
-    const page = await ctx.api.runSessions(run.id, offset, PAGE_SIZE);
-    sessions = page.items;
-    total = page.total;
-    evaluations = await ctx.api.evaluationsOf(sessions.map((s) => s.id));
+  const [all] = await Promise.all([
+    ctx.api.allRunSessions(run.id),
+    caseCache.size === 0 && run.testIds.length
+      ? ctx.api.allTestCases(run.testIds).then((cases) => {
+          for (const c of cases) caseCache.set(c.id, c);
+        })
+      : Promise.resolve(),
+  ]);
+  const caseIndex = new Map([...caseCache.values()].map((c) => [c.id, c.index]));
+  let ids = inCaseOrder(all, caseIndex).map((s) => s.id);
+  let everyEvaluation: Evaluation[] | undefined;
+  if (view.notPassed || view.sort) {
+    everyEvaluation = await ctx.api.evaluationsOf(ids);
+    if (view.notPassed) ids = notPassedSessionIds(ids, everyEvaluation, threshold);
+    if (view.sort) ids = sortByMetric(ids, everyEvaluation, view.sort);
   }
+  const shownIds = ids.slice(view.offset, view.offset + PAGE_SIZE);
+  const shown = new Set(shownIds);
+  const byId = new Map(all.map((s) => [s.id, s]));
+  const sessions = shownIds.map((id) => byId.get(id)!);
+  const evaluations = everyEvaluation
+    ? everyEvaluation.filter((e) => shown.has(e.sessionId))
+    : await ctx.api.evaluationsOf(shownIds);
   const missing = [
     ...new Set(sessions.map((s) => s.testCaseId).filter((c): c is string => c !== null && !caseCache.has(c))),
   ];
   const [turns, cases] = await Promise.all([
-    ctx.api.turnsOf(sessions.map((s) => s.id)),
+    ctx.api.turnsOf(shownIds),
     missing.length ? ctx.api.testCases(run.testIds, missing) : Promise.resolve([]),
   ]);
   for (const c of cases) caseCache.set(c.id, c);
   return {
     rows: resultRows(sessions, [...caseCache.values()], turns, evaluations, threshold),
     columns: resultColumns(run, evaluations),
-    total,
+    total: ids.length,
   };
 }
 
-function resultsTable(results: ResultsPage, notPassed: boolean): HTMLElement {
+/** A header that sorts: a button (Enter or Space) in a header with `aria-sort`; the arrow is drawn by CSS. */
+function sortHeader(
+  label: string,
+  sortKey: string | null,
+  view: ResultsView,
+  onSort: (sort: ResultSort | undefined, key: string) => void,
+  extraClass = '',
+): HeadCell {
+  const current = sortKey === null ? (view.sort ? 'none' : 'ascending') : ariaSort(view.sort, sortKey);
+  const next = sortKey === null ? undefined : nextSort(view.sort, sortKey);
+  const describe =
+    sortKey === null
+      ? 'Show the rows in test-case order'
+      : next
+        ? `Sort by ${label}, ${next.dir === 'asc' ? 'lowest' : 'highest'} score first`
+        : 'Back to test-case order';
+  return {
+    attrs: { 'aria-sort': current, class: `sortable ${extraClass}`.trim(), 'data-sort-key': sortKey ?? 'case' },
+    content: h(
+      'button',
+      {
+        type: 'button',
+        class: 'sort',
+        title: describe,
+        'data-sort-key': sortKey ?? 'case',
+        onclick: () => onSort(next, sortKey ?? 'case'),
+      },
+      breakable(label),
+    ),
+  };
+}
+
+function caseCell(r: ResultRow, columns: ResultColumn[], testCase: TestCase | undefined): HTMLElement {
+  const failing = r.passed ? [] : notPassedMetrics(r, columns);
+  const label = r.caseIndex === null ? 'Session' : `Case ${r.caseIndex}`;
+  return h(
+    'span',
+    { class: 'session-cell' },
+    testCase
+      ? named(label, testCase.id, href({ page: 'session', id: r.sessionId }))
+      : link(href({ page: 'session', id: r.sessionId }), label),
+    r.sessionStatus === 'COMPLETED' ? null : [' ', badge(r.sessionStatus)],
+    failing.length
+      ? h(
+          'span',
+          { class: 'not-passed-metrics', 'data-testid': 'not-passed-metrics' },
+          `Did not pass: ${failing.map((f) => `${f.name} (${formatScore(f.score)})`).join(', ')}`,
+        )
+      : null,
+  );
+}
+
+function resultsTable(
+  results: ResultsPage,
+  view: ResultsView,
+  caseCache: Map<string, TestCase>,
+  onSort: (sort: ResultSort | undefined, key: string) => void,
+): HTMLElement {
   if (results.rows.length === 0)
     return h(
       'p',
       { 'data-state': 'empty', class: 'empty' },
-      notPassed ? 'Every scored case passed.' : 'No session created yet.',
+      view.notPassed ? 'Every scored case passed.' : 'No session created yet.',
     );
+  const order = view.sort
+    ? `sorted by ${results.columns.find((c) => c.metricId === view.sort!.metricId)?.name ?? view.sort.metricId}, ${view.sort.dir === 'asc' ? 'lowest' : 'highest'} first`
+    : 'in test-case order';
   return table(
-    notPassed ? 'Cases that did not pass, one row per session' : 'Results, one row per session',
-    ['Case', 'Input', "Agent's output", 'Expected output', ...results.columns.map((c) => c.name)],
+    `${view.notPassed ? 'Cases that did not pass' : 'Results'}, one row per session, ${order}`,
+    [
+      sortHeader('Case', null, view, onSort, 'case-col'),
+      'Input',
+      "Agent's output",
+      'Expected output',
+      ...results.columns.map((c) => sortHeader(c.name, c.metricId, view, onSort, 'metric-col')),
+    ],
     results.rows.map((r) => [
-      h(
-        'span',
-        { class: 'session-cell' },
-        link(href({ page: 'session', id: r.sessionId }), r.caseIndex === null ? 'Session' : `Case ${r.caseIndex}`),
-        r.sessionStatus === 'COMPLETED' ? null : [' ', badge(r.sessionStatus)],
-      ),
+      caseCell(r, results.columns, r.testCaseId ? caseCache.get(r.testCaseId) : undefined),
       r.input,
       r.output === null
         ? h('span', { class: 'muted' }, '(no output)')
@@ -257,31 +570,22 @@ function resultsTable(results: ResultsPage, notPassed: boolean): HTMLElement {
   );
 }
 
-function resultsFilter(run: Run, notPassed: boolean): HTMLElement {
+function resultsFilter(run: Run, view: ResultsView): HTMLElement {
+  const at = (notPassed: boolean) =>
+    href({ page: 'run', id: run.id, offset: 0, notPassed, ...(view.sort ? { sort: view.sort } : {}) });
   return h(
     'div',
     {},
     h(
       'nav',
       { class: 'windows', 'aria-label': 'Which cases' },
-      h(
-        'a',
-        { href: href({ page: 'run', id: run.id, offset: 0 }), 'aria-current': notPassed ? null : 'page' },
-        'All cases',
-      ),
-      h(
-        'a',
-        {
-          href: href({ page: 'run', id: run.id, offset: 0, notPassed: true }),
-          'aria-current': notPassed ? 'page' : null,
-        },
-        'Cases that did not pass',
-      ),
+      h('a', { href: at(false), 'aria-current': view.notPassed ? null : 'page' }, 'All cases'),
+      h('a', { href: at(true), 'aria-current': view.notPassed ? 'page' : null }, 'Cases that did not pass'),
     ),
     h(
       'p',
       { class: 'muted' },
-      `A case did not pass when a metric scored it below ${formatScore(runThreshold(run))}, the run's threshold. Open a score for its reason.`,
+      `A case did not pass when a metric scored it below ${formatScore(runThreshold(run))}, the run's threshold. Open a score for its reason; a metric's header sorts the rows by its score.`,
     ),
   );
 }
@@ -328,34 +632,78 @@ function resultsSignature(run: Run): string {
 }
 
 /**
- * `#/runs/{id}?notPassed=1`: names, progress (live while the run runs), scores per metric with
- * intervals, the results (one row per session: input, output, expected output, each metric's
- * score with its reason), optionally only the cases that did not pass, and a run to compare with.
+ * `#/runs/{id}?notPassed=1&sort=met_a:asc`: names, progress (live while the run runs), scores per
+ * metric with intervals, the results (one row per session in test-case order: input, output,
+ * expected output, each metric's score with its reason; a metric's header sorts them by its
+ * score), optionally only the cases that did not pass, and a run to compare with.
  */
-export async function runPage(ctx: PageContext, id: string, offset: number, notPassed = false): Promise<void> {
+export async function runPage(
+  ctx: PageContext,
+  id: string,
+  offset: number,
+  notPassed = false,
+  sort?: ResultSort,
+): Promise<void> {
   const facts = h('div', {});
   const progress = h('div', { 'aria-live': 'polite' });
   const metrics = h('div', {});
-  const results = h('div', {});
+  const results = h('div', { 'data-testid': 'results' });
   const nav = h('div', {});
   const compare = h('div', {});
+  const filter = h('div', {});
   const caseCache = new Map<string, TestCase>();
+  const view: ResultsView = { offset, notPassed, sort };
   let names: RunNames | undefined;
   let shown = '';
+  let latest: Run | undefined;
+  const drawResults = async (run: Run) => {
+    const page = await loadResults(ctx, run, view, caseCache);
+    if (ctx.signal.aborted) return;
+    results.replaceChildren(resultsTable(page, view, caseCache, onSort));
+    filter.replaceChildren(resultsFilter(run, view));
+    nav.replaceChildren(
+      pager('Result pages', view.offset, PAGE_SIZE, page.total, (o) =>
+        href({ page: 'run', id, offset: o, notPassed: view.notPassed, ...(view.sort ? { sort: view.sort } : {}) }),
+      ),
+    );
+  };
+  // Sorting redraws the results in place (focus stays on the header) and keeps the order in the link.
+  let sorting = Promise.resolve();
+  function onSort(next: ResultSort | undefined, key: string): void {
+    view.sort = next;
+    view.offset = 0;
+    history.replaceState(
+      history.state,
+      '',
+      href({ page: 'run', id, offset: 0, notPassed: view.notPassed, ...(next ? { sort: next } : {}) }),
+    );
+    results.setAttribute('aria-busy', 'true');
+    sorting = sorting
+      .then(() => (latest ? drawResults(latest) : undefined))
+      .then(() => {
+        results.removeAttribute('aria-busy');
+        results.querySelector<HTMLButtonElement>(`button.sort[data-sort-key="${CSS.escape(key)}"]`)?.focus();
+      })
+      .catch((error: unknown) => {
+        if (ctx.signal.aborted) return;
+        results.removeAttribute('aria-busy');
+        results.replaceChildren(
+          h('p', { role: 'alert' }, `The results could not be read: ${(error as Error).message}`),
+        );
+      });
+  }
   for (let first = true; ; first = false) {
     const run = await ctx.api.getRun(id);
+    latest = run;
     names ??= await runNames(ctx, run);
     facts.replaceChildren(runFacts(run, names));
     progress.replaceChildren(progressView(run));
     metrics.replaceChildren(metricsTable(run));
     const signature = resultsSignature(run);
     if (signature !== shown) {
-      const page = await loadResults(ctx, run, offset, notPassed, caseCache);
+      await sorting;
+      await drawResults(run);
       shown = signature;
-      results.replaceChildren(resultsTable(page, notPassed));
-      nav.replaceChildren(
-        pager('Result pages', offset, PAGE_SIZE, page.total, (o) => href({ page: 'run', id, offset: o, notPassed })),
-      );
     }
     if (first || !isRunActive(run)) compare.replaceChildren(await compareForm(ctx, run));
     if (first) {
@@ -376,14 +724,7 @@ export async function runPage(ctx: PageContext, id: string, offset: number, notP
           h('h2', { id: 'compare-h' }, 'Compare'),
           compare,
         ),
-        h(
-          'section',
-          { 'aria-labelledby': 'results-h' },
-          h('h2', { id: 'results-h' }, 'Results'),
-          resultsFilter(run, notPassed),
-          results,
-          nav,
-        ),
+        h('section', { 'aria-labelledby': 'results-h' }, h('h2', { id: 'results-h' }, 'Results'), filter, results, nav),
       );
     }
     if (!isRunActive(run)) return;

@@ -1,4 +1,4 @@
-import { badge, facts, h, link, table } from '../dom';
+import { badge, facts, h, named, table } from '../dom';
 import {
   formatMs,
   formatScore,
@@ -8,20 +8,37 @@ import {
   type Evaluation,
   type Session,
   type SpanNode,
+  type TestCase,
   type Turn,
 } from '../view-models';
 import type { PageContext } from './context';
 import { nameOf } from './runs';
 
-function sessionFacts(session: Session, names: { version: string; run: string | null }): HTMLElement {
+interface SessionNames {
+  version: string;
+  run: string | null;
+  test: string | null;
+  testCase: TestCase | null;
+}
+
+function sessionFacts(session: Session, names: SessionNames): HTMLElement {
   const pairs: [string, Node | string][] = [
     ['Status', badge(session.status)],
     ['Kind', session.isProduction ? 'production traffic' : 'test'],
-    ['Version', names.version],
+    ['Version', named(names.version, session.versionId)],
   ];
   if (session.runId)
-    pairs.push(['Run', link(href({ page: 'run', id: session.runId, offset: 0 }), names.run ?? session.runId)]);
-  if (session.testCaseId) pairs.push(['Test case', session.testCaseId]);
+    pairs.push([
+      'Run',
+      named(names.run ?? session.runId, session.runId, href({ page: 'run', id: session.runId, offset: 0 })),
+    ]);
+  if (session.testId) pairs.push(['Test', named(names.test ?? session.testId, session.testId)]);
+  if (session.testCaseId)
+    pairs.push([
+      'Test case',
+      named(names.testCase ? `Case ${names.testCase.index}` : session.testCaseId, session.testCaseId),
+    ]);
+  if (session.repetition && session.repetition > 1) pairs.push(['Repetition', String(session.repetition)]);
   if (session.customId) pairs.push(['Custom id', session.customId]);
   pairs.push(
     ['Created', formatTime(session.createdAt)],
@@ -174,12 +191,19 @@ function evaluationsView(evaluations: Evaluation[], turns: Turn[]): HTMLElement 
 /** `#/sessions/{id}`: the session, its turns, its spans as a tree with timings, its evaluations with reasons. */
 export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
   const session = await ctx.api.getSession(id);
-  const [turns, spans, evaluations, version, run] = await Promise.all([
+  const [turns, spans, evaluations, version, run, test, testCase] = await Promise.all([
     ctx.api.sessionTurns(id),
     ctx.api.sessionSpans(id),
     ctx.api.sessionEvaluations(id),
     nameOf(ctx.api.getVersion, session.versionId),
     session.runId ? nameOf(ctx.api.getRun, session.runId) : Promise.resolve(null),
+    session.testId ? nameOf(ctx.api.getTest, session.testId) : Promise.resolve(null),
+    session.testId && session.testCaseId
+      ? ctx.api
+          .testCases([session.testId], [session.testCaseId])
+          .then((cases) => cases[0] ?? null)
+          .catch(() => null)
+      : Promise.resolve(null),
   ]);
   turns.sort((a, b) => a.index - b.index);
   const tree = spanTree(spans);
@@ -189,7 +213,7 @@ export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
   ]);
   ctx.show(
     `Session ${session.id}`,
-    sessionFacts(session, { version, run }),
+    sessionFacts(session, { version, run, test, testCase }),
     recording
       ? h(
           'section',

@@ -54,6 +54,29 @@ import { passFigures, type PassFigures } from './pass-rates.js';
 /** The reason a session ends when its run is cancelled. */
 export const CANCELLED_REASON = 'cancelled';
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** The longest a name may be (the `Name` schema's bound). */
+const MAX_NAME = 200;
+
+function clipName(name: string, max: number): string {
+  return name.length <= max ? name : `${name.slice(0, Math.max(1, max - 1))}…`;
+}
+
+/**
+ * The name of a run created without one, readable in a list: `v1 · faq · Nov 28, 04:47` (UTC),
+ * `v1 · faq + 2 more · Nov 28, 04:47` when it runs several tests; at most 200 characters.
+ */
+export function defaultRunName(versionName: string, testNames: string[], at: Date): string {
+  const when = `${MONTHS[at.getUTCMonth()]} ${at.getUTCDate()}, ${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
+  const [first = 'no test', ...others] = testNames;
+  const more = others.length ? ` + ${others.length} more` : '';
+  // The version and the test share what the date and separators leave, each at least a third of it.
+  const room = MAX_NAME - when.length - more.length - 6;
+  const version = clipName(versionName, Math.max(Math.floor(room / 3), room - first.length));
+  const test = clipName(first, room - version.length);
+  return `${version} · ${test}${more} · ${when}`;
+}
+
 async function metricsById(auth: AuthContext, ids: string[]): Promise<StoredMetric[]> {
   const out: StoredMetric[] = [];
   for (const id of ids) out.push(await metricFor(auth, id));
@@ -134,6 +157,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
   const given = input.metricIds ? await metricsById(auth, input.metricIds) : undefined;
   const names = new Map<string, string>();
   const plan: RunPlanEntry[] = [];
+  const testNames: string[] = [];
 
   if (input.testId) {
     const test = await bodyReference(
@@ -145,6 +169,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     if (test.productId !== version.productId)
       throw new ValidationError(`testId: test ${test.id} belongs to another product than version ${version.id}`);
     requireRunnable(test, 'testId');
+    testNames.push(test.name);
     let caseCount = test.testCaseCount;
     if (input.testCaseIds) {
       const cases = await testCasesById(org, input.testCaseIds);
@@ -195,6 +220,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
           `metricIds: nothing to score: specification ${spec.id} has no linked metrics; link metrics or give metricIds`,
         );
       for (const m of metrics) names.set(m.id, m.name);
+      for (const t of runnable) testNames.push(t.name);
       for (const t of runnable)
         plan.push({
           testId: t.id,
@@ -216,7 +242,8 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
       `repetitions: a run may execute at most ${MAX_RUN_CASES} sessions (test cases × repetitions); this one has ${cases} test cases × ${repetitions} repetition${repetitions === 1 ? '' : 's'} = ${total}`,
     );
 
-  const now = clock.now().toISOString();
+  const nowDate = clock.now();
+  const now = nowDate.toISOString();
   const metricIds = [...names.keys()];
   const stats: Record<string, MetricStat> = Object.fromEntries(
     metricIds.map((id) => [id, { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]),
@@ -227,7 +254,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     productId: version.productId,
     versionId: version.id,
     userId: auth.userId,
-    name: input.name ?? `Run of ${version.name} at ${now}`,
+    name: input.name ?? defaultRunName(version.name, [...new Set(testNames)], nowDate),
     testIds: [...new Set(plan.map((p) => p.testId))],
     specificationIds: input.specificationIds ?? [
       ...new Set(plan.map((p) => p.specificationId).filter((s): s is string => s !== null)),
