@@ -8,9 +8,22 @@ import { logger } from '../../shared/observability/logger.js';
  * The phone line's side of a Twilio Media Streams WebSocket (bidirectional, `<Connect><Stream>`):
  * the line connects to the agent's URL as Twilio would, sends `connected`, `start`, one `media`
  * frame of the caller's audio every 20 ms (silence between utterances, as a live line does) and
- * `stop`; it plays what the agent sends (`media`) out of a buffer in real time, echoes the agent's
- * `mark` once the audio before it has played, and empties the buffer on `clear`.
+ * `stop`; it plays what the agent sends (`media`) in real time, echoes the agent's `mark` once the
+ * audio before it has played, and drops what has not played on `clear`.
+ *
+ * The agent's audio is placed by position (a jitter buffer), so a frame that arrives late on a
+ * busy machine does not cut a word in two: each 20 ms frame of a talkspurt takes the position
+ * after the one before it, and a talkspurt starts at the position being played when its first
+ * frame arrives (or after the audio still queued). Media arriving within JITTER_FRAMES (100 ms)
+ * of the previous media continues its talkspurt. A frame whose position has already been played
+ * is handed to `onLate` with its position, and the recordings put it where it belongs; silence
+ * stands only where a frame never came.
  */
+
+/** Media arriving within this many frames (100 ms) of the previous continues its talkspurt. */
+export const JITTER_FRAMES = 5;
+/** A talkspurt running more than this many frames (1 s) behind the line starts again at the line's position. */
+const MAX_LATE_FRAMES = 50;
 
 /** A Twilio id: its two-letter prefix and 32 hex digits. */
 export const twilioSid = (prefix: 'AC' | 'CA' | 'MZ'): string => `${prefix}${randomBytes(16).toString('hex')}`;
@@ -32,19 +45,33 @@ export interface StreamIds {
   callSid: string;
 }
 
-type Queued = { audio: Uint8Array } | { mark: string };
-
 /** An answered Media Streams connection. */
 export class MediaStream {
   readonly streamSid = twilioSid('MZ');
   private sequence = 0;
+  /** Frames exchanged so far: the position of the next frame played. */
   private chunk = 0;
-  /** What the agent sent and has not been played yet: audio and marks, in order. */
-  private playout: Queued[] = [];
+  /** The agent's frames not played yet, by position. */
+  private readonly frames = new Map<number, Uint8Array>();
+  /** Bytes of the agent's next frame, short of a whole frame; it takes position `nextPosition`. */
+  private partial: Uint8Array = new Uint8Array(0);
+  /** The position the agent's next frame takes within its talkspurt. */
+  private nextPosition = 0;
+  /** The line's position when the agent's last media arrived; undefined before any (or after `clear`). */
+  private lastArrival: number | undefined;
+  /** The agent's marks, each echoed once the frame at `after` has played. */
+  private marks: Array<{ name: string; after: number }> = [];
   private ended = false;
   private started = false;
   /** Called once when the agent closes the connection (it hung up); not when the line does. */
   onHangup: (() => void) | undefined;
+  /** A frame of the agent's that arrived after its position was played: 16-bit samples, and that position. */
+  onLate: ((position: number, samples: Int16Array) => void) | undefined;
+
+  /** The position of the frame the last `exchange` played (0 for the first). */
+  get position(): number {
+    return this.chunk - 1;
+  }
 
   constructor(
     private readonly ws: WebSocket,
@@ -114,25 +141,49 @@ export class MediaStream {
     this.ws.close(1000);
   }
 
+  /** The agent's frame at the position now played (silence where none came yet), then the marks it completes. */
   private play(): Uint8Array {
-    const frame = new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE);
-    let filled = 0;
-    while (this.playout.length > 0) {
-      const head = this.playout[0]!;
-      if ('mark' in head) {
-        // Everything before the mark is playing now.
-        this.playout.shift();
-        this.echoMark(head.mark);
-        continue;
-      }
-      if (filled === FRAME_SAMPLES) break;
-      const take = Math.min(FRAME_SAMPLES - filled, head.audio.length);
-      frame.set(head.audio.subarray(0, take), filled);
-      filled += take;
-      if (take === head.audio.length) this.playout.shift();
-      else head.audio = head.audio.subarray(take);
+    const position = this.chunk - 1;
+    let frame = this.frames.get(position);
+    if (frame) this.frames.delete(position);
+    else if (this.partial.length > 0 && this.nextPosition <= position) {
+      // A frame's first bytes and no more in time: it plays as it is, the rest silence.
+      frame = new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE);
+      frame.set(this.partial);
+      this.partial = new Uint8Array(0);
+      this.nextPosition = position + 1;
     }
-    return frame;
+    const done = this.marks.filter((m) => m.after <= position);
+    if (done.length > 0) {
+      this.marks = this.marks.filter((m) => m.after > position);
+      for (const m of done) this.echoMark(m.name);
+    }
+    return frame ?? SILENT_FRAME;
+  }
+
+  /** The agent's audio, cut into frames placed one after another in its talkspurt. */
+  private place(bytes: Uint8Array): void {
+    const now = this.chunk;
+    const continues =
+      this.lastArrival !== undefined &&
+      now - this.lastArrival <= JITTER_FRAMES &&
+      now - this.nextPosition <= MAX_LATE_FRAMES;
+    if (!continues) this.nextPosition = Math.max(now, this.nextPosition);
+    this.lastArrival = now;
+    let pending = bytes;
+    if (this.partial.length > 0) {
+      pending = new Uint8Array(this.partial.length + bytes.length);
+      pending.set(this.partial);
+      pending.set(bytes, this.partial.length);
+    }
+    let at = 0;
+    for (; at + FRAME_SAMPLES <= pending.length; at += FRAME_SAMPLES) {
+      const frame = pending.slice(at, at + FRAME_SAMPLES);
+      const position = this.nextPosition++;
+      if (position >= now) this.frames.set(position, frame);
+      else this.onLate?.(position, decodeMuLaw(frame));
+    }
+    this.partial = pending.slice(at);
   }
 
   private receive(data: RawData): void {
@@ -146,15 +197,24 @@ export class MediaStream {
     switch (message.event) {
       case 'media':
         if (typeof message.media?.payload === 'string' && message.media.payload.length > 0)
-          this.playout.push({ audio: new Uint8Array(Buffer.from(message.media.payload, 'base64')) });
+          this.place(new Uint8Array(Buffer.from(message.media.payload, 'base64')));
         return;
       case 'mark':
-        if (typeof message.mark?.name === 'string') this.playout.push({ mark: message.mark.name });
+        // After the audio sent before it: the partial frame's position, else the last whole frame's.
+        if (typeof message.mark?.name === 'string')
+          this.marks.push({
+            name: message.mark.name,
+            after: this.partial.length > 0 ? this.nextPosition : this.nextPosition - 1,
+          });
         return;
       case 'clear': {
-        // The buffered audio is dropped; its marks come back at once, as Twilio sends them.
-        const cleared = this.playout.splice(0);
-        for (const item of cleared) if ('mark' in item) this.echoMark(item.mark);
+        // What has not played is dropped; the marks come back at once, as Twilio sends them.
+        this.frames.clear();
+        this.partial = new Uint8Array(0);
+        this.nextPosition = this.chunk;
+        this.lastArrival = undefined;
+        const cleared = this.marks.splice(0);
+        for (const m of cleared) this.echoMark(m.name);
         return;
       }
       default:

@@ -106,6 +106,9 @@ class AudioRecorder {
   private readonly frames: Int16Array[] = [];
   private heardSpeech = false;
   private silentFrames = 0;
+  /** The line's position of the first frame recorded. */
+  private first: number | undefined;
+  private ended = false;
   onDone: (() => void) | undefined;
 
   constructor(
@@ -114,15 +117,35 @@ class AudioRecorder {
     private readonly threshold: number,
   ) {}
 
-  push(samples: Int16Array): void {
+  push(samples: Int16Array, position: number): void {
+    // Ticks caught up at once after a late timer may come before the recording's owner hears it ended.
+    if (this.ended) return;
+    this.first ??= position;
     this.frames.push(samples);
     if (levelOf(samples) > this.threshold) {
       this.heardSpeech = true;
       this.silentFrames = 0;
     } else if (this.heardSpeech) this.silentFrames++;
+    this.check();
+  }
+
+  /** A frame that arrived after its position was recorded (as silence) takes its place. */
+  patch(position: number, samples: Int16Array): void {
+    const index = position - (this.first ?? position + 1);
+    if (index < 0 || index >= this.frames.length) return;
+    this.frames[index] = samples;
+    if (levelOf(samples) <= this.threshold) return;
+    const after = this.frames.length - 1 - index;
+    this.silentFrames = this.heardSpeech ? Math.min(this.silentFrames, after) : after;
+    this.heardSpeech = true;
+  }
+
+  private check(): void {
     const full = this.maxFrames !== undefined && this.frames.length >= this.maxFrames;
     const quiet = this.silenceFrames !== undefined && this.heardSpeech && this.silentFrames >= this.silenceFrames;
-    if (full || quiet) this.onDone?.();
+    if (!full && !quiet) return;
+    this.ended = true;
+    this.onDone?.();
   }
 
   samples(): Int16Array {
@@ -155,7 +178,14 @@ export class PhoneCall {
   private playing: { frames: Uint8Array[]; next: number; done: () => void } | undefined;
   private recorder: AudioRecorder | undefined;
   private recording:
-    | { location: S3Location; track: 'BOTH' | 'INCOMING' | 'OUTGOING'; agent: Int16Array[]; line: Int16Array[] }
+    | {
+        location: S3Location;
+        track: 'BOTH' | 'INCOMING' | 'OUTGOING';
+        agent: Int16Array[];
+        line: Int16Array[];
+        /** The line's position of the first frame recorded. */
+        first?: number;
+      }
     | undefined;
   private readonly info: PhoneCallInfo;
 
@@ -241,6 +271,7 @@ export class PhoneCall {
     }
     this.state = 'connected';
     answer.onHangup = () => void this.end('agent');
+    answer.onLate = (position, samples) => this.late(position, samples);
     const parameters: Record<string, string> = {};
     for (const name of ['sessionId', 'runId']) {
       const value = this.call.arguments[name];
@@ -270,10 +301,21 @@ export class PhoneCall {
     if (!this.recording && !this.recorder) return;
     const agent = decodeMuLaw(heard);
     if (this.recording) {
+      this.recording.first ??= stream.position;
       this.recording.agent.push(agent);
       this.recording.line.push(decodeMuLaw(out));
     }
-    this.recorder?.push(agent);
+    this.recorder?.push(agent, stream.position);
+  }
+
+  /** The agent's frame that arrived after its position had played: the recordings take it where it belongs. */
+  private late(position: number, samples: Int16Array): void {
+    const recording = this.recording;
+    if (recording?.first !== undefined) {
+      const index = position - recording.first;
+      if (index >= 0 && index < recording.agent.length) recording.agent[index] = samples;
+    }
+    this.recorder?.patch(position, samples);
   }
 
   private async runActions(): Promise<void> {
