@@ -79,7 +79,7 @@ describe('the phone line’s jitter buffer', () => {
       // The talkspurt starts where its first frame arrived: nothing can tell a late first frame from a later start.
       const first = arrivals[0]!.at;
       for (let n = 0; n < first; n++) expect(recording[n]).toEqual(silence);
-      frames.forEach((frame, k) => expect(recording[first + k], `frame ${k}`).toEqual(decodeMuLaw(frame)));
+      for (const [k, frame] of frames.entries()) expect(recording[first + k], `frame ${k}`).toEqual(decodeMuLaw(frame));
       for (let n = first + frames.length; n < recording.length; n++) expect(recording[n]).toEqual(silence);
     }
   });
