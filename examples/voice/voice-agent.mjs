@@ -5,8 +5,10 @@
 // Usage: node examples/voice/voice-agent.mjs (listens on ws://127.0.0.1:$PORT, default 3404), then
 // start the service with LOCAL_PHONE_AGENTS='{"+15550100001":"ws://127.0.0.1:3404"}'.
 // Each answer prints what it heard and the response latency it measured (the end of the caller's
-// speech to its first answering frame). Options: DELAY_MS (default 600), HANG_UP_AFTER (hang up
-// after that many answers; default never), SAY (answer with this text instead of the echo).
+// speech to its first answering frame). When the caller speaks over an answer for 100 ms, the agent
+// stops talking (it sends Media Streams `clear`, which drops what it had sent and not yet played)
+// and listens: a barge-in. Options: DELAY_MS (default 600), HANG_UP_AFTER (hang up after that many
+// answers; default never), SAY (answer with this text instead of the echo), BARGE_IN=off (talk on).
 import { setTimeout as sleep } from 'node:timers/promises';
 import wavefile from 'wavefile';
 import { WebSocketServer } from 'ws';
@@ -17,6 +19,10 @@ const FRAME_SAMPLES = 160;
 /** A frame is speech above this RMS (about -40 dBFS); a pause this long after speech ends an utterance. */
 const SPEECH_RMS = 330;
 const END_OF_SPEECH_MS = 400;
+/** The caller speaking this long over an answer stops it. */
+const BARGE_IN_MS = 100;
+/** A gap in the caller's speech up to this long is inside it. */
+const GAP_IN_SPEECH_MS = 100;
 
 /** @param {Uint8Array} bytes */
 function fromMuLaw(bytes) {
@@ -39,8 +45,9 @@ const rms = (frame) => Math.sqrt(frame.reduce((a, s) => a + s * s, 0) / Math.max
 
 /**
  * Starts the agent.
- * @param {{ port?: number, delayMs?: number, hangUpAfter?: number, say?: string,
- *   onAnswer?: (a: { heard: string, said: string, latencyMs: number, customParameters: Record<string, string> }) => void }} options
+ * @param {{ port?: number, delayMs?: number, hangUpAfter?: number, say?: string, bargeIn?: boolean,
+ *   onAnswer?: (a: { heard: string, said: string, latencyMs: number, customParameters: Record<string, string>,
+ *     interruptedAfterMs?: number }) => void }} options
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
 export async function startVoiceAgent(options = {}) {
@@ -58,8 +65,15 @@ export async function startVoiceAgent(options = {}) {
     let quietMs = 0;
     let lastSpeechAt = 0;
     let answering = false;
+    /** Caller speech heard over the answer under way; long enough, it stops the answer. */
+    let over = /** @type {Int16Array[]} */ ([]);
+    let overLoud = 0;
+    let overQuiet = 0;
+    let interrupted = false;
     let answers = 0;
     let sequence = 1;
+    /** The answers, one after another. */
+    let turns = Promise.resolve();
 
     /** @param {string} text */
     const answer = async (text, endedAt) => {
@@ -71,8 +85,21 @@ export async function startVoiceAgent(options = {}) {
       const start = endedAt + delayMs;
       await sleep(Math.max(0, start - performance.now()));
       const latencyMs = Math.round(performance.now() - endedAt);
+      const startedAt = performance.now();
       for (let i = 0, chunk = 1; i < payload.length; i += FRAME_SAMPLES, chunk++) {
         if (socket.readyState !== socket.OPEN) return;
+        if (interrupted) {
+          // Barged in on: what was sent and not yet played is dropped, and the agent listens.
+          socket.send(JSON.stringify({ event: 'clear', streamSid }));
+          answers++;
+          const interruptedAfterMs = Math.round(performance.now() - startedAt);
+          options.onAnswer?.({ heard: text, said, latencyMs, customParameters, interruptedAfterMs });
+          if (!options.onAnswer)
+            console.log(`heard "${text}", stopped saying "${said}" after ${interruptedAfterMs} ms`);
+          answering = false;
+          interrupted = false;
+          return;
+        }
         const frame = new Uint8Array(FRAME_SAMPLES).fill(0xff);
         frame.set(payload.subarray(i, i + FRAME_SAMPLES));
         socket.send(
@@ -85,6 +112,8 @@ export async function startVoiceAgent(options = {}) {
         );
         await sleep(Math.max(0, start + chunk * FRAME_MS - performance.now()));
       }
+      // A caller who spoke up as the last frame went out is heard as a new utterance.
+      interrupted = false;
       socket.send(
         JSON.stringify({
           event: 'mark',
@@ -114,9 +143,35 @@ export async function startVoiceAgent(options = {}) {
         if (options.hangUpAfter === 0) setTimeout(() => socket.close(), 100);
         return;
       }
-      if (message.event !== 'media' || answering) return;
+      if (message.event !== 'media') return;
       const frame = fromMuLaw(Buffer.from(message.media?.payload ?? '', 'base64'));
       const now = performance.now();
+      if (answering && !interrupted) {
+        if (options.bargeIn === false) return;
+        // Speech has short gaps (between syllables): a stretch of quiet longer than them starts over.
+        if (rms(frame) > SPEECH_RMS) {
+          over.push(frame);
+          overLoud++;
+          overQuiet = 0;
+        } else if (over.length > 0) {
+          over.push(frame);
+          if (++overQuiet * FRAME_MS > GAP_IN_SPEECH_MS) {
+            over = [];
+            overLoud = 0;
+          }
+        }
+        if (overLoud * FRAME_MS < BARGE_IN_MS) return;
+        // The caller talks over the answer: it stops, and what the caller says from here is heard.
+        interrupted = true;
+        heard = over;
+        over = [];
+        overLoud = 0;
+        overQuiet = 0;
+        speaking = true;
+        quietMs = 0;
+        lastSpeechAt = now;
+        return;
+      }
       if (rms(frame) > SPEECH_RMS) {
         speaking = true;
         quietMs = 0;
@@ -137,7 +192,10 @@ export async function startVoiceAgent(options = {}) {
       heard = [];
       speaking = false;
       quietMs = 0;
-      void answer(decodeAudio(samples, 8000), lastSpeechAt + FRAME_MS);
+      // After the answer under way, if it is still winding down from a barge-in.
+      const text = decodeAudio(samples, 8000);
+      const endedAt = lastSpeechAt + FRAME_MS;
+      turns = turns.then(() => answer(text, endedAt));
     });
   });
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
@@ -157,6 +215,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     delayMs: Number(process.env.DELAY_MS ?? 600),
     ...(process.env.HANG_UP_AFTER ? { hangUpAfter: Number(process.env.HANG_UP_AFTER) } : {}),
     ...(process.env.SAY ? { say: process.env.SAY } : {}),
+    bargeIn: process.env.BARGE_IN !== 'off',
   });
   console.log(`voice agent on ${agent.url}`);
 }
