@@ -23,6 +23,7 @@ import { GATEWAY_BODIES } from '../shared/http/errors.js';
 import { DOCS_ASSETS, DOCS_PATHS } from '../shared/http/api-docs.js';
 import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
+import { FUNCTION_MEMORY_MB } from './function-memory.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { Operations } from './constructs/operations.js';
@@ -304,7 +305,7 @@ export class EvalPlatformStack extends Stack {
                   ? DELIVERER_TIMEOUT_MINUTES
                   : Math.min(4, job.everyMinutes ?? 4),
         ),
-        memorySize: 1024,
+        memorySize: FUNCTION_MEMORY_MB.job,
         ...(job.runtimeModules ? { runtimeModules: job.runtimeModules } : {}),
       });
       jobFunctions.set(job.name, fn);
@@ -492,7 +493,7 @@ export class EvalPlatformStack extends Stack {
       role: newRole('ApiDocsRole', apiLogs),
       logGroup: apiLogs,
       environment: {},
-      memorySize: 256,
+      memorySize: FUNCTION_MEMORY_MB.apiDocs,
       files: ['docs/openapi.json', ...Object.keys(DOCS_ASSETS).map((a) => `node_modules/swagger-ui-dist/${a}`)],
     });
     const docsIntegration = new LambdaIntegration(docsFn.fn, { allowTestInvoke: false });

@@ -18,6 +18,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { routes } from '../../shared/routes.js';
 import { ENV } from '../../shared/config/env.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metric-names.js';
+import { FUNCTION_MEMORY_MB } from '../function-memory.js';
 
 /** The project root; `entry` is resolved from it, never from import.meta.url of a bundle. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -270,7 +271,7 @@ export class AppFunction extends Construct {
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? FUNCTION_MEMORY_MB.api,
       timeout: props.timeout ?? Duration.seconds(29),
       tracing: Tracing.ACTIVE,
       role: props.role,

@@ -11,6 +11,7 @@ import { ENV } from '../../shared/config/env.js';
 import { E164 } from '../../shared/telephony/telephony.js';
 import { MAX_ANSWER_SECONDS } from '../../shared/voice/line.js';
 import { AppFunction } from './app-function.js';
+import { FUNCTION_MEMORY_MB } from '../function-memory.js';
 
 /** The principal of the Chime SDK PSTN audio service: it invokes the SIP media application's Lambda and reads and writes its audio. */
 export const CHIME_VOICE_PRINCIPAL = 'voiceconnector.chime.amazonaws.com';
@@ -120,7 +121,7 @@ export class Voice extends NestedStack {
       },
       timeout: Duration.seconds(CALL_CONTROL_TIMEOUT_SECONDS),
       // More memory is more CPU: a cold start must fit in Chime's 5 seconds.
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.callControl,
     });
 
     // Chime invokes the function for this account's SIP media applications. No SourceArn: the

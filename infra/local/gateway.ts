@@ -7,6 +7,7 @@ import { BINARY_MEDIA_TYPES, routes, jobs, type Route } from '../../shared/route
 import { GATEWAY_BODIES } from '../../shared/http/errors.js';
 import { apiDocsAnswer, type ApiDocsFiles } from '../../shared/http/api-docs.js';
 import { invoke } from './invocations.js';
+import { reportUsage, usageObserved } from './usage.js';
 // Jobs a handler enqueues land in the in-process queues (queue URLs are local:// here).
 import './queues.js';
 
@@ -199,13 +200,17 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
     const authorize = await loadHandler('authorizer');
     const context = lambdaContext('authorizer');
     const tokenEvent = { type: 'TOKEN', authorizationToken: token, methodArn };
-    authorizer = (await invoke(context, () => authorize(tokenEvent, context))) as APIGatewayAuthorizerResult;
+    authorizer = (await invoke(context, 'authorizer', () =>
+      authorize(tokenEvent, context),
+    )) as APIGatewayAuthorizerResult;
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return gatewayAnswer(401, GATEWAY_BODIES.unauthorized);
     console.error('authorizer failed', error);
     return gatewayAnswer(500, GATEWAY_BODIES.default5xx);
   }
   if (!policyAllows(authorizer, methodArn)) return gatewayAnswer(403, GATEWAY_BODIES.accessDenied);
+  // API Gateway bills the requests its authorizer lets through.
+  if (usageObserved()) reportUsage({ kind: 'api', method, path: req.path });
 
   const query = req.query ?? {};
   const hasQuery = Object.keys(query).length > 0;
@@ -243,7 +248,7 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
   try {
     const handler = await loadHandler(match.route.handler);
     const context = lambdaContext(match.route.handler);
-    const result = (await invoke(context, () => handler(event, context))) as APIGatewayProxyResult;
+    const result = (await invoke(context, match.route.handler, () => handler(event, context))) as APIGatewayProxyResult;
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(result.headers ?? {})) outHeaders[k] = String(v);
     if (result.isBase64Encoded) {
@@ -268,7 +273,7 @@ export async function invokeJob(name: string, payload: unknown): Promise<unknown
   if (!job) throw new Error(`no job named ${name}`);
   const handler = await loadHandler(job.handler);
   const context = lambdaContext(localFunctionName(job.name));
-  return invoke(context, () => handler(payload, context));
+  return invoke(context, job.handler, () => handler(payload, context));
 }
 
 export function localFunctionName(job: string): string {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';
+import { reportUsage, usageObserved } from './usage.js';
 
 /**
  * The local runtime runs many invocations at once in one process (API requests, run steps,
@@ -38,7 +39,15 @@ lambdaGlobal.awslambda ??= {};
 lambdaGlobal.awslambda.InvokeStore = invokeStore;
 process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '64';
 
-/** Runs one invocation of a handler in its own invocation scope. */
-export function invoke<T>(context: Context, fn: () => Promise<T>): Promise<T> {
-  return invokeStore.run({ [REQUEST_ID]: context.awsRequestId }, fn);
+/**
+ * Runs one invocation of a handler (`handler`: its module under `functions/`) in its own invocation
+ * scope; a listener of the local usage (usage.ts) hears of it and how long it ran.
+ */
+export function invoke<T>(context: Context, handler: string, fn: () => Promise<T>): Promise<T> {
+  const run = () => invokeStore.run({ [REQUEST_ID]: context.awsRequestId }, fn);
+  if (!usageObserved()) return run();
+  const started = performance.now();
+  return run().finally(() => {
+    if (usageObserved()) reportUsage({ kind: 'invocation', handler, ms: performance.now() - started });
+  });
 }

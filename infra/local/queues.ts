@@ -1,5 +1,6 @@
 import { clock } from '../../shared/domain/common/clock.js';
 import { type LocalTransport, type QueueName, useLocalTransport } from '../../shared/queue/sqs.js';
+import { countedTransport } from './usage.js';
 
 /** A message of a local queue: its body, how often it was received, and when it becomes visible. */
 export interface LocalQueueMessage {
@@ -41,11 +42,11 @@ const nowOf = (name: QueueName): number => (name === 'webhook' ? clock.now().get
 let counter = 0;
 
 /** The transport that puts messages on the in-memory queues (installed when this module loads). */
-export const memoryTransport: LocalTransport = (name, bodies, delayMs) => {
+export const memoryTransport: LocalTransport = countedTransport((name, bodies, delayMs) => {
   const q = localQueues[name];
   const visibleAt = nowOf(name) + delayMs;
   for (const body of bodies) q.messages.push({ id: `${name}-${++counter}`, body, receiveCount: 0, visibleAt });
   q.onEnqueue?.();
-};
+});
 
 useLocalTransport(memoryTransport);

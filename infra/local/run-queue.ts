@@ -1,5 +1,6 @@
 import { localRunQueue } from './queues.js';
 import { type LocalDelayQueue, memoryStore, type QueueStore, type ReceivedMessage } from './queue-store.js';
+import { queueOfArnName, reportUsage, usageObserved } from './usage.js';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 export type { LocalDelayQueue } from './queue-store.js';
@@ -59,6 +60,11 @@ async function deliver(
   for (const m of batch) {
     if (failed.has(m.id)) store.release(m, RETRY_AFTER_MS);
     else store.delete(m);
+  }
+  if (usageObserved()) {
+    const queue = queueOfArnName(store.arnName);
+    const deleted = batch.filter((m) => !failed.has(m.id)).length;
+    if (queue) reportUsage({ kind: 'delivery', queue, bodies: batch.map((m) => m.body), deleted });
   }
 }
 

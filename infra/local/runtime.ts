@@ -18,6 +18,7 @@ import { deadLetters } from './queue.js';
 import { generationDeadLetters, runDeadLetters, startRunQueueConsumer } from './run-queue.js';
 import { webhookDelayQueue } from './webhook-queue.js';
 import { type QueueName, useLocalTransport } from '../../shared/queue/sqs.js';
+import { countedTransport } from './usage.js';
 import { voidLeasesTakenBefore } from '../../shared/db/leases.js';
 
 /** How long a stop waits for jobs in flight before it stops the emulators under them. */
@@ -165,7 +166,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         opened.close();
       });
       const recovered = opened.recoverInFlight();
-      useLocalTransport((name, bodies, delayMs) => opened.send(name, bodies, delayMs));
+      useLocalTransport(countedTransport((name, bodies, delayMs) => opened.send(name, bodies, delayMs)));
       if (!options.quiet) console.log(queueSummary(opened, recovered));
     }
     let dynamoEndpoint = options.dynamodbEndpoint;

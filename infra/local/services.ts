@@ -4,6 +4,8 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import S3rver from 's3rver';
+import type { Server } from 'node:http';
+import { reportUsage, usageObserved } from './usage.js';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -140,5 +142,9 @@ export async function startS3(options: {
     configureBuckets: [{ name: options.bucket, configs: [CORS] }],
   });
   await server.run();
+  // Every request the emulator serves, for a listener of the local usage (S3 bills per request).
+  (server as unknown as { httpServer: Server }).httpServer.on('request', (req) => {
+    if (usageObserved()) reportUsage({ kind: 's3', method: req.method ?? '', path: req.url ?? '' });
+  });
   return { endpoint: `http://127.0.0.1:${options.port}`, stop: () => server.close() };
 }

@@ -4,6 +4,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EvalPlatformStack, AUTHORIZER_CACHE_SECONDS } from '../../infra/stack.js';
+import { memoryOfHandler } from '../../infra/function-memory.js';
 import {
   MAX_RESOURCES_PER_TEMPLATE,
   ROUTE_STACKS,
@@ -362,6 +363,11 @@ describe('CDK stack', () => {
     for (const f of functions.filter((x) => x.template.resourceId)) {
       expect(seen(f.template, f.resource.Properties.LoggingConfig.LogGroup), f.handler).toEqual(authorizerLogs);
     }
+  });
+
+  it('gives every function the memory bench:runs prices it at (infra/function-memory.ts)', () => {
+    for (const f of functions) expect(f.resource.Properties.MemorySize, f.handler).toBe(memoryOfHandler(f.handler));
+    expect(new Set(functions.map((f) => f.resource.Properties.MemorySize))).toEqual(new Set([256, 512, 1024]));
   });
 
   it('wires the two schedules every 5 minutes (and the webhook sweep every minute) and the evaluator to the queue with a DLQ after 3 receives', () => {

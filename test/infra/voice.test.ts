@@ -14,6 +14,7 @@ import { alarmNameOf, functionAlarmName } from '../../infra/constructs/operation
 import { MAX_RESOURCES_PER_TEMPLATE, ROUTE_STACKS } from '../../infra/constructs/api-routes.js';
 import { ENV } from '../../shared/config/env.js';
 import { seenFromTop, serviceFunctions, templatesOf } from '../support/stack-templates.js';
+import { memoryOfHandler } from '../../infra/function-memory.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 type TemplateJson = {
@@ -180,6 +181,7 @@ describe('voice: with VOICE_FROM_NUMBER', () => {
       Timeout: CALL_CONTROL_TIMEOUT_SECONDS,
       TracingConfig: { Mode: 'Active' },
       LoggingConfig: { LogFormat: 'JSON' },
+      MemorySize: memoryOfHandler('jobs/call-control'),
     });
     expect(CALL_CONTROL_TIMEOUT_SECONDS).toBe(5);
     const variables = callControl.Properties.Environment.Variables as Record<string, unknown>;
