@@ -10,8 +10,9 @@
  *   function (infra/function-memory.ts).
  * - DynamoDB on-demand: the read and write request units each request consumed, as DynamoDB
  *   reports them (the table and every index): the item sizes are measured by the database, which
- *   applies the rules of `dynamodbReadUnits` / `dynamodbWriteUnits`. A write that fails its
- *   condition reports nothing and is still billed: it is estimated from its payload's size.
+ *   applies the rules of `dynamodbReadUnits` / `dynamodbWriteUnits`. A write refused by its
+ *   condition, or a transaction cancelled (a condition, a conflict), reports nothing: it is counted
+ *   as billed, estimated from its payload's size (an assumption on the high side).
  * - SQS: each send is the service's batches (`batchesOf`, 10 bodies or 240 KiB), each batch one
  *   SendMessageBatch; each delivery to a consumer one ReceiveMessage and, when the consumer finished
  *   any of its messages, one DeleteMessageBatch; every call billed per 64 KiB chunk of its payload.

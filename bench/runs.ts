@@ -340,8 +340,12 @@ try {
   );
   const fast = await version(null, 'fast');
   // Every test first, so the measured runs follow one another with nothing in between.
+  const creating = Date.now();
   const testIds: string[] = [];
   for (const [i, size] of PLAN.entries()) testIds.push(await test(fast.productId, size, `workload-${i + 1}`));
+  console.log(
+    `created the workload's ${PLAN.length === 1 ? 'test' : `${PLAN.length} tests`} in ${((Date.now() - creating) / 1000).toFixed(0)} s`,
+  );
   let reference: Measured | undefined;
   if (WITH_REFERENCE) {
     // DynamoDB Local's JVM and V8 warm up on the first run in a process: a short run takes that
