@@ -87,7 +87,9 @@ describe('the local runtime’s usage, as bench:runs counts it', () => {
     expect(sends[0]).toMatchObject({ queue: 'run' });
     expect((sends[0] as { bodies: readonly string[] }).bodies).toHaveLength(2);
     let calls = 0;
-    await drainRunQueue(async () => (++calls === 1 ? { batchItemFailures: [{ itemIdentifier: 'x' }] } : {}));
+    await drainRunQueue(async (event) =>
+      ++calls === 1 ? { batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] } : {},
+    );
     const deliveries = seen.filter((u) => u.kind === 'delivery');
     // The first delivery failed (no delete) and came back; the other two were finished.
     expect(deliveries.map((d) => (d as { deleted: number }).deleted).sort()).toEqual([0, 1, 1]);
