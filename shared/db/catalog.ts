@@ -235,6 +235,39 @@ export function updateItem(
   return updateOf(keys.catalog(orgId, entity.type, id), set, remove, allOf(LIVE, extra));
 }
 
+/** The change of a live record's fields, as a write of a transaction. */
+export function updateWrite(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+): TransactItem {
+  return { Update: updateItem(entity, orgId, id, set, remove) };
+}
+
+/** The soft delete of a live record (and the attributes that leave with it), as a write of a transaction. */
+export function softDeleteWrite(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  deletedAt: string,
+  remove: string[] = [],
+): TransactItem {
+  return updateWrite(entity, orgId, id, { deletedAt }, remove);
+}
+
+/** A condition that a record stays live while the transaction commits (one that refers to it). */
+export function liveCheck(entity: CatalogEntity, orgId: string, id: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: keys.catalog(orgId, entity.type, id),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    },
+  };
+}
+
 /** Updates a live record and returns it; 404 when it is absent or deleted (403 when another's). */
 export async function updateRecord<T extends CatalogRecord>(
   entity: CatalogEntity,
