@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
+import type { TransactItem } from './catalog.js';
 import { NotFoundError } from '../errors.js';
 
 /** Reserves the next case index of a live test (a counter on the test); 404 when the test is gone. */
@@ -28,6 +29,11 @@ export async function reserveCaseIndex(orgId: string, testId: string): Promise<n
  * The update that records a version a live test has sessions on, so GET /tests?versionIds= is
  * answered from the test record itself. Used in a transaction (POST /sessions) and alone (runs).
  */
+/** Marks a test as having sessions of a version (GET /tests?versionIds=), for a transaction. */
+export function testVersionMarkWrite(orgId: string, testId: string, versionId: string): TransactItem {
+  return { Update: testVersionMark(orgId, testId, versionId) };
+}
+
 export function testVersionMark(orgId: string, testId: string, versionId: string) {
   return {
     TableName: tableName,
