@@ -44,3 +44,8 @@ export function testVersionMark(orgId: string, testId: string, versionId: string
     ExpressionAttributeValues: { ':v': new Set([versionId]) },
   };
 }
+
+/** Moves the item of a case not yet written to index `index` of its test (its index key follows). */
+export function renumberCaseItem(item: Record<string, unknown>, testId: string, index: number): void {
+  Object.assign(item, { index, ...keys.byTest(testId, index, String(item.id)) });
+}
