@@ -103,6 +103,13 @@ export function sessionUpdate(
   };
 }
 
+/** Closes a live session with `set` (its closedAt among them), only while it is not closed yet. */
+export function closeSessionWrite(id: string, set: Record<string, unknown>): TransactItem {
+  return sessionUpdate(id, set, 'attribute_not_exists(closedAt) OR attribute_type(closedAt, :nullType)', {
+    ':nullType': 'NULL',
+  });
+}
+
 /** Records the newest turn on the session (never moves backwards). */
 export async function recordTurnCount(sessionId: string, count: number, at: string): Promise<void> {
   try {

@@ -186,9 +186,9 @@ describe('architecture: use cases reach the table only through shared/db reposit
   const intentFolders = readdirSync(join(ROOT, 'shared', 'domain'), { withFileTypes: true })
     .filter((e) => e.isDirectory() && e.name !== 'runs')
     .map((e) => e.name);
-  /** What building a DynamoDB request takes: the table, an expression or a transaction's item. */
+  /** What building a DynamoDB request takes: the table, an expression (or a piece of one) or a transaction's item. */
   const buildsRequest =
-    /\bTableName\b|\b(?:KeyCondition|Condition|Update|Filter|Projection)Expression\b|\bExpressionAttribute(?:Names|Values)\b|\bTransactItems\b|[{,]\s*(?:Put|Update|Delete|ConditionCheck)\s*:|\bexpression:\s*['"`]|from\s*['"][^'"]*db\/client\.js['"]/;
+    /\bTableName\b|\b(?:KeyCondition|Condition|Update|Filter|Projection)Expression\b|\bExpressionAttribute(?:Names|Values)\b|\bTransactItems\b|[{,]\s*(?:Put|Update|Delete|ConditionCheck)\s*:|\bexpression:\s*['"`]|\b(?:attribute_(?:exists|not_exists|type)|if_not_exists|begins_with)\s*\(|from\s*['"][^'"]*db\/client\.js['"]/;
 
   it('no file under shared/domain (outside runs/) builds a DynamoDB item or expression, or names the table', () => {
     expect(intentFolders).toEqual(expect.arrayContaining(['catalog', 'evaluation', 'monitors', 'sessions', 'tests']));
@@ -205,6 +205,7 @@ describe('architecture: use cases reach the table only through shared/db reposit
       '[{ Update: updateItem(entity, org, id, set) }]',
       "{ expression: '#st = :was', names: { '#st': 'status' } }",
       "KeyConditionExpression: 'pk = :pk'",
+      "sessionUpdate(id, set, 'attribute_not_exists(closedAt)')",
       "import { tableName } from '../../db/client.js';",
     ])
       expect(buildsRequest.test(built), built).toBe(true);
