@@ -39,6 +39,14 @@ export function itemFor<T extends CatalogRecord>(entity: CatalogEntity, record: 
   };
 }
 
+/**
+ * The put of an item a repository built (and offload.ts may have lightened), for a transaction:
+ * fails when its key is taken.
+ */
+export function newItemWrite(item: Item): TransactItem {
+  return { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
 /** The Put of a new record and its owner pointer, for a transaction. */
 export function putNewItems<T extends CatalogRecord>(
   entity: CatalogEntity,
@@ -46,14 +54,13 @@ export function putNewItems<T extends CatalogRecord>(
   item: Item = itemFor(entity, record),
 ): TransactItem[] {
   return [
-    { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...keys.idOwner(record.id), entity: 'ID', organizationId: record.organizationId, type: entity.type },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    newItemWrite(item),
+    newItemWrite({
+      ...keys.idOwner(record.id),
+      entity: 'ID',
+      organizationId: record.organizationId,
+      type: entity.type,
+    }),
   ];
 }
 
@@ -233,6 +240,51 @@ export function updateItem(
   extra?: ExtraCondition,
 ): NonNullable<TransactItem['Update']> {
   return updateOf(keys.catalog(orgId, entity.type, id), set, remove, allOf(LIVE, extra));
+}
+
+/**
+ * The change of a live record's fields, as a write of a transaction; with `unchanged`, only while
+ * each of those fields still holds the value given (the one the change was decided on).
+ */
+export function updateWrite(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+  unchanged: Record<string, unknown> = {},
+): TransactItem {
+  const fields = Object.entries(unchanged);
+  const extra = fields.length
+    ? {
+        expression: fields.map((_, i) => `#was${i} = :was${i}`).join(' AND '),
+        names: Object.fromEntries(fields.map(([k], i) => [`#was${i}`, k])),
+        values: Object.fromEntries(fields.map(([, v], i) => [`:was${i}`, v])),
+      }
+    : undefined;
+  return { Update: updateItem(entity, orgId, id, set, remove, extra) };
+}
+
+/** The soft delete of a live record (and the attributes that leave with it), as a write of a transaction. */
+export function softDeleteWrite(
+  entity: CatalogEntity,
+  orgId: string,
+  id: string,
+  deletedAt: string,
+  remove: string[] = [],
+): TransactItem {
+  return updateWrite(entity, orgId, id, { deletedAt }, remove);
+}
+
+/** A condition that a record stays live while the transaction commits (one that refers to it). */
+export function liveCheck(entity: CatalogEntity, orgId: string, id: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: keys.catalog(orgId, entity.type, id),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    },
+  };
 }
 
 /** Updates a live record and returns it; 404 when it is absent or deleted (403 when another's). */

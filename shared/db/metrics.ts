@@ -71,6 +71,22 @@ export interface MetricLink {
   organizationId: string;
 }
 
+/**
+ * Marks a live metric as having an own descendant (a metric created from it) since `at`; an older
+ * mark stays. For the transaction that creates the descendant.
+ */
+export function markOwnLegacyWrite(orgId: string, metricId: string, at: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.catalog(orgId, 'METRIC', metricId),
+      UpdateExpression: 'SET ownLegacyAt = if_not_exists(ownLegacyAt, :now)',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+      ExpressionAttributeValues: { ':now': at },
+    },
+  };
+}
+
 export function linkPut(link: MetricLink): TransactItem {
   return {
     Put: {

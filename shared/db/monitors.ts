@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { updateIf, type TransactItem } from './catalog.js';
+import { newItemWrite, updateIf, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys, type Key } from './keys.js';
@@ -154,6 +154,198 @@ export async function touchWaitingEntry(
 }
 
 /** A closed session queued for a monitor's evaluation. */
+/** A change of a monitor's sampling percentage, from `at` on (the results read it back per day). */
+export function samplingMarker(monitorId: string, at: string, samplingPercentage: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.monitorSampling(monitorId, at), entity: 'SAMPLING', at, samplingPercentage },
+    },
+  };
+}
+
+/**
+ * The writes that attach a new production session to the monitors that sampled it: a waiting
+ * entry each (with its weight, fixed now), and the monitors' ids on the session.
+ */
+export function attachSessionWrites(
+  session: { id: string; organizationId: string; createdAt: string },
+  sampled: { monitorId: string; weight: number }[],
+): TransactItem[] {
+  const at = session.createdAt;
+  return [
+    ...sampled.map(
+      ({ monitorId, weight }): TransactItem => ({
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.monitorWaiting(monitorId, session.id),
+            ...keys.monitorWaitingByTurn(monitorId, at, session.id),
+            entity: 'WAIT',
+            monitorId,
+            organizationId: session.organizationId,
+            sessionId: session.id,
+            weight,
+            attachedAt: at,
+            lastTurnAt: at,
+            description: '',
+          },
+        },
+      }),
+    ),
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.session(session.id),
+        UpdateExpression: 'ADD #m :m',
+        ExpressionAttributeNames: { '#m': '_monitorIds' },
+        ExpressionAttributeValues: { ':m': new Set(sampled.map((m) => m.monitorId)) },
+      },
+    },
+  ];
+}
+
+/** The end of a session's wait for a monitor: fails when another closer removed it first. */
+export function waitingEntryRelease(monitorId: string, sessionId: string): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName,
+      Key: keys.monitorWaiting(monitorId, sessionId),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+}
+
+/** A closed session that passed a monitor's filters, queued for its evaluation. */
+export function queuedEntryWrite(
+  monitorId: string,
+  entry: { organizationId: string; sessionId: string; weight: number; description: string; turns: number },
+): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.monitorQueued(monitorId, entry.sessionId), entity: 'QUEUED', ...entry },
+    },
+  };
+}
+
+/** Counts a closed session a monitor's filters dropped. */
+export function skippedSessionWrite(monitorId: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.monitorStats(monitorId),
+      UpdateExpression: 'ADD skippedSessions :one',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
+}
+
+/**
+ * The guard of a monitor's evaluation of one session for one family, for the transaction that
+ * creates the evaluation: fails when a redelivered job created it first.
+ */
+export function evaluationGuardWrite(
+  monitorId: string,
+  sessionId: string,
+  groupId: string,
+  guard: EvaluationGuard,
+): TransactItem {
+  return newItemWrite({ ...keys.monitorEvaluationGuard(monitorId, sessionId, groupId), entity: 'EVALFOR', ...guard });
+}
+
+/** One attempt of a monitor's evaluation (for the FAILING rule), kept `ttl` (epoch seconds). */
+export function monitorAttemptWrite(
+  monitorId: string,
+  attempt: { evaluationId: string; at: string; ok: boolean; ttl: number },
+): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...keys.monitorAttempt(monitorId, attempt.at, attempt.evaluationId),
+        entity: 'ATTEMPT',
+        at: attempt.at,
+        ok: attempt.ok,
+        ttl: attempt.ttl,
+      },
+    },
+  };
+}
+
+/**
+ * What a monitor's successful evaluation leaves: the score (for the daily bucket of its day and
+ * family), the scored-session entry and the bucket's dirty marker (`touchedAt`) for the aggregator.
+ */
+export function monitorScoreWrites(
+  monitorId: string,
+  scored: {
+    sessionId: string;
+    groupId: string;
+    metricId: string;
+    score: number;
+    weight: number;
+    evaluatedAt: string;
+    settledAtTurn: number | null;
+    description: string;
+    touchedAt: string;
+  },
+): TransactItem[] {
+  const at = scored.evaluatedAt;
+  const day = at.slice(0, 10);
+  return [
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.monitorScore(monitorId, day, scored.groupId, scored.sessionId),
+          entity: 'SCORE',
+          score: scored.score,
+          weight: scored.weight,
+          evaluatedAt: at,
+          metricId: scored.metricId,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.monitorScored(monitorId, scored.sessionId),
+          ...keys.monitorScoredByTime(monitorId, at, scored.sessionId),
+          entity: 'SCORED',
+          sessionId: scored.sessionId,
+          evaluatedAt: at,
+          settledAtTurn: scored.settledAtTurn,
+          description: scored.description,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.dirtyBucket(shardOf(monitorId), monitorId, day, scored.groupId),
+          entity: 'DIRTY',
+          monitorId,
+          day,
+          groupId: scored.groupId,
+          touchedAt: scored.touchedAt,
+        },
+      },
+    },
+  ];
+}
+
+/** The dirty markers of one shard: buckets touched since the aggregator's last run. */
+export function dirtyMarkersOfShard(shard: number): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` },
+    ConsistentRead: true,
+  });
+}
+
 export interface QueuedEntry {
   organizationId: string;
   sessionId: string;

@@ -4,9 +4,9 @@ import { keys } from './keys.js';
 import { queryAll, queryIndex, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
 import { isConditionalCheckFailed } from './errors.js';
-import type { TransactItem } from './catalog.js';
+import { newItemWrite, type TransactItem } from './catalog.js';
 import { allOf, LIVE, updateOf } from './update.js';
-import { restoreItem, restoreItems } from './offload.js';
+import { OFFLOADED, restoreItem, restoreItems } from './offload.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Evaluation, Session, Span, Turn } from '../schemas/sessions.js';
 
@@ -24,6 +24,35 @@ export function sessionItem(s: Session): Record<string, unknown> {
 
 export function customIdItem(orgId: string, customId: string, sessionId: string): Record<string, unknown> {
   return { ...keys.sessionCustomId(orgId, customId, sessionId), entity: 'SESSIONCUSTOMID', sessionId };
+}
+
+/** The put of a new session, for a transaction: fails when the id is taken. */
+export function newSessionWrite(s: Session): TransactItem {
+  return { Put: { TableName: tableName, Item: sessionItem(s), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** The pointer from a custom id to a session, for a transaction. */
+export function customIdWrite(orgId: string, customId: string, sessionId: string): TransactItem {
+  return { Put: { TableName: tableName, Item: customIdItem(orgId, customId, sessionId) } };
+}
+
+/** The removal of a custom id's pointer to a session, for a transaction. */
+export function customIdRelease(orgId: string, customId: string, sessionId: string): TransactItem {
+  return { Delete: { TableName: tableName, Key: keys.sessionCustomId(orgId, customId, sessionId) } };
+}
+
+/** Marks a test as having spans or evaluations (for GET /tests filters), for a transaction. */
+export function testActivityMark(orgId: string, testId: string, flag: '_hasTraces' | '_hasEvaluations'): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.catalog(orgId, 'TEST', testId),
+      UpdateExpression: 'SET #f = :t',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#f': flag },
+      ExpressionAttributeValues: { ':t': true },
+    },
+  };
 }
 
 /** A session of the caller: 403 another organization's, 404 none (deleted ones only with includeDeleted). */
@@ -74,6 +103,13 @@ export function sessionUpdate(
   };
 }
 
+/** Closes a live session with `set` (its closedAt among them), only while it is not closed yet. */
+export function closeSessionWrite(id: string, set: Record<string, unknown>): TransactItem {
+  return sessionUpdate(id, set, 'attribute_not_exists(closedAt) OR attribute_type(closedAt, :nullType)', {
+    ':nullType': 'NULL',
+  });
+}
+
 /** Records the newest turn on the session (never moves backwards). */
 export async function recordTurnCount(sessionId: string, count: number, at: string): Promise<void> {
   try {
@@ -101,6 +137,19 @@ export function turnItem(t: Turn): Record<string, unknown> {
 export const TURN_OFFLOADABLE = ['input', 'output', 'retrievalContext'] as const;
 /** The S3 path segment of turns: `orgs/<org>/inferenceResults/<id>/<field>.json`. */
 export const TURN_KIND = 'inferenceResults';
+
+/**
+ * The put of a turn at its index (`item` as offload.ts left it, built for another index), for a
+ * transaction: fails when the index is taken.
+ */
+export function turnAtIndexWrite(item: Record<string, unknown>, turn: Turn): TransactItem {
+  return newItemWrite({
+    ...item,
+    ...keys.turn(turn.sessionId, turn.index),
+    index: turn.index,
+    createdAt: turn.createdAt,
+  });
+}
 
 /** The stored item of a turn (offloaded fields still in S3), read consistently. */
 export async function getTurnItem(sessionId: string, index: number): Promise<Record<string, unknown> | undefined> {
@@ -155,13 +204,23 @@ export async function updateTurnFields(
   }
 }
 
-/** Sets and removes fields of a stored turn when `condition` holds; false when it does not. */
+/**
+ * Sets and removes fields of a stored turn while its map of fields kept in S3 is still `before`
+ * (none when empty): false when another writer changed it first.
+ */
 export async function updateTurnItemIf(
   turn: Pick<Turn, 'sessionId' | 'index'>,
   set: Record<string, unknown>,
   remove: string[],
-  condition: Parameters<typeof updateOf>[3],
+  before: Record<string, unknown>,
 ): Promise<boolean> {
+  const condition = Object.keys(before).length
+    ? {
+        expression: 'attribute_exists(pk) AND #prev = :prev',
+        names: { '#prev': OFFLOADED },
+        values: { ':prev': before },
+      }
+    : { expression: 'attribute_exists(pk) AND attribute_not_exists(#prev)', names: { '#prev': OFFLOADED } };
   try {
     await doc.send(new UpdateCommand(updateOf(keys.turn(turn.sessionId, turn.index), set, remove, condition)));
     return true;
@@ -221,6 +280,64 @@ export async function spansOfTurn(inferenceResultId: string): Promise<Record<str
 
 export function evaluationItem(e: Evaluation): Record<string, unknown> {
   return { ...keys.evaluation(e.sessionId, e.id), ...keys.byOwnId(e.id), entity: 'EVAL', ...e };
+}
+
+/** The put of a new evaluation, for a transaction: fails when the id is taken. */
+export function newEvaluationWrite(e: Evaluation): TransactItem {
+  return newItemWrite(evaluationItem(e));
+}
+
+/** The write of an evaluation over the stored one, only while that one's status is still `was`. */
+export function evaluationWriteWhile(e: Evaluation, was: Evaluation['status']): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: evaluationItem(e),
+      ConditionExpression: '#s = :s',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':s': was },
+    },
+  };
+}
+
+/**
+ * The write that settles a PENDING evaluation with its result (its credit reservation mark
+ * cleared), only while it is still PENDING: a redelivered job finds it handled.
+ */
+export function settleEvaluationWrite(done: Evaluation): TransactItem {
+  const item = evaluationItem(done);
+  delete item.reservedCredits;
+  return {
+    Put: {
+      TableName: tableName,
+      Item: item,
+      ConditionExpression: '#s = :pending',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':pending': 'PENDING' },
+    },
+  };
+}
+
+/**
+ * Marks on a PENDING evaluation the credits reserved for it (and their cycle), once: fails when it
+ * is no longer PENDING or already holds a reservation.
+ */
+export function reserveEvaluationCreditsWrite(
+  sessionId: string,
+  evaluationId: string,
+  credits: number,
+  cycle: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.evaluation(sessionId, evaluationId),
+      UpdateExpression: 'SET reservedCredits = :c, reservedCycle = :cy',
+      ConditionExpression: '#s = :pending AND attribute_not_exists(reservedCredits)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':c': credits, ':cy': cycle, ':pending': 'PENDING' },
+    },
+  };
 }
 
 export async function listEvaluations(sessionId: string): Promise<Evaluation[]> {

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { precompiledAnswerValidators } from '#answer-validators';
 import { describeError } from '../schemas/describe.js';
+import type { AnswerValidator } from './answer-validator.js';
 
 /**
  * Pure parts of the LLM client: reading and validating a structured answer, and
@@ -9,11 +10,7 @@ import { describeError } from '../schemas/describe.js';
 
 export type LlmPurpose = 'judge' | 'simulator' | 'generator';
 
-/** A compiled answer schema: true for a matching value, its `errors` set otherwise (ajv's shape). */
-export interface AnswerValidator {
-  (value: unknown): boolean;
-  errors?: ErrorObject[] | null;
-}
+export type { AnswerValidator } from './answer-validator.js';
 
 const compiled = new WeakMap<object, AnswerValidator>();
 let compiler: Promise<(schema: object) => AnswerValidator> | undefined;

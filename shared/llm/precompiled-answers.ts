@@ -1,4 +1,4 @@
-import type { AnswerValidator } from './answer.js';
+import type { AnswerValidator } from './answer-validator.js';
 
 /**
  * `#answer-validators` and `#generator-answer-validators` where nothing is precompiled (the local

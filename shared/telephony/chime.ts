@@ -4,7 +4,7 @@ import {
   UpdateSipMediaApplicationCallCommand,
 } from '@aws-sdk/client-chime-sdk-voice';
 import { NotFoundError } from '../errors.js';
-import type { NewCall, Telephony } from './telephony.js';
+import type { NewCall, Telephony } from './call.js';
 
 let client: ChimeSDKVoiceClient | undefined;
 

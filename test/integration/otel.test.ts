@@ -6,7 +6,7 @@ import { newTenant } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
 import { genAiTurn, jsonRequest, jsonSpan, protobufBody, sdkTracer } from '../support/otel.js';
 import { parkedSpans, tracesWithParkedSpans } from '../../shared/db/telemetry.js';
-import { decodeSpan, encodeSpan } from '../../shared/domain/telemetry/ingest.js';
+import { decodeSpan, encodeSpan } from '../../shared/domain/telemetry/held-spans.js';
 
 const PROTOBUF = 'application/x-protobuf';
 let traceCounter = 0;

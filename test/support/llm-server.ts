@@ -85,7 +85,7 @@ export type TranscriptionStubHandler = (req: TranscriptionStubRequest) => unknow
 let generated = 0;
 
 /**
- * A schema-conforming answer of the generator (shared/domain/generation/prompts.ts), read from the
+ * A schema-conforming answer of the generator (shared/domain/generation/answers.ts), read from the
  * request's schema alone, as a generic stub would: the number of items each array must hold, the
  * rewrites each attack must carry, the source blocks of a QUALITY answer.
  */

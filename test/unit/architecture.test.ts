@@ -179,6 +179,40 @@ describe('architecture: use cases reach the table only through shared/db reposit
     expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
+  /**
+   * The folders of shared/domain whose table access goes through intents of shared/db (a
+   * repository builds every item, key and expression). The run engine (runs/) is covered apart.
+   */
+  const intentFolders = readdirSync(join(ROOT, 'shared', 'domain'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== 'runs')
+    .map((e) => e.name);
+  /** What building a DynamoDB request takes: the table, an expression (or a piece of one) or a transaction's item. */
+  const buildsRequest =
+    /\bTableName\b|\b(?:KeyCondition|Condition|Update|Filter|Projection)Expression\b|\bExpressionAttribute(?:Names|Values)\b|\bTransactItems\b|[{,]\s*(?:Put|Update|Delete|ConditionCheck)\s*:|\bexpression:\s*['"`]|\b(?:attribute_(?:exists|not_exists|type)|if_not_exists|begins_with)\s*\(|from\s*['"][^'"]*db\/client\.js['"]/;
+
+  it('no file under shared/domain (outside runs/) builds a DynamoDB item or expression, or names the table', () => {
+    expect(intentFolders).toEqual(expect.arrayContaining(['catalog', 'evaluation', 'monitors', 'sessions', 'tests']));
+    const offenders = intentFolders
+      .flatMap((d) => sourceFiles(join(ROOT, 'shared', 'domain', d)))
+      .filter((f) => buildsRequest.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(ROOT, f));
+    expect(offenders).toEqual([]);
+  });
+
+  it('the request detector sees each form it must catch, and not plain domain code', () => {
+    for (const built of [
+      '{ Put: { TableName: tableName, Item: item } }',
+      '[{ Update: updateItem(entity, org, id, set) }]',
+      "{ expression: '#st = :was', names: { '#st': 'status' } }",
+      "KeyConditionExpression: 'pk = :pk'",
+      "sessionUpdate(id, set, 'attribute_not_exists(closedAt)')",
+      "import { tableName } from '../../db/client.js';",
+    ])
+      expect(buildsRequest.test(built), built).toBe(true);
+    expect(buildsRequest.test('await transact([softDeleteWrite(entity, org, id, at)]);')).toBe(false);
+    expect(buildsRequest.test("const put = { method: 'PUT', expression: pattern };")).toBe(false);
+  });
+
   it('the import scanner sees the forms it must catch', () => {
     const sample = join(ROOT, 'test', 'unit', 'architecture.test.ts');
     expect(importsOf(sample)).toEqual(expect.arrayContaining(['node:fs', 'node:path', 'vitest']));

@@ -12,16 +12,14 @@ import {
   stepCaseCount,
 } from '../../shared/domain/generation/plan.js';
 import {
-  baseLanguage,
   qualityCasesSchema,
   redTeamAttacksSchema,
-  redTeamMessages,
   refineAttacks,
   refineQuality,
   refineScenarios,
   scenarioCasesSchema,
-  writtenStrategies,
-} from '../../shared/domain/generation/prompts.js';
+} from '../../shared/domain/generation/answers.js';
+import { baseLanguage, redTeamMessages, writtenStrategies } from '../../shared/domain/generation/prompts.js';
 import { attackSlots, spreadEvenly, spreadOverCells } from '../../shared/domain/generation/spread.js';
 import {
   base64,

@@ -1,7 +1,6 @@
 import type { AuthContext } from '../../auth/context.js';
-import { getRecord, listOrgRecords, listProductRecords, transact, updateItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { keys } from '../../db/keys.js';
+import { getRecord, listOrgRecords, listProductRecords, softDeleteWrite, transact } from '../../db/catalog.js';
+import { endpointSecretsDelete } from '../../db/endpoint-secrets.js';
 import { ConflictError } from '../../errors.js';
 import type { EndpointConnection, EndpointConnectionListQuery } from '../../schemas/endpoint-connections.js';
 import type { Version } from '../../schemas/products.js';
@@ -56,8 +55,8 @@ export async function deleteEndpointConnection(
   await assertNotReferenced(auth, current, 'delete');
   const deletedAt = nowIso();
   await transact([
-    { Update: updateItem(endpointConnectionEntity, auth.organizationId, id, { deletedAt }) },
-    { Delete: { TableName: tableName, Key: keys.endpointSecrets(auth.organizationId, id) } },
+    softDeleteWrite(endpointConnectionEntity, auth.organizationId, id, deletedAt),
+    endpointSecretsDelete(auth.organizationId, id),
   ]);
   return { id, deletedAt };
 }

@@ -1,8 +1,6 @@
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, transact, updateItem, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { getEndpointSecrets } from '../../db/endpoint-secrets.js';
-import { keys } from '../../db/keys.js';
+import { createRecord, getRecord, transact, updateWrite, type TransactItem } from '../../db/catalog.js';
+import { endpointSecretsWrite, getEndpointSecrets } from '../../db/endpoint-secrets.js';
 import type {
   EndpointConnection,
   EndpointConnectionCreate,
@@ -44,18 +42,6 @@ async function checkConnection(c: EndpointConnection, secrets: EndpointSecrets):
   checkAuth(c.authType, c.username, secrets);
 }
 
-function secretsItem(orgId: string, id: string, secrets: EndpointSecrets): TransactItem {
-  if (!secrets.authToken && !secrets.password) {
-    return { Delete: { TableName: tableName, Key: keys.endpointSecrets(orgId, id) } };
-  }
-  return {
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.endpointSecrets(orgId, id), entity: 'ECONSECRET', ...secrets },
-    },
-  };
-}
-
 export async function createEndpointConnection(
   auth: AuthContext,
   input: EndpointConnectionCreate,
@@ -92,7 +78,8 @@ export async function createEndpointConnection(
   };
   await checkConnection(record, secrets);
   const extra: TransactItem[] = [productLiveCheck(auth.organizationId, record.productId)];
-  if (record.hasAuthToken || record.hasPassword) extra.push(secretsItem(auth.organizationId, record.id, secrets));
+  if (record.hasAuthToken || record.hasPassword)
+    extra.push(endpointSecretsWrite(auth.organizationId, record.id, secrets));
   return createRecord(endpointConnectionEntity, record, extra);
 }
 
@@ -165,15 +152,13 @@ export async function updateEndpointConnection(
   const secretsChanged = secrets.authToken !== stored.authToken || secrets.password !== stored.password;
   if (Object.keys(set).length === 0 && !secretsChanged) return current;
   const items: TransactItem[] = [
-    {
-      Update: updateItem(endpointConnectionEntity, auth.organizationId, id, {
-        ...set,
-        hasAuthToken: next.hasAuthToken,
-        hasPassword: next.hasPassword,
-      }),
-    },
+    updateWrite(endpointConnectionEntity, auth.organizationId, id, {
+      ...set,
+      hasAuthToken: next.hasAuthToken,
+      hasPassword: next.hasPassword,
+    }),
   ];
-  if (secretsChanged) items.push(secretsItem(auth.organizationId, id, secrets));
+  if (secretsChanged) items.push(endpointSecretsWrite(auth.organizationId, id, secrets));
   await transact(items);
   return next;
 }

@@ -6,7 +6,7 @@ import {
   listOrgRecords,
   listProductRecords,
   transact,
-  updateItem,
+  softDeleteWrite,
   updateRecord,
 } from '../../db/catalog.js';
 import { NotFoundError } from '../../errors.js';
@@ -74,7 +74,7 @@ export async function deletePhoneConnections(
   await getLiveRecords<PhoneConnection>(phoneConnectionEntity, auth.organizationId, body.ids);
   const deletedAt = nowIso();
   await transact(
-    body.ids.map((id) => ({ Update: updateItem(phoneConnectionEntity, auth.organizationId, id, { deletedAt }) })),
+    body.ids.map((id) => softDeleteWrite(phoneConnectionEntity, auth.organizationId, id, deletedAt)),
     (codes) => {
       const failed = codes.indexOf('ConditionalCheckFailed');
       return failed >= 0 ? new NotFoundError(`phone connection ${body.ids[failed]} not found`) : undefined;

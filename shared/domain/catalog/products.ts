@@ -4,14 +4,13 @@ import {
   getRecord,
   listOrgRecords,
   listProductRecords,
+  liveCheck,
+  softDeleteWrite,
   transact,
-  updateItem,
   updateRecord,
   type CatalogRecord,
   type TransactItem,
 } from '../../db/catalog.js';
-import { keys } from '../../db/keys.js';
-import { tableName } from '../../db/client.js';
 import type { Product, ProductCreate, ProductListQuery, ProductUpdate } from '../../schemas/products.js';
 import { newId, nowIso } from '../common/ids.js';
 import { patchOf } from '../common/immutable.js';
@@ -74,9 +73,7 @@ export async function deleteProduct(auth: AuthContext, id: string): Promise<{ id
       [id],
     );
     for (const r of records) {
-      const update: TransactItem = {
-        Update: updateItem(child.entity, auth.organizationId, r.id, { deletedAt }, child.removeOnDelete ?? []),
-      };
+      const update = softDeleteWrite(child.entity, auth.organizationId, r.id, deletedAt, child.removeOnDelete);
       const extras = (await child.onDelete?.(r)) ?? [];
       if (extras.length < MAX_ITEMS) {
         groups.push([update, ...extras]);
@@ -96,17 +93,11 @@ export async function deleteProduct(auth: AuthContext, id: string): Promise<{ id
     chunk.push(...group);
   }
   await transact(chunk);
-  await transact([{ Update: updateItem(productEntity, auth.organizationId, id, { deletedAt }) }]);
+  await transact([softDeleteWrite(productEntity, auth.organizationId, id, deletedAt)]);
   return { id, deletedAt };
 }
 
 /** A condition that the product is live, for transactions that create records under it. */
 export function productLiveCheck(orgId: string, productId: string): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: tableName,
-      Key: keys.catalog(orgId, 'PRODUCT', productId),
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-    },
-  };
+  return liveCheck(productEntity, orgId, productId);
 }

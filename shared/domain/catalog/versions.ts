@@ -4,12 +4,11 @@ import {
   getRecord,
   listOrgRecords,
   listProductRecords,
+  liveCheck,
+  softDeleteWrite,
   transact,
-  updateItem,
   type TransactItem,
 } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { keys } from '../../db/keys.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Version, VersionCreate, VersionListQuery, VersionUpdate } from '../../schemas/products.js';
@@ -21,7 +20,7 @@ import { anyOf, applyList, type Page } from '../common/list.js';
 import { requireLiveProduct } from './product-refs.js';
 import { bodyReference } from '../common/references.js';
 import { productLiveCheck } from './products.js';
-import { versionIdHoldingName } from '../../db/versions.js';
+import { claimVersionName, releaseVersionName, updateVersionNamed, versionIdHoldingName } from '../../db/versions.js';
 
 /** Each connection reference of a version and the connection type it must name. */
 export const CONNECTION_REFS = [
@@ -51,13 +50,7 @@ async function checkConnectionRefs(
       'phone connection',
     );
     if (phone.productId !== productId) throw new ValidationError(`phoneConnectionId ${id} belongs to another product`);
-    checks.push({
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.catalog(auth.organizationId, 'PHONE', id),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-      },
-    });
+    checks.push(liveCheck(phoneConnectionEntity, auth.organizationId, id));
   }
   for (const [field, type] of CONNECTION_REFS) {
     const id = refs[field];
@@ -71,25 +64,9 @@ async function checkConnectionRefs(
     if (connection.productId !== productId) throw new ValidationError(`${field} ${id} belongs to another product`);
     if (connection.type !== type)
       throw new ValidationError(`${field} must name a ${type} endpoint connection, not ${connection.type}`);
-    checks.push({
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.catalog(auth.organizationId, 'ECON', id),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-      },
-    });
+    checks.push(liveCheck(endpointConnectionEntity, auth.organizationId, id));
   }
   return checks;
-}
-
-function nameGuard(productId: string, name: string, versionId: string): TransactItem {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.versionName(productId, name), entity: 'VERSIONNAME', versionId },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
 }
 
 export async function createVersion(auth: AuthContext, input: VersionCreate): Promise<Version> {
@@ -111,7 +88,7 @@ export async function createVersion(auth: AuthContext, input: VersionCreate): Pr
     createdAt: nowIso(),
   };
   const extra = [
-    nameGuard(version.productId, version.name, version.id),
+    claimVersionName(version.productId, version.name, version.id),
     productLiveCheck(auth.organizationId, version.productId),
     ...checks,
   ];
@@ -166,16 +143,14 @@ export async function updateVersion(auth: AuthContext, id: string, body: Version
   if (Object.keys(set).length === 0) return versionView(current);
   const checks = await checkConnectionRefs(auth, current.productId, body);
   // The name guard must move with the name: the update is conditional on the name it read.
-  const update = updateItem(versionEntity, auth.organizationId, id, set, [], {
-    expression: '#curName = :curName',
-    names: { '#curName': 'name' },
-    values: { ':curName': current.name },
-  });
-  const items: TransactItem[] = [{ Update: update }, ...checks];
+  const items: TransactItem[] = [
+    updateVersionNamed(versionEntity, auth.organizationId, id, set, current.name),
+    ...checks,
+  ];
   const renamed = typeof body.name === 'string' && body.name !== current.name;
   if (renamed) {
-    items.push(nameGuard(current.productId, body.name!, id));
-    items.push({ Delete: { TableName: tableName, Key: keys.versionName(current.productId, current.name) } });
+    items.push(claimVersionName(current.productId, body.name!, id));
+    items.push(releaseVersionName(current.productId, current.name));
   }
   await transact(items, (codes) => {
     if (renamed && codes[items.length - 2] === 'ConditionalCheckFailed') {
@@ -190,8 +165,8 @@ export async function deleteVersion(auth: AuthContext, id: string): Promise<{ id
   const current = await getRecord<Version>(versionEntity, auth.organizationId, id);
   const deletedAt = nowIso();
   await transact([
-    { Update: updateItem(versionEntity, auth.organizationId, id, { deletedAt }) },
-    { Delete: { TableName: tableName, Key: keys.versionName(current.productId, current.name) } },
+    softDeleteWrite(versionEntity, auth.organizationId, id, deletedAt),
+    releaseVersionName(current.productId, current.name),
   ]);
   return { id, deletedAt };
 }

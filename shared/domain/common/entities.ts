@@ -1,7 +1,7 @@
 import type { CatalogEntity, CatalogRecord, TransactItem } from '../../db/catalog.js';
-import { keys } from '../../db/keys.js';
-import { tableName } from '../../db/client.js';
+import { endpointSecretsDelete } from '../../db/endpoint-secrets.js';
 import { linkDelete, listSpecLinks } from '../../db/metrics.js';
+import { releaseVersionName } from '../../db/versions.js';
 
 /** Every catalog entity in one place: its table type, its label in messages, its indexes. */
 export const productEntity: CatalogEntity = { type: 'PRODUCT', label: 'product', byProduct: false };
@@ -26,12 +26,12 @@ export const productChildren: {
   {
     entity: versionEntity,
     // Frees the version's name within the product.
-    onDelete: (r) => [{ Delete: { TableName: tableName, Key: keys.versionName(String(r.productId), String(r.name)) } }],
+    onDelete: (r) => [releaseVersionName(String(r.productId), String(r.name))],
   },
   {
     entity: endpointConnectionEntity,
     // Secrets of a deleted connection are never needed again.
-    onDelete: (r) => [{ Delete: { TableName: tableName, Key: keys.endpointSecrets(r.organizationId, r.id) } }],
+    onDelete: (r) => [endpointSecretsDelete(r.organizationId, r.id)],
   },
   { entity: phoneConnectionEntity },
   { entity: testEntity },

@@ -1,13 +1,13 @@
 import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
 import { getVisibleMetric } from '../../db/metrics.js';
 import {
-  evaluationItem,
+  evaluationWriteWhile,
   findByOwnId,
   getEvaluationItem,
   getSession,
   listEvaluations,
+  newEvaluationWrite,
   requeueFailedEvaluation,
 } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
@@ -127,9 +127,7 @@ export async function createEvaluations(auth: AuthContext, input: EvaluationCrea
     if (missing.length) return { ...base, status: 'SKIPPED', error: `missing ${missing.join('; ')}`, evaluatedAt: now };
     return base;
   });
-  const items: TransactItem[] = evaluations.map((e) => ({
-    Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
-  }));
+  const items: TransactItem[] = evaluations.map(newEvaluationWrite);
   items.push(...testActivityUpdate(session, '_hasEvaluations'));
   await transact(items);
   await enqueue(
@@ -206,17 +204,7 @@ export async function scoreByHuman(auth: AuthContext, id: string, body: Evaluati
     reason: body.humanReason ?? null,
     evaluatedAt: now,
   };
-  await transact([
-    {
-      Put: {
-        TableName: tableName,
-        Item: evaluationItem(updated),
-        ConditionExpression: '#s = :s',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': current.status },
-      },
-    },
-  ]);
+  await transact([evaluationWriteWhile(updated, current.status)]);
   return updated;
 }
 

@@ -1,11 +1,15 @@
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
 import { releaseItem, reserveItem, settleItem } from '../../db/credits.js';
 import { keys } from '../../db/keys.js';
 import { getVisibleMetric } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
 import { getOrganization } from '../../db/organizations.js';
-import { evaluationItem, getEvaluationItem, getSession } from '../../db/sessions.js';
+import {
+  getEvaluationItem,
+  getSession,
+  reserveEvaluationCreditsWrite,
+  settleEvaluationWrite,
+} from '../../db/sessions.js';
 import { askJudge } from '../../judge/client.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
@@ -139,16 +143,7 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   if (credits > 0 && reserved === undefined) {
     const org = await getOrganization(evaluation.organizationId);
     const items: TransactItem[] = [
-      {
-        Update: {
-          TableName: tableName,
-          Key: keys.evaluation(sessionId, evaluationId),
-          UpdateExpression: 'SET reservedCredits = :c, reservedCycle = :cy',
-          ConditionExpression: '#s = :pending AND attribute_not_exists(reservedCredits)',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':c': credits, ':cy': cycle, ':pending': 'PENDING' },
-        },
-      },
+      reserveEvaluationCreditsWrite(sessionId, evaluationId, credits, cycle),
       reserveItem(orgKey, credits, org?.monthlyCredits ?? null),
       ...(monitor ? [reserveItem(monitor.key, credits, monitor.cap)] : []),
     ];
@@ -215,19 +210,7 @@ async function finish(
   ledger: { orgKey: { pk: string; sk: string }; monitorKey?: { pk: string; sk: string } } | undefined,
 ): Promise<Evaluation> {
   const done = settledEvaluation(evaluation, outcome, credits, clock.now().toISOString());
-  const item = evaluationItem(done);
-  delete item.reservedCredits;
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName,
-        Item: item,
-        ConditionExpression: '#s = :pending',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':pending': 'PENDING' },
-      },
-    },
-  ];
+  const items: TransactItem[] = [settleEvaluationWrite(done)];
   if (ledger && credits > 0) {
     const move = outcome.status === 'SUCCESS' ? settleItem : releaseItem;
     items.push(move(ledger.orgKey, credits));

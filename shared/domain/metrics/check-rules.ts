@@ -2,7 +2,7 @@ import { ValidationError } from '../../errors.js';
 import type { Check, MetricCreate } from '../../schemas/metrics.js';
 import { compileUserSchema, loadUserSchemaCompiler } from '../../schemas/user-schemas.js';
 import { checkPattern, targetOf } from '../evaluation/check-pattern.js';
-import { member } from '../evaluation/deterministic.js';
+import { member } from '../evaluation/deterministic/json.js';
 import type { CheckType, EvaluationParam } from '../evaluation/params.js';
 
 /** Pure rules of a check an organization writes: which fields each type takes. */

@@ -1,8 +1,6 @@
 import type { AuthContext } from '../../auth/context.js';
 import { createRecord, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { keys } from '../../db/keys.js';
-import { getVisibleMetric, linkPut, metricEntity, metricItem } from '../../db/metrics.js';
+import { getVisibleMetric, linkPut, markOwnLegacyWrite, metricEntity, metricItem } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import type { EvaluatorModel, Metric, MetricCreate, StoredMetric } from '../../schemas/metrics.js';
@@ -69,15 +67,7 @@ export async function createMetric(auth: AuthContext, input: MetricCreate): Prom
   );
   // A predefined parent belongs to the platform: organizations cannot change it (see docs/decisions.md).
   if (parent && parent.organizationId === auth.organizationId) {
-    extra.push({
-      Update: {
-        TableName: tableName,
-        Key: keys.catalog(auth.organizationId, 'METRIC', parent.id),
-        UpdateExpression: 'SET ownLegacyAt = if_not_exists(ownLegacyAt, :now)',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':now': metric.createdAt },
-      },
-    });
+    extra.push(markOwnLegacyWrite(auth.organizationId, parent.id, metric.createdAt));
   }
   await createRecord(metricEntity, metric as StoredMetric & { organizationId: string }, extra, metricItem(metric));
   const links = specs.map((s) => ({

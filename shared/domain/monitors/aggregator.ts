@@ -1,5 +1,5 @@
-import { deleteDirtyMarkerIfUntouched, MONITOR_SHARDS, putBucket } from '../../db/monitors.js';
-import { queryAll, queryPrefix } from '../../db/query.js';
+import { deleteDirtyMarkerIfUntouched, dirtyMarkersOfShard, MONITOR_SHARDS, putBucket } from '../../db/monitors.js';
+import { queryPrefix } from '../../db/query.js';
 import { clock } from '../common/clock.js';
 import { addScore, emptySums, type Sums } from './statistics.js';
 import { logger, withLogKeys } from '../../observability/logger.js';
@@ -20,11 +20,7 @@ export async function recomputeBucket(monitorId: string, day: string, groupId: s
 export async function runAggregator(): Promise<{ buckets: number }> {
   let buckets = 0;
   for (let shard = 0; shard < MONITOR_SHARDS; shard++) {
-    for (const marker of await queryAll({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `DIRTY#${shard}` },
-      ConsistentRead: true,
-    })) {
+    for (const marker of await dirtyMarkersOfShard(shard)) {
       const [monitorId, day, groupId] = [String(marker.monitorId), String(marker.day), String(marker.groupId)];
       await withLogKeys({ monitorId }, async () => {
         const sums = await recomputeBucket(monitorId, day, groupId);

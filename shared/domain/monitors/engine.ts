@@ -1,14 +1,15 @@
 import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
 import { keys } from '../../db/keys.js';
 import {
   deleteQueuedEntry,
+  evaluationGuardWrite,
   getEvaluationGuard,
   getQueuedEntry,
-  shardOf,
+  monitorAttemptWrite,
+  monitorScoreWrites,
   type EvaluationGuard,
 } from '../../db/monitors.js';
-import { evaluationItem } from '../../db/sessions.js';
+import { newEvaluationWrite } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
@@ -38,7 +39,6 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
   }
   const now = clock.now();
   for (const groupId of monitor?.metricGroupIds ?? []) {
-    const guardKey = keys.monitorEvaluationGuard(monitorId, sessionId, groupId);
     let guard = await getEvaluationGuard(monitorId, sessionId, groupId);
     if (!guard) {
       const family = await loadFamily(orgId, groupId, now);
@@ -60,22 +60,7 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
         turns: Number(queued.turns ?? 0),
       };
       try {
-        await transact([
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...guardKey, entity: 'EVALFOR', ...newGuard },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName,
-              Item: evaluationItem(evaluation),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ]);
+        await transact([evaluationGuardWrite(monitorId, sessionId, groupId, newGuard), newEvaluationWrite(evaluation)]);
         guard = newGuard;
       } catch {
         guard = await getEvaluationGuard(monitorId, sessionId, groupId);
@@ -85,10 +70,6 @@ export async function processMonitorJob(monitorId: string, sessionId: string): P
     await runEvaluation(sessionId, guard.evaluationId);
   }
   await deleteQueuedEntry(monitorId, sessionId);
-}
-
-export function dayOf(iso: string): string {
-  return iso.slice(0, 10);
 }
 
 // ---------- the monitor side of the evaluator ----------
@@ -108,64 +89,27 @@ evaluationExtensions.onSettled = async (evaluation) => {
   const monitorId = evaluation.monitorId!;
   const at = evaluation.evaluatedAt!;
   const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.monitorAttempt(monitorId, at, evaluation.id),
-          entity: 'ATTEMPT',
-          at,
-          ok: evaluation.status === 'SUCCESS',
-          ttl: ttlIn(90),
-        },
-      },
-    },
+    monitorAttemptWrite(monitorId, {
+      evaluationId: evaluation.id,
+      at,
+      ok: evaluation.status === 'SUCCESS',
+      ttl: ttlIn(90),
+    }),
   ];
   if (evaluation.status !== 'SUCCESS' || evaluation.score === null) return items;
   const guard = await getEvaluationGuard(monitorId, evaluation.sessionId, evaluation.metricGroupId);
-  const weight = guard?.weight ?? 1;
-  const day = dayOf(at);
   items.push(
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.monitorScore(monitorId, day, evaluation.metricGroupId, evaluation.sessionId),
-          entity: 'SCORE',
-          score: evaluation.score,
-          weight,
-          evaluatedAt: at,
-          metricId: evaluation.metricId,
-        },
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.monitorScored(monitorId, evaluation.sessionId),
-          ...keys.monitorScoredByTime(monitorId, at, evaluation.sessionId),
-          entity: 'SCORED',
-          sessionId: evaluation.sessionId,
-          evaluatedAt: at,
-          settledAtTurn: guard?.turns ?? null,
-          description: guard?.description ?? '',
-        },
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.dirtyBucket(shardOf(monitorId), monitorId, day, evaluation.metricGroupId),
-          entity: 'DIRTY',
-          monitorId,
-          day,
-          groupId: evaluation.metricGroupId,
-          touchedAt: `${clock.now().toISOString()}#${evaluation.id}`,
-        },
-      },
-    },
+    ...monitorScoreWrites(monitorId, {
+      sessionId: evaluation.sessionId,
+      groupId: evaluation.metricGroupId,
+      metricId: evaluation.metricId,
+      score: evaluation.score,
+      weight: guard?.weight ?? 1,
+      evaluatedAt: at,
+      settledAtTurn: guard?.turns ?? null,
+      description: guard?.description ?? '',
+      touchedAt: `${clock.now().toISOString()}#${evaluation.id}`,
+    }),
   );
   return items;
 };

@@ -1,7 +1,12 @@
 import { getRecord, listProductRecords, transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { getWaitingEntry, touchWaitingEntry } from '../../db/monitors.js';
-import { keys } from '../../db/keys.js';
+import {
+  attachSessionWrites,
+  getWaitingEntry,
+  queuedEntryWrite,
+  skippedSessionWrite,
+  touchWaitingEntry,
+  waitingEntryRelease,
+} from '../../db/monitors.js';
 import { getSessionWithInternals, listTurns } from '../../db/sessions.js';
 import type { Monitor } from '../../schemas/monitors.js';
 import type { Session, Turn } from '../../schemas/sessions.js';
@@ -30,33 +35,10 @@ export async function onSessionCreated(session: Session): Promise<void> {
   );
   const sampled = monitors.filter((m) => isSampled(m.id, session.id, m.samplingPercentage));
   if (sampled.length === 0) return;
-  const at = session.createdAt;
-  const items: TransactItem[] = sampled.map((m) => ({
-    Put: {
-      TableName: tableName,
-      Item: {
-        ...keys.monitorWaiting(m.id, session.id),
-        ...keys.monitorWaitingByTurn(m.id, at, session.id),
-        entity: 'WAIT',
-        monitorId: m.id,
-        organizationId: session.organizationId,
-        sessionId: session.id,
-        weight: samplingWeight(m.samplingPercentage),
-        attachedAt: at,
-        lastTurnAt: at,
-        description: '',
-      },
-    },
-  }));
-  items.push({
-    Update: {
-      TableName: tableName,
-      Key: keys.session(session.id),
-      UpdateExpression: 'ADD #m :m',
-      ExpressionAttributeNames: { '#m': '_monitorIds' },
-      ExpressionAttributeValues: { ':m': new Set(sampled.map((m) => m.id)) },
-    },
-  });
+  const items = attachSessionWrites(
+    session,
+    sampled.map((m) => ({ monitorId: m.id, weight: samplingWeight(m.samplingPercentage) })),
+  );
   for (let i = 0; i < items.length; i += 99) await transact(items.slice(i, i + 99));
 }
 
@@ -100,39 +82,19 @@ export async function closeForMonitor(monitorId: string, session: Session): Prom
   const turns = await listTurns(session.id);
   // A paused monitor spends nothing: what closes while it is paused is dropped like a filtered session.
   const passes = monitor !== undefined && monitor.status !== 'PAUSED' && passesFilters(monitor, turns);
-  const items: TransactItem[] = [
-    {
-      Delete: {
-        TableName: tableName,
-        Key: keys.monitorWaiting(monitorId, session.id),
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    },
-  ];
+  const items: TransactItem[] = [waitingEntryRelease(monitorId, session.id)];
   if (passes) {
-    items.push({
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.monitorQueued(monitorId, session.id),
-          entity: 'QUEUED',
-          organizationId: session.organizationId,
-          sessionId: session.id,
-          weight: waiting.weight,
-          description: describe(turns[0]?.input),
-          turns: turns.length,
-        },
-      },
-    });
+    items.push(
+      queuedEntryWrite(monitorId, {
+        organizationId: session.organizationId,
+        sessionId: session.id,
+        weight: waiting.weight,
+        description: describe(turns[0]?.input),
+        turns: turns.length,
+      }),
+    );
   } else if (monitor) {
-    items.push({
-      Update: {
-        TableName: tableName,
-        Key: keys.monitorStats(monitorId),
-        UpdateExpression: 'ADD skippedSessions :one',
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    });
+    items.push(skippedSessionWrite(monitorId));
   }
   try {
     await transact(items, (codes) =>

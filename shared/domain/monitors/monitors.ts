@@ -4,13 +4,12 @@ import {
   getRecord,
   listOrgRecords,
   listProductRecords,
+  softDeleteWrite,
   transact,
-  updateItem,
+  updateWrite,
   type TransactItem,
 } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { keys } from '../../db/keys.js';
-import { monitorItem } from '../../db/monitors.js';
+import { monitorItem, samplingMarker } from '../../db/monitors.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { Version } from '../../schemas/products.js';
 import {
@@ -73,15 +72,6 @@ async function checkVersion(auth: AuthContext, versionId: string | null | undefi
     'version',
   );
   if (version.productId !== productId) throw new ValidationError(`versionId ${versionId} belongs to another product`);
-}
-
-export function samplingMarker(monitorId: string, at: string, samplingPercentage: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.monitorSampling(monitorId, at), entity: 'SAMPLING', at, samplingPercentage },
-    },
-  };
 }
 
 export async function createMonitor(auth: AuthContext, input: MonitorCreate): Promise<Monitor> {
@@ -175,10 +165,8 @@ export async function updateMonitor(auth: AuthContext, id: string, body: Monitor
   // A status change holds only from the status it was read in, so its event names the change
   // exactly once; a concurrent scanner write makes it read again and retry.
   const statusChanged = next.status !== current.status;
-  const fromStatus = statusChanged
-    ? { expression: '#st = :was', names: { '#st': 'status' }, values: { ':was': current.status } }
-    : undefined;
-  const items: TransactItem[] = [{ Update: updateItem(monitorEntity, auth.organizationId, id, set, [], fromStatus) }];
+  const fromStatus = statusChanged ? { status: current.status } : {};
+  const items: TransactItem[] = [updateWrite(monitorEntity, auth.organizationId, id, set, [], fromStatus)];
   if (body.samplingPercentage !== undefined && body.samplingPercentage !== current.samplingPercentage) {
     items.push(samplingMarker(id, now.toISOString(), body.samplingPercentage));
   }
@@ -205,9 +193,8 @@ export async function deleteMonitor(auth: AuthContext, id: string): Promise<{ id
   await getRecord<Monitor>(monitorEntity, auth.organizationId, id);
   const deletedAt = clock.now().toISOString();
   // Removing the shard keys takes the monitor out of the scanner's index.
-  await transact(
-    [{ Update: updateItem(monitorEntity, auth.organizationId, id, { deletedAt }, ['gsi2pk', 'gsi2sk']) }],
-    (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined),
+  await transact([softDeleteWrite(monitorEntity, auth.organizationId, id, deletedAt, ['gsi2pk', 'gsi2sk'])], (codes) =>
+    codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`monitor ${id} not found`) : undefined,
   );
   return { id, deletedAt };
 }

@@ -2,7 +2,7 @@ import { readSpend } from '../../db/credits.js';
 import { keys } from '../../db/keys.js';
 import { idleWaiting, latestAttempts, monitorsOfShard, MONITOR_SHARDS, setMonitorStatusIf } from '../../db/monitors.js';
 import { getOrganization } from '../../db/organizations.js';
-import { getSession, sessionUpdate } from '../../db/sessions.js';
+import { closeSessionWrite, getSession } from '../../db/sessions.js';
 import { transact } from '../../db/catalog.js';
 import { ENV, optionalEnv } from '../../config/env.js';
 import type { Monitor } from '../../schemas/monitors.js';
@@ -38,16 +38,11 @@ async function closeIdle(session: Session, at: string): Promise<void> {
   if (session.closedAt === null) {
     try {
       await transact([
-        sessionUpdate(
-          session.id,
-          {
-            closedAt: at,
-            status: session.status === 'PENDING' ? 'COMPLETED' : session.status,
-            stoppingReason: session.stoppingReason ?? 'idle_timeout',
-          },
-          'attribute_not_exists(closedAt) OR attribute_type(closedAt, :nullType)',
-          { ':nullType': 'NULL' },
-        ),
+        closeSessionWrite(session.id, {
+          closedAt: at,
+          status: session.status === 'PENDING' ? 'COMPLETED' : session.status,
+          stoppingReason: session.stoppingReason ?? 'idle_timeout',
+        }),
       ]);
     } catch {
       // closed concurrently: the closing hook below is idempotent

@@ -1,21 +1,22 @@
 import type { AuthContext } from '../../auth/context.js';
-import { getRecord, transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
+import { getRecord, liveCheck, transact, type TransactItem } from '../../db/catalog.js';
 import { keys } from '../../db/keys.js';
 import { GuardTakenError } from '../../db/errors.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import {
-  customIdItem,
+  customIdRelease,
+  customIdWrite,
   getSession,
+  newSessionWrite,
   sessionIdsByCustomId,
-  sessionItem,
   sessionsByTest,
   sessionsByVersion,
   sessionUpdate,
+  testActivityMark,
 } from '../../db/sessions.js';
 import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
-import { testVersionMark } from '../../db/tests.js';
+import { testVersionMarkWrite } from '../../db/tests.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Version } from '../../schemas/products.js';
 import type { Session, SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
@@ -85,23 +86,11 @@ export async function createSession(
     closedAt: null,
     createdAt: now,
   };
-  const items: TransactItem[] = [
-    { Put: { TableName: tableName, Item: sessionItem(session), ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.catalog(auth.organizationId, 'VERSION', version.id),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-      },
-    },
-  ];
-  if (session.customId)
-    items.push({
-      Put: { TableName: tableName, Item: customIdItem(auth.organizationId, session.customId, session.id) },
-    });
+  const items: TransactItem[] = [newSessionWrite(session), liveCheck(versionEntity, auth.organizationId, version.id)];
+  if (session.customId) items.push(customIdWrite(auth.organizationId, session.customId, session.id));
   if (session.testId) {
     // Keeps GET /tests?versionIds= answerable from the test record itself.
-    items.push({ Update: testVersionMark(auth.organizationId, session.testId, version.id) });
+    items.push(testVersionMarkWrite(auth.organizationId, session.testId, version.id));
   }
   if (options.guard) items.push(options.guard(session));
   await transact(items, (codes) =>
@@ -176,12 +165,8 @@ export async function updateSession(auth: AuthContext, id: string, body: Session
   if (closing) set.closedAt = clock.now().toISOString();
   const items: TransactItem[] = [sessionUpdate(id, set)];
   if (body.customId !== undefined && body.customId !== current.customId) {
-    if (current.customId)
-      items.push({
-        Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) },
-      });
-    if (body.customId)
-      items.push({ Put: { TableName: tableName, Item: customIdItem(auth.organizationId, body.customId, id) } });
+    if (current.customId) items.push(customIdRelease(auth.organizationId, current.customId, id));
+    if (body.customId) items.push(customIdWrite(auth.organizationId, body.customId, id));
   }
   await transact(items, (codes) =>
     codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`session ${id} not found`) : undefined,
@@ -195,27 +180,12 @@ export async function deleteSession(auth: AuthContext, id: string): Promise<{ id
   const current = await getSession(auth.organizationId, id);
   const deletedAt = clock.now().toISOString();
   const items: TransactItem[] = [sessionUpdate(id, { deletedAt })];
-  if (current.customId)
-    items.push({
-      Delete: { TableName: tableName, Key: keys.sessionCustomId(auth.organizationId, current.customId, id) },
-    });
+  if (current.customId) items.push(customIdRelease(auth.organizationId, current.customId, id));
   await transact(items);
   return { id, deletedAt };
 }
 
 /** Marks the session's test as having spans or evaluations (for GET /tests filters). */
 export function testActivityUpdate(session: Session, flag: '_hasTraces' | '_hasEvaluations'): TransactItem[] {
-  if (!session.testId) return [];
-  return [
-    {
-      Update: {
-        TableName: tableName,
-        Key: keys.catalog(session.organizationId, 'TEST', session.testId),
-        UpdateExpression: 'SET #f = :t',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#f': flag },
-        ExpressionAttributeValues: { ':t': true },
-      },
-    },
-  ];
+  return session.testId ? [testActivityMark(session.organizationId, session.testId, flag)] : [];
 }

@@ -1,6 +1,5 @@
 import type { AuthContext } from '../../auth/context.js';
-import { transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
+import { newItemWrite, transact, type TransactItem } from '../../db/catalog.js';
 import { toRecord } from '../../db/records.js';
 import {
   findByOwnId,
@@ -147,12 +146,7 @@ async function storeSpans(
     })),
     { itemBudget: SPAN_BUDGET_BYTES },
   );
-  const items: TransactItem[] = [
-    ...prepared.map((p) => ({
-      Put: { TableName: tableName, Item: p.item, ConditionExpression: 'attribute_not_exists(pk)' },
-    })),
-    ...extra,
-  ];
+  const items: TransactItem[] = [...prepared.map((p) => newItemWrite(p.item)), ...extra];
   try {
     await transact(items, (codes) => {
       const i = codes.indexOf('ConditionalCheckFailed');

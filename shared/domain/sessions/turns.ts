@@ -1,7 +1,5 @@
 import type { AuthContext } from '../../auth/context.js';
 import { transact, type TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
-import { keys } from '../../db/keys.js';
 import { toRecord } from '../../db/records.js';
 import {
   findByOwnId,
@@ -12,6 +10,7 @@ import {
   recordTurnCount,
   TURN_KIND,
   TURN_OFFLOADABLE,
+  turnAtIndexWrite,
   turnItem,
   updateTurnItemIf,
 } from '../../db/sessions.js';
@@ -117,13 +116,7 @@ export async function appendTurns(
       const now = clock.now().toISOString();
       const turns = shaped(now, base);
       firstIndex = base + 1;
-      const items: TransactItem[] = turns.map((t, i) => ({
-        Put: {
-          TableName: tableName,
-          Item: { ...offloaded[i]!.item, ...keys.turn(t.sessionId, t.index), index: t.index, createdAt: now },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      }));
+      const items: TransactItem[] = turns.map((t, i) => turnAtIndexWrite(offloaded[i]!.item, t));
       if (options.guard) items.push(...options.guard(turns));
       try {
         await transact(items, (codes) => {
@@ -244,16 +237,10 @@ export async function changeTurn(turn: Turn, body: TurnUpdate & { input?: string
   const remove: string[] = [];
   if (item[OFFLOADED]) set[OFFLOADED] = item[OFFLOADED];
   else remove.push(OFFLOADED);
-  const sameMap = Object.keys(before).length
-    ? {
-        expression: 'attribute_exists(pk) AND #prev = :prev',
-        names: { '#prev': OFFLOADED },
-        values: { ':prev': before },
-      }
-    : { expression: 'attribute_exists(pk) AND attribute_not_exists(#prev)', names: { '#prev': OFFLOADED } };
   let updated: boolean;
   try {
-    updated = await updateTurnItemIf(turn, set, remove, sameMap);
+    // Only while the S3 map is still the one read: a concurrent update's objects are not lost.
+    updated = await updateTurnItemIf(turn, set, remove, before);
   } catch (error) {
     await discardObjects(written);
     throw error;

@@ -1,6 +1,5 @@
 import type { AuthContext } from '../../auth/context.js';
-import { getRecord, transact, updateRecord } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
+import { getRecord, liveCheck, newItemWrite, transact, updateRecord } from '../../db/catalog.js';
 import { keys } from '../../db/keys.js';
 import { queryIndex } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
@@ -67,15 +66,9 @@ export async function createTestCase(auth: AuthContext, input: TestCaseCreate): 
   const [[record, pointer]] = (await offloadCases([testCase])) as [[OffloadResult, Record<string, unknown>]];
   try {
     await transact([
-      { Put: { TableName: tableName, Item: record.item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName, Item: pointer, ConditionExpression: 'attribute_not_exists(pk)' } },
-      {
-        ConditionCheck: {
-          TableName: tableName,
-          Key: keys.catalog(auth.organizationId, 'TEST', test.id),
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-        },
-      },
+      newItemWrite(record.item),
+      newItemWrite(pointer),
+      liveCheck(testEntity, auth.organizationId, test.id),
     ]);
   } catch (error) {
     // A cancelled transaction wrote nothing: no item points at these objects.

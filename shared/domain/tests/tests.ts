@@ -11,7 +11,7 @@ import {
   type CatalogRecord,
 } from '../../db/catalog.js';
 import { generatingTestItem } from '../../db/generation.js';
-import { reserveCaseIndex } from '../../db/tests.js';
+import { caseItems, reserveCaseIndex } from '../../db/tests.js';
 import { keys } from '../../db/keys.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
@@ -194,19 +194,6 @@ function caseOf(test: TestRecord, d: CaseDraft): TestCase {
     isAugmented: false,
     createdAt: test.createdAt,
   };
-}
-
-/** The items of one test case: the record (indexed by test on gsi1) and its owner pointer. */
-export function caseItems(c: TestCase): Record<string, unknown>[] {
-  return [
-    {
-      ...keys.catalog(c.organizationId, 'TCASE', c.id),
-      ...keys.byTest(c.testId, c.index, c.id),
-      entity: 'TCASE',
-      ...c,
-    },
-    { ...keys.idOwner(c.id), entity: 'ID', organizationId: c.organizationId, type: 'TCASE' },
-  ];
 }
 
 /** Test-case fields that may live in S3: `orgs/<org>/testCases/<id>/<field>.json`. */

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../../auth/context.js';
-import { createRecord, getRecord, listOrgRecords, transact, updateItem, updateRecord } from '../../db/catalog.js';
+import { createRecord, getRecord, listOrgRecords, softDeleteWrite, transact, updateRecord } from '../../db/catalog.js';
 import { listDeliveries, webhookSecretDelete, webhookSecretPut, type StoredDelivery } from '../../db/webhooks.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type {
@@ -112,10 +112,7 @@ export async function deleteWebhook(auth: AuthContext, id: string): Promise<{ id
   await liveWebhook(auth, id);
   const deletedAt = clock.now().toISOString();
   await transact(
-    [
-      { Update: updateItem(webhookEntity, auth.organizationId, id, { deletedAt }) },
-      webhookSecretDelete(auth.organizationId, id),
-    ],
+    [softDeleteWrite(webhookEntity, auth.organizationId, id, deletedAt), webhookSecretDelete(auth.organizationId, id)],
     (codes) => (codes[0] === 'ConditionalCheckFailed' ? new NotFoundError(`webhook ${id} not found`) : undefined),
   );
   return { id, deletedAt };

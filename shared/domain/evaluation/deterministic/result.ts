@@ -1,0 +1,15 @@
+/** What a deterministic metric answers, and the error that fails its evaluation. */
+
+export class MetricInputError extends Error {}
+
+/** A metric's answer: the score and what it found. */
+export interface MetricResult {
+  score: number;
+  reason: string;
+}
+
+/** The score and the reason without the metric's name (the table below, or a check, adds it). */
+export interface Finding {
+  score: number;
+  detail: string;
+}
