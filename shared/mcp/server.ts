@@ -9,6 +9,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { AuthContext } from '../auth/context.js';
 import type { RawBody, Reply } from '../http/handler.js';
+import { REASON_PHRASES } from '../http/errors.js';
 import { registerTools } from './tools.js';
 
 export const MCP_SERVER_INFO = { name: 'eval-platform', version: '1.0.0' } as const;
@@ -65,8 +66,18 @@ export async function answerMcp(auth: AuthContext, body: RawBody): Promise<Reply
     });
     const contentType = response.headers.get('content-type');
     // JSON goes out as the other routes' JSON; a body-less 202 (notifications only) as no bytes.
-    if (text && contentType?.startsWith('application/json'))
-      return { statusCode: response.status, body: JSON.parse(text), headers };
+    if (text && contentType?.startsWith('application/json')) {
+      const answer = JSON.parse(text) as { error?: { message?: unknown } };
+      // The transport's own refusals (406, 415, a body that is not JSON-RPC) say what every route's
+      // errors say, `{error, message}`: MCP clients read only the status and the text of a failed POST.
+      if (response.status >= 400)
+        return {
+          statusCode: response.status,
+          body: { error: REASON_PHRASES[response.status] ?? 'Error', message: String(answer.error?.message ?? '') },
+          headers,
+        };
+      return { statusCode: response.status, body: answer, headers };
+    }
     return {
       statusCode: response.status,
       body: undefined,

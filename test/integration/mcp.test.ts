@@ -119,17 +119,20 @@ describe('POST /mcp', () => {
     const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     expect((await call('POST', '/mcp', { body, headers: { accept: ACCEPT } })).status).toBe(401);
     expect((await call('POST', '/mcp', { key: 'evk_not_a_key', body, headers: { accept: ACCEPT } })).status).toBe(401);
-    // Without the Accept an MCP client sends: 406, a JSON-RPC error.
+    // Without the Accept an MCP client sends: 406, with the service's error body.
     const noAccept = await call('POST', '/mcp', { key: owner.key, body });
     expect(noAccept.status).toBe(406);
-    expect(noAccept.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(noAccept.body).toEqual({
+      error: 'Not Acceptable',
+      message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
+    });
     const garbled = await call('POST', '/mcp', {
       key: owner.key,
       rawBody: '{"jsonrpc": ',
       headers: { accept: ACCEPT, 'content-type': 'application/json' },
     });
     expect(garbled.status).toBe(400);
-    expect(garbled.body).toMatchObject({ error: { code: -32700 } });
+    expect(garbled.body).toEqual({ error: 'Bad Request', message: 'Parse error: Invalid JSON' });
     // A notification alone: 202, no body.
     const note = await call('POST', '/mcp', {
       key: owner.key,
