@@ -1909,6 +1909,54 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     example: { request: { agentSpeaksFirst: true }, response: { ...phoneConnection, agentSpeaksFirst: true } },
   },
 
+  // MCP server
+  'mcp/server': {
+    summary: 'Model Context Protocol server (Streamable HTTP)',
+    description:
+      'An MCP server for coding agents and chat clients: the Model Context Protocol’s Streamable HTTP transport, stateless (no `Mcp-Session-Id`) with JSON answers (no SSE), on the official `@modelcontextprotocol/sdk`. The body is a JSON-RPC 2.0 message or batch (`initialize`, `notifications/initialized`, `tools/list`, `tools/call`, `ping`); `Accept` must list `application/json` and `text/event-stream`, as MCP clients send it. The tools act for the key’s organization through the same use cases as the routes: `list_runs`, `get_run`, `compare_runs`, `failing_cases`, `start_run`, `monitor_status`, `next_review_item`, `label_review_item`. A tool’s error (a rule broken, a record missing or another organization’s, a run not finished) is a tool result with `isError: true` whose text is the HTTP answer’s status and message, never a transport error. A notification alone is answered 202 with no body; the transport’s own refusals (406 without the `Accept` above, 415, 400 for a body that is not JSON-RPC) carry the usual `{error, message}`. See docs/mcp.md.',
+    example: {
+      request: {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'get_run', arguments: { runId: RUN } },
+      },
+      response: {
+        jsonrpc: '2.0',
+        id: 2,
+        result: {
+          content: [{ type: 'text', text: `Run ${RUN} “v2 · billing questions”: COMPLETED` }],
+          structuredContent: { run: { id: RUN, status: 'COMPLETED' } },
+        },
+      },
+    },
+  },
+  'mcp/get': {
+    summary: 'No SSE stream (405)',
+    description:
+      'Always 405 with `Allow: POST`: the MCP server is stateless and opens no server-to-client stream, as the Streamable HTTP transport lets a server answer. MCP clients read it as “POST only”.',
+    successStatus: 405,
+    example: {
+      response: {
+        error: 'Method Not Allowed',
+        message:
+          'this MCP server is stateless: it opens no SSE stream and keeps no session; send JSON-RPC messages with POST',
+      },
+    },
+  },
+  'mcp/delete': {
+    summary: 'No session to end (405)',
+    description: 'Always 405 with `Allow: POST`: the MCP server is stateless and keeps no session a client could end.',
+    successStatus: 405,
+    example: {
+      response: {
+        error: 'Method Not Allowed',
+        message:
+          'this MCP server is stateless: it opens no SSE stream and keeps no session; send JSON-RPC messages with POST',
+      },
+    },
+  },
+
   // build info
   'build-info/get': {
     summary: 'Read the API build',

@@ -196,7 +196,12 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
     const isPage = route.method === 'GET' && (response as { type?: string }).type === 'array' && doc.paged !== false;
     const content = mediaContent(contract, responseSchema(response), doc.example.response, contract.responseMediaTypes);
     const successBody = {
-      description: isPage ? 'a page of matches; the total in X-Total-Count' : 'success',
+      // A route that only refuses (GET and DELETE /mcp: 405) says why instead of "success".
+      description: isPage
+        ? 'a page of matches; the total in X-Total-Count'
+        : Number(success) >= 400
+          ? doc.summary
+          : 'success',
       ...(isPage ? { headers: { 'X-Total-Count': TOTAL_COUNT } } : {}),
       content,
     };

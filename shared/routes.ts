@@ -158,6 +158,13 @@ export const routes: readonly Route[] = [
   r('GET', '/phoneConnections/{id}', 'phone-connections/get', 'read'),
   r('PATCH', '/phoneConnections/{id}', 'phone-connections/update', 'write'),
 
+  // MCP: the Model Context Protocol over Streamable HTTP, stateless with JSON answers; its tools
+  // call the use cases of the routes above (runs, comparisons, monitors, review), hence their grants.
+  r('POST', '/mcp', 'mcp/server', 'write', { capabilities: ['bucketRead', 'runQueueSend', 'tableSelect'] }),
+  // No SSE stream to open and no session to end: 405 (shared/mcp/method-not-allowed.ts).
+  r('GET', '/mcp', 'mcp/get', 'read'),
+  r('DELETE', '/mcp', 'mcp/delete', 'read'),
+
   // build info
   r('GET', '/build-info', 'build-info/get', 'read', { access: 'adminOrEnterprise' }),
   r('GET', '/build-info/services', 'build-info/services', 'read', {

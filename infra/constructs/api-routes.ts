@@ -36,8 +36,9 @@ export const ROUTE_STACKS = {
   ],
   // what to measure and with which data: metrics, specifications, tests, evaluations, human review
   RoutesB: ['metrics', 'specifications', 'tests', 'testCases', 'storage', 'evaluations', 'reviewQueues'],
-  // what agents did and do: sessions, turns, spans, OTLP, runs, monitors
-  RoutesC: ['sessions', 'inferenceResults', 'traces', 'otel', 'runs', 'monitors'],
+  // what agents did and do: sessions, turns, spans, OTLP, runs, monitors; and the MCP server, which
+  // asks mostly about runs (placed here as the stack with the fewest resources: 129 of 450)
+  RoutesC: ['sessions', 'inferenceResults', 'traces', 'otel', 'runs', 'monitors', 'mcp'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteStackName = keyof typeof ROUTE_STACKS;

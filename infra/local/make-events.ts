@@ -12,7 +12,13 @@ export const EVENTS_DIR = resolve(import.meta.dirname, '..', '..', 'events');
 
 const samples: Record<
   string,
-  { body?: unknown; query?: Record<string, string>; id?: string; params?: Record<string, string> }
+  {
+    body?: unknown;
+    query?: Record<string, string>;
+    id?: string;
+    params?: Record<string, string>;
+    headers?: Record<string, string>;
+  }
 > = {
   'api-keys/create': { body: { name: 'ci pipeline' } },
   'api-keys/list': { query: { limit: '10' } },
@@ -271,6 +277,11 @@ const samples: Record<
   'alert-rules/get': { id: 'mon_example', params: { ruleId: 'alr_example' } },
   'alert-rules/delete': { id: 'mon_example', params: { ruleId: 'alr_example' } },
   'monitors/alerts': { id: 'mon_example', query: { statuses: 'OPEN' } },
+  // An MCP client's tools/call (stateless: no initialize needed first), with the headers it sends.
+  'mcp/server': {
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_runs', arguments: { limit: 5 } } },
+    headers: { Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-06-18' },
+  },
 };
 
 export function eventFileName(route: Route): string {
@@ -292,7 +303,11 @@ function proxyEvent(route: Route) {
     resource: route.path,
     path,
     httpMethod: route.method,
-    headers: { Authorization: 'Bearer evk_replace-with-your-key', 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: 'Bearer evk_replace-with-your-key',
+      'Content-Type': 'application/json',
+      ...sample.headers,
+    },
     multiValueHeaders: {},
     queryStringParameters: query,
     multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null,

@@ -7,6 +7,8 @@ export const REASON_PHRASES: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',

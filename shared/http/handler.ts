@@ -55,6 +55,8 @@ export interface RawBody {
   bytes: Buffer;
   contentType?: string;
   contentEncoding?: string;
+  /** Every request header, names in lower case (a protocol spoken over the body reads its own, e.g. MCP's). */
+  headers: Record<string, string | undefined>;
 }
 
 interface RawBodySpec {
@@ -307,6 +309,7 @@ function rawBodyOf(event: APIGatewayProxyEvent): RawBody {
     bytes: event.body == null ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'),
     contentType: headers['content-type'] ?? headers['Content-Type'],
     contentEncoding: headers['content-encoding'] ?? headers['Content-Encoding'],
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])),
   };
 }
 

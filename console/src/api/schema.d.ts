@@ -1496,6 +1496,34 @@ export interface paths {
         patch: operations["phoneConnectionsUpdate"];
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * No SSE stream (405)
+         * @description Always 405 with `Allow: POST`: the MCP server is stateless and opens no server-to-client stream, as the Streamable HTTP transport lets a server answer. MCP clients read it as “POST only”.
+         */
+        get: operations["mcpGet"];
+        put?: never;
+        /**
+         * Model Context Protocol server (Streamable HTTP)
+         * @description An MCP server for coding agents and chat clients: the Model Context Protocol’s Streamable HTTP transport, stateless (no `Mcp-Session-Id`) with JSON answers (no SSE), on the official `@modelcontextprotocol/sdk`. The body is a JSON-RPC 2.0 message or batch (`initialize`, `notifications/initialized`, `tools/list`, `tools/call`, `ping`); `Accept` must list `application/json` and `text/event-stream`, as MCP clients send it. The tools act for the key’s organization through the same use cases as the routes: `list_runs`, `get_run`, `compare_runs`, `failing_cases`, `start_run`, `monitor_status`, `next_review_item`, `label_review_item`. A tool’s error (a rule broken, a record missing or another organization’s, a run not finished) is a tool result with `isError: true` whose text is the HTTP answer’s status and message, never a transport error. A notification alone is answered 202 with no body; the transport’s own refusals (406 without the `Accept` above, 415, 400 for a body that is not JSON-RPC) carry the usual `{error, message}`. See docs/mcp.md.
+         */
+        post: operations["mcpServer"];
+        /**
+         * No session to end (405)
+         * @description Always 405 with `Allow: POST`: the MCP server is stateless and keeps no session a client could end.
+         */
+        delete: operations["mcpDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/build-info": {
         parameters: {
             query?: never;
@@ -20282,6 +20310,350 @@ export interface operations {
                      * @example {
                      *       "error": "Unsupported Media Type",
                      *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No SSE stream (405) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "this MCP server is stateless: it opens no SSE stream and keeps no session; send JSON-RPC messages with POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 2,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "get_run",
+                 *         "arguments": {
+                 *           "runId": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id?: string | number;
+                    /** @description initialize, notifications/initialized, tools/list, tools/call, ping, … */
+                    method?: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 2,
+                     *       "result": {
+                     *         "content": [
+                     *           {
+                     *             "type": "text",
+                     *             "text": "Run run_01JDA1Q0J2K4L6Z8X0C2V4B6NM “v2 · billing questions”: COMPLETED"
+                     *           }
+                     *         ],
+                     *         "structuredContent": {
+                     *           "run": {
+                     *             "id": "run_01JDA1Q0J2K4L6Z8X0C2V4B6NM",
+                     *             "status": "COMPLETED"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "jsonrpc is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "request body over 10485760 bytes (10 MB)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request body is not JSON (Content-Type must be application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "the request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the rate limit is exceeded; retry later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "rate limit exceeded; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unexpected failure (logged; the answer carries no internals) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "an unexpected error occurred; it has been logged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a path, query or body value breaks its rule (the message names the field and the rule), an unknown query parameter, or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "unknown query parameter 'unknownParameter'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Authorization header is missing or holds no valid key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No session to end (405) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "this MCP server is stateless: it opens no SSE stream and keeps no session; send JSON-RPC messages with POST"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
