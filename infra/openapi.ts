@@ -1,15 +1,15 @@
 /**
- * Builds the OpenAPI 3.1 document from the route table and the schemas each handler declares
- * (the same objects ajv validates with). `npm run openapi` writes docs/openapi.json.
+ * Builds the OpenAPI 3.1 document from the route table: each route's request and response schemas
+ * (the same objects ajv validates with and the handlers take their types from), with the prose and
+ * examples of infra/api-reference.ts. `npm run openapi` writes docs/openapi.json and the console's
+ * types (console/src/api/schema.d.ts).
  */
-import { placeholderEnvironment } from '../shared/config/env.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { routes, type Route } from '../shared/routes.js';
 import { apiReference, type OperationDoc } from './api-reference.js';
-import type { Contract } from '../shared/http/handler.js';
+import { contractOf, type Contract } from '../shared/routes/route.js';
 import { ValidationError } from '../shared/errors.js';
 import { GATEWAY_BODIES, REASON_PHRASES, type ErrorBody } from '../shared/http/errors.js';
 import { compile, withStorageBounds } from '../shared/schemas/ajv.js';
@@ -218,16 +218,11 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const mod = (await import(pathToFileURL(resolve(ROOT, 'functions', `${route.handler}.ts`)).href)) as {
-      handler: { contract?: Contract };
-    };
-    const contract = mod.handler.contract;
-    if (!contract) throw new Error(`functions/${route.handler}.ts does not use httpHandler`);
+    const contract = contractOf(route);
     const doc = apiReference[route.handler];
     if (!doc) throw new Error(`infra/api-reference.ts has no entry for ${route.handler}`);
-    const response = contract.response ?? doc.response;
-    if (!response)
-      throw new Error(`${route.handler}: no response schema (infra/api-reference.ts or the handler's \`response\`)`);
+    const response = contract.response;
+    if (!response) throw new Error(`${route.handler}: no response schema in its route (shared/routes/)`);
     const success = String(
       doc.successStatus ?? (route.method === 'POST' && /\/(create|batch)$/.test(route.handler) ? 201 : 200),
     );
@@ -298,8 +293,6 @@ export async function buildOpenApi(version: string): Promise<Record<string, unkn
 }
 
 if (process.argv[1] && import.meta.filename === resolve(process.argv[1])) {
-  // Handler modules read their configuration at load; placeholders are enough to read schemas.
-  placeholderEnvironment('openapi');
   const pkg = JSON.parse((await import('node:fs')).readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
     version: string;
   };

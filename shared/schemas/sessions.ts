@@ -214,6 +214,12 @@ export const SpanBatch = Type.Object(
 );
 export type SpanBatch = Static<typeof SpanBatch>;
 
+/** A span's path: any id is accepted here, one that does not start with trace_ is a 404, not a 400. */
+export const SpanIdParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+
 export const SpanListQuery = Type.Object(
   {
     inferenceResultIds: Type.Optional(IdList),
