@@ -1,49 +1,30 @@
 /**
- * The API reference of every route, keyed by the route's handler (shared/routes.ts): summary,
- * description, the success body's schema (shared/schemas/records.ts, unless the handler declares
- * its own `response`), the error statuses a route adds to the ones every route has, and examples.
- * infra/openapi.ts joins it with the route table and the handlers' request schemas; a test fails
- * when a route has no entry here, or an example does not match its schema.
+ * The API reference of every route, keyed by the route's handler (shared/routes.ts): prose and
+ * examples only. Summary, description, the error statuses a route adds to the ones every route
+ * has, and examples; the schemas are the route's own (shared/routes/). infra/openapi.ts joins the
+ * two; a test fails when a route has no entry here, or an example does not match its schema.
  */
-import * as Type from '@sinclair/typebox';
-import type { Static, TSchema } from '@sinclair/typebox';
-import {
+import type { Static } from '@sinclair/typebox';
+import type {
   ApiKeyRecord,
-  BatchDeleted,
-  BuildInfoRecord,
-  BuildInfoServicesRecord,
-  CompatibilityEntryRecord,
-  CreatedApiKeyRecord,
   Deleted,
   EndpointConnectionRecord,
-  EndpointConnectionTestResultRecord,
   EvaluatorModelRecord,
-  MetricLinks,
   MetricRecord,
   MonitorRecord,
   MonitorResultsRecord,
   OrganizationRecord,
   ProductRecord,
-  RevokedApiKey,
   SessionRecord,
   SpanRecord,
   SpecificationRecord,
-  StorageDownload,
-  StorageUpload,
   TestCaseRecord,
   TestRecordSchema,
   TurnRecord,
   VersionRecord,
 } from '../shared/schemas/records.js';
-import { PhoneConnection } from '../shared/schemas/phone-connections.js';
-import { ComparisonCase, Run, RunComparison } from '../shared/schemas/runs.js';
-import {
-  Agreement as AgreementSchema,
-  ReviewItem as ReviewItemSchema,
-  ReviewItemsAdded as ReviewItemsAddedSchema,
-  ReviewQueue as ReviewQueueSchema,
-  ReviewTask as ReviewTaskSchema,
-} from '../shared/schemas/review.js';
+import type { PhoneConnection } from '../shared/schemas/phone-connections.js';
+import type { ComparisonCase, Run, RunComparison } from '../shared/schemas/runs.js';
 import type { Evaluation } from '../shared/schemas/sessions.js';
 import type { Delivery, Webhook } from '../shared/schemas/webhooks.js';
 import type { Alert, AlertRule } from '../shared/schemas/alerts.js';
@@ -53,8 +34,6 @@ import type { AgreementFigures } from '../shared/domain/review/statistics.js';
 export interface OperationDoc {
   summary: string;
   description: string;
-  /** The success body's schema; arrays answered by a GET are pages with `X-Total-Count`. */
-  response?: TSchema;
   /** Statuses this route answers beyond 400, 401, 413/415 (bodies), 403/404 (`{id}` routes), 429, 500: status → when. */
   errors?: Record<number, string>;
   /** The success status when it is not the usual one (201 for POST …/create and …/batch, else 200). */
@@ -63,7 +42,7 @@ export interface OperationDoc {
   noContent?: string;
   /** Another success status the route answers with the same body (PUT: 201 new, 200 replaced). */
   alsoStatus?: { status: number; when: string };
-  /** False for a GET answering an array that is not a page (no `X-Total-Count`). */
+  /** False for a GET answering an array (its route's `response`) that is not a page (no `X-Total-Count`). */
   paged?: false;
   /** The label of the path's record in messages (`product prod_… not found`). */
   record?: string;
@@ -671,14 +650,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Read the caller’s organization',
     description:
       'The organization the key belongs to: plan, monthly credits (null = unlimited) and the current cycle’s spend (the cycle is the UTC calendar month).',
-    response: OrganizationRecord,
     example: { response: organization },
   },
   'organization/update': {
     summary: 'Change an organization’s plan or credits (ADMIN)',
     description:
       'Platform operators only (an ADMIN key): sets `plan`, `monthlyCredits` (null = unlimited) or `name` of any organization.',
-    response: OrganizationRecord,
     record: 'organization',
     example: {
       request: { plan: 'ENTERPRISE', monthlyCredits: 5000 },
@@ -689,7 +666,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create an API key',
     description:
       'Creates a MEMBER key for the caller’s organization. The key (`evk_…`) is in this answer only: the service keeps its SHA-256.',
-    response: CreatedApiKeyRecord,
     example: {
       request: { name: 'ci' },
       response: { ...apiKey, key: 'evk_3kTq9ZpL0aXw7BvN2mYc8RdE5fGh1JsUx9Qa0b1c2d' },
@@ -701,20 +677,17 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'the API keys (never the key itself, only its last 4 characters)',
       '`includeRevoked=true` also lists revoked keys.',
     ),
-    response: Type.Array(ApiKeyRecord),
     example: { response: [apiKey] },
   },
   'api-keys/get': {
     summary: 'Read an API key',
     description: read('API key'),
-    response: ApiKeyRecord,
     record: 'API key',
     example: { response: apiKey },
   },
   'api-keys/delete': {
     summary: 'Revoke an API key',
     description: 'Revokes the key: it stops authenticating (the gateway caches a key’s answer for up to 5 minutes).',
-    response: RevokedApiKey,
     record: 'API key',
     example: { response: { id: KEY, revokedAt: LATER, deletedAt: LATER } },
   },
@@ -724,7 +697,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a product',
     description:
       'Creates an agent product: its description and the capabilities, inabilities, security boundaries and policies tests and metrics refer to.',
-    response: ProductRecord,
     example: {
       request: {
         name: product.name,
@@ -738,13 +710,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'products/list': {
     summary: 'List products',
     description: list('products', ''),
-    response: Type.Array(ProductRecord),
     example: { response: [product] },
   },
   'products/get': {
     summary: 'Read a product',
     description: read('product'),
-    response: ProductRecord,
     record: 'product',
     example: { response: product },
   },
@@ -754,7 +724,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'product',
       '`name`, `description`, `capabilities`, `inabilities`, `securityBoundaries`, `policies`',
     ),
-    response: ProductRecord,
     record: 'product',
     example: {
       request: { description: 'Answers billing and plan questions' },
@@ -767,7 +736,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'product',
       'Its versions, connections, specifications, tests and monitors are deleted with it.',
     ),
-    response: Deleted,
     record: 'product',
     example: { response: deleted(PRODUCT) },
   },
@@ -777,7 +745,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a version',
     description:
       'Creates a version of a product. The name is unique within the product (409); each endpoint connection id must name a connection of the same product with the matching type.',
-    response: VersionRecord,
     errors: {
       403: '`productId` or a connection id names another organization’s record',
       409: 'a version of that name already exists in the product',
@@ -790,13 +757,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'versions/list': {
     summary: 'List versions',
     description: list('versions', '`productIds` narrows to products.'),
-    response: Type.Array(VersionRecord),
     example: { response: [version] },
   },
   'versions/get': {
     summary: 'Read a version',
     description: read('version'),
-    response: VersionRecord,
     record: 'version',
     example: { response: version },
   },
@@ -806,7 +771,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'version',
       '`name`, `description`, `modelId`, `systemPrompt` and the three endpoint connection ids; `productId` is immutable',
     ),
-    response: VersionRecord,
     record: 'version',
     errors: { 409: 'a version of that name already exists in the product' },
     example: {
@@ -817,7 +781,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'versions/delete': {
     summary: 'Delete a version',
     description: softDelete('version', 'Its name is free again within the product.'),
-    response: Deleted,
     record: 'version',
     example: { response: deleted(VERSION) },
   },
@@ -827,7 +790,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create an endpoint connection',
     description:
       'How runs call the agent: URL, method, authentication, the request body template (must contain `{{ input.user_message }}`), the output mapping (JSONPath per name, with `output`), timeout 1–120 s (15), rate limit and retries. `authToken` and `password` are write-only: reads show `hasAuthToken` and `hasPassword`.',
-    response: EndpointConnectionRecord,
     errors: { 403: '`productId` names another organization’s product' },
     example: {
       request: {
@@ -851,13 +813,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'endpoint connections',
       'Filters: `productIds`, `url` (substring), `types`, `httpMethods`, `authTypes`.',
     ),
-    response: Type.Array(EndpointConnectionRecord),
     example: { response: [endpointConnection] },
   },
   'endpoint-connections/get': {
     summary: 'Read an endpoint connection',
     description: read('endpoint connection'),
-    response: EndpointConnectionRecord,
     record: 'endpoint connection',
     example: { response: endpointConnection },
   },
@@ -867,7 +827,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'endpoint connection',
       'every field of the create body but `productId`; the type cannot change while a version uses the connection (409)',
     ),
-    response: EndpointConnectionRecord,
     record: 'endpoint connection',
     errors: { 409: 'a version uses the connection in a way the change would break' },
     example: { request: { timeout: 30 }, response: { ...endpointConnection, timeout: 30 } },
@@ -878,7 +837,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'endpoint connection',
       'A connection a live version uses cannot be deleted (409); its secrets are erased.',
     ),
-    response: Deleted,
     record: 'endpoint connection',
     errors: { 409: 'a version uses the connection' },
     example: { response: deleted(ECON) },
@@ -887,7 +845,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Call the agent once through a connection',
     description:
       'Makes one real call with the connection’s settings (auth, timeout, retries, rate limit) and answers what was sent and received, with secrets shown as `***` and bodies cut at 64 KB. The agent’s failure is reported in `error`, never as a 5xx; nothing is stored.',
-    response: EndpointConnectionTestResultRecord,
     record: 'endpoint connection',
     example: {
       request: { input: { user_message: 'Why was I charged twice?' } },
@@ -916,7 +873,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a metric (or a revision)',
     description:
       'Creates a scoring definition. With `parentMetricId` it is a revision: it joins the parent’s family (`metricGroupId`) and an active parent becomes legacy. `source` FULL_PROMPT is rejected (400); an unselectable or disabled evaluator model is a 400. `source` DETERMINISTIC with a `check` (contains, not_contains, equals, starts_with, ends_with, contains_any, contains_all, regex, is_json, json_schema, length) creates the organization’s own check, scored in code (1 or 0) with a reason naming what matched or was missing; `evaluationParams` is then derived from `check.target`, and a regex that can backtrack catastrophically is a 400.',
-    response: MetricRecord,
     errors: {
       403: '`parentMetricId` names another organization’s metric',
       404: '`parentMetricId` names no metric, or a deleted one',
@@ -940,13 +896,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'metrics (and the predefined ones)',
       'Filters: `organizationIds`, `productIds` (linked to a specification of those products), `description` (substring), `tags` (any), `sources`, `specificationIds`, `userGroupIds`, `includeDefault` (true), `includeOwned` (true), `includeLegacy` (false), `monitorable` (only metrics a monitor may bind).',
     ),
-    response: Type.Array(MetricRecord),
     example: { response: [metric] },
   },
   'metrics/get': {
     summary: 'Read a metric',
     description: read('metric'),
-    response: MetricRecord,
     record: 'metric',
     example: { response: metric },
   },
@@ -956,14 +910,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'metric',
       '`name`, `description`, `tags`, `documentationUrl`, `userGroupIds`; a new judge prompt or parameters is a revision (`POST /metrics` with `parentMetricId`). Predefined metrics cannot be changed (403)',
     ),
-    response: MetricRecord,
     record: 'metric',
     example: { request: { tags: ['tone', 'support'] }, response: { ...metric, tags: ['tone', 'support'] } },
   },
   'metrics/delete': {
     summary: 'Delete a metric',
     description: softDelete('metric', 'Predefined metrics cannot be deleted (403).'),
-    response: Deleted,
     record: 'metric',
     example: { response: deleted(METRIC) },
   },
@@ -971,14 +923,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'List evaluator models',
     description:
       'The platform’s evaluator (judge) models with their credits per evaluation; `X-Total-Count` holds their number.',
-    response: Type.Array(EvaluatorModelRecord),
     example: { response: [model] },
   },
   'models/put': {
     summary: 'Create or replace an evaluator model (ADMIN)',
     description:
       'Platform operators only (an ADMIN key): writes the model named in the path. `unselectableAt` stops new metrics from choosing it (existing ones report `legacyAt`); `disabledAt` disables every linked metric.',
-    response: EvaluatorModelRecord,
     alsoStatus: { status: 201, when: 'the model is new' },
     example: {
       request: { provider: 'openai', providerModelId: 'gpt-4o-mini-2024-07-18', creditsPerEvaluation: 1 },
@@ -991,7 +941,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a specification',
     description:
       'A capability, inability or policy of a product. `testType` is required for a POLICY and forbidden otherwise; `testVariant` is required when `testType` is QUALITY or RED_TEAMING.',
-    response: SpecificationRecord,
     errors: { 403: '`productId` names another organization’s product' },
     example: {
       request: { productId: PRODUCT, description: specification.description, type: 'CAPABILITY' },
@@ -1004,13 +953,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'specifications',
       'Filters: `productIds`, `types`, `testTypes`, `description` (substring), `metricIds`.',
     ),
-    response: Type.Array(SpecificationRecord),
     example: { response: [specification] },
   },
   'specifications/get': {
     summary: 'Read a specification',
     description: read('specification'),
-    response: SpecificationRecord,
     record: 'specification',
     example: { response: specification },
   },
@@ -1020,7 +967,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'specification',
       '`description`, `type`, `testType`, `testVariant` (with the create rules); `productId` is immutable and links change through `/specifications/{id}/metrics`',
     ),
-    response: SpecificationRecord,
     record: 'specification',
     example: {
       request: { description: 'explains every invoice line' },
@@ -1030,7 +976,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'specifications/delete': {
     summary: 'Delete a specification',
     description: softDelete('specification', 'Its metric links go with it.'),
-    response: Deleted,
     record: 'specification',
     example: { response: deleted(SPEC) },
   },
@@ -1038,21 +983,18 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Link metrics to a specification',
     description:
       'Links 1–100 metrics (the caller’s or predefined, not deleted); linking a linked metric again is no change. Answers every linked metric id.',
-    response: MetricLinks,
     record: 'specification',
     example: { request: { metricIds: [METRIC] }, response: { specificationId: SPEC, metricIds: [METRIC] } },
   },
   'specifications/unlink-metrics': {
     summary: 'Unlink metrics from a specification',
     description: 'Removes the links to 1–100 metrics. Answers the metric ids still linked.',
-    response: MetricLinks,
     record: 'specification',
     example: { request: { metricIds: [METRIC] }, response: { specificationId: SPEC, metricIds: [] } },
   },
   'specifications/list-metrics': {
     summary: 'List a specification’s metrics',
     description: 'The metrics linked to the specification, with their number in `X-Total-Count`.',
-    response: Type.Array(MetricRecord),
     record: 'specification',
     example: { response: [metric] },
   },
@@ -1062,7 +1004,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a test (dataset)',
     description:
       'Creates a test. With `uri` (an uploaded CSV, see `/storage/generate-put-presigned-url`) the file is imported into test cases: the test is SUCCESS with its cases, or FAILED with the line and the reason in `error`, nothing half-written. A `uri` outside the organization’s storage is a 403. Without `uri` the test is generated: PENDING at once, then a generation job writes at most `maxTestCases` cases (default 50 for QUALITY and RED_TEAMING, at most 1000; 20 for SCENARIOS, at most 100) and the test becomes SUCCESS, or FAILED with `error` (cases written so far stay). QUALITY reads `groundTruthUri` (text, Markdown, JSON, CSV, HTML, PDF up to 20 MB) or the product; RED_TEAMING writes attacks per variant transformed by each strategy (`original`, `base64`, `hex`, `rot13`, `leetspeak`, `homoglyph`, `morse`, `zero_width` in code; the others by the generator); SCENARIOS writes goals, personas and stopping criteria for the simulated user (strategies `written`, `spoken`).',
-    response: TestRecordSchema,
     errors: { 403: 'a storage URI or `sourceTestId` names another organization’s object' },
     example: {
       request: {
@@ -1082,14 +1023,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'tests',
       'Filters: `productIds`, `testCaseIds`, `versionIds` (tests with sessions on those versions), `types`, `specificationIds`, `statuses`, `hasLiveSpecification`, `hasEvaluations`, `hasTraces`.',
     ),
-    response: Type.Array(TestRecordSchema),
     example: { response: [test] },
   },
   'tests/extend': {
     summary: 'Generate more cases for a test',
     description:
       'A SUCCESS generated test with `isExtendable` (a QUALITY test with a ground-truth document) becomes EXTENDING and gets up to `count` (1–1000, default 10) new cases, possibly past its first `maxTestCases`; then SUCCESS again (or FAILED, keeping what was written). A test in another state, or not extendable, is a 409. The body may be omitted.',
-    response: TestRecordSchema,
     record: 'test',
     errors: { 409: 'the test is not SUCCESS or not extendable' },
     example: {
@@ -1109,7 +1048,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Augment a test from its cases',
     description:
       'A SUCCESS test with cases (uploaded ones included) becomes AUGMENTING and gets up to `count` (1–1000, default 10) new cases written from its existing ones, marked `isAugmented: true`; then SUCCESS again (or FAILED, keeping what was written). Another state, or a test without cases, is a 409. The body may be omitted.',
-    response: TestRecordSchema,
     record: 'test',
     errors: { 409: 'the test is not SUCCESS or has no cases' },
     example: { request: { count: 5 }, response: { ...test, status: 'AUGMENTING' } },
@@ -1118,7 +1056,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Cancel a test’s generation',
     description:
       'A PENDING, EXTENDING or AUGMENTING test becomes CANCELLED; its job stops at its next step and the cases written so far stay. Another state is a 409.',
-    response: TestRecordSchema,
     record: 'test',
     errors: { 409: 'the test is not PENDING, EXTENDING or AUGMENTING' },
     example: { response: { ...redTeam, status: 'CANCELLED' } },
@@ -1126,14 +1063,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'tests/get': {
     summary: 'Read a test',
     description: read('test'),
-    response: TestRecordSchema,
     record: 'test',
     example: { response: test },
   },
   'tests/update': {
     summary: 'Rename a test or change its metadata',
     description: patch('test', '`name` and `metadata`'),
-    response: TestRecordSchema,
     record: 'test',
     example: {
       request: { name: 'billing questions (October)' },
@@ -1143,14 +1078,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'tests/delete': {
     summary: 'Delete a test',
     description: softDelete('test'),
-    response: Deleted,
     record: 'test',
     example: { response: deleted(TEST) },
   },
   'test-cases/create': {
     summary: 'Add a test case',
     description: 'Adds one case to a test. Fields too large for one item are kept in storage and returned whole.',
-    response: TestCaseRecord,
     errors: { 403: '`testId` names another organization’s test' },
     example: {
       request: { testId: TEST, input: testCase.input, expectedOutput: testCase.expectedOutput },
@@ -1160,21 +1093,18 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'test-cases/list': {
     summary: 'List test cases',
     description: list('test cases', '`testIds` is required.'),
-    response: Type.Array(TestCaseRecord),
     errors: { 403: '`testIds` names another organization’s test', 404: '`testIds` names no test' },
     example: { response: [testCase] },
   },
   'test-cases/get': {
     summary: 'Read a test case',
     description: read('test case'),
-    response: TestCaseRecord,
     record: 'test case',
     example: { response: testCase },
   },
   'test-cases/delete': {
     summary: 'Delete a test case',
     description: softDelete('test case'),
-    response: Deleted,
     record: 'test case',
     example: { response: deleted(TCASE) },
   },
@@ -1184,7 +1114,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Get an upload URL',
     description:
       'A 15-minute presigned PUT URL for `orgs/<organization>/uploads/<ulid>/<fileName>`, and the storage URI to send in `uri` fields (for instance `POST /tests`). `contentType` must be an accepted upload type.',
-    response: StorageUpload,
     example: {
       response: {
         url: 'https://eval-platform-data.s3.eu-west-1.amazonaws.com/orgs/org_01JDA0Q8X3V9N2C4T6W8Y0ZB1Q/uploads/01JDA1T9Z1X3C5V7B9N1M3Q5WE/cases.csv?X-Amz-Signature=…',
@@ -1198,7 +1127,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Get a download URL for a storage URI',
     description:
       'A 1-hour presigned GET URL for an object under the organization’s prefix (a recording, an uploaded file). Another prefix is a 403, another bucket a 400, a missing object a 404.',
-    response: StorageDownload,
     errors: { 403: 'the URI names an object outside the organization’s storage', 404: 'no object at the URI' },
     example: {
       response: {
@@ -1214,7 +1142,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Start a session',
     description:
       'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.',
-    response: SessionRecord,
     errors: { 403: '`versionId` or `testCaseId` names another organization’s record' },
     example: {
       request: { versionId: VERSION, customId: 'ticket-4711', metadata: { channel: 'web' } },
@@ -1227,14 +1154,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'sessions',
       'One of `versionIds`, `testIds`, `testCaseIds`, `customIds`, `runIds` is required; also `isProduction`, `statuses`. `runIds` naming another organization’s run is a 403.',
     ),
-    response: Type.Array(SessionRecord),
     errors: { 403: '`runIds` names another organization’s run', 404: '`runIds` names no run' },
     example: { response: [session] },
   },
   'sessions/get': {
     summary: 'Read a session',
     description: read('session'),
-    response: SessionRecord,
     record: 'session',
     example: { response: session },
   },
@@ -1244,7 +1169,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'session',
       '`status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`',
     ),
-    response: SessionRecord,
     record: 'session',
     example: {
       request: { status: 'COMPLETED', stoppingReason: 'resolved' },
@@ -1254,7 +1178,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'sessions/delete': {
     summary: 'Delete a session',
     description: softDelete('session'),
-    response: Deleted,
     record: 'session',
     example: { response: deleted(SESSION) },
   },
@@ -1262,7 +1185,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Which metrics can score a session',
     description:
       'One entry per candidate metric, ordered linked → matching → none, compatible first, then by name; `incompatibilityReason` says what is missing. `limit` 1–500 (100).',
-    response: Type.Array(CompatibilityEntryRecord),
     paged: false,
     record: 'session',
     example: {
@@ -1292,7 +1214,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Add a turn to a session',
     description:
       'Appends a turn (user input, agent output, retrieval context, latency, usage, cost) to an open session; texts up to 250,000 characters each.',
-    response: TurnRecord,
     errors: {
       403: '`sessionId` names another organization’s session',
       409: 'too many concurrent writers on the session; retry',
@@ -1312,7 +1233,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Add a conversation to a session',
     description:
       'Folds 1–200 `{role, content}` messages into turns (a user message and the assistant answers after it) and appends them, all or nothing.',
-    response: Type.Array(TurnRecord),
     errors: {
       403: '`sessionId` names another organization’s session',
       409: 'too many concurrent writers on the session; retry',
@@ -1339,21 +1259,18 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'inference-results/list': {
     summary: 'List turns',
     description: list('turns', '`sessionIds` is required; turns come in their order within the session.'),
-    response: Type.Array(TurnRecord),
     errors: { 403: '`sessionIds` names another organization’s session', 404: '`sessionIds` names no session' },
     example: { response: [turn] },
   },
   'inference-results/get': {
     summary: 'Read a turn',
     description: read('turn'),
-    response: TurnRecord,
     record: 'inference result',
     example: { response: turn },
   },
   'inference-results/update': {
     summary: 'Complete a turn',
     description: patch('turn', '`output`, `retrievalContext`, `latencyMs`, `usage`, `cost`'),
-    response: TurnRecord,
     record: 'inference result',
     errors: { 409: 'the turn changed while the request ran; retry' },
     example: { request: { output: turn.output, latencyMs: 840 }, response: turn },
@@ -1362,7 +1279,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Record a span',
     description:
       'Records a step of a turn (tool call, retrieval, model call…). A client may choose the `trace_…` id; a duplicate is a 409. Fields over 64 KB are kept in storage and returned whole.',
-    response: SpanRecord,
     errors: { 403: '`inferenceResultId` names another organization’s turn', 409: 'a span with that id already exists' },
     example: {
       request: {
@@ -1381,7 +1297,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'traces/batch': {
     summary: 'Record spans',
     description: 'Records 1–100 spans, all or nothing; a duplicate id is a 409.',
-    response: Type.Array(SpanRecord),
     errors: {
       403: 'an `inferenceResultId` names another organization’s turn',
       409: 'a span with one of the ids already exists',
@@ -1399,7 +1314,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'spans',
       '`sessionIds` or `inferenceResultIds` is required; also `types`, `names`, `fromStartTime`, `toStartTime`. Ordered by start time.',
     ),
-    response: Type.Array(SpanRecord),
     errors: {
       403: '`sessionIds` or `inferenceResultIds` names another organization’s record',
       404: '`sessionIds` or `inferenceResultIds` names no record',
@@ -1409,14 +1323,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'traces/get': {
     summary: 'Read a span',
     description: `${read('span')} An id that does not start with \`trace_\` is a 404.`,
-    response: SpanRecord,
     record: 'span',
     example: { response: span },
   },
   'traces/delete': {
     summary: 'Delete a span',
     description: softDelete('span'),
-    response: Deleted,
     record: 'span',
     example: { response: deleted(SPAN) },
   },
@@ -1470,7 +1382,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Start a run',
     description:
       'The service calls the version’s agent for every selected test case (`testId` with optional `testCaseIds`, or `specificationIds`), `repetitions` times each (1–10, default 1; each time its own session, with `repetition`), then scores each session with the selected metrics (`metricIds`, or the specifications’ linked metrics); `threshold` (0–1, default 0.5) is the score a case must reach to pass. Answers the PENDING run with `progress.total` = cases × repetitions (at most 5,000 sessions; more is a 400 naming both numbers); nothing to run or score, a test that is not SUCCESS or a version without a conversation connection is a 400 naming the field.',
-    response: Run,
     errors: { 403: '`versionId`, `testId`, a specification or a metric id names another organization’s record' },
     example: {
       request: { versionId: VERSION, testId: TEST, name: 'nightly billing run', repetitions: 3, threshold: 0.7 },
@@ -1488,7 +1399,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/list': {
     summary: 'List runs',
     description: list('runs', 'Filters: `productIds`, `versionIds`, `testIds`, `statuses`.'),
-    response: Type.Array(Run),
     example: { response: [run] },
   },
   'runs/get': {
@@ -1496,7 +1406,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out.',
     record: 'run',
-    response: Run,
     example: {
       response: {
         ...run,
@@ -1521,7 +1430,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'Cancels a PENDING or RUNNING run: sessions with no turn yet become FAILED (`stoppingReason: "cancelled"`), sessions mid-conversation stop after their current call. A finished run is a 409.',
     record: 'run',
     errors: { 409: 'the run is already COMPLETED, FAILED or CANCELLED' },
-    response: Run,
     example: { response: { ...run, status: 'CANCELLED', finishedAt: LATER } },
   },
 
@@ -1530,7 +1438,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'Compares two finished runs of the organization, paired by `testCaseId`: a case’s score for a metric is the mean of its SUCCESS evaluations over its sessions in the run (every repetition). For each metric scored in both runs (by name, then id): `n` paired cases, `onlyInBase`/`onlyInRun`, the mean scores over the pairs, `difference` (the mean paired difference), its `standardError`, a 95% `confidenceInterval` (Student t, n − 1 degrees of freedom), the two-sided paired t-test `pValue`, Holm’s `adjustedPValue` over this comparison’s metrics, the `minimumDetectableEffect` at 80% power and a `verdict` (`improved` or `regressed` when the adjusted p is below 0.05, `not_enough_data` under 2 pairs). The top `verdict` is `regressed` when any metric regressed. `baseRunId` is required.',
     record: 'run',
-    response: RunComparison,
     errors: {
       403: '`baseRunId` names another organization’s run',
       404: '`baseRunId` names no run',
@@ -1543,7 +1450,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'One row per paired test case and compared metric of `GET /runs/{id}/comparison` (same `baseRunId`, same refusals): the case’s input (first 200 characters), both scores, `difference` (score − baseScore) and the sessions behind each. `metricIds` keeps those metrics; `changed` keeps `regressed` (difference < 0), `improved` (> 0), `unchanged` (= 0) or `any` (the default); `sort` is `difference:asc` (the default: the worst regressions first), `difference:desc`, `testCaseId:asc` or `testCaseId:desc`, ties by `testCaseId` ascending; `limit` 1–1000 (default 100) and `offset` page it, the number of rows in `X-Total-Count`.',
     record: 'run',
-    response: Type.Array(ComparisonCase),
     errors: {
       403: '`baseRunId` names another organization’s run',
       404: '`baseRunId` names no run',
@@ -1557,7 +1463,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     description:
       'A finished run as a JUnit document (`application/xml`) for a CI server, which never looks green by accident. A run that FAILED (or was CANCELLED) opens with a `<testsuite name="run">` holding one `<testcase name="run">` whose `<error>` says why (the run’s `error`, else how many sessions completed and the most frequent session error). A `<testsuite name="sessions">` holds every session of the run as a `<testcase>` (`classname` the test’s name, `name` the first 100 characters of the case input, with its repetition when the run has several), with an `<error>` giving the session’s `error` when it FAILED: a run whose sessions all failed has as many errors as sessions. Then a `<testsuite>` per metric of the run (named after it) with a `<testcase>` per test case that metric scored: a case whose score (the mean of its SUCCESS evaluations over its sessions) is below the run’s `threshold` has a `<failure>` giving the score and the reason; a case with no SUCCESS evaluation but a FAILED one has an `<error>`. With `baseRunId`, a `<testsuite name="comparison">` holds a test per compared metric, failing when its verdict is `regressed` (the difference, its interval and the adjusted p). The `tests`, `failures` and `errors` counts are exact; every text is escaped by an XML writer.',
     record: 'run',
-    response: Type.String({ description: 'a JUnit XML document' }),
     errors: {
       403: '`baseRunId` names another organization’s run',
       404: '`baseRunId` names no run',
@@ -1571,7 +1476,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a monitor',
     description:
       'Scores a sample (`samplingPercentage`, > 0 to 100) of the product’s closed production sessions with the bound metric families, within `monthlyCreditCap`. `filterQuery`/`filterTarget` keep only matching sessions, `excludeQuery`/`excludeTarget` drop sessions; `status` may be ACTIVE or PAUSED. Another organization’s metric family is a 403.',
-    response: MonitorRecord,
     errors: {
       403: '`productId` or `versionId` names another organization’s record, or a metric family belongs to another organization',
     },
@@ -1591,13 +1495,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'monitors/list': {
     summary: 'List monitors',
     description: list('monitors', 'Filters: `productIds`, `versionIds`, `statuses`, `metricGroupIds`.'),
-    response: Type.Array(MonitorRecord),
     example: { response: [monitor] },
   },
   'monitors/get': {
     summary: 'Read a monitor',
     description: read('monitor'),
-    response: MonitorRecord,
     record: 'monitor',
     example: { response: monitor },
   },
@@ -1607,7 +1509,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'monitor',
       'every create field but `productId`; `status` accepts ACTIVE or PAUSED only (CAPPED, NO_CREDITS and FAILING are set by the system: 400)',
     ),
-    response: MonitorRecord,
     record: 'monitor',
     errors: { 403: 'a metric family belongs to another organization' },
     example: { request: { status: 'PAUSED' }, response: { ...monitor, status: 'PAUSED', statusUserAt: LATER } },
@@ -1615,7 +1516,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'monitors/delete': {
     summary: 'Delete a monitor',
     description: softDelete('monitor', 'It stops scoring at once.'),
-    response: Deleted,
     record: 'monitor',
     example: { response: deleted(MONITOR) },
   },
@@ -1623,7 +1523,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Read a monitor’s results',
     description:
       'Over the last `days` (1–90, default 7): per bound family a daily sampling-weighted score series and a headline, each with its 95% interval from 30 scored sessions (`collectingData` below), the worst family, revision and sampling markers, the cycle’s spend against the cap, the newest 200 scored and 100 waiting sessions. Computed only from the monitor’s own evaluations.',
-    response: MonitorResultsRecord,
     record: 'monitor',
     example: { response: monitorResults },
   },
@@ -1657,7 +1556,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Delete an alert rule',
     description:
       'Deletes the rule; its open alert, if any, is resolved (`resolution: "rule_deleted"`) and sent as `alert.resolved`.',
-    response: Deleted,
     record: 'monitor',
     errors: { 409: 'the rule changed while the request ran (retry)' },
     example: { response: deleted(ALERT_RULE) },
@@ -1677,7 +1575,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a review queue',
     description:
       'A queue of a product’s sessions for people to label against `metricIds` (1–10 live metrics the organization sees, any source). An item is DONE once `reviewersPerItem` (1–5, default 1) distinct reviewers labelled every metric of the queue. `instructions` (≤ 10,000 characters) are shown to each reviewer.',
-    response: ReviewQueueSchema,
     example: {
       request: {
         productId: PRODUCT,
@@ -1695,13 +1592,11 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'review queues',
       'Filters: `ids`, `productIds`, `name`, `names`, `fromCreatedAt`, `toCreatedAt`; sort by `createdAt`, `name`, `productId`, `reviewersPerItem`.',
     ),
-    response: Type.Array(ReviewQueueSchema),
     example: { response: [reviewQueue] },
   },
   'review-queues/get': {
     summary: 'Read a review queue',
     description: `${read('review queue')} \`counts\` holds its items, PENDING and DONE.`,
-    response: ReviewQueueSchema,
     record: 'review queue',
     example: { response: reviewQueue },
   },
@@ -1711,14 +1606,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
       'review queue',
       '`name`, `instructions`, `reviewersPerItem` (applies to every item at once: items that now have enough reviewers become DONE, DONE items that no longer have enough go back to PENDING)',
     ),
-    response: ReviewQueueSchema,
     record: 'review queue',
     example: { request: { reviewersPerItem: 1 }, response: { ...reviewQueue, reviewersPerItem: 1 } },
   },
   'review-queues/delete': {
     summary: 'Delete a review queue',
     description: softDelete('review queue', 'Labels already given still count in agreement and corrected scores.'),
-    response: Deleted,
     record: 'review queue',
     example: { response: deleted(REVIEW_QUEUE) },
   },
@@ -1726,7 +1619,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Add sessions to a review queue',
     description:
       'Takes exactly one of: `{sessionIds}` (1–100 sessions picked by hand, `origin: "picked"`); `{runId, sampleSize, seed?}` (a uniform random sample without replacement of the run’s COMPLETED sessions not yet in the queue, `origin: "sample"`); `{monitorId, sampleSize, from?, to?, seed?}` (the same over the monitor’s scored production sessions, by default its last 7 days). `sampleSize` is 1–1,000; the same `seed` over the same sessions draws the same sample (the answer gives the seed used). Sessions must belong to the queue’s product (400 naming the first that does not); a session already in the queue is skipped. Only sampled items correct a run’s score (`GET /runs/{id}`): a hand-picked set is not a random sample.',
-    response: ReviewItemsAddedSchema,
     successStatus: 201,
     record: 'review queue',
     example: {
@@ -1738,7 +1630,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'List a review queue’s items',
     description:
       'The queue’s items, oldest first, each with its labels: a JSON array with the number of matches in `X-Total-Count`. Filters: `status` (PENDING, DONE), `reviewer` (the items that reviewer labelled); `limit` 1–1000 (default 100), `offset`.',
-    response: Type.Array(ReviewItemSchema),
     record: 'review queue',
     example: { response: [reviewItem] },
   },
@@ -1746,7 +1637,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Take the next item to label',
     description:
       'The oldest PENDING item `reviewer` has not labelled every metric of, with what a reviewer needs: the session’s turns (input, output, retrieval context), its context, the test case’s expected output, the queue’s instructions and metrics, and how many items are left for this reviewer. It never carries the judge’s scores or reasons: a reviewer who sees them anchors on them. 204 with no body when nothing is left for this reviewer. `reviewer` is a name the client gives (1–128 characters), not an API key.',
-    response: ReviewTaskSchema,
     record: 'review queue',
     noContent: 'no item is left for this reviewer',
     example: { request: { reviewer: 'ana' }, response: reviewTask },
@@ -1755,7 +1645,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Label an item',
     description:
       'Replaces `reviewer`’s labels of the given metrics on the item (each `metricId` one of the queue’s, `score` 0–1, `reason` ≤ 10,000 characters) and answers the item. It is DONE once `reviewersPerItem` distinct reviewers labelled every metric of the queue.',
-    response: ReviewItemSchema,
     record: 'review queue',
     example: {
       request: { reviewer: 'ana', labels: [{ metricId: METRIC, score: 1, reason: 'right rule, polite' }] },
@@ -1766,7 +1655,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'How far a metric’s judge agrees with people',
     description:
       'Over the sessions with a SUCCESS evaluation of the metric and at least one human label of it (any review queue; `productId` keeps one product’s, `from`/`to` the labels given in that range): per session the judge score f (mean of its SUCCESS evaluations) and the human score y (mean of its labels). `n`, `judgeMean`, `humanMean`; `bias` = mean(f − y) with its 95% interval (null when n < 2); `meanAbsoluteError`; Spearman’s ρ (average ranks; null when n < 3 or a side is constant) with Fisher’s interval tanh(atanh ρ ± 1.959964/√(n − 3)); when every score is 0 or 1 (`binary`), Cohen’s κ of the judge against the human verdict (y ≥ 0.5) with κ ± 1.959964·√(p_o(1 − p_o)/(n(1 − p_e)²)) and the judge’s true positive and negative rates; `reviewers`: Krippendorff’s α among the labels of sessions labelled twice or more (nominal when binary, else interval). `verdict`: `calibrated` when n ≥ 30 and the lower end of κ’s (binary) or ρ’s interval is ≥ 0.6, `not_calibrated` when its upper end is < 0.6, else `not_enough_data`.',
-    response: AgreementSchema,
     record: 'metric',
     example: { response: agreement },
   },
@@ -1808,7 +1696,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'webhooks/delete': {
     summary: 'Delete a webhook endpoint',
     description: softDelete('webhook endpoint', 'Pending deliveries are abandoned.'),
-    response: Deleted,
     record: 'webhook',
     example: { response: deleted(WEBHOOK) },
   },
@@ -1873,7 +1760,6 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'phone-connections/create': {
     summary: 'Create a phone connection',
     description: 'A number (E.164) dialed to test a voice agent; `agentSpeaksFirst` (false) says who opens the call.',
-    response: PhoneConnection,
     errors: { 403: '`productId` names another organization’s product' },
     example: {
       request: { productId: PRODUCT, name: 'support line', phoneNumber: '+14155550123' },
@@ -1883,28 +1769,24 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'phone-connections/list': {
     summary: 'List phone connections',
     description: list('phone connections', '`productIds` narrows to products.'),
-    response: Type.Array(PhoneConnection),
     example: { response: [phoneConnection] },
   },
   'phone-connections/batch-delete': {
     summary: 'Delete phone connections',
     description:
       'Soft-deletes 1–100 phone connections in one transaction: all or nothing (one missing id is a 404 and nothing is deleted).',
-    response: BatchDeleted,
     errors: { 403: 'an id names another organization’s phone connection', 404: 'an id names no live phone connection' },
     example: { request: { ids: [PHONE] }, response: { ids: [PHONE], deletedAt: LATER } },
   },
   'phone-connections/get': {
     summary: 'Read a phone connection',
     description: read('phone connection'),
-    response: PhoneConnection,
     record: 'phone connection',
     example: { response: phoneConnection },
   },
   'phone-connections/update': {
     summary: 'Update a phone connection',
     description: patch('phone connection', '`name`, `phoneNumber`, `agentSpeaksFirst`'),
-    response: PhoneConnection,
     record: 'phone connection',
     example: { request: { agentSpeaksFirst: true }, response: { ...phoneConnection, agentSpeaksFirst: true } },
   },
@@ -1961,14 +1843,12 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'build-info/get': {
     summary: 'Read the API build',
     description: 'The version, commit and build date of the API. ADMIN keys and ENTERPRISE organizations only.',
-    response: BuildInfoRecord,
     example: { response: { api: stamp } },
   },
   'build-info/services': {
     summary: 'Read the builds of the API and its services',
     description:
       'The API build and each downstream service’s (evaluator, scanner, aggregator, runner). A service that does not answer within 2 s is `unreachable`; the call still answers 200. ADMIN keys and ENTERPRISE organizations only.',
-    response: BuildInfoServicesRecord,
     example: {
       response: {
         api: stamp,

@@ -1,176 +1,189 @@
 /**
- * The route table: the one place a route's method, path, handler module and access level are
- * written. CDK (infra/stack.ts) and the local server (infra/local/server.ts) both read it.
- *
- * - `handler` is the module under `functions/` (without extension) exporting `handler`.
- * - `access`: who may call it. `member` = any valid key; `admin` = ADMIN role;
- *   `adminOrEnterprise` = ADMIN role or an organization on the ENTERPRISE plan.
- * - `data`: the table access its function is granted (`read` routes get read-only grants).
+ * The route table: every route of the API, in the order the stack, the local server, the OpenAPI
+ * document and the fuzzer take them. Each route is written once, in its resource's module under
+ * `shared/routes/`: method, path, handler module, access, table grants, and the schemas of its
+ * request and answer (shared/routes/route.ts). CDK (infra/stack.ts) and the local server
+ * (infra/local/server.ts) read this list; a handler imports its own resource's module only, so a
+ * function bundle holds the schemas of its resource, not the whole table.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type Access = 'member' | 'admin' | 'adminOrEnterprise';
-export type DataAccess = 'read' | 'write';
-/** Extra permissions a route's function needs beyond the table (`tableSelect`: PartiQL reads). */
-export type Capability =
-  | 'bucketRead'
-  | 'bucketWrite'
-  | 'invokeJobs'
-  | 'queueSend'
-  | 'runQueueSend'
-  | 'webhookQueueSend'
-  | 'generationQueueSend'
-  | 'tableSelect';
+import type { Route, RouteContract } from './routes/route.js';
+import { alertRulesRoutes } from './routes/alert-rules.js';
+import { apiKeysRoutes } from './routes/api-keys.js';
+import { buildInfoRoutes } from './routes/build-info.js';
+import { endpointConnectionsRoutes } from './routes/endpoint-connections.js';
+import { evaluationsRoutes } from './routes/evaluations.js';
+import { inferenceResultsRoutes } from './routes/inference-results.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { modelsRoutes } from './routes/models.js';
+import { monitorsRoutes } from './routes/monitors.js';
+import { organizationRoutes } from './routes/organization.js';
+import { otelRoutes } from './routes/otel.js';
+import { phoneConnectionsRoutes } from './routes/phone-connections.js';
+import { productsRoutes } from './routes/products.js';
+import { reviewQueuesRoutes } from './routes/review-queues.js';
+import { runsRoutes } from './routes/runs.js';
+import { sessionsRoutes } from './routes/sessions.js';
+import { specificationsRoutes } from './routes/specifications.js';
+import { storageRoutes } from './routes/storage.js';
+import { testCasesRoutes } from './routes/test-cases.js';
+import { testsRoutes } from './routes/tests.js';
+import { tracesRoutes } from './routes/traces.js';
+import { versionsRoutes } from './routes/versions.js';
+import { webhooksRoutes } from './routes/webhooks.js';
 
-export interface Route {
-  method: HttpMethod;
-  path: string;
-  handler: string;
-  access: Access;
-  data: DataAccess;
-  capabilities?: readonly Capability[];
-}
+export type { Access, Capability, DataAccess, HttpMethod, Route, RouteContract } from './routes/route.js';
 
-const r = (method: HttpMethod, path: string, handler: string, data: DataAccess, extra: Partial<Route> = {}): Route => ({
-  method,
-  path,
-  handler,
-  access: 'member',
-  data,
-  ...extra,
-});
-
-/** Create, list, read, update and (soft) delete of one resource. */
-const crud = (base: string, folder: string): Route[] => [
-  r('POST', base, `${folder}/create`, 'write'),
-  r('GET', base, `${folder}/list`, 'read'),
-  r('GET', `${base}/{id}`, `${folder}/get`, 'read'),
-  r('PATCH', `${base}/{id}`, `${folder}/update`, 'write'),
-  r('DELETE', `${base}/{id}`, `${folder}/delete`, 'write'),
-];
-
-export const routes: readonly Route[] = [
+export const routes: readonly RouteContract[] = [
   // organization and API keys
-  r('GET', '/organization', 'organization/get', 'read'),
-  r('PATCH', '/organizations/{id}', 'organization/update', 'write', { access: 'admin' }),
-  r('POST', '/apiKeys', 'api-keys/create', 'write'),
-  r('GET', '/apiKeys', 'api-keys/list', 'read'),
-  r('GET', '/apiKeys/{id}', 'api-keys/get', 'read'),
-  r('DELETE', '/apiKeys/{id}', 'api-keys/delete', 'write'),
+  organizationRoutes.get,
+  organizationRoutes.update,
+  apiKeysRoutes.create,
+  apiKeysRoutes.list,
+  apiKeysRoutes.get,
+  apiKeysRoutes.delete,
 
   // products, versions, endpoint connections
-  ...crud('/products', 'products'),
-  ...crud('/versions', 'versions'),
-  ...crud('/endpointConnections', 'endpoint-connections'),
-  r('POST', '/endpointConnections/{id}/test', 'endpoint-connections/test', 'write'),
+  productsRoutes.create,
+  productsRoutes.list,
+  productsRoutes.get,
+  productsRoutes.update,
+  productsRoutes.delete,
+  versionsRoutes.create,
+  versionsRoutes.list,
+  versionsRoutes.get,
+  versionsRoutes.update,
+  versionsRoutes.delete,
+  endpointConnectionsRoutes.create,
+  endpointConnectionsRoutes.list,
+  endpointConnectionsRoutes.get,
+  endpointConnectionsRoutes.update,
+  endpointConnectionsRoutes.delete,
+  endpointConnectionsRoutes.test,
 
   // metrics, evaluator models, specifications
-  ...crud('/metrics', 'metrics'),
-  r('GET', '/models', 'models/list', 'read'),
-  r('PUT', '/models/{name}', 'models/put', 'write', { access: 'admin' }),
-  ...crud('/specifications', 'specifications'),
-  r('POST', '/specifications/{id}/metrics', 'specifications/link-metrics', 'write'),
-  r('DELETE', '/specifications/{id}/metrics', 'specifications/unlink-metrics', 'write'),
-  r('GET', '/specifications/{id}/metrics', 'specifications/list-metrics', 'read'),
+  metricsRoutes.create,
+  metricsRoutes.list,
+  metricsRoutes.get,
+  metricsRoutes.update,
+  metricsRoutes.delete,
+  modelsRoutes.list,
+  modelsRoutes.put,
+  specificationsRoutes.create,
+  specificationsRoutes.list,
+  specificationsRoutes.get,
+  specificationsRoutes.update,
+  specificationsRoutes.delete,
+  specificationsRoutes.linkMetrics,
+  specificationsRoutes.unlinkMetrics,
+  specificationsRoutes.listMetrics,
 
   // tests (datasets), test cases, storage
-  ...crud('/tests', 'tests').map((x) =>
-    x.handler === 'tests/create' ? { ...x, capabilities: ['bucketRead', 'generationQueueSend'] as const } : x,
-  ),
+  testsRoutes.create,
+  testsRoutes.list,
+  testsRoutes.get,
+  testsRoutes.update,
+  testsRoutes.delete,
   // generation
-  r('POST', '/tests/{id}/extend', 'tests/extend', 'write', { capabilities: ['generationQueueSend'] }),
-  r('POST', '/tests/{id}/augment', 'tests/augment', 'write', { capabilities: ['generationQueueSend'] }),
-  r('POST', '/tests/{id}/cancel', 'tests/cancel', 'write'),
-  r('POST', '/testCases', 'test-cases/create', 'write'),
-  r('GET', '/testCases', 'test-cases/list', 'read'),
-  r('GET', '/testCases/{id}', 'test-cases/get', 'read'),
-  r('DELETE', '/testCases/{id}', 'test-cases/delete', 'write'),
-  r('GET', '/storage/generate-put-presigned-url', 'storage/upload-url', 'read', { capabilities: ['bucketWrite'] }),
-  r('GET', '/storage', 'storage/resolve', 'read', { capabilities: ['bucketRead'] }),
+  testsRoutes.extend,
+  testsRoutes.augment,
+  testsRoutes.cancel,
+  testCasesRoutes.create,
+  testCasesRoutes.list,
+  testCasesRoutes.get,
+  testCasesRoutes.delete,
+  storageRoutes.uploadUrl,
+  storageRoutes.resolve,
 
   // sessions, turns (inference results), spans (traces), evaluations
-  ...crud('/sessions', 'sessions'),
-  r('GET', '/sessions/{id}/metricCompatibility', 'sessions/metric-compatibility', 'read', {
-    capabilities: ['bucketRead'],
-  }),
-  r('POST', '/inferenceResults', 'inference-results/create', 'write'),
-  r('POST', '/inferenceResults/batch', 'inference-results/batch', 'write'),
-  r('GET', '/inferenceResults', 'inference-results/list', 'read'),
-  r('GET', '/inferenceResults/{id}', 'inference-results/get', 'read'),
-  r('PATCH', '/inferenceResults/{id}', 'inference-results/update', 'write'),
-  r('POST', '/traces', 'traces/create', 'write', { capabilities: ['bucketWrite'] }),
-  r('POST', '/traces/batch', 'traces/batch', 'write', { capabilities: ['bucketWrite'] }),
-  r('GET', '/traces', 'traces/list', 'read', { capabilities: ['bucketRead'] }),
-  r('GET', '/traces/{id}', 'traces/get', 'read', { capabilities: ['bucketRead'] }),
-  r('DELETE', '/traces/{id}', 'traces/delete', 'write'),
-  r('POST', '/evaluations', 'evaluations/create', 'write', { capabilities: ['bucketRead', 'queueSend'] }),
-  r('GET', '/evaluations', 'evaluations/list', 'read'),
-  r('GET', '/evaluations/{id}', 'evaluations/get', 'read'),
-  r('PATCH', '/evaluations/{id}', 'evaluations/update', 'write'),
-  r('POST', '/evaluations/{id}/retry', 'evaluations/retry', 'write', { capabilities: ['queueSend'] }),
+  sessionsRoutes.create,
+  sessionsRoutes.list,
+  sessionsRoutes.get,
+  sessionsRoutes.update,
+  sessionsRoutes.delete,
+  sessionsRoutes.metricCompatibility,
+  inferenceResultsRoutes.create,
+  inferenceResultsRoutes.batch,
+  inferenceResultsRoutes.list,
+  inferenceResultsRoutes.get,
+  inferenceResultsRoutes.update,
+  tracesRoutes.create,
+  tracesRoutes.batch,
+  tracesRoutes.list,
+  tracesRoutes.get,
+  tracesRoutes.delete,
+  evaluationsRoutes.create,
+  evaluationsRoutes.list,
+  evaluationsRoutes.get,
+  evaluationsRoutes.update,
+  evaluationsRoutes.retry,
 
   // OpenTelemetry ingestion: OTLP/HTTP protobuf or JSON, maybe gzip
-  r('POST', '/otel/v1/traces', 'otel/export-traces', 'write', { capabilities: ['bucketWrite'] }),
+  otelRoutes.exportTraces,
 
   // runs: the service calls the agent
-  r('POST', '/runs', 'runs/create', 'write', { capabilities: ['runQueueSend'] }),
-  r('GET', '/runs', 'runs/list', 'read'),
-  r('GET', '/runs/{id}', 'runs/get', 'read'),
+  runsRoutes.create,
+  runsRoutes.list,
+  runsRoutes.get,
   // The cancel queues the job that fails the run's waiting sessions.
-  r('POST', '/runs/{id}/cancel', 'runs/cancel', 'write', { capabilities: ['runQueueSend'] }),
+  runsRoutes.cancel,
   // comparison with a base run (paired by test case); the cases' inputs may live in S3
-  r('GET', '/runs/{id}/comparison', 'runs/comparison', 'read'),
-  r('GET', '/runs/{id}/comparison/cases', 'runs/comparison-cases', 'read', { capabilities: ['bucketRead'] }),
-  r('GET', '/runs/{id}/junit', 'runs/junit', 'read', { capabilities: ['bucketRead'] }),
+  runsRoutes.comparison,
+  runsRoutes.comparisonCases,
+  runsRoutes.junit,
 
   // monitors
   // A user's status write sends monitor.status_changed.
-  ...crud('/monitors', 'monitors').map((x) =>
-    x.handler === 'monitors/update' ? { ...x, capabilities: ['webhookQueueSend'] as const } : x,
-  ),
-  r('GET', '/monitors/{id}/results', 'monitors/results', 'read', { capabilities: ['tableSelect'] }),
+  monitorsRoutes.create,
+  monitorsRoutes.list,
+  monitorsRoutes.get,
+  monitorsRoutes.update,
+  monitorsRoutes.delete,
+  monitorsRoutes.results,
   // alert rules and alerts; deleting a rule resolves its open alert (alert.resolved)
-  r('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write'),
-  r('GET', '/monitors/{id}/alertRules', 'alert-rules/list', 'read'),
-  r('GET', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/get', 'read'),
-  r('DELETE', '/monitors/{id}/alertRules/{ruleId}', 'alert-rules/delete', 'write', {
-    capabilities: ['webhookQueueSend'],
-  }),
-  r('GET', '/monitors/{id}/alerts', 'monitors/alerts', 'read'),
+  alertRulesRoutes.create,
+  alertRulesRoutes.list,
+  alertRulesRoutes.get,
+  alertRulesRoutes.delete,
+  monitorsRoutes.alerts,
 
   // human review: queues of sessions people label, and the judge's agreement with them
-  ...crud('/reviewQueues', 'review-queues'),
-  r('POST', '/reviewQueues/{id}/items', 'review-queues/add-items', 'write'),
-  r('GET', '/reviewQueues/{id}/items', 'review-queues/list-items', 'read'),
+  reviewQueuesRoutes.create,
+  reviewQueuesRoutes.list,
+  reviewQueuesRoutes.get,
+  reviewQueuesRoutes.update,
+  reviewQueuesRoutes.delete,
+  reviewQueuesRoutes.addItems,
+  reviewQueuesRoutes.listItems,
   // The reviewer's next item reads the session's texts, which may live in S3.
-  r('POST', '/reviewQueues/{id}/next', 'review-queues/next', 'read', { capabilities: ['bucketRead'] }),
-  r('PUT', '/reviewQueues/{id}/items/{itemId}/labels', 'review-queues/label', 'write'),
-  r('GET', '/metrics/{id}/agreement', 'metrics/agreement', 'read'),
+  reviewQueuesRoutes.next,
+  reviewQueuesRoutes.label,
+  metricsRoutes.agreement,
 
   // webhooks
-  ...crud('/webhooks', 'webhooks'),
-  r('POST', '/webhooks/{id}/test', 'webhooks/test', 'write', { capabilities: ['webhookQueueSend'] }),
-  r('GET', '/webhooks/{id}/deliveries', 'webhooks/deliveries', 'read'),
+  webhooksRoutes.create,
+  webhooksRoutes.list,
+  webhooksRoutes.get,
+  webhooksRoutes.update,
+  webhooksRoutes.delete,
+  webhooksRoutes.test,
+  webhooksRoutes.deliveries,
 
   // phone connections
-  r('POST', '/phoneConnections', 'phone-connections/create', 'write'),
-  r('GET', '/phoneConnections', 'phone-connections/list', 'read'),
-  r('DELETE', '/phoneConnections/batch', 'phone-connections/batch-delete', 'write'),
-  r('GET', '/phoneConnections/{id}', 'phone-connections/get', 'read'),
-  r('PATCH', '/phoneConnections/{id}', 'phone-connections/update', 'write'),
+  phoneConnectionsRoutes.create,
+  phoneConnectionsRoutes.list,
+  phoneConnectionsRoutes.batchDelete,
+  phoneConnectionsRoutes.get,
+  phoneConnectionsRoutes.update,
 
-  // MCP: the Model Context Protocol over Streamable HTTP, stateless with JSON answers; its tools
-  // call the use cases of the routes above (runs, comparisons, monitors, review), hence their grants.
-  r('POST', '/mcp', 'mcp/server', 'write', { capabilities: ['bucketRead', 'runQueueSend', 'tableSelect'] }),
-  // No SSE stream to open and no session to end: 405 (shared/mcp/method-not-allowed.ts).
-  r('GET', '/mcp', 'mcp/get', 'read'),
-  r('DELETE', '/mcp', 'mcp/delete', 'read'),
+  // MCP: the Model Context Protocol over Streamable HTTP (shared/routes/mcp.ts)
+  mcpRoutes.server,
+  mcpRoutes.get,
+  mcpRoutes.delete,
 
   // build info
-  r('GET', '/build-info', 'build-info/get', 'read', { access: 'adminOrEnterprise' }),
-  r('GET', '/build-info/services', 'build-info/services', 'read', {
-    access: 'adminOrEnterprise',
-    capabilities: ['invokeJobs'],
-  }),
+  buildInfoRoutes.get,
+  buildInfoRoutes.services,
 ];
 
 /**
@@ -205,7 +218,7 @@ export const jobs: readonly Job[] = [
   { name: 'generator', handler: 'jobs/generator', trigger: 'generationQueue', runtimeModules: ['unpdf/pdfjs'] },
 ];
 
-export function routeOf(handler: string): Route {
+export function routeOf(handler: string): RouteContract {
   const route = routes.find((x) => x.handler === handler);
   if (!route) throw new Error(`no route in the route table for handler ${handler}`);
   return route;

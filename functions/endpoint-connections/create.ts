@@ -1,8 +1,7 @@
+import { endpointConnectionsRoutes } from '../../shared/routes/endpoint-connections.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { EndpointConnectionCreate } from '../../shared/schemas/endpoint-connections.js';
 import { createEndpointConnection } from '../../shared/domain/catalog/endpoint-connections.js';
 
-export const handler = httpHandler(
-  { handler: 'endpoint-connections/create', body: EndpointConnectionCreate },
-  async ({ auth, body }) => created(await createEndpointConnection(auth, body)),
+export const handler = httpHandler(endpointConnectionsRoutes.create, async ({ auth, body }) =>
+  created(await createEndpointConnection(auth, body)),
 );

@@ -1,8 +1,7 @@
+import { endpointConnectionsRoutes } from '../../shared/routes/endpoint-connections.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getEndpointConnection } from '../../shared/domain/catalog/endpoint-connection-reads.js';
 
-export const handler = httpHandler(
-  { handler: 'endpoint-connections/get', params: IdParams },
-  async ({ auth, params }) => ok(await getEndpointConnection(auth, params.id)),
+export const handler = httpHandler(endpointConnectionsRoutes.get, async ({ auth, params }) =>
+  ok(await getEndpointConnection(auth, params.id)),
 );

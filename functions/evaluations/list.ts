@@ -1,9 +1,7 @@
-import * as Type from '@sinclair/typebox';
+import { evaluationsRoutes } from '../../shared/routes/evaluations.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { EvaluationListQuery, EvaluationRecord } from '../../shared/schemas/sessions.js';
 import { listEvaluationsOf } from '../../shared/domain/evaluation/evaluations.js';
 
-export const handler = httpHandler(
-  { handler: 'evaluations/list', query: EvaluationListQuery, response: Type.Array(EvaluationRecord) },
-  async ({ auth, query }) => page(await listEvaluationsOf(auth, query)),
+export const handler = httpHandler(evaluationsRoutes.list, async ({ auth, query }) =>
+  page(await listEvaluationsOf(auth, query)),
 );

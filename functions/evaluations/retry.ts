@@ -1,9 +1,7 @@
+import { evaluationsRoutes } from '../../shared/routes/evaluations.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
-import { EvaluationRecord } from '../../shared/schemas/sessions.js';
 import { retryEvaluation } from '../../shared/domain/evaluation/evaluations.js';
 
-export const handler = httpHandler(
-  { handler: 'evaluations/retry', params: IdParams, response: EvaluationRecord },
-  async ({ auth, params }) => ok(await retryEvaluation(auth, params.id)),
+export const handler = httpHandler(evaluationsRoutes.retry, async ({ auth, params }) =>
+  ok(await retryEvaluation(auth, params.id)),
 );

@@ -1,7 +1,7 @@
+import { inferenceResultsRoutes } from '../../shared/routes/inference-results.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { TurnBatch } from '../../shared/schemas/sessions.js';
 import { createTurns } from '../../shared/domain/sessions/turns.js';
 
-export const handler = httpHandler({ handler: 'inference-results/batch', body: TurnBatch }, async ({ auth, body }) =>
+export const handler = httpHandler(inferenceResultsRoutes.batch, async ({ auth, body }) =>
   created(await createTurns(auth, body)),
 );

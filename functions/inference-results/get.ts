@@ -1,7 +1,7 @@
+import { inferenceResultsRoutes } from '../../shared/routes/inference-results.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getTurn } from '../../shared/domain/sessions/turns.js';
 
-export const handler = httpHandler({ handler: 'inference-results/get', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(inferenceResultsRoutes.get, async ({ auth, params }) =>
   ok(await getTurn(auth, params.id)),
 );

@@ -1,5 +1,5 @@
 import { httpHandler } from '../../shared/http/handler.js';
 import { methodNotAllowed } from '../../shared/mcp/method-not-allowed.js';
-import { ErrorBody } from '../../shared/schemas/records.js';
+import { mcpRoutes } from '../../shared/routes/mcp.js';
 
-export const handler = httpHandler({ handler: 'mcp/get', response: ErrorBody }, async () => methodNotAllowed());
+export const handler = httpHandler(mcpRoutes.get, async () => methodNotAllowed());

@@ -1,12 +1,11 @@
-import { httpHandler, type RawBody } from '../../shared/http/handler.js';
+import type { Static } from '@sinclair/typebox';
+import { httpHandler, type RawBody, type Reply } from '../../shared/http/handler.js';
 import { answerMcp } from '../../shared/mcp/server.js';
-import { JsonRpcMessage, JsonRpcResponse } from '../../shared/schemas/mcp.js';
+import { mcpRoutes } from '../../shared/routes/mcp.js';
+import type { JsonRpcResponse } from '../../shared/schemas/mcp.js';
 
+// The SDK's transport writes the answer: a JSON-RPC response, or (4xx) the service's error body.
 export const handler = httpHandler(
-  {
-    handler: 'mcp/server',
-    rawBody: { mediaTypes: ['application/json'], schema: JsonRpcMessage },
-    response: JsonRpcResponse,
-  },
-  async ({ auth, body }) => answerMcp(auth, body as RawBody),
+  mcpRoutes.server,
+  async ({ auth, body }) => (await answerMcp(auth, body as RawBody)) as Reply<Static<typeof JsonRpcResponse>>,
 );

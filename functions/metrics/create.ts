@@ -1,7 +1,7 @@
+import { metricsRoutes } from '../../shared/routes/metrics.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { MetricCreate } from '../../shared/schemas/metrics.js';
 import { createMetric } from '../../shared/domain/metrics/create-metric.js';
 
-export const handler = httpHandler({ handler: 'metrics/create', body: MetricCreate }, async ({ auth, body }) =>
+export const handler = httpHandler(metricsRoutes.create, async ({ auth, body }) =>
   created(await createMetric(auth, body)),
 );

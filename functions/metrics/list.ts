@@ -1,7 +1,5 @@
+import { metricsRoutes } from '../../shared/routes/metrics.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { MetricListQuery } from '../../shared/schemas/metrics.js';
 import { listMetrics } from '../../shared/domain/metrics/metrics.js';
 
-export const handler = httpHandler({ handler: 'metrics/list', query: MetricListQuery }, async ({ auth, query }) =>
-  page(await listMetrics(auth, query)),
-);
+export const handler = httpHandler(metricsRoutes.list, async ({ auth, query }) => page(await listMetrics(auth, query)));

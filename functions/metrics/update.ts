@@ -1,9 +1,7 @@
+import { metricsRoutes } from '../../shared/routes/metrics.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
-import { MetricUpdate } from '../../shared/schemas/metrics.js';
 import { updateMetric } from '../../shared/domain/metrics/metrics.js';
 
-export const handler = httpHandler(
-  { handler: 'metrics/update', params: IdParams, body: MetricUpdate },
-  async ({ auth, params, body }) => ok(await updateMetric(auth, params.id, body)),
+export const handler = httpHandler(metricsRoutes.update, async ({ auth, params, body }) =>
+  ok(await updateMetric(auth, params.id, body)),
 );

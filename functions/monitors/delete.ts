@@ -1,7 +1,7 @@
+import { monitorsRoutes } from '../../shared/routes/monitors.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { deleteMonitor } from '../../shared/domain/monitors/monitors.js';
 
-export const handler = httpHandler({ handler: 'monitors/delete', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(monitorsRoutes.delete, async ({ auth, params }) =>
   ok(await deleteMonitor(auth, params.id)),
 );

@@ -1,8 +1,7 @@
+import { phoneConnectionsRoutes } from '../../shared/routes/phone-connections.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { BatchIds } from '../../shared/schemas/phone-connections.js';
 import { deletePhoneConnections } from '../../shared/domain/catalog/phone-connections.js';
 
-export const handler = httpHandler(
-  { handler: 'phone-connections/batch-delete', body: BatchIds },
-  async ({ auth, body }) => ok(await deletePhoneConnections(auth, body)),
+export const handler = httpHandler(phoneConnectionsRoutes.batchDelete, async ({ auth, body }) =>
+  ok(await deletePhoneConnections(auth, body)),
 );

@@ -1,8 +1,7 @@
+import { phoneConnectionsRoutes } from '../../shared/routes/phone-connections.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { PhoneConnectionCreate } from '../../shared/schemas/phone-connections.js';
 import { createPhoneConnection } from '../../shared/domain/catalog/phone-connections.js';
 
-export const handler = httpHandler(
-  { handler: 'phone-connections/create', body: PhoneConnectionCreate },
-  async ({ auth, body }) => created(await createPhoneConnection(auth, body)),
+export const handler = httpHandler(phoneConnectionsRoutes.create, async ({ auth, body }) =>
+  created(await createPhoneConnection(auth, body)),
 );

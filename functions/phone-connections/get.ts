@@ -1,7 +1,7 @@
+import { phoneConnectionsRoutes } from '../../shared/routes/phone-connections.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getPhoneConnection } from '../../shared/domain/catalog/phone-connections.js';
 
-export const handler = httpHandler({ handler: 'phone-connections/get', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(phoneConnectionsRoutes.get, async ({ auth, params }) =>
   ok(await getPhoneConnection(auth, params.id)),
 );

@@ -1,8 +1,7 @@
+import { phoneConnectionsRoutes } from '../../shared/routes/phone-connections.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { PhoneConnectionListQuery } from '../../shared/schemas/phone-connections.js';
 import { listPhoneConnections } from '../../shared/domain/catalog/phone-connections.js';
 
-export const handler = httpHandler(
-  { handler: 'phone-connections/list', query: PhoneConnectionListQuery },
-  async ({ auth, query }) => page(await listPhoneConnections(auth, query)),
+export const handler = httpHandler(phoneConnectionsRoutes.list, async ({ auth, query }) =>
+  page(await listPhoneConnections(auth, query)),
 );

@@ -1,7 +1,7 @@
+import { productsRoutes } from '../../shared/routes/products.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { deleteProduct } from '../../shared/domain/catalog/products.js';
 
-export const handler = httpHandler({ handler: 'products/delete', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(productsRoutes.delete, async ({ auth, params }) =>
   ok(await deleteProduct(auth, params.id)),
 );

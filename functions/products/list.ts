@@ -1,7 +1,7 @@
+import { productsRoutes } from '../../shared/routes/products.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { ProductListQuery } from '../../shared/schemas/products.js';
 import { listProducts } from '../../shared/domain/catalog/products.js';
 
-export const handler = httpHandler({ handler: 'products/list', query: ProductListQuery }, async ({ auth, query }) =>
+export const handler = httpHandler(productsRoutes.list, async ({ auth, query }) =>
   page(await listProducts(auth, query)),
 );

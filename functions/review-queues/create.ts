@@ -1,8 +1,7 @@
+import { reviewQueuesRoutes } from '../../shared/routes/review-queues.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { ReviewQueue, ReviewQueueCreate } from '../../shared/schemas/review.js';
 import { createQueue } from '../../shared/domain/review/queues.js';
 
-export const handler = httpHandler(
-  { handler: 'review-queues/create', body: ReviewQueueCreate, response: ReviewQueue },
-  async ({ auth, body }) => created(await createQueue(auth, body)),
+export const handler = httpHandler(reviewQueuesRoutes.create, async ({ auth, body }) =>
+  created(await createQueue(auth, body)),
 );

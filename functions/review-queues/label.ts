@@ -1,8 +1,7 @@
+import { reviewQueuesRoutes } from '../../shared/routes/review-queues.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { LabelsPut, ItemParams, ReviewItem } from '../../shared/schemas/review.js';
 import { putLabels } from '../../shared/domain/review/labelling.js';
 
-export const handler = httpHandler(
-  { handler: 'review-queues/label', params: ItemParams, body: LabelsPut, response: ReviewItem },
-  async ({ auth, params, body }) => ok(await putLabels(auth, params.id, params.itemId, body)),
+export const handler = httpHandler(reviewQueuesRoutes.label, async ({ auth, params, body }) =>
+  ok(await putLabels(auth, params.id, params.itemId, body)),
 );

@@ -1,15 +1,7 @@
-import * as Type from '@sinclair/typebox';
+import { reviewQueuesRoutes } from '../../shared/routes/review-queues.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
-import { ReviewItem, ReviewItemListQuery } from '../../shared/schemas/review.js';
 import { listItems } from '../../shared/domain/review/items.js';
 
-export const handler = httpHandler(
-  {
-    handler: 'review-queues/list-items',
-    params: IdParams,
-    query: ReviewItemListQuery,
-    response: Type.Array(ReviewItem),
-  },
-  async ({ auth, params, query }) => page(await listItems(auth, params.id, query)),
+export const handler = httpHandler(reviewQueuesRoutes.listItems, async ({ auth, params, query }) =>
+  page(await listItems(auth, params.id, query)),
 );

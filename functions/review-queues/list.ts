@@ -1,9 +1,7 @@
-import * as Type from '@sinclair/typebox';
+import { reviewQueuesRoutes } from '../../shared/routes/review-queues.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { ReviewQueue, ReviewQueueListQuery } from '../../shared/schemas/review.js';
 import { listQueues } from '../../shared/domain/review/queues.js';
 
-export const handler = httpHandler(
-  { handler: 'review-queues/list', query: ReviewQueueListQuery, response: Type.Array(ReviewQueue) },
-  async ({ auth, query }) => page(await listQueues(auth, query)),
+export const handler = httpHandler(reviewQueuesRoutes.list, async ({ auth, query }) =>
+  page(await listQueues(auth, query)),
 );

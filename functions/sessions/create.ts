@@ -1,7 +1,7 @@
+import { sessionsRoutes } from '../../shared/routes/sessions.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { SessionCreate } from '../../shared/schemas/sessions.js';
 import { createSession } from '../../shared/domain/sessions/sessions.js';
 
-export const handler = httpHandler({ handler: 'sessions/create', body: SessionCreate }, async ({ auth, body }) =>
+export const handler = httpHandler(sessionsRoutes.create, async ({ auth, body }) =>
   created(await createSession(auth, body)),
 );

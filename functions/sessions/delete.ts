@@ -1,7 +1,7 @@
+import { sessionsRoutes } from '../../shared/routes/sessions.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { deleteSession } from '../../shared/domain/sessions/sessions.js';
 
-export const handler = httpHandler({ handler: 'sessions/delete', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(sessionsRoutes.delete, async ({ auth, params }) =>
   ok(await deleteSession(auth, params.id)),
 );

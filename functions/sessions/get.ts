@@ -1,7 +1,7 @@
+import { sessionsRoutes } from '../../shared/routes/sessions.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getSessionById } from '../../shared/domain/sessions/sessions.js';
 
-export const handler = httpHandler({ handler: 'sessions/get', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(sessionsRoutes.get, async ({ auth, params }) =>
   ok(await getSessionById(auth, params.id)),
 );

@@ -1,7 +1,7 @@
+import { sessionsRoutes } from '../../shared/routes/sessions.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { SessionListQuery } from '../../shared/schemas/sessions.js';
 import { listSessions } from '../../shared/domain/sessions/sessions.js';
 
-export const handler = httpHandler({ handler: 'sessions/list', query: SessionListQuery }, async ({ auth, query }) =>
+export const handler = httpHandler(sessionsRoutes.list, async ({ auth, query }) =>
   page(await listSessions(auth, query)),
 );

@@ -1,8 +1,7 @@
+import { specificationsRoutes } from '../../shared/routes/specifications.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { SpecificationCreate } from '../../shared/schemas/specifications.js';
 import { createSpecification } from '../../shared/domain/metrics/specifications.js';
 
-export const handler = httpHandler(
-  { handler: 'specifications/create', body: SpecificationCreate },
-  async ({ auth, body }) => created(await createSpecification(auth, body)),
+export const handler = httpHandler(specificationsRoutes.create, async ({ auth, body }) =>
+  created(await createSpecification(auth, body)),
 );

@@ -1,7 +1,7 @@
+import { specificationsRoutes } from '../../shared/routes/specifications.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getSpecification } from '../../shared/domain/metrics/specifications.js';
 
-export const handler = httpHandler({ handler: 'specifications/get', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(specificationsRoutes.get, async ({ auth, params }) =>
   ok(await getSpecification(auth, params.id)),
 );

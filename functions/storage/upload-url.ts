@@ -1,8 +1,7 @@
+import { storageRoutes } from '../../shared/routes/storage.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { StorageUploadQuery } from '../../shared/schemas/tests.js';
 import { createUploadUrl } from '../../shared/domain/tests/storage.js';
 
-export const handler = httpHandler(
-  { handler: 'storage/upload-url', query: StorageUploadQuery },
-  async ({ auth, query }) => ok(await createUploadUrl(auth, query.fileName, query.contentType)),
+export const handler = httpHandler(storageRoutes.uploadUrl, async ({ auth, query }) =>
+  ok(await createUploadUrl(auth, query.fileName, query.contentType)),
 );

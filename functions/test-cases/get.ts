@@ -1,7 +1,7 @@
+import { testCasesRoutes } from '../../shared/routes/test-cases.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getTestCase } from '../../shared/domain/tests/test-cases.js';
 
-export const handler = httpHandler({ handler: 'test-cases/get', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(testCasesRoutes.get, async ({ auth, params }) =>
   ok(await getTestCase(auth, params.id)),
 );

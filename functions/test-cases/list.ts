@@ -1,7 +1,7 @@
+import { testCasesRoutes } from '../../shared/routes/test-cases.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { TestCaseListQuery } from '../../shared/schemas/tests.js';
 import { listTestCases } from '../../shared/domain/tests/test-cases.js';
 
-export const handler = httpHandler({ handler: 'test-cases/list', query: TestCaseListQuery }, async ({ auth, query }) =>
+export const handler = httpHandler(testCasesRoutes.list, async ({ auth, query }) =>
   page(await listTestCases(auth, query)),
 );

@@ -1,9 +1,7 @@
+import { testsRoutes } from '../../shared/routes/tests.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
-import { TestGenerateMore } from '../../shared/schemas/tests.js';
 import { augmentTest } from '../../shared/domain/generation/actions.js';
 
-export const handler = httpHandler(
-  { handler: 'tests/augment', params: IdParams, body: TestGenerateMore, bodyOptional: true },
-  async ({ auth, params, body }) => ok(await augmentTest(auth, params.id, body)),
+export const handler = httpHandler(testsRoutes.augment, async ({ auth, params, body }) =>
+  ok(await augmentTest(auth, params.id, body)),
 );

@@ -1,7 +1,7 @@
+import { testsRoutes } from '../../shared/routes/tests.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { cancelTest } from '../../shared/domain/generation/actions.js';
 
-export const handler = httpHandler({ handler: 'tests/cancel', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(testsRoutes.cancel, async ({ auth, params }) =>
   ok(await cancelTest(auth, params.id)),
 );

@@ -1,7 +1,7 @@
+import { versionsRoutes } from '../../shared/routes/versions.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { VersionCreate } from '../../shared/schemas/products.js';
 import { createVersion } from '../../shared/domain/catalog/versions.js';
 
-export const handler = httpHandler({ handler: 'versions/create', body: VersionCreate }, async ({ auth, body }) =>
+export const handler = httpHandler(versionsRoutes.create, async ({ auth, body }) =>
   created(await createVersion(auth, body)),
 );

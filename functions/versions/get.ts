@@ -1,7 +1,7 @@
+import { versionsRoutes } from '../../shared/routes/versions.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { getVersion } from '../../shared/domain/catalog/versions.js';
 
-export const handler = httpHandler({ handler: 'versions/get', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(versionsRoutes.get, async ({ auth, params }) =>
   ok(await getVersion(auth, params.id)),
 );

@@ -1,7 +1,7 @@
+import { versionsRoutes } from '../../shared/routes/versions.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { VersionListQuery } from '../../shared/schemas/products.js';
 import { listVersions } from '../../shared/domain/catalog/versions.js';
 
-export const handler = httpHandler({ handler: 'versions/list', query: VersionListQuery }, async ({ auth, query }) =>
+export const handler = httpHandler(versionsRoutes.list, async ({ auth, query }) =>
   page(await listVersions(auth, query)),
 );

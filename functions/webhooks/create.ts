@@ -1,8 +1,7 @@
+import { webhooksRoutes } from '../../shared/routes/webhooks.js';
 import { created, httpHandler } from '../../shared/http/handler.js';
-import { WebhookCreate, WebhookCreated } from '../../shared/schemas/webhooks.js';
 import { createWebhook } from '../../shared/domain/webhooks/webhooks.js';
 
-export const handler = httpHandler(
-  { handler: 'webhooks/create', body: WebhookCreate, response: WebhookCreated },
-  async ({ auth, body }) => created(await createWebhook(auth, body)),
+export const handler = httpHandler(webhooksRoutes.create, async ({ auth, body }) =>
+  created(await createWebhook(auth, body)),
 );

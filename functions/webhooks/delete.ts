@@ -1,7 +1,7 @@
+import { webhooksRoutes } from '../../shared/routes/webhooks.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
 import { deleteWebhook } from '../../shared/domain/webhooks/webhooks.js';
 
-export const handler = httpHandler({ handler: 'webhooks/delete', params: IdParams }, async ({ auth, params }) =>
+export const handler = httpHandler(webhooksRoutes.delete, async ({ auth, params }) =>
   ok(await deleteWebhook(auth, params.id)),
 );

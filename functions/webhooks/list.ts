@@ -1,9 +1,7 @@
-import * as Type from '@sinclair/typebox';
+import { webhooksRoutes } from '../../shared/routes/webhooks.js';
 import { httpHandler, page } from '../../shared/http/handler.js';
-import { Webhook, WebhookListQuery } from '../../shared/schemas/webhooks.js';
 import { listWebhooks } from '../../shared/domain/webhooks/webhooks.js';
 
-export const handler = httpHandler(
-  { handler: 'webhooks/list', query: WebhookListQuery, response: Type.Array(Webhook) },
-  async ({ auth, query }) => page(await listWebhooks(auth, query)),
+export const handler = httpHandler(webhooksRoutes.list, async ({ auth, query }) =>
+  page(await listWebhooks(auth, query)),
 );

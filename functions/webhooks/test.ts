@@ -1,9 +1,7 @@
+import { webhooksRoutes } from '../../shared/routes/webhooks.js';
 import { httpHandler, ok } from '../../shared/http/handler.js';
-import { IdParams } from '../../shared/schemas/common.js';
-import { Delivery } from '../../shared/schemas/webhooks.js';
 import { pingWebhook } from '../../shared/domain/webhooks/ping.js';
 
-export const handler = httpHandler(
-  { handler: 'webhooks/test', params: IdParams, response: Delivery },
-  async ({ auth, params }) => ok(await pingWebhook(auth, params.id)),
+export const handler = httpHandler(webhooksRoutes.test, async ({ auth, params }) =>
+  ok(await pingWebhook(auth, params.id)),
 );

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { Access } from '../routes.js';
+import type { Access } from '../routes/route.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 
 export const ROLES = ['ADMIN', 'MEMBER'] as const;

@@ -1,8 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as Type from '@sinclair/typebox';
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { assertAccess, authFromEvent, type AuthContext } from '../auth/context.js';
 import { routeValidators } from '#route-validators';
 import type { RouteValidators } from './validators.js';
@@ -14,29 +13,42 @@ import { mapStack } from '../observability/stack-map.js';
 import { normaliseQuery } from './query.js';
 import { bodyProblem } from '../schemas/storable.js';
 import { withNearMiss, withSuggestion } from '../schemas/describe.js';
+import {
+  contractOf,
+  NoParams,
+  NoQuery,
+  type BodyOf,
+  type Contract,
+  type ParamsOf,
+  type QueryOf,
+  type RawBody,
+  type ResponseOf,
+  type HandlerSpec,
+} from '../routes/route.js';
 
-export interface Reply {
+/** An answer; `T` is the success body the route's `response` schema describes. */
+export interface Reply<T = unknown> {
   statusCode: number;
-  body: unknown;
+  body: T;
   headers?: Record<string, string>;
   /** Bytes answered as they are (base64 in the proxy result), instead of `body` as JSON. */
   raw?: { contentType: string; bytes: Buffer };
 }
 
 /** 200 with the value. */
-export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
+export const ok = <T>(body: T): Reply<T> => ({ statusCode: 200, body });
 /** 201 with the created record. */
-export const created = (body: unknown): Reply => ({ statusCode: 201, body });
+export const created = <T>(body: T): Reply<T> => ({ statusCode: 201, body });
 /** 204 without a body (nothing to answer, e.g. no review item left). */
-export const noContent = (): Reply => ({ statusCode: 204, body: undefined });
+export const noContent = (): Reply<never> => ({ statusCode: 204, body: undefined as never });
 /** 200 with these bytes and this Content-Type (a binary answer, e.g. protobuf). */
-export const bytes = (contentType: string, data: Buffer): Reply => ({
+export const bytes = (contentType: string, data: Buffer): Reply<never> => ({
   statusCode: 200,
-  body: undefined,
+  body: undefined as never,
   raw: { contentType, bytes: data },
 });
 /** 200 with a JSON array and the total number of matches in `X-Total-Count`. */
-export const page = (result: { items: unknown[]; total: number }): Reply => ({
+export const page = <T>(result: { items: T[]; total: number }): Reply<T[]> => ({
   statusCode: 200,
   body: result.items,
   headers: { 'X-Total-Count': String(result.total) },
@@ -50,20 +62,11 @@ export interface HttpRequest<P, Q, B> {
   requestId: string;
 }
 
-/** The request body as received, for routes that decode it themselves (OTLP: protobuf or JSON, maybe gzip). */
-export interface RawBody {
-  bytes: Buffer;
-  contentType?: string;
-  contentEncoding?: string;
-  /** Every request header, names in lower case (a protocol spoken over the body reads its own, e.g. MCP's). */
-  headers: Record<string, string | undefined>;
-}
+export type { Contract, RawBody };
+export { NoParams, NoQuery };
 
-interface RawBodySpec {
-  /** The media types the route takes and answers (documentation: the OpenAPI generator reads them). */
-  mediaTypes: string[];
-  /** The JSON form of the body (documentation only: the route decodes the body itself). */
-  schema?: TSchema;
+/** What a route's handler adds to its contract: how it answers an error in its own encoding. */
+export interface HandlerOptions {
   /** An error answer in the request's own encoding, when JSON is not it (OTLP: a protobuf Status). */
   errorReply?: (
     headers: Record<string, string | undefined>,
@@ -71,39 +74,6 @@ interface RawBodySpec {
     body: ErrorBody,
   ) => { contentType: string; bytes: Buffer } | undefined;
 }
-
-interface Spec<P extends TObject, Q extends TObject, B extends TSchema> {
-  /** The handler module name in the route table, e.g. `phone-connections/create`. */
-  handler: string;
-  params?: P;
-  query?: Q;
-  body?: B;
-  /** The body may be left out (then it is validated as `{}`). */
-  bodyOptional?: boolean;
-  /** Instead of `body`: the handler receives the body's bytes (`RawBody`) undecoded. */
-  rawBody?: RawBodySpec;
-  /** The success body's schema (documentation only: the OpenAPI generator reads it). */
-  response?: TSchema;
-  /** The media types of the success answer when it is not JSON (documentation only; the handler answers with `bytes`). */
-  responseMediaTypes?: string[];
-}
-
-/** What a handler declares about its route: read by the OpenAPI generator. */
-export interface Contract {
-  params?: TObject;
-  query: TObject;
-  body?: TSchema;
-  bodyOptional?: boolean;
-  response?: TSchema;
-  /** Media types of the body and the success answer; JSON when absent. */
-  mediaTypes?: string[];
-  /** Media types of the success answer alone, when they differ from the body's (a JSON route answering XML). */
-  responseMediaTypes?: string[];
-}
-
-/** The schemas of a route that declares none (also read by infra/validators.ts). */
-export const NoParams = Type.Object({}, { additionalProperties: true });
-export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 type Internal = {
   started: number;
@@ -121,13 +91,10 @@ type Internal = {
  * (shared/http/route-validators.ts), precompiled at build time in a function bundle
  * (shared/http/precompiled-validators.ts).
  */
-export function httpHandler<
-  P extends TObject = typeof NoParams,
-  Q extends TObject = typeof NoQuery,
-  B extends TSchema = TSchema,
->(
-  spec: Spec<P, Q, B>,
-  fn: (req: HttpRequest<Static<P>, Static<Q>, B extends TSchema ? Static<B> : RawBody>) => Promise<Reply>,
+export function httpHandler<R extends HandlerSpec>(
+  spec: R,
+  fn: (req: HttpRequest<ParamsOf<R>, QueryOf<R>, BodyOf<R>>) => Promise<Reply<ResponseOf<R>>>,
+  options: HandlerOptions = {},
 ) {
   const querySchema = spec.query ?? NoQuery;
   // Resolved on the first request: a bundle's entry registers its precompiled validators after
@@ -189,7 +156,7 @@ export function httpHandler<
         const { name, message, stack } = request.error ?? {};
         logger.error('request failed', { error: { name, message, stack: mapStack(stack) } });
       }
-      const own = spec.rawBody?.errorReply?.(request.event.headers ?? {}, statusCode, body);
+      const own = options.errorReply?.(request.event.headers ?? {}, statusCode, body);
       request.response = own
         ? binary(statusCode, own, request.context.awsRequestId)
         : json(statusCode, body, request.context.awsRequestId);
@@ -202,9 +169,9 @@ export function httpHandler<
     internal: Internal,
   ): Promise<APIGatewayProxyResult> => {
     const reply = await fn({
-      params: internal.params as Static<P>,
-      query: internal.query as Static<Q>,
-      body: internal.body as B extends TSchema ? Static<B> : RawBody,
+      params: internal.params as ParamsOf<R>,
+      query: internal.query as QueryOf<R>,
+      body: internal.body as BodyOf<R>,
       auth: internal.auth!,
       requestId: context.awsRequestId,
     });
@@ -230,17 +197,8 @@ export function httpHandler<
     .use(captureRequest)
     .use(errorHandler)
     .handler((event, context) => core(event, context, state.get(context)!));
-  // The route's schemas, for the OpenAPI document (infra/openapi.ts).
-  const contract: Contract = {
-    params: spec.params,
-    query: querySchema,
-    body: spec.body ?? spec.rawBody?.schema,
-    bodyOptional: spec.bodyOptional,
-    response: spec.response,
-    mediaTypes: spec.rawBody?.mediaTypes,
-    responseMediaTypes: spec.responseMediaTypes,
-  };
-  return Object.assign(fnWithContract, { contract });
+  // The route's schemas, as the validators' precompiler and the fuzzer read them.
+  return Object.assign(fnWithContract, { contract: contractOf(spec) });
 
   function logLine(request: Req) {
     logger.appendKeys({ status: request.response?.statusCode });

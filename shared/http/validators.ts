@@ -1,4 +1,4 @@
-import type { Access } from '../routes.js';
+import type { Access } from '../routes/route.js';
 import type { ErrorObject } from 'ajv';
 import { describeErrors } from '../schemas/describe.js';
 import { ValidationError } from '../errors.js';

@@ -1,4 +1,6 @@
+import type { Static } from '@sinclair/typebox';
 import type { Reply } from '../http/handler.js';
+import type { ErrorBody } from '../schemas/records.js';
 
 /**
  * GET and DELETE /mcp: 405 with `Allow: POST`, as the SDK's stateless server examples answer them.
@@ -6,7 +8,7 @@ import type { Reply } from '../http/handler.js';
  * the 405 as "POST only" and ignores the body, which is the service's usual error body. A module of
  * its own, so those two functions carry none of the SDK.
  */
-export function methodNotAllowed(): Reply {
+export function methodNotAllowed(): Reply<Static<typeof ErrorBody>> {
   return {
     statusCode: 405,
     headers: { Allow: 'POST' },

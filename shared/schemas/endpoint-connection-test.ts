@@ -1,6 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
+import type { EndpointConnectionTestResultRecord } from './records.js';
 
 /** `POST /endpointConnections/{id}/test`: one real call with the connection's settings. */
 export const EndpointConnectionTestBody = Type.Object(
@@ -21,13 +22,4 @@ export const EndpointConnectionTestBody = Type.Object(
 export type EndpointConnectionTestBody = Static<typeof EndpointConnectionTestBody>;
 
 /** The answer: what was sent and received, with every secret value replaced by `***`; nothing is stored. */
-export interface EndpointConnectionTestResult {
-  request: { method: string; url: string; headers: Record<string, string>; body: string | null } | null;
-  response: { status: number; headers: Record<string, string>; body: string } | null;
-  /** Every outputMapping key's value (empty when the call failed). */
-  extracted: Record<string, unknown>;
-  attempts: number;
-  latencyMs: number | null;
-  /** Why the call failed, or null. */
-  error: string | null;
-}
+export type EndpointConnectionTestResult = Static<typeof EndpointConnectionTestResultRecord>;

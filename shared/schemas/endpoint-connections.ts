@@ -13,6 +13,7 @@ import {
   StringEnum,
 } from './common.js';
 import { FREE_FORM_MAX_BYTES } from './storable.js';
+import type { EndpointConnectionRecord } from './records.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const AUTH_TYPES = ['NONE', 'BEARER', 'API_KEY', 'BASIC'] as const;
@@ -102,34 +103,7 @@ export const EndpointConnectionListQuery = Type.Object(
 export type EndpointConnectionListQuery = Static<typeof EndpointConnectionListQuery>;
 
 /** The readable record: secrets never appear, only `hasAuthToken` and `hasPassword`. */
-export interface EndpointConnection {
-  id: string;
-  organizationId: string;
-  productId: string;
-  userId: string;
-  name: string;
-  url: string;
-  httpMethod: HttpMethodName;
-  authType: AuthType;
-  hasAuthToken: boolean;
-  username: string | null;
-  hasPassword: boolean;
-  headers: Record<string, string>;
-  inputTemplate: string;
-  outputMapping: Record<string, string>;
-  inputSchema: Record<string, unknown> | null;
-  type: ConnectionType;
-  timeout: number;
-  rateLimit: number | null;
-  retryEnabled: boolean;
-  retryMaxAttempts: number;
-  retryInitialDelayMs: number;
-  retryBackoffStrategy: BackoffStrategy;
-  retryMaxDelayMs: number;
-  retryableStatusCodes: number[];
-  createdAt: string;
-  deletedAt?: string;
-}
+export type EndpointConnection = Static<typeof EndpointConnectionRecord>;
 
 export interface EndpointSecrets {
   authToken?: string;

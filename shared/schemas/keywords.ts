@@ -7,6 +7,9 @@ import { freeFormProblem } from './storable.js';
  * (.build/validators/, generated before bundling by infra/validators.ts), so this module imports no schema library.
  */
 
+/** The keywords below, by name: not JSON Schema, so the OpenAPI document shows them as `x-` extensions. */
+export const SERVICE_KEYWORDS = ['maxBytes', 'freeForm'] as const;
+
 /**
  * The bytes a value takes when stored: UTF-8 of a string, of the JSON of anything else. The
  * `maxBytes` keyword bounds it, so a record's worst case fits a DynamoDB item.

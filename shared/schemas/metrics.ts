@@ -9,6 +9,7 @@ import {
   type EvaluationParam,
   type MetricSource,
 } from '../domain/evaluation/params.js';
+import type { EvaluatorModelRecord, MetricRecord } from './records.js';
 
 export const ModelName = Type.String({
   minLength: 1,
@@ -166,12 +167,8 @@ export interface StoredMetric {
   ownDisabledAt?: string | null;
 }
 
-export interface Metric extends Omit<StoredMetric, 'ownLegacyAt' | 'ownDisabledAt' | 'check'> {
-  check: Check | null;
-  specificationIds: string[];
-  legacyAt: string | null;
-  disabledAt: string | null;
-}
+/** As the API answers it: the type of its response schema. */
+export type Metric = Static<typeof MetricRecord>;
 
 export const ModelPut = Type.Object(
   {
@@ -187,13 +184,5 @@ export type ModelPut = Static<typeof ModelPut>;
 
 export const ModelParams = Type.Object({ name: ModelName }, { additionalProperties: false });
 
-export interface EvaluatorModel {
-  name: string;
-  provider: string;
-  providerModelId: string;
-  creditsPerEvaluation: number;
-  unselectableAt: string | null;
-  disabledAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type EvaluatorModel = Static<typeof EvaluatorModelRecord>;

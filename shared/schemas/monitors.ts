@@ -11,6 +11,7 @@ import {
   pickProps,
   StringEnum,
 } from './common.js';
+import type { MonitorRecord } from './records.js';
 
 export const MONITOR_STATUSES = ['ACTIVE', 'PAUSED', 'CAPPED', 'NO_CREDITS', 'FAILING'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
@@ -73,23 +74,5 @@ export const ResultsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export interface Monitor {
-  id: string;
-  organizationId: string;
-  productId: string;
-  name: string;
-  metricGroupIds: string[];
-  versionId: string | null;
-  userId: string;
-  samplingPercentage: number;
-  monthlyCreditCap: number | null;
-  filterQuery: string | null;
-  filterTarget: FilterTarget | null;
-  excludeQuery: string | null;
-  excludeTarget: FilterTarget | null;
-  status: MonitorStatus;
-  /** When a user last wrote the status (the FAILING window starts there). */
-  statusUserAt: string;
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type Monitor = Static<typeof MonitorRecord>;

@@ -1,6 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
+import type { ProductRecord, VersionRecord } from './records.js';
 
 const Text = (max: number, maxBytes?: number) => Type.String({ maxLength: max, ...(maxBytes ? { maxBytes } : {}) });
 /**
@@ -31,19 +32,8 @@ export type ProductUpdate = Static<typeof ProductUpdate>;
 export const ProductListQuery = Type.Object({ ...ListQueryBase }, { additionalProperties: false });
 export type ProductListQuery = Static<typeof ProductListQuery>;
 
-export interface Product {
-  id: string;
-  organizationId: string;
-  userId: string;
-  name: string;
-  description: string;
-  capabilities: string[];
-  inabilities: string[];
-  securityBoundaries: string[];
-  policies: string[];
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type Product = Static<typeof ProductRecord>;
 
 const connectionRefs = {
   conversationEndpointConnectionId: Type.Optional(Nullable(Id)),
@@ -85,19 +75,5 @@ export const VersionListQuery = Type.Object(
 );
 export type VersionListQuery = Static<typeof VersionListQuery>;
 
-export interface Version {
-  id: string;
-  organizationId: string;
-  productId: string;
-  userId: string;
-  name: string;
-  description: string;
-  modelId: string | null;
-  systemPrompt: string | null;
-  conversationEndpointConnectionId: string | null;
-  initializationEndpointConnectionId: string | null;
-  finalizationEndpointConnectionId: string | null;
-  phoneConnectionId: string | null;
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type Version = Static<typeof VersionRecord>;

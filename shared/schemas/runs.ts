@@ -190,6 +190,8 @@ export type ComparisonQuery = Static<typeof ComparisonQuery>;
 
 export const JunitQuery = Type.Object({ baseRunId: Type.Optional(BaseRunId) }, { additionalProperties: false });
 export type JunitQuery = Static<typeof JunitQuery>;
+/** GET /runs/{id}/junit answers XML, not JSON. */
+export const JunitDocument = Type.String({ description: 'a JUnit XML document' });
 
 export const ComparisonCasesQuery = Type.Object(
   {

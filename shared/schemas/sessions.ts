@@ -1,6 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
+import type { SessionRecord, SpanRecord, TurnRecord } from './records.js';
 
 export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -70,34 +71,8 @@ export const SessionListQuery = Type.Object(
 );
 export type SessionListQuery = Static<typeof SessionListQuery>;
 
-export interface Session {
-  id: string;
-  organizationId: string;
-  productId: string;
-  versionId: string;
-  userId: string;
-  customId: string | null;
-  testId: string | null;
-  testCaseId: string | null;
-  /** The run that created the session; absent for sessions created through the API. */
-  runId?: string | null;
-  /** A run's session: which repetition of its test case it is (1-based); absent for other sessions. */
-  repetition?: number | null;
-  /** A run's session: how the agent was reached (HTTP, or PHONE for a voice run); absent for other sessions. */
-  channel?: 'HTTP' | 'PHONE' | null;
-  context: Record<string, unknown> | null;
-  stoppingReason: string | null;
-  recordingUri: string | null;
-  error: string | null;
-  status: SessionStatus;
-  isProduction: boolean;
-  metadata: Record<string, unknown>;
-  turnCount: number;
-  lastTurnAt: string | null;
-  closedAt: string | null;
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type Session = Static<typeof SessionRecord>;
 
 const Usage = Type.Object(
   {
@@ -164,21 +139,8 @@ export const TurnListQuery = Type.Object(
 );
 export type TurnListQuery = Static<typeof TurnListQuery>;
 
-export interface Turn {
-  id: string;
-  organizationId: string;
-  sessionId: string;
-  index: number;
-  input: string;
-  output: string | null;
-  retrievalContext: string[];
-  latencyMs: number | null;
-  usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number };
-  cost: number | null;
-  /** About the turn: a voice turn's `userAudioUri` and `agentAudioUri`; `{}` otherwise. */
-  metadata: Record<string, unknown>;
-  createdAt: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type Turn = Static<typeof TurnRecord>;
 
 export const MAX_DESCRIPTION_BYTES = 1024 * 1024;
 /** Span data over 64 KB is kept in S3 (spans.ts), so the field allows as much as a description. */
@@ -214,6 +176,12 @@ export const SpanBatch = Type.Object(
 );
 export type SpanBatch = Static<typeof SpanBatch>;
 
+/** A span's path: any id is accepted here, one that does not start with trace_ is a 404, not a 400. */
+export const SpanIdParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+
 export const SpanListQuery = Type.Object(
   {
     inferenceResultIds: Type.Optional(IdList),
@@ -229,25 +197,8 @@ export const SpanListQuery = Type.Object(
 );
 export type SpanListQuery = Static<typeof SpanListQuery>;
 
-export interface Span {
-  id: string;
-  organizationId: string;
-  sessionId: string;
-  inferenceResultId: string;
-  name: string;
-  type: SpanType;
-  description: string | null;
-  inputData: Record<string, unknown> | null;
-  outputData: Record<string, unknown> | string | null;
-  error: string | null;
-  latencyMs: number | null;
-  metadata: Record<string, unknown>;
-  parentTraceId: string | null;
-  startTime: string | null;
-  endTime: string | null;
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type Span = Static<typeof SpanRecord>;
 
 export const EvaluationCreate = Type.Object(
   {

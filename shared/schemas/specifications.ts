@@ -2,6 +2,7 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
+import type { SpecificationRecord } from './records.js';
 
 export const SPECIFICATION_TYPES = ['CAPABILITY', 'INABILITY', 'POLICY'] as const;
 export type SpecificationType = (typeof SPECIFICATION_TYPES)[number];
@@ -66,6 +67,5 @@ export interface StoredSpecification {
   deletedAt?: string;
 }
 
-export interface Specification extends StoredSpecification {
-  metricIds: string[];
-}
+/** As the API answers it: the type of its response schema. */
+export type Specification = Static<typeof SpecificationRecord>;

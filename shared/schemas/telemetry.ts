@@ -5,6 +5,9 @@ import * as Type from '@sinclair/typebox';
  * reference only: POST /otel/v1/traces decodes its body with the official protobuf definitions
  * (shared/domain/telemetry/otlp.ts), in binary protobuf or JSON, and ignores unknown fields.
  */
+/** OTLP/HTTP's binary encoding; the route takes and answers it beside JSON. */
+export const PROTOBUF = 'application/x-protobuf';
+
 const KeyValue = Type.Object({
   key: Type.String(),
   value: Type.Object(

@@ -1,7 +1,8 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { FreeForm, Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
-import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
+import { TEST_TYPES } from '../domain/evaluation/params.js';
+import type { TestCaseRecord, TestRecordSchema } from './records.js';
 
 export const TEST_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'AUGMENTING', 'EXTENDING', 'CANCELLED'] as const;
 export type TestStatus = (typeof TEST_STATUSES)[number];
@@ -69,36 +70,8 @@ export const TestListQuery = Type.Object(
 );
 export type TestListQuery = Static<typeof TestListQuery>;
 
-export interface TestRecord {
-  id: string;
-  organizationId: string;
-  productId: string;
-  userId: string;
-  name: string;
-  type: TestType;
-  models: string[];
-  groundTruthUri: string | null;
-  uri: string | null;
-  error: string | null;
-  status: TestStatus;
-  fewShot: string | null;
-  languageCode: string;
-  backgroundNoiseProfile: (typeof NOISE_PROFILES)[number] | null;
-  backgroundNoiseLevel: (typeof NOISE_LEVELS)[number] | null;
-  variants: string[];
-  customVariantDescription: string | null;
-  strategies: string[];
-  customUserPersona: string | null;
-  maxTestCases: number | null;
-  sourceTestId: string | null;
-  dataCatalogUri: string | null;
-  metadata: Record<string, unknown>;
-  specificationId: string | null;
-  isExtendable: boolean;
-  testCaseCount: number;
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type TestRecord = Static<typeof TestRecordSchema>;
 
 /** Attributes maintained by session, evaluation and span writes (issue: sessions), for list filters. */
 export interface TestActivity {
@@ -138,29 +111,8 @@ export const TestCaseListQuery = Type.Object(
 );
 export type TestCaseListQuery = Static<typeof TestCaseListQuery>;
 
-export interface TestCase {
-  id: string;
-  organizationId: string;
-  productId: string;
-  testId: string;
-  index: number;
-  input: string | Record<string, unknown> | null;
-  expectedOutput: string | null;
-  expectedTools: string[];
-  context: string | null;
-  variant: string | null;
-  strategy: string | null;
-  languageCode: string | null;
-  goal: string | null;
-  userPersona: string | null;
-  scenario: string | null;
-  stoppingCriterias: string[];
-  maxIterations: number | null;
-  /** Written by POST /tests/{id}/augment from the test's other cases. */
-  isAugmented: boolean;
-  createdAt: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type TestCase = Static<typeof TestCaseRecord>;
 
 export const StorageUploadQuery = Type.Object(
   {

@@ -2,14 +2,11 @@ import type { AuthContext } from '../../auth/context.js';
 import { getSpend, requireOrganization, updateOrganization } from '../../db/organizations.js';
 import type { OrganizationUpdate } from '../../schemas/organization.js';
 import { availableCredits, cycleOf, cycleStart, type Organization } from './organization.js';
+import type { Static } from '@sinclair/typebox';
+import type { OrganizationRecord } from '../../schemas/records.js';
 
-export interface OrganizationView extends Organization {
-  cycleStart: string | null;
-  spentCredits: number;
-  pendingCredits: number;
-  /** null when credits are unlimited. */
-  availableCredits: number | null;
-}
+/** As the API answers it: the type of its response schema. */
+export type OrganizationView = Static<typeof OrganizationRecord>;
 
 async function viewOf(org: Organization, now = new Date()): Promise<OrganizationView> {
   const spend = await getSpend(org.id, cycleOf(now));

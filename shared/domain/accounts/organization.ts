@@ -1,4 +1,6 @@
-import type { Plan, Role } from '../../auth/context.js';
+import type { Plan } from '../../auth/context.js';
+import type { Static } from '@sinclair/typebox';
+import type { ApiKeyRecord as ApiKeyRecordSchema } from '../../schemas/records.js';
 
 export interface Organization {
   id: string;
@@ -9,17 +11,8 @@ export interface Organization {
   createdAt: string;
 }
 
-export interface ApiKeyRecord {
-  id: string;
-  organizationId: string;
-  userId: string;
-  role: Role;
-  name: string;
-  last4: string;
-  createdAt: string;
-  revokedAt?: string;
-  deletedAt?: string;
-}
+/** As the API answers it: the type of its response schema. */
+export type ApiKeyRecord = Static<typeof ApiKeyRecordSchema>;
 
 /** The credit cycle is the UTC calendar month: `YYYY-MM`. */
 export function cycleOf(at: Date): string {

@@ -8,18 +8,13 @@ import { specificationEntity, testEntity } from '../common/entities.js';
 import { missingParams, type EvaluationSources } from './context.js';
 import { loadSources } from './sources.js';
 import { visibleMetrics } from '../metrics/metrics.js';
+import type { Static } from '@sinclair/typebox';
+import type { CompatibilityEntryRecord } from '../../schemas/records.js';
 
 export type Relevance = 'linked' | 'matching' | 'none';
 
-export interface CompatibilityEntry {
-  id: string;
-  name: string;
-  isCompatible: boolean;
-  relevance: Relevance;
-  source: Metric['source'] | null;
-  description: string | null;
-  incompatibilityReason: string | null;
-}
+/** As the API answers it: the type of its response schema. */
+export type CompatibilityEntry = Static<typeof CompatibilityEntryRecord>;
 
 const RELEVANCE_ORDER: Record<Relevance, number> = { linked: 0, matching: 1, none: 2 };
 

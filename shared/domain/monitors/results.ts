@@ -11,28 +11,12 @@ import { monitorEntity } from '../common/entities.js';
 import { cycleOf, cycleStart, type Organization } from '../accounts/organization.js';
 import { loadFamilies } from './families.js';
 import { windowDays } from './rules.js';
-import { emptySums, mergeSums, scorePoint, type ScorePoint, type Sums } from './statistics.js';
+import { emptySums, mergeSums, scorePoint, type Sums } from './statistics.js';
+import type { Static } from '@sinclair/typebox';
+import type { MonitorResultsRecord } from '../../schemas/records.js';
 
-export interface MonitorResults {
-  monitorId: string;
-  range: { from: string; to: string; bucketDays: number };
-  metrics: {
-    metricGroupId: string;
-    name: string;
-    headline: ScorePoint;
-    buckets: (ScorePoint & { bucket: string })[];
-  }[];
-  worstMetric: (ScorePoint & { metricGroupId: string; name: string }) | null;
-  markers: {
-    metricRevisions: { metricGroupId: string; name: string; metricId: string; at: string }[];
-    samplingChanges: { at: string; samplingPercentage: number }[];
-  };
-  spend: { spentCredits: number; pendingCredits: number; capCredits: number | null; cycleStart: string | null };
-  sessions: {
-    scored: { sessionId: string; evaluatedAt: string; settledAtTurn: number | null; description: string }[];
-    waiting: { sessionId: string; lastTurnAt: string; minutesSinceLastTurn: number; description: string }[];
-  };
-}
+/** As the API answers it: the type of its response schema. */
+export type MonitorResults = Static<typeof MonitorResultsRecord>;
 
 const sumsOf = (i: Record<string, unknown>): Sums => ({
   n: Number(i.n ?? 0),

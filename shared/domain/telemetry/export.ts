@@ -2,6 +2,7 @@ import type { AuthContext } from '../../auth/context.js';
 import type { ErrorBody } from '../../http/errors.js';
 import type { RawBody } from '../../http/handler.js';
 import { countMetric, METRIC } from '../../observability/metrics.js';
+import { PROTOBUF } from '../../schemas/telemetry.js';
 import { ingestSpans } from './ingest.js';
 import {
   decodedBody,
@@ -12,7 +13,7 @@ import {
   type OtlpFormat,
 } from './otlp.js';
 
-export const PROTOBUF = 'application/x-protobuf';
+export { PROTOBUF };
 
 export type ExportAnswer =
   | { format: 'protobuf'; bytes: Buffer }

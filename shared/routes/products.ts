@@ -1,0 +1,20 @@
+import * as Type from '@sinclair/typebox';
+import { route } from './route.js';
+import { IdParams } from '../schemas/common.js';
+import { ProductCreate, ProductListQuery, ProductUpdate } from '../schemas/products.js';
+import { Deleted, ProductRecord } from '../schemas/records.js';
+
+export const productsRoutes = {
+  create: route('POST', '/products', 'products/create', 'write', { body: ProductCreate, response: ProductRecord }),
+  list: route('GET', '/products', 'products/list', 'read', {
+    query: ProductListQuery,
+    response: Type.Array(ProductRecord),
+  }),
+  get: route('GET', '/products/{id}', 'products/get', 'read', { params: IdParams, response: ProductRecord }),
+  update: route('PATCH', '/products/{id}', 'products/update', 'write', {
+    params: IdParams,
+    body: ProductUpdate,
+    response: ProductRecord,
+  }),
+  delete: route('DELETE', '/products/{id}', 'products/delete', 'write', { params: IdParams, response: Deleted }),
+};

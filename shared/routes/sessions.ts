@@ -1,0 +1,26 @@
+import * as Type from '@sinclair/typebox';
+import { route } from './route.js';
+import { IdParams } from '../schemas/common.js';
+import { CompatibilityEntryRecord, Deleted, SessionRecord } from '../schemas/records.js';
+import { CompatibilityQuery, SessionCreate, SessionListQuery, SessionUpdate } from '../schemas/sessions.js';
+
+export const sessionsRoutes = {
+  create: route('POST', '/sessions', 'sessions/create', 'write', { body: SessionCreate, response: SessionRecord }),
+  list: route('GET', '/sessions', 'sessions/list', 'read', {
+    query: SessionListQuery,
+    response: Type.Array(SessionRecord),
+  }),
+  get: route('GET', '/sessions/{id}', 'sessions/get', 'read', { params: IdParams, response: SessionRecord }),
+  update: route('PATCH', '/sessions/{id}', 'sessions/update', 'write', {
+    params: IdParams,
+    body: SessionUpdate,
+    response: SessionRecord,
+  }),
+  delete: route('DELETE', '/sessions/{id}', 'sessions/delete', 'write', { params: IdParams, response: Deleted }),
+  metricCompatibility: route('GET', '/sessions/{id}/metricCompatibility', 'sessions/metric-compatibility', 'read', {
+    capabilities: ['bucketRead'],
+    params: IdParams,
+    query: CompatibilityQuery,
+    response: Type.Array(CompatibilityEntryRecord),
+  }),
+};
