@@ -1,30 +1,36 @@
-import type { TransactItem } from '../../db/catalog.js';
-import { tableName } from '../../db/client.js';
 import { restoreItems } from '../../db/offload.js';
-import { readShard, shardOf } from '../../db/run-counters.js';
-import { keys } from '../../db/keys.js';
+import { shardOf } from '../../db/run-counters.js';
 import { toRecord } from '../../db/records.js';
 import {
-  applyStep,
+  countItems,
+  failedUnstartedItems,
+  markQueued,
+  runCancelled as runCancelledIn,
+  stepItems,
+  writeCountedStep,
+  writeStep,
+  type CountMove,
+  type Outcome,
+  type RunRef,
+  type StepChange,
+} from '../../db/run-steps.js';
+import {
   createRunSessions,
   getRunSession,
   getRunSessions,
   getStoredRun,
-  markQueued,
   markTestRunOnVersion,
   reconcileFanout,
   runSessionIds,
   sealFanout,
-  sessionStepUpdate,
   setRunStatus,
   testCasePage,
   testCasesPageById,
-  turnPut,
   type RunPlanEntry,
   type RunSession,
   type StoredRun,
 } from '../../db/runs.js';
-import { customIdItem, evaluationItem, listTurns, spansOfSession } from '../../db/sessions.js';
+import { listTurns, spansOfSession } from '../../db/sessions.js';
 import type { AuthContext } from '../../auth/context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
@@ -56,16 +62,6 @@ import {
 } from './caller/index.js';
 import { simulateUserTurn } from './simulator.js';
 import { afterCounted, CANCELLED_REASON, finishRun } from './runs.js';
-import {
-  countedWrite,
-  doneCount,
-  failedUnstarted,
-  shardOfSession,
-  spansCount,
-  startCount,
-  type Outcome,
-  type RunRef,
-} from './counting.js';
 import { slotTaker } from './rate-slot.js';
 import { hangUpEnded, voiceStep } from './voice-steps.js';
 import type { VoiceEvent } from '../voice/voice-event.js';
@@ -137,7 +133,7 @@ export async function processFanout(
   const ref: RunRef = { organizationId: run.organizationId, runId: run.id, shards: run._shards };
   const created = await createRunSessions(sessions, (group) =>
     cancelled
-      ? failedUnstarted(
+      ? failedUnstartedItems(
           ref,
           group.map((s) => s.id),
         )
@@ -435,17 +431,12 @@ async function loadStep(job: StepJob): Promise<{ session: RunSession; ctx: StepC
     if (!carry) return undefined;
   }
   const multi = !SINGLE_TURN_TYPES.has(carry.test?.type ?? carry.testType);
-  // Whether the run was cancelled: its session's shard says (a run without shards: its item).
-  const shardKey = carry.shards ? keys.runShard(job.runId, shardOf(job.sessionId, carry.shards)) : undefined;
   const { read, records } = await readStep(job.organizationId, job.runId, job.sessionId, carry, {
-    ...(shardKey ? { extraKeys: [shardKey] } : { readRun: true }),
     organization: multi,
   });
   const session = read.session;
   if (!session || session._runId !== job.runId) return undefined;
-  const cancelled = shardKey
-    ? read.extra.get(`${shardKey.pk}#${shardKey.sk}`)?.cancelled === true
-    : !read.run || read.run.status === 'CANCELLED';
+  const cancelled = read.cancelled === true;
   const turns = carry.turns && carry.turns.length === session.turnCount ? carry.turns : undefined;
   return {
     session,
@@ -492,16 +483,14 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
   const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
   // A session still QUEUED is counted as pending: it moves to running, as its first step would have.
   const queued = s._phase === 'QUEUED';
-  const items = [
-    sessionStepUpdate(
-      s.id,
-      s._seq,
-      { _seq: s._seq + 1, _end: end, ...(queued ? { _phase: 'RUNNING' } : {}) },
-      queued ? { phase: 'QUEUED' } : {},
-    ),
-  ];
-  if (queued) items.push(startCount(run, s.id));
-  if (await applyStep(items)) await enqueueNext(job, { ...s, _seq: s._seq + 1 }, job.carry);
+  const moved = await writeStep({
+    run,
+    session: s,
+    seq: s._seq,
+    set: { _seq: s._seq + 1, _end: end, ...(queued ? { _phase: 'RUNNING' } : {}) },
+    ...(queued ? { phase: 'QUEUED' as const, counts: [{ kind: 'start' as const }] } : {}),
+  });
+  if (moved) await enqueueNext(job, { ...s, _seq: s._seq + 1 }, job.carry);
 }
 
 /**
@@ -591,21 +580,20 @@ async function failUnstarted(ctx: StepContext, s: RunSession): Promise<StepOutco
     closedAt: clock.now().toISOString(),
     _phase: 'DONE',
   };
-  const ok = await applyStep([
-    sessionStepUpdate(
-      s.id,
-      s._seq,
-      {
-        status: failed.status,
-        stoppingReason: failed.stoppingReason,
-        error: failed.error,
-        closedAt: failed.closedAt,
-        _phase: 'DONE',
-      },
-      { phase: 'QUEUED' },
-    ),
-    doneCount(ctx.run, failed, 'pending'),
-  ]);
+  const ok = await writeStep({
+    run: ctx.run,
+    session: s,
+    seq: s._seq,
+    set: {
+      status: failed.status,
+      stoppingReason: failed.stoppingReason,
+      error: failed.error,
+      closedAt: failed.closedAt,
+      _phase: 'DONE',
+    },
+    phase: 'QUEUED',
+    counts: [{ kind: 'done', status: 'FAILED', from: 'pending' }],
+  });
   if (ok) await afterCounted(ctx.run, s.id);
   return { kind: 'stop' };
 }
@@ -619,13 +607,11 @@ function stepUpdate(
   ctx: StepContext,
   s: RunSession,
   set: Record<string, unknown>,
-  options: { remove?: string[]; firstCall?: boolean } = {},
-): TransactItem[] {
-  if (s._phase !== 'QUEUED') return [sessionStepUpdate(s.id, s._seq, set, options)];
-  return [
-    sessionStepUpdate(s.id, s._seq, { _phase: 'RUNNING', ...set }, { ...options, phase: 'QUEUED' }),
-    startCount(ctx.run, s.id),
-  ];
+  options: Pick<StepChange, 'remove' | 'firstCall' | 'turn' | 'customId'> = {},
+): StepChange {
+  const change: StepChange = { run: ctx.run, session: s, seq: s._seq, set, ...options };
+  if (s._phase !== 'QUEUED') return change;
+  return { ...change, set: { _phase: 'RUNNING', ...set }, phase: 'QUEUED', counts: [{ kind: 'start' }] };
 }
 
 /** The session as a step's write (stepUpdate) leaves it. */
@@ -641,15 +627,9 @@ export async function advance(
   s: RunSession,
   set: Record<string, unknown>,
   called: boolean,
-  options: { items?: TransactItem[]; remove?: string[]; firstCall?: boolean } = {},
+  options: Pick<StepChange, 'remove' | 'firstCall' | 'turn' | 'customId'> = {},
 ): Promise<StepOutcome> {
-  const ok = await applyStep([
-    ...stepUpdate(ctx, s, set, {
-      ...(options.remove ? { remove: options.remove } : {}),
-      ...(options.firstCall ? { firstCall: true } : {}),
-    }),
-    ...(options.items ?? []),
-  ]);
+  const ok = await writeStep(stepUpdate(ctx, s, set, options));
   if (!ok) return { kind: 'stop' };
   return { kind: 'advanced', called, session: afterWrite(s, set, options.remove) };
 }
@@ -702,11 +682,7 @@ function callOptions(
 
 /** Whether the run was cancelled since the job read it (asked again after a long wait for a rate slot). */
 async function runCancelled(ctx: StepContext, sessionId: string): Promise<boolean> {
-  const shard = shardOfSession(ctx.run, sessionId);
-  const cancelled =
-    shard !== undefined
-      ? (await readShard(ctx.runId, shard)).cancelled
-      : (await getStoredRun(ctx.orgId, ctx.runId)).status === 'CANCELLED';
+  const cancelled = await runCancelledIn(ctx.run, sessionId);
   if (cancelled) ctx.cancelled = true;
   return cancelled;
 }
@@ -718,7 +694,7 @@ function sessionAdditions(
   s: RunSession,
   result: Extract<CallResult, { kind: 'ok' }>,
   all: boolean,
-): { set: Record<string, unknown>; items: TransactItem[] } {
+): { set: Record<string, unknown>; customId?: string } {
   const metadata = { ...s.metadata };
   for (const [k, v] of Object.entries(result.extracted))
     if (v !== undefined && (all || !RESERVED_KEYS.has(k))) metadata[k] = v;
@@ -726,12 +702,11 @@ function sessionAdditions(
     result.sessionId ?? (typeof result.extracted.session_id === 'string' ? result.extracted.session_id : undefined);
   if (sessionId !== undefined) metadata.session_id = sessionId;
   const set: Record<string, unknown> = { metadata };
-  const items: TransactItem[] = [];
   if (!s.customId && sessionId) {
     set.customId = sessionId;
-    items.push({ Put: { TableName: tableName, Item: customIdItem(s.organizationId, sessionId, s.id) } });
+    return { set, customId: sessionId };
   }
-  return { set, items };
+  return { set };
 }
 
 async function initializationStep(
@@ -759,8 +734,8 @@ async function initializationStep(
       error: 'INITIALIZATION failed: initialization returned no session_id',
     });
   }
-  const { set, items } = sessionAdditions(s, result, true);
-  return advance(ctx, s, { ...set, _seq: s._seq + 1, _initDone: true }, true, { items });
+  const { set, customId } = sessionAdditions(s, result, true);
+  return advance(ctx, s, { ...set, _seq: s._seq + 1, _initDone: true }, true, customId ? { customId } : {});
 }
 
 /** The session's turns, from memory when this job knows them all, else read. */
@@ -863,7 +838,7 @@ export async function nextUserMessage(ctx: StepContext, at: RunSession): Promise
       conversation: turns.map((t) => ({ input: t.input, output: t.output ?? '' })),
       opening: index === 1,
       ...(ctx.monthlyCredits !== undefined ? { monthlyCredits: ctx.monthlyCredits } : {}),
-      record: (t) => stepUpdate(ctx, at, recordOf(t)),
+      record: (t) => stepItems(stepUpdate(ctx, at, recordOf(t))),
     });
     if (!sim.ok)
       return outcome(
@@ -944,7 +919,7 @@ async function conversationStep(
     metadata: {},
     createdAt: now,
   };
-  const { set, items } = sessionAdditions(s, result, false);
+  const { set, customId } = sessionAdditions(s, result, false);
   const end = endAfterTurn(ctx, index, output);
   const turnSet = { ...set, _seq: s._seq + 1, turnCount: index, lastTurnAt: now, ...(end ? { _end: end } : {}) };
   const allTurns = [...turns, turn];
@@ -962,7 +937,8 @@ async function conversationStep(
     const closed = await finishSession(ctx, after, {
       set: turnSet,
       remove: ['_userMessage'],
-      items: [turnPut(turn), ...items],
+      turn,
+      ...(customId ? { customId } : {}),
       turns: allTurns as Turn[],
       seq: s._seq,
       spans: spans.length,
@@ -972,7 +948,11 @@ async function conversationStep(
     await recordSpans(ctx, s, turn, spans, { counted: true });
     return { ...closed, called: true };
   }
-  const moved = await advance(ctx, s, turnSet, true, { items: [turnPut(turn), ...items], remove: ['_userMessage'] });
+  const moved = await advance(ctx, s, turnSet, true, {
+    turn,
+    remove: ['_userMessage'],
+    ...(customId ? { customId } : {}),
+  });
   if (moved.kind !== 'advanced') return moved;
   ctx.turns = allTurns;
   await recordSpans(ctx, s, turn, spans);
@@ -1039,7 +1019,7 @@ async function recordSpans(
   try {
     const counted = options.counted
       ? []
-      : spansCount(ctx.run, s, { planIndex: ctx.rec.carry.planIndex, count: spans.length });
+      : countItems(ctx.run, s, { kind: 'spans', traces: { planIndex: ctx.rec.carry.planIndex, count: spans.length } });
     await createTurnSpans(auth, s, turn, spans, counted);
   } catch (error) {
     if (error instanceof ConflictError || error instanceof ValidationError) {
@@ -1059,7 +1039,8 @@ const needsSpans = (metrics: StoredMetric[]) => metrics.some((m) => m.evaluation
 interface WithTurn {
   set: Record<string, unknown>;
   remove: string[];
-  items: TransactItem[];
+  turn: Turn;
+  customId?: string;
   turns: Turn[];
   /** The step the session was at before the turn. */
   seq: number;
@@ -1136,32 +1117,31 @@ async function writeClose(
     _evaluationIds: closed._evaluationIds,
     _seq: closed._seq,
   };
-  const itemsFor = (unlessLast: boolean): TransactItem[] => [
-    sessionStepUpdate(session.id, wt ? wt.seq : session._seq, set, {
-      ...(wt ? { remove: wt.remove } : {}),
-      ...(unstarted ? { phase: 'QUEUED' as const } : {}),
-    }),
-    ...(wt?.items ?? []),
-    ...evaluations.map((e) => ({
-      Put: { TableName: tableName, Item: evaluationItem(e), ConditionExpression: 'attribute_not_exists(pk)' },
-    })),
-    ...(settled
-      ? [
-          doneCount(
-            options.run,
-            closed,
-            unstarted ? 'pending' : 'running',
-            evaluations.filter(isOutcome).map(outcomeOf),
-            { planIndex: options.planIndex, count: evaluations.length },
-            { unlessLast, traces },
-          ),
-        ]
-      : unstarted
-        ? [startCount(options.run, session.id, traces)]
-        : spansCount(options.run, session, traces)),
-  ];
-  if (!settled) return (await applyStep(itemsFor(false))) ? closed : undefined;
-  const counted = await countedWrite(itemsFor);
+  const count: CountMove = settled
+    ? {
+        kind: 'done',
+        status: closed.status === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+        from: unstarted ? 'pending' : 'running',
+        outcomes: evaluations.filter(isOutcome).map(outcomeOf),
+        evaluations: { planIndex: options.planIndex, count: evaluations.length },
+        traces,
+      }
+    : unstarted
+      ? { kind: 'start', traces }
+      : { kind: 'spans', traces };
+  const change: StepChange = {
+    run: options.run,
+    session,
+    seq: wt ? wt.seq : session._seq,
+    set,
+    ...(wt ? { remove: wt.remove, turn: wt.turn } : {}),
+    ...(wt?.customId ? { customId: wt.customId } : {}),
+    ...(unstarted ? { phase: 'QUEUED' as const } : {}),
+    evaluations,
+    counts: [count],
+  };
+  if (!settled) return (await writeStep(change)) ? closed : undefined;
+  const counted = await writeCountedStep(change);
   if (counted === 'moved') return undefined;
   for (const e of evaluations) {
     if (e.status === 'SUCCESS' && e.evaluatedAt) countMetric(METRIC.EvaluationsSucceeded);
@@ -1202,17 +1182,23 @@ async function countSession(
     const evaluation = await settle(id);
     if (evaluation && isOutcome(evaluation)) outcomes.push(outcomeOf(evaluation));
   }
-  const counted = await countedWrite((unlessLast) => [
-    sessionStepUpdate(session.id, session._seq, { _phase: 'DONE' }, { anyStatus: true, phase: 'EVALUATING' }),
-    doneCount(
-      run,
-      session,
-      'running',
-      outcomes,
-      { planIndex, count: session._evaluationIds?.length ?? 0 },
-      { unlessLast },
-    ),
-  ]);
+  const counted = await writeCountedStep({
+    run,
+    session,
+    seq: session._seq,
+    set: { _phase: 'DONE' },
+    anyStatus: true,
+    phase: 'EVALUATING',
+    counts: [
+      {
+        kind: 'done',
+        status: session.status === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+        from: 'running',
+        outcomes,
+        evaluations: { planIndex, count: session._evaluationIds?.length ?? 0 },
+      },
+    ],
+  });
   if (counted === 'moved') return;
   countCounted(session, run.runId, outcomes.length);
   await runMayBeDone(run, counted);

@@ -48,7 +48,7 @@ import { bodyReference } from '../common/references.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
-import { shardOfSession, type RunRef } from './counting.js';
+import { shardOfSession, type RunRef } from '../../db/run-steps.js';
 import { passFigures, type PassFigures } from './pass-rates.js';
 
 /** The reason a session ends when its run is cancelled. */

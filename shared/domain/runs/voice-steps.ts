@@ -1,5 +1,5 @@
 import type { RunSession } from '../../db/runs.js';
-import { setSessionRecording, turnPut } from '../../db/runs.js';
+import { setSessionRecording } from '../../db/run-steps.js';
 import { synthesizeSpeech, transcribeSpeech } from '../../llm/speech.js';
 import { NotFoundError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
@@ -371,7 +371,7 @@ async function recordAnswer(
       ? { status: 'COMPLETED' as const, stoppingReason: 'agent_empty_response', error: null }
       : endAfterTurn(ctx, voice.turn, output);
   const set = { _seq: s._seq + 1, turnCount: voice.turn, lastTurnAt: now, ...(end ? { _end: end } : {}) };
-  const moved = await advance(ctx, s, set, true, { items: [turnPut(turn)], remove: ['_userMessage'] });
+  const moved = await advance(ctx, s, set, true, { turn, remove: ['_userMessage'] });
   if (moved.kind === 'advanced' && ctx.turns) ctx.turns = [...ctx.turns, { input: turn.input, output: turn.output }];
   return moved;
 }

@@ -8,7 +8,7 @@ import { DEFAULT_THRESHOLD, FINISHED_RUN_STATUSES } from '../../schemas/runs.js'
 import { clock } from '../common/clock.js';
 import { acts, STALLED_ERROR, STALLED_REASON, stallMinutes, watchDecision } from '../common/stall.js';
 import { failGroup } from './cancellation.js';
-import type { RunRef } from './counting.js';
+import type { RunRef } from '../../db/run-steps.js';
 import { abandonScoring, closeFanout } from './execution.js';
 import { countersOf, finishRun } from './runs.js';
 
