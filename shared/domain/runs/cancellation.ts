@@ -4,7 +4,8 @@ import { NotFoundError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
 import { enqueueRunJobs, type RunJob } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
-import { CANCELLED_REASON, finishRun } from './runs.js';
+import { finishRun } from './run-finish.js';
+import { CANCELLED_REASON } from './session/machine.js';
 
 /**
  * The cancel job. POST /runs/{id}/cancel only marks the run (and its counter shards) cancelled,
