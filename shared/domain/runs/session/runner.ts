@@ -99,53 +99,60 @@ interface Run {
   job: StepJob;
 }
 
+type Yield = SessionEvent | 'moved' | undefined;
+type Handler<E extends Effect> = (effect: E, run: Run) => Promise<Yield>;
+
 /**
- * Carries out one effect: the state change (one conditional transaction), the queue, the close and
- * the count here; the channel's own effects by the channel. 'moved' when a write found the session
- * moved on; an event when the effect yields one.
+ * The effects the runner carries out itself, one handler per kind: the state change (one
+ * conditional transaction), the queue, the simulated user, the close, the count and the run's end.
+ * Every other effect is the session's channel's.
  */
-async function apply(effect: Effect, run: Run): Promise<SessionEvent | 'moved' | undefined> {
-  const { ctx, state, job } = run;
-  const s = state.session;
-  switch (effect.type) {
-    case 'write': {
-      if (!(await writeStep(effect.change))) {
-        for (const undo of effect.onMoved ?? []) await apply(undo, run);
-        return 'moved';
-      }
-      if (effect.change.turn) run.channel.remember(ctx, effect.change.turn);
-      return effect.after === 'stop' ? undefined : { type: 'written', called: effect.after === 'called' };
+const engineEffects: { [K in Effect['type']]?: Handler<Extract<Effect, { type: K }>> } = {
+  async write(effect, run) {
+    if (!(await writeStep(effect.change))) {
+      for (const undo of effect.onMoved ?? []) await apply(undo, run);
+      return 'moved';
     }
-    case 'enqueueStep':
-      await enqueueRunJobs(
-        [
-          {
-            kind: 'step',
-            organizationId: job.organizationId,
-            runId: job.runId,
-            sessionId: job.sessionId,
-            seq: effect.seq,
-            ...(effect.attempts ? { attempts: effect.attempts } : {}),
-            ...carryOf(ctx, effect),
-          },
-        ],
-        effect.delayMs,
-      );
-      if (effect.mark) await markQueued(job.sessionId, effect.seq);
-      return undefined;
-    case 'simulateUser':
-      return simulate(effect, ctx, s);
-    case 'evaluate':
-      return (await finishSession(ctx, effect.withTurn?.session ?? s, effect.withTurn)) ? undefined : 'moved';
-    case 'count':
-      await countSession(s, ctx.run, ctx.rec.carry.planIndex, (evaluationId) => runEvaluation(s.id, evaluationId));
-      return undefined;
-    case 'finishRun':
-      await afterCounted(ctx.run, s.id);
-      return undefined;
-    default:
-      return run.channel.perform(effect, ctx, state, run.jctx);
-  }
+    if (effect.change.turn) run.channel.remember(run.ctx, effect.change.turn);
+    return effect.after === 'stop' ? undefined : { type: 'written', called: effect.after === 'called' };
+  },
+  async enqueueStep(effect, { ctx, job }) {
+    await enqueueRunJobs(
+      [
+        {
+          kind: 'step',
+          organizationId: job.organizationId,
+          runId: job.runId,
+          sessionId: job.sessionId,
+          seq: effect.seq,
+          ...(effect.attempts ? { attempts: effect.attempts } : {}),
+          ...carryOf(ctx, effect),
+        },
+      ],
+      effect.delayMs,
+    );
+    if (effect.mark) await markQueued(job.sessionId, effect.seq);
+    return undefined;
+  },
+  simulateUser: (effect, { ctx, state }) => simulate(effect, ctx, state.session),
+  async evaluate(effect, { ctx, state }) {
+    return (await finishSession(ctx, effect.withTurn?.session ?? state.session, effect.withTurn)) ? undefined : 'moved';
+  },
+  async count(_, { ctx, state }) {
+    const s = state.session;
+    await countSession(s, ctx.run, ctx.rec.carry.planIndex, (evaluationId) => runEvaluation(s.id, evaluationId));
+    return undefined;
+  },
+  async finishRun(_, { ctx, state }) {
+    await afterCounted(ctx.run, state.session.id);
+    return undefined;
+  },
+};
+
+/** Carries out one effect: 'moved' when a write found the session moved on; an event when the effect yields one. */
+function apply(effect: Effect, run: Run): Promise<Yield> {
+  const own = engineEffects[effect.type] as Handler<Effect> | undefined;
+  return own ? own(effect, run) : run.channel.perform(effect, run.ctx, run.state, run.jctx);
 }
 
 /** What the next job carries: the records (and, after a turn, the conversation so far). */
