@@ -36,20 +36,21 @@ export async function processStep(job: StepJob, jctx: JobContext = {}): Promise<
   const stepping = steps(state, event);
   try {
     while (event) {
-      const decision = decide({ ...state, facts: factsOf(ctx, state.session, jctx) }, event);
-      const before = state;
-      state = decision.next;
+      const { next, effects } = decide({ ...state, facts: factsOf(ctx, state.session, jctx) }, event);
       event = undefined;
-      for (const effect of decision.effects) {
-        const outcome = await apply(effect, { ctx, jctx, channel, state, job });
+      let moved = false;
+      for (const effect of effects) {
+        const outcome = await apply(effect, { ctx, jctx, channel, state: next, job });
+        // Another delivery moved the session on: this job's decision stands no more.
         if (outcome === 'moved') {
-          // Another delivery moved the session on: this job's decision stands no more.
-          state = before;
-          event = undefined;
+          moved = true;
           break;
         }
         if (outcome) event = outcome;
       }
+      // The session as this job knows it: as the decision left it, once its effects were carried out.
+      if (moved) event = undefined;
+      else state = next;
     }
   } finally {
     // A session that ended hangs up its call (once the end is recorded).
