@@ -3,7 +3,6 @@ import type { TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { keys } from './keys.js';
 import { batchGet } from './query.js';
-import type { MetricStat } from './runs.js';
 
 /**
  * A run's counters, sharded: progress and per-metric sums live on `shards` small items (their
@@ -25,6 +24,17 @@ export function shardOf(sessionId: string, shards: number): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h % shards;
+}
+
+/** Additive outcome counts of one metric over a run's evaluations. */
+export interface MetricStat {
+  n: number;
+  sx: number;
+  sxx: number;
+  failed: number;
+  skipped: number;
+  /** Of the `n` scored, how many reached the run's threshold (runs that count passes: `_passCounted`). */
+  np?: number;
 }
 
 export type Moves = Partial<Record<'started' | 'completed' | 'failed', number>>;

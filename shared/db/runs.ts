@@ -12,17 +12,26 @@ import {
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
 import { keys, PLATFORM_ORG, type Key } from './keys.js';
-import { readShards, RUN_SHARDS, shardKeys, shardSeal, sumShards, type ShardSums } from './run-counters.js';
+import {
+  readShards,
+  RUN_SHARDS,
+  shardKeys,
+  shardOf,
+  shardSeal,
+  sumShards,
+  type MetricStat,
+  type ShardSums,
+} from './run-counters.js';
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
 import { activeShardOf } from './stall-watch.js';
-import { sessionItem, turnItem } from './sessions.js';
+import { sessionItem } from './sessions.js';
 import { testVersionMark } from './tests.js';
 import type { EndpointConnection, EndpointSecrets } from '../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../schemas/metrics.js';
 import type { Product, Version } from '../schemas/products.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
-import type { Session, Turn } from '../schemas/sessions.js';
+import type { Session } from '../schemas/sessions.js';
 import type { TestCase, TestRecord } from '../schemas/tests.js';
 import type { CatalogEntity } from './catalog.js';
 
@@ -39,16 +48,7 @@ export interface RunPlanEntry {
   caseCount: number;
 }
 
-/** Additive outcome counts of one metric over a run's evaluations. */
-export interface MetricStat {
-  n: number;
-  sx: number;
-  sxx: number;
-  failed: number;
-  skipped: number;
-  /** Of the `n` scored, how many reached the run's threshold (runs that count passes: `_passCounted`). */
-  np?: number;
-}
+export type { MetricStat } from './run-counters.js';
 
 /** The stored run: the record plus what execution needs (internal `_` fields never leave the service). */
 export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
@@ -369,131 +369,6 @@ export async function sessionsOfRun(runId: string): Promise<Session[]> {
   return items.map((i) => toRecord<Session>(i));
 }
 
-/**
- * An update of a run session that holds only while it is at step `seq` and still PENDING: every
- * write of the execution goes through it, so a redelivered or stale job changes nothing.
- */
-export function sessionStepUpdate(
-  sessionId: string,
-  seq: number,
-  set: Record<string, unknown>,
-  options: {
-    anyStatus?: boolean;
-    remove?: string[];
-    phase?: RunSessionState['_phase'];
-    /** A PHONE step: written only if no delivery of this step wrote its call yet. */
-    firstCall?: boolean;
-  } = {},
-): TransactItem {
-  const names: Record<string, string> = { '#seq': '_seq', '#status': 'status' };
-  if (options.firstCall) {
-    names['#call'] = '_call';
-    names['#callSeq'] = 'seq';
-  }
-  const values: Record<string, unknown> = { ':seq': seq, ...(options.anyStatus ? {} : { ':pending': 'PENDING' }) };
-  if (options.anyStatus) delete names['#status'];
-  if (options.phase) {
-    names['#phase'] = '_phase';
-    values[':phase'] = options.phase;
-  }
-  const sets = Object.entries(set).map(([k, v], i) => {
-    names[`#f${i}`] = k;
-    values[`:f${i}`] = v;
-    return `#f${i} = :f${i}`;
-  });
-  const removes = (options.remove ?? []).map((k, i) => {
-    names[`#r${i}`] = k;
-    return `#r${i}`;
-  });
-  return {
-    Update: {
-      TableName: tableName,
-      Key: keys.session(sessionId),
-      UpdateExpression: [
-        sets.length ? `SET ${sets.join(', ')}` : '',
-        removes.length ? `REMOVE ${removes.join(', ')}` : '',
-      ]
-        .filter(Boolean)
-        .join(' '),
-      ConditionExpression: [
-        options.anyStatus ? '#seq = :seq' : '#seq = :seq AND #status = :pending',
-        options.phase ? '#phase = :phase' : '',
-        options.firstCall ? '(attribute_not_exists(#call) OR #call.#callSeq <> :seq)' : '',
-      ]
-        .filter(Boolean)
-        .join(' AND '),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  };
-}
-
-/** Runs a step's transaction; false when the session moved on (another delivery did the step, or the run was cancelled). */
-export async function applyStep(items: TransactItem[]): Promise<boolean> {
-  try {
-    await transact(items, (codes) => (codes[0] === 'ConditionalCheckFailed' ? new StepTaken() : undefined));
-    return true;
-  } catch (error) {
-    if (error instanceof StepTaken) return false;
-    throw error;
-  }
-}
-class StepTaken extends Error {}
-
-/**
- * Runs a step's transaction; undefined when it was written, else the reason of each item (a step
- * that must tell "the session moved on" from "the run was cancelled").
- */
-export async function tryStep(items: TransactItem[]): Promise<string[] | undefined> {
-  try {
-    await transact(items, (codes) => (codes.includes('ConditionalCheckFailed') ? new Refused(codes) : undefined));
-    return undefined;
-  } catch (error) {
-    if (error instanceof Refused) return error.codes;
-    throw error;
-  }
-}
-
-/** Records the session's turn together with its step: the turn index is a conditional put. */
-export function turnPut(turn: Turn): TransactItem {
-  return { Put: { TableName: tableName, Item: turnItem(turn), ConditionExpression: 'attribute_not_exists(pk)' } };
-}
-
-/** Sets a session's `recordingUri` (a voice call's recording, known once the call ended), whatever its state. */
-export async function setSessionRecording(sessionId: string, uri: string): Promise<void> {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.session(sessionId),
-        UpdateExpression: 'SET recordingUri = :uri',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':uri': uri },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
-}
-
-/** Marks that the job of step `seq` is on the queue (so a redelivery knows it need not enqueue it). */
-export async function markQueued(sessionId: string, seq: number): Promise<void> {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.session(sessionId),
-        UpdateExpression: 'SET #q = :seq',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#q) OR #q < :seq)',
-        ExpressionAttributeNames: { '#q': '_queued' },
-        ExpressionAttributeValues: { ':seq': seq },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
-}
-
 // ---------- what a run reads ----------
 
 /**
@@ -649,8 +524,11 @@ export interface RecordsWanted {
   /** Connections whose secrets the caller needs (never carried in a job). */
   secretIds?: string[];
   metricIds?: string[];
-  /** More items, returned as stored under `extra` (by `pk#sk`). */
-  extraKeys?: Key[];
+  /**
+   * Whether this session's run was cancelled: its counter shard says (read with the rest), or,
+   * for a run without shards, its item (then `run` is read too).
+   */
+  cancelledOf?: { runId: string; sessionId: string; shards?: number | undefined };
   /** The organization's monthly credits (what an LLM call reserves against). */
   organization?: boolean;
 }
@@ -671,16 +549,20 @@ export interface RecordsRead {
   metrics: Map<string, StoredMetric>;
   /** When asked: the organization's monthly credits (null: unlimited). */
   monthlyCredits?: number | null;
-  extra: Map<string, Record<string, unknown>>;
+  /** When asked (`cancelledOf`): whether the run was cancelled. */
+  cancelled?: boolean;
 }
 
 const keyId = (k: Key) => `${k.pk}#${k.sk}`;
 
 export async function readRecords(want: RecordsWanted): Promise<RecordsRead> {
   const org = want.orgId;
+  const of = want.cancelledOf;
+  const shardKey = of?.shards ? keys.runShard(of.runId, shardOf(of.sessionId, of.shards)) : undefined;
+  const runId = want.runId ?? (of && !shardKey ? of.runId : undefined);
   const wanted: Key[] = [
     ...(want.sessionId ? [keys.session(want.sessionId)] : []),
-    ...(want.runId ? [keys.catalog(org, 'RUN', want.runId)] : []),
+    ...(runId ? [keys.catalog(org, 'RUN', runId)] : []),
     ...(want.versionId ? [keys.catalog(org, 'VERSION', want.versionId)] : []),
     ...(want.testId ? [keys.catalog(org, 'TEST', want.testId)] : []),
     ...(want.testCaseId ? [keys.catalog(org, 'TCASE', want.testCaseId)] : []),
@@ -691,7 +573,7 @@ export async function readRecords(want: RecordsWanted): Promise<RecordsRead> {
       keys.catalog(org, 'METRIC', id),
       keys.catalog(PLATFORM_ORG, 'METRIC', id),
     ]),
-    ...(want.extraKeys ?? []),
+    ...(shardKey ? [shardKey] : []),
     ...(want.organization ? [keys.organization(org)] : []),
   ];
   const items = new Map((await batchGet(wanted, true)).map((i) => [keyId(i as unknown as Key), i]));
@@ -701,7 +583,7 @@ export async function readRecords(want: RecordsWanted): Promise<RecordsRead> {
     return i ? toRecord<T>(i) : undefined;
   };
   const sessionItem = want.sessionId ? item(keys.session(want.sessionId)) : undefined;
-  const runItem = want.runId ? item(keys.catalog(org, 'RUN', want.runId)) : undefined;
+  const runItem = runId ? item(keys.catalog(org, 'RUN', runId)) : undefined;
   const testCaseItem = want.testCaseId ? item(keys.catalog(org, 'TCASE', want.testCaseId)) : undefined;
   const out: RecordsRead = {
     ...(sessionItem ? { session: toRecord<RunSession>(sessionItem, { keepInternal: true }) } : {}),
@@ -710,8 +592,8 @@ export async function readRecords(want: RecordsWanted): Promise<RecordsRead> {
     connections: new Map(),
     secrets: new Map(),
     metrics: new Map(),
-    extra: new Map((want.extraKeys ?? []).flatMap((k) => (item(k) ? [[keyId(k), item(k)!]] : []))),
   };
+  if (of) out.cancelled = shardKey ? item(shardKey)?.cancelled === true : !out.run || out.run.status === 'CANCELLED';
   const version = record<Version>(want.versionId ? keys.catalog(org, 'VERSION', want.versionId) : undefined);
   if (version) out.version = version;
   const test = record<TestRecord>(want.testId ? keys.catalog(org, 'TEST', want.testId) : undefined);

@@ -8,7 +8,7 @@ import { startLlmStub, type LlmStub } from '../support/llm-server.js';
 import { setLlmConfig } from '../../shared/llm/client.js';
 import { drainRunQueue, runDeadLetters } from '../../infra/local/run-queue.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
-import { abandonStep } from '../../shared/domain/runs/execution.js';
+import { abandonStep } from '../../shared/domain/runs/abandon.js';
 import { getRunSession } from '../../shared/db/runs.js';
 import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { failCommands, type DocCommand } from '../support/doc-mock.js';

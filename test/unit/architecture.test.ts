@@ -218,3 +218,95 @@ describe('architecture: use cases reach the table only through shared/db reposit
     expect(importsOf(sample)).toEqual(expect.arrayContaining(['node:fs', 'node:path', 'vitest']));
   });
 });
+
+/**
+ * The run engine (shared/domain/runs): its writes are intents that shared/db repositories turn into
+ * items, its modules import one another one way, and none is too long to read. A rule of its own
+ * (RUN_ENGINE_*), so the same checks can take in the other domain folders beside it.
+ */
+describe('architecture: the run engine states intents, and its modules point one way', () => {
+  const RUN_ENGINE_DIRS = ['shared/domain/runs'];
+  const RUN_ENGINE_DB = (f: string) => /^shared\/db\/run[^/]*\.ts$/.test(f);
+  const RUN_ENGINE_MAX_LINES = 400;
+  const engineFiles = RUN_ENGINE_DIRS.flatMap((d) => sourceFiles(join(ROOT, d)));
+  /** What only a repository may write: the table's name, an item operation, an expression. */
+  const TABLE_ACCESS =
+    /\b(?:TableName|tableName|ConditionExpression|UpdateExpression|KeyConditionExpression|FilterExpression|ProjectionExpression|ExpressionAttributeNames|ExpressionAttributeValues)\b|\{\s*(?:Put|Update|Delete|ConditionCheck)\s*:/;
+  const tableAccessIn = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => !/^\s*(?:\*|\/\/)/.test(line))
+      .some((line) => TABLE_ACCESS.test(line));
+
+  it('no module of the run engine names the table, builds an item or an expression, or imports the keys or the client', () => {
+    const offenders = engineFiles.flatMap((f) => [
+      ...(tableAccessIn(readFileSync(f, 'utf8')) ? [`${relative(ROOT, f)} builds a table item or expression`] : []),
+      ...importsOf(f)
+        .filter((s) => /\/db\/(?:client|keys)\.js$/.test(s))
+        .map((s) => `${relative(ROOT, f)} imports ${s}`),
+    ]);
+    expect(offenders).toEqual([]);
+  });
+
+  it('the table-access check sees an item, an expression and the table name', () => {
+    expect(tableAccessIn('const i = { Put: { TableName: tableName, Item: x } };')).toBe(true);
+    expect(tableAccessIn("return { UpdateExpression: 'SET #a = :a' };")).toBe(true);
+    expect(tableAccessIn('await writeStep({ run, session, seq, set });')).toBe(false);
+    expect(tableAccessIn(' * names no TableName in a comment')).toBe(false);
+  });
+
+  /** Relative imports between the files a rule covers, resolved to their paths from the root. */
+  function graphOf(files: string[]): Map<string, string[]> {
+    const covered = new Set(files.map((f) => relative(ROOT, f)));
+    return new Map(
+      files.map((f) => [
+        relative(ROOT, f),
+        importsOf(f)
+          .filter((s) => s.startsWith('.'))
+          .map((s) => relative(ROOT, resolve(dirname(f), s)).replace(/\.js$/, '.ts'))
+          .filter((target) => covered.has(target)),
+      ]),
+    );
+  }
+
+  function cyclesOf(graph: Map<string, string[]>): string[] {
+    const found: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (node: string, path: string[]) => {
+      state.set(node, 'open');
+      for (const next of graph.get(node) ?? []) {
+        if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+        else if (!state.has(next)) visit(next, [...path, next]);
+      }
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) if (!state.has(node)) visit(node, [node]);
+    return found;
+  }
+
+  it('no import cycle among the run engine modules, nor among the run repositories', () => {
+    const dbFiles = sourceFiles(join(ROOT, 'shared', 'db')).filter((f) => RUN_ENGINE_DB(relative(ROOT, f)));
+    expect(dbFiles.length).toBeGreaterThan(1);
+    expect(cyclesOf(graphOf([...engineFiles, ...dbFiles]))).toEqual([]);
+  });
+
+  it('the cycle finder sees a loop', () => {
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual(['a -> b -> a']);
+  });
+
+  it(`no module of the run engine is over ${RUN_ENGINE_MAX_LINES} lines`, () => {
+    const long = engineFiles
+      .map((f) => [relative(ROOT, f), readFileSync(f, 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > RUN_ENGINE_MAX_LINES)
+      .map(([f, lines]) => `${f}: ${lines}`);
+    expect(long).toEqual([]);
+  });
+});

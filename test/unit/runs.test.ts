@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deterministicSessionId } from '../../shared/domain/runs/session-ids.js';
-import { defaultRunName, runView, type RunWithFigures } from '../../shared/domain/runs/runs.js';
+import { runView, type RunWithFigures } from '../../shared/domain/runs/run-view.js';
+import { defaultRunName } from '../../shared/domain/runs/runs.js';
 import { parseRunJob } from '../../shared/queue/run-queue.js';
 import { addScore, emptySums, scorePoint } from '../../shared/domain/monitors/statistics.js';
 import type { StoredRun } from '../../shared/db/runs.js';

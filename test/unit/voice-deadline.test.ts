@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newsDueAt } from '../../shared/domain/runs/voice-steps.js';
+import { newsDueAt } from '../../shared/domain/runs/session/decide.js';
 import { CALL_NEWS_WINDOW_MS, MAX_ANSWER_SECONDS } from '../../shared/voice/line.js';
 
 describe("a voice step's deadline", () => {

@@ -1,20 +1,11 @@
-import type { TransactItem } from '../../db/catalog.js';
-import { shardOf, shardUpdate } from '../../db/run-counters.js';
-import {
-  getRunSessions,
-  getStoredRun,
-  runCountersUpdate,
-  runSessionIdPage,
-  sessionStepUpdate,
-  tryStep,
-  type RunSession,
-} from '../../db/runs.js';
+import { getRunSessions, getStoredRun, runSessionIdPage, type RunSession } from '../../db/runs.js';
+import { failSessions, type RunRef } from '../../db/run-steps.js';
 import { NotFoundError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
 import { enqueueRunJobs, type RunJob } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
-import type { RunRef } from './counting.js';
-import { CANCELLED_REASON, finishRun } from './runs.js';
+import { finishRun } from './run-finish.js';
+import { CANCELLED_REASON } from './session/machine.js';
 
 /**
  * The cancel job. POST /runs/{id}/cancel only marks the run (and its counter shards) cancelled,
@@ -73,46 +64,17 @@ const CANCELLED: EndedBy = {
 export async function failGroup(run: RunRef, group: RunSession[], now: string, by: EndedBy): Promise<number> {
   let left = group;
   while (left.length > 0) {
-    const items: TransactItem[] = [
-      ...left.map((s) =>
-        sessionStepUpdate(
-          s.id,
-          s._seq,
-          { status: 'FAILED', stoppingReason: by.stoppingReason, error: by.error, closedAt: now, _phase: 'DONE' },
-          { phase: s._phase },
-        ),
-      ),
-      ...counted(run, left),
-    ];
-    const codes = await tryStep(items);
+    const codes = await failSessions(run, left, {
+      status: 'FAILED',
+      stoppingReason: by.stoppingReason,
+      error: by.error,
+      closedAt: now,
+      _phase: 'DONE',
+    });
     if (!codes) return left.length;
     const moved = new Set(left.filter((_, j) => codes[j] === 'ConditionalCheckFailed').map((s) => s.id));
     if (moved.size === 0) throw new Error(`the cancel transaction was refused (${codes.join(', ')})`);
     left = left.filter((s) => !moved.has(s.id));
   }
   return 0;
-}
-
-/** The counters of a group of sessions failed by the cancel: one write per shard (or the run item). */
-function counted(run: RunRef, sessions: RunSession[]): TransactItem[] {
-  const queued = (s: RunSession) => s._phase === 'QUEUED';
-  if (!run.shards) {
-    const q = sessions.filter(queued).length;
-    return [
-      runCountersUpdate(run.organizationId, run.runId, {
-        pending: -q,
-        running: -(sessions.length - q),
-        failed: sessions.length,
-      }),
-    ];
-  }
-  const perShard = new Map<number, { started: number; failed: number }>();
-  for (const s of sessions) {
-    const k = shardOf(s.id, run.shards);
-    const c = perShard.get(k) ?? { started: 0, failed: 0 };
-    c.failed++;
-    if (queued(s)) c.started++;
-    perShard.set(k, c);
-  }
-  return [...perShard].map(([k, c]) => shardUpdate(run.runId, k, c));
 }

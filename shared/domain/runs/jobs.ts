@@ -1,7 +1,9 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processBatch } from '../../queue/batch.js';
 import { parseRunJob } from '../../queue/run-queue.js';
-import { abandonStep, processFanout, processStep } from './execution.js';
+import { abandonStep } from './abandon.js';
+import { processFanout } from './fanout.js';
+import { processStep } from './session/runner.js';
 import { processCancel } from './cancellation.js';
 
 /**

@@ -1,15 +1,12 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listProductRecords } from '../../db/catalog.js';
 import { getVisibleMetric, listSpecLinks } from '../../db/metrics.js';
-import { readShard, RUN_SHARDS, shardCancel, shardKeys, type ShardSums } from '../../db/run-counters.js';
+import { RUN_SHARDS, shardCancel, shardKeys } from '../../db/run-counters.js';
 import {
   createRun,
-  runSessionIds,
-  finishRunWhenDone,
   getRunWithShards,
   getStoredRun,
   listStoredRuns,
-  markTests,
   setRunStatus,
   shardsOfRuns,
   testCasesById,
@@ -17,9 +14,6 @@ import {
   type RunPlanEntry,
   type StoredRun,
 } from '../../db/runs.js';
-import { logger } from '../../observability/logger.js';
-import { listTurns } from '../../db/sessions.js';
-import { runResults, storePassFigures } from '../../db/run-results.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Version } from '../../schemas/products.js';
@@ -31,8 +25,6 @@ import {
   type RunChannel,
   type RunCreate,
   type RunListQuery,
-  type RunMetric,
-  type RunProgress,
   type RunStatus,
 } from '../../schemas/runs.js';
 import type { Specification } from '../../schemas/specifications.js';
@@ -45,14 +37,8 @@ import { telephonyConfigured } from '../../telephony/telephony.js';
 import { newId } from '../common/ids.js';
 import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
-import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { metricFor } from '../evaluation/evaluations.js';
-import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
-import { shardOfSession, type RunRef } from './counting.js';
-import { passFigures, type PassFigures } from './pass-rates.js';
-
-/** The reason a session ends when its run is cancelled. */
-export const CANCELLED_REASON = 'cancelled';
+import { runView } from './run-view.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** The longest a name may be (the `Name` schema's bound). */
@@ -278,215 +264,6 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
   await createRun(run);
   await enqueueRunJobs([{ kind: 'fanout', organizationId: org, runId: run.id, planIndex: 0 }]);
   return runView(run);
-}
-
-/**
- * What a run's counters say: from its shards while sessions are being counted (`sums`), from its
- * own item once they were summed into it (or for a run without shards). Each shard only grows and
- * is read consistently, so the progress never goes backwards: `completed` and `failed` only grow,
- * `pending` only shrinks. A cancelled run's sessions that have not started never will (the cancel
- * job fails them, or their first step does): they show as failed at once.
- */
-export function countersOf(
-  run: StoredRun,
-  sums: ShardSums | undefined,
-): { progress: RunProgress; stats: Record<string, MetricStat> } {
-  if (run._final || !run._shards || !sums) return { progress: run.progress, stats: run._stats };
-  const total = run.progress.total;
-  const done = sums.completed + sums.failed;
-  const started = Math.max(sums.started, done);
-  let pending = Math.max(0, total - started);
-  let failed = sums.failed;
-  if (run.status === 'CANCELLED') {
-    failed += pending;
-    pending = 0;
-  }
-  return {
-    progress: { total, pending, running: Math.max(0, started - done), completed: sums.completed, failed },
-    stats: sums.stats,
-  };
-}
-
-/** A stored run with the pass figures kept once it finished (absent before, and on runs older than them). */
-export type RunWithFigures = StoredRun & { _passFigures?: Record<string, PassFigures> };
-
-/**
- * The record a client sees: internal fields dropped, per-metric scores derived from the counters
- * (its shards' sums while it runs), pass rates from the figures kept when the run finished. Runs
- * stored before repetitions and thresholds existed read as one repetition at 0.5.
- */
-export function runView(run: RunWithFigures, sums?: ShardSums): Run {
-  const rest = Object.fromEntries(Object.entries(run).filter(([k]) => !k.startsWith('_'))) as Omit<
-    StoredRun,
-    '_plan' | '_stats' | '_metricNames'
-  >;
-  const repetitions = run.repetitions ?? 1;
-  const counters = countersOf(run, sums);
-  const metrics: RunMetric[] = run.metricIds.map((metricId) => {
-    const st = counters.stats[metricId] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 };
-    const pass = run._passFigures?.[metricId] ?? countedPasses(run, st);
-    const point = scorePoint(
-      st.n === 0 ? emptySums() : { n: st.n, sw: st.n, swx: st.sx, sw2: st.n, sw2x: st.sx, sw2x2: st.sxx },
-    );
-    return {
-      metricId,
-      name: run._metricNames[metricId] ?? metricId,
-      evaluated: st.n,
-      failed: st.failed,
-      skipped: st.skipped,
-      score: point.score,
-      confidenceInterval: point.confidenceInterval,
-      passRate: pass?.passRate ?? null,
-      ...(repetitions > 1 ? { passAllK: pass?.passAllK ?? null, passAnyK: pass?.passAnyK ?? null } : {}),
-    };
-  });
-  const p = counters.progress;
-  return {
-    ...rest,
-    repetitions,
-    threshold: run.threshold ?? DEFAULT_THRESHOLD,
-    channel: run.channel ?? 'HTTP',
-    ...(run.channel === 'PHONE' ? { voice: run._voice ?? { responseLatencyMs: null } } : {}),
-    progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
-    metrics,
-  };
-}
-
-/**
- * A voice run's response latency over its turns: the median and the 95th percentile, linearly
- * interpolated between the closest ranks (the usual sample quantile, R's type 7); null without turns.
- */
-export async function computeVoiceFigures(run: StoredRun): Promise<NonNullable<StoredRun['_voice']>> {
-  const latencies: number[] = [];
-  for (const id of await runSessionIds(run.id))
-    for (const turn of await listTurns(id)) if (typeof turn.latencyMs === 'number') latencies.push(turn.latencyMs);
-  if (latencies.length === 0) return { responseLatencyMs: null };
-  latencies.sort((a, b) => a - b);
-  return { responseLatencyMs: { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) } };
-}
-
-/** The q-quantile of sorted values, linearly interpolated (type 7). */
-export function quantile(sorted: number[], q: number): number {
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(sorted.length - 1, lo + 1);
-  return Math.round((sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)) * 10) / 10;
-}
-
-/**
- * The pass rate of a finished run of one repetition that counted its passes: the evaluations that
- * reached the threshold over the scored ones (what `passFigures` computes from the evaluations).
- */
-function countedPasses(run: StoredRun, st: MetricStat): PassFigures | undefined {
-  if (!run._passCounted || (run.repetitions ?? 1) > 1) return undefined;
-  if (run.status !== 'COMPLETED' && run.status !== 'FAILED') return undefined;
-  return { passRate: st.n === 0 ? null : (st.np ?? 0) / st.n, passAllK: null, passAnyK: null };
-}
-
-/** The pass figures of each metric of a run, from its sessions' evaluations. */
-export async function computePassFigures(run: StoredRun): Promise<Record<string, PassFigures>> {
-  const results = await runResults(run.id);
-  return passFigures(
-    results.map((r) => ({
-      testCaseId: r.session.testCaseId,
-      repetition: r.session.repetition ?? 1,
-      evaluations: r.evaluations,
-    })),
-    run.metricIds,
-    run.threshold ?? DEFAULT_THRESHOLD,
-    run.repetitions ?? 1,
-  );
-}
-
-/**
- * Finishes the run when its last session is counted, and sends `run.completed` / `run.failed`
- * (the run as it now reads): the event is written in the transaction that finishes the run, so it
- * goes out once however many jobs race to finish it or are redelivered. A run with counter shards
- * finishes once the fan-out sealed them and every session they expect is counted: its counters
- * are summed into its item then (exact from there on), and a cancelled run's too. The pass figures
- * are computed when it finishes (every session is counted, every evaluation settled) and written
- * with its status, so a run never reads as finished without them.
- */
-export async function finishRun(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
-  const { run, sums } = await getRunWithShards(orgId, runId);
-  if (!run._shards || !sums) return finishUnsharded(orgId, runId, at);
-  if (run._final || !run._fanoutDone || !sums.sealed) return undefined;
-  if (sums.completed + sums.failed < sums.expected) return undefined;
-  const { progress } = countersOf(run, sums);
-  const stats = Object.fromEntries(
-    run.metricIds.map((id) => [id, sums.stats[id] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]),
-  );
-  const folded = { progress: { ...progress, pending: 0, running: 0 }, _stats: stats, _final: true };
-  const finishing = run.status === 'PENDING' || run.status === 'RUNNING';
-  const status: RunStatus = finishing ? (progress.completed > 0 ? 'COMPLETED' : 'FAILED') : run.status;
-  const finished = finishing
-    ? {
-        ...folded,
-        status,
-        finishedAt: at,
-        ...(run.startedAt ? {} : { startedAt: at }),
-        // One repetition's pass rate is counted on the shards; repeated cases need every session read.
-        ...((run.repetitions ?? 1) > 1 || !run._passCounted ? { _passFigures: await computePassFigures(run) } : {}),
-        ...(run.channel === 'PHONE' ? { _voice: await computeVoiceFigures(run) } : {}),
-      }
-    : undefined;
-  const set = finished ?? folded;
-  const writes = finishing
-    ? await eventWrites(
-        orgId,
-        status === 'COMPLETED' ? 'run.completed' : 'run.failed',
-        runView({ ...run, ...set }),
-        `run.finished#${runId}`,
-      )
-    : NO_EVENT;
-  const done = await setRunStatus(
-    orgId,
-    runId,
-    [run.status],
-    set,
-    { condition: 'attribute_not_exists(#final)', values: {}, names: { '#final': '_final' } },
-    writes.items,
-  );
-  if (!done) return undefined;
-  // The tests that got evaluations or traces say so (GET /tests?hasEvaluations, hasTraces), once
-  // per run rather than once per session (every session writing the test would make it a hot item).
-  const got = (counts: Record<number, number>) => run._plan.flatMap((p, i) => ((counts[i] ?? 0) > 0 ? [p.testId] : []));
-  await markTests(orgId, got(sums.evaluations), '_hasEvaluations');
-  await markTests(orgId, got(sums.traces), '_hasTraces');
-  if (finishing) await publish(writes);
-  return finishing ? status : undefined;
-}
-
-/** A run without counter shards: finished from the counters on its item. */
-async function finishUnsharded(orgId: string, runId: string, at: string): Promise<RunStatus | undefined> {
-  let writes = NO_EVENT;
-  const status = await finishRunWhenDone(orgId, runId, at, async (run, outcome) => {
-    const figures = await computePassFigures(run);
-    await storePassFigures(orgId, runId, figures);
-    writes = await eventWrites(
-      orgId,
-      outcome === 'COMPLETED' ? 'run.completed' : 'run.failed',
-      runView({ ...run, _passFigures: figures }),
-      `run.finished#${runId}`,
-    );
-    return writes.items;
-  });
-  if (status) await publish(writes);
-  return status;
-}
-
-/**
- * After a session was counted on `shard`: the run may be finished. Its own shard (one read) says
- * whether it can be: only the sessions that complete a sealed shard read every shard.
- */
-export async function afterCounted(run: RunRef, sessionId: string): Promise<void> {
-  const shard = shardOfSession(run, sessionId);
-  if (shard !== undefined) {
-    const own = await readShard(run.runId, shard);
-    if (!own.sealed || own.completed + own.failed < own.expected) return;
-  }
-  const status = await finishRun(run.organizationId, run.runId, clock.now().toISOString());
-  if (status) logger.info('run finished', { runId: run.runId, status });
 }
 
 export async function getRunFor(auth: AuthContext, id: string): Promise<Run> {

@@ -1,7 +1,6 @@
 import { readRecords, type RecordsRead, type RunPlanEntry, type RunSession, type StoredRun } from '../../db/runs.js';
 import { restoreItem } from '../../db/offload.js';
 import { toRecord } from '../../db/records.js';
-import type { Key } from '../../db/keys.js';
 import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Product, Version } from '../../schemas/products.js';
@@ -179,15 +178,15 @@ export function carriedTurns(turns: PastTurn[]): PastTurn[] | undefined {
 }
 
 /**
- * A step's one read: its session, the connections' secrets, `extraKeys` (what says whether the run
- * was cancelled), and whatever its carry left out.
+ * A step's one read: its session, the connections' secrets, whether the run was cancelled, and
+ * whatever its carry left out.
  */
 export async function readStep(
   orgId: string,
   runId: string,
   sessionId: string,
   carry: StepCarry,
-  options: { readRun?: boolean; extraKeys?: Key[]; organization?: boolean } = {},
+  options: { organization?: boolean } = {},
 ): Promise<{ read: RecordsRead; records: StepRecords }> {
   const ids = Object.values(carry.connectionIds).filter((id): id is string => Boolean(id));
   const known = carry.connections ? new Map(carry.connections.map((c) => [c.id, c])) : undefined;
@@ -203,8 +202,7 @@ export async function readStep(
       const c = known?.get(id);
       return !known || (c !== undefined && (c.hasAuthToken || c.hasPassword));
     }),
-    ...(options.readRun ? { runId } : {}),
-    ...(options.extraKeys ? { extraKeys: options.extraKeys } : {}),
+    cancelledOf: { runId, sessionId, shards: carry.shards },
     ...(options.organization ? { organization: true } : {}),
   });
   let testCase = carry.testCase ?? read.testCase;

@@ -8,9 +8,11 @@ import { DEFAULT_THRESHOLD, FINISHED_RUN_STATUSES } from '../../schemas/runs.js'
 import { clock } from '../common/clock.js';
 import { acts, STALLED_ERROR, STALLED_REASON, stallMinutes, watchDecision } from '../common/stall.js';
 import { failGroup } from './cancellation.js';
-import type { RunRef } from './counting.js';
-import { abandonScoring, closeFanout } from './execution.js';
-import { countersOf, finishRun } from './runs.js';
+import type { RunRef } from '../../db/run-steps.js';
+import { abandonScoring } from './abandon.js';
+import { closeFanout } from './fanout.js';
+import { finishRun } from './run-finish.js';
+import { countersOf } from './run-view.js';
 
 /**
  * The stall watchdog of runs, run by the scanner. A run's progress is its counters (sessions

@@ -1,0 +1,230 @@
+import { setSessionRecording } from '../../../db/run-steps.js';
+import type { RunSession } from '../../../db/runs.js';
+import { NotFoundError } from '../../../errors.js';
+import { synthesizeSpeech, transcribeSpeech } from '../../../llm/speech.js';
+import { logger } from '../../../observability/logger.js';
+import { enqueueRunJobs } from '../../../queue/run-queue.js';
+import { MAX_TURN_TEXT, type Turn } from '../../../schemas/sessions.js';
+import { objectUri, putObject, readObjectBytes } from '../../../storage/s3.js';
+import { type Telephony, telephony, voiceFromNumber } from '../../../telephony/telephony.js';
+import { clock } from '../../common/clock.js';
+import { newId } from '../../common/ids.js';
+import { voicePrefix } from '../../voice/voice-event.js';
+import type { Channel } from './channel.js';
+import type { JobContext, StepContext } from './context.js';
+import { callArgs } from './decide-phone.js';
+import type { CallState, Effect, SessionEvent, SessionState } from './machine.js';
+
+/**
+ * The PHONE channel: the service dials the agent's phone number. It synthesizes the turn's
+ * message, places the call or plays the message on it, ends it, hears the agent's recorded answer
+ * (its leading silence is the response latency, its transcript the turn's output), and keeps the
+ * call's recording. The call-control handler brings the call's news back as the step's events.
+ */
+export const phoneChannel: Channel = {
+  perform(effect, ctx, state, jctx) {
+    return perform(effect, ctx, state, jctx);
+  },
+  remember(ctx, turn) {
+    if (ctx.turns) ctx.turns = [...ctx.turns, { input: turn.input, output: turn.output }];
+  },
+  settle: hangUpEnded,
+};
+
+/** The number a deployment calls from; the local phone line accepts any. */
+const fromNumber = () => voiceFromNumber() ?? '+15550100000';
+
+let line: () => Promise<Telephony | undefined> = async () => telephony();
+
+/** Where PHONE steps find the telephony (the Chime client, or the local emulator). */
+export function useVoiceLine(find: () => Promise<Telephony | undefined>): void {
+  line = find;
+}
+
+/** A call that ended: Chime's client says NotFoundError (shared/telephony/chime.ts), the local line the SDK's NotFoundException. */
+const isCallGone = (error: unknown) =>
+  error instanceof NotFoundError || (error as { name?: string }).name === 'NotFoundException';
+
+/**
+ * A call the telephony has no record of: lost with the process that held it (the local phone line
+ * is in memory, so after a restart it knows none of the calls before). Its hang-up or answer will
+ * never come. False where the telephony cannot tell (Chime).
+ */
+const isLost = (telephony: Telephony, transactionId: string) => telephony.knowsCall?.(transactionId) === false;
+
+async function perform(
+  effect: Effect,
+  ctx: StepContext,
+  state: SessionState,
+  jctx: JobContext,
+): Promise<SessionEvent | undefined> {
+  const s = state.session;
+  switch (effect.type) {
+    case 'speak':
+      return speak(s, effect.turn, effect.user.message, jctx).then((result) => ({
+        type: 'spoken',
+        result,
+        user: effect.user,
+        turn: effect.turn,
+      }));
+    case 'placeCall': {
+      const telephony = (await line())!;
+      const placed = await telephony.createCall({
+        fromNumber: fromNumber(),
+        toNumber: ctx.rec.carry.phone!.phoneNumber,
+        arguments: { ...effect.args },
+      });
+      return { type: 'callPlaced', transactionId: placed.transactionId, call: effect.call };
+    }
+    case 'updateCall': {
+      const telephony = (await line())!;
+      try {
+        await telephony.updateCall(effect.transactionId, { action: 'play', ...effect.args });
+        return { type: 'callPlayed', state: 'live' };
+      } catch (error) {
+        if (!isCallGone(error)) throw error;
+        return { type: 'callPlayed', state: isLost(telephony, effect.transactionId) ? 'lost' : 'ended' };
+      }
+    }
+    case 'checkCall':
+      return {
+        type: 'callChecked',
+        state: await callState(effect, s),
+        purpose: effect.purpose,
+        ...(effect.deadline ? { deadline: effect.deadline } : {}),
+      };
+    case 'endCall': {
+      const telephony = await line();
+      if (telephony) await hangUp(telephony, effect.transactionId, s.id);
+      return undefined;
+    }
+    case 'hearAnswer':
+      return { type: 'answerHeard', result: await hear(ctx, s, effect, jctx) };
+    case 'setRecording':
+      await setSessionRecording(s.id, objectUri(effect.recordingKey));
+      return undefined;
+    case 'enqueueDeadline':
+      await enqueueRunJobs(
+        [
+          {
+            kind: 'step',
+            organizationId: s.organizationId,
+            runId: ctx.runId,
+            sessionId: s.id,
+            seq: effect.seq,
+            carry: ctx.rec.carry,
+            voice: {
+              event: 'deadline',
+              seq: effect.seq,
+              turn: effect.turn,
+              dueAt: effect.dueAt,
+              transactionId: effect.transactionId,
+            },
+          },
+        ],
+        effect.dueAt - clock.now().getTime(),
+      );
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The turn's message, synthesized and stored, ready to play. */
+async function speak(
+  s: RunSession,
+  turn: number,
+  text: string,
+  jctx: JobContext,
+): Promise<Extract<SessionEvent, { type: 'spoken' }>['result']> {
+  const remaining = jctx.remainingMs ? { remainingMs: jctx.remainingMs() - 5_000 } : {};
+  const speech = await synthesizeSpeech({ organizationId: s.organizationId, text, ...remaining });
+  if (!speech.ok) return { ok: false, error: speech.error };
+  const userAudioKey = `${voicePrefix(s.organizationId, s.id)}${turn}-user.wav`;
+  await putObject(userAudioKey, speech.wav, 'audio/wav');
+  if (!(await line())) return { ok: false, noLine: true };
+  return { ok: true, userAudioKey, durationMs: speech.durationMs };
+}
+
+/**
+ * Where the session's call is. Asked without changing it (`play` false): `lost` when the telephony
+ * has no record of it. With `play`, the turn's update is sent again (the call-control handler
+ * ignores it): a call not under way `ended` when the telephony saw it end (the local line keeps a
+ * record: its hang-up event is come or coming), or was `lost` (Chime's NotFound).
+ */
+async function callState(effect: Extract<Effect, { type: 'checkCall' }>, s: RunSession): Promise<CallState> {
+  const telephony = await line();
+  if (!telephony) return 'none';
+  const { call } = effect;
+  if (isLost(telephony, call.transactionId)) return 'lost';
+  if (!effect.play) return 'live';
+  try {
+    await telephony.updateCall(call.transactionId, {
+      action: 'play',
+      ...callArgs(s, call.turn, call.userAudioKey),
+    });
+    return 'live';
+  } catch (error) {
+    if (!isCallGone(error)) throw error;
+    return telephony.knowsCall ? 'ended' : 'lost';
+  }
+}
+
+/** The agent's answer to the turn: its leading silence is the response latency, its transcript the turn's output. */
+async function hear(
+  ctx: StepContext,
+  s: RunSession,
+  effect: Extract<Effect, { type: 'hearAnswer' }>,
+  jctx: JobContext,
+): Promise<Extract<SessionEvent, { type: 'answerHeard' }>['result']> {
+  const wav = await readObjectBytes(effect.agentAudioKey);
+  if (!wav) return { ok: false, error: `PHONE turn ${effect.turn} failed: the agent's recorded answer was not found` };
+  // The audio code (wavefile) is a lazy module: an HTTP run in the same function never loads it.
+  const { decodeWav, leadingSilenceMs } = await import('#voice-audio');
+  const latencyMs = leadingSilenceMs(decodeWav(wav));
+  let output = '';
+  if (latencyMs !== null) {
+    const language = ctx.rec.testCase?.languageCode ?? ctx.rec.test?.languageCode ?? undefined;
+    const heard = await transcribeSpeech({
+      organizationId: s.organizationId,
+      wav,
+      ...(language ? { language } : {}),
+      ...(jctx.remainingMs ? { remainingMs: jctx.remainingMs() - 5_000 } : {}),
+    });
+    if (!heard.ok) return { ok: false, error: `transcription failed at turn ${effect.turn}: ${heard.error}` };
+    output = heard.text.slice(0, MAX_TURN_TEXT);
+  }
+  const turn: Turn = {
+    id: newId('inferenceResult'),
+    organizationId: s.organizationId,
+    sessionId: s.id,
+    index: effect.turn,
+    input: effect.call.message,
+    output,
+    retrievalContext: [],
+    latencyMs: latencyMs === null ? null : Math.round(latencyMs),
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 },
+    cost: null,
+    metadata: {
+      userAudioUri: objectUri(effect.call.userAudioKey),
+      agentAudioUri: objectUri(effect.agentAudioKey),
+    },
+    createdAt: clock.now().toISOString(),
+  };
+  return { ok: true, turn, empty: latencyMs === null };
+}
+
+/** Hangs up a session's call once the session ended (a redelivery, or a call already gone, changes nothing). */
+async function hangUpEnded(s: RunSession): Promise<void> {
+  if (!s._call || (!s._end && s.status === 'PENDING')) return;
+  const telephony = await line();
+  if (telephony) await hangUp(telephony, s._call.transactionId, s.id);
+}
+
+async function hangUp(telephony: Telephony, transactionId: string, sessionId: string): Promise<void> {
+  try {
+    await telephony.updateCall(transactionId, { action: 'hangup' });
+  } catch (error) {
+    if (!isCallGone(error)) logger.warn('voice call not hung up', { sessionId, error: String(error) });
+  }
+}
