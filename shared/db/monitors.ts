@@ -6,8 +6,8 @@ import { isConditionalCheckFailed } from './errors.js';
 import { keys, type Key } from './keys.js';
 import { queryAll, queryIndex } from './query.js';
 import { toRecord } from './records.js';
-import type { Monitor } from '../schemas/monitors.js';
 import type { Sums } from '../domain/monitors/statistics.js';
+import type { Monitor } from '../schemas/records.js';
 
 export const MONITOR_SHARDS = 16;
 

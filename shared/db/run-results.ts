@@ -11,7 +11,8 @@ import { batchGet } from './query.js';
 import { toRecord } from './records.js';
 import { runSessionIds } from './runs.js';
 import { listEvaluations } from './sessions.js';
-import type { Evaluation, Session } from '../schemas/sessions.js';
+import type { Evaluation } from '../schemas/sessions.js';
+import type { Session } from '../schemas/records.js';
 
 /** One session of a run and its evaluations. */
 export interface SessionResult {

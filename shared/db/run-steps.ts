@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Evaluation, Turn } from '../schemas/sessions.js';
+import type { Evaluation } from '../schemas/sessions.js';
 import { transact, type TransactItem } from './catalog.js';
 import { doc, tableName } from './client.js';
 import { isConditionalCheckFailed } from './errors.js';
@@ -7,6 +7,7 @@ import { keys } from './keys.js';
 import { readShard, shardOf, shardUpdate, type Outcome } from './run-counters.js';
 import { getStoredRun, Refused, runCountersUpdate, type RunSession, type RunSessionState } from './runs.js';
 import { customIdItem, evaluationItem, turnItem } from './sessions.js';
+import type { Turn } from '../schemas/records.js';
 
 /**
  * The writes of a run session's steps, taken as intents: "move session s on from step k, with

@@ -27,13 +27,12 @@ import { toRecord } from './records.js';
 import { activeShardOf } from './stall-watch.js';
 import { sessionItem } from './sessions.js';
 import { testVersionMark } from './tests.js';
-import type { EndpointConnection, EndpointSecrets } from '../schemas/endpoint-connections.js';
+import type { EndpointSecrets } from '../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../schemas/metrics.js';
 import type { Product, Version } from '../schemas/products.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
-import type { Session } from '../schemas/sessions.js';
-import type { TestCase, TestRecord } from '../schemas/tests.js';
 import type { CatalogEntity } from './catalog.js';
+import type { EndpointConnection, Session, TestCase, TestRecord } from '../schemas/records.js';
 
 export const runEntity: CatalogEntity = { type: 'RUN', label: 'run', byProduct: true };
 

@@ -13,7 +13,6 @@ import {
   StringEnum,
 } from './common.js';
 import { FREE_FORM_MAX_BYTES } from './storable.js';
-import type { EndpointConnectionRecord } from './records.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const AUTH_TYPES = ['NONE', 'BEARER', 'API_KEY', 'BASIC'] as const;
@@ -101,9 +100,6 @@ export const EndpointConnectionListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type EndpointConnectionListQuery = Static<typeof EndpointConnectionListQuery>;
-
-/** The readable record: secrets never appear, only `hasAuthToken` and `hasPassword`. */
-export type EndpointConnection = Static<typeof EndpointConnectionRecord>;
 
 export interface EndpointSecrets {
   authToken?: string;

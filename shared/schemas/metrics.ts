@@ -9,7 +9,6 @@ import {
   type EvaluationParam,
   type MetricSource,
 } from '../domain/evaluation/params.js';
-import type { EvaluatorModelRecord, MetricRecord } from './records.js';
 
 export const ModelName = Type.String({
   minLength: 1,
@@ -167,9 +166,6 @@ export interface StoredMetric {
   ownDisabledAt?: string | null;
 }
 
-/** As the API answers it: the type of its response schema. */
-export type Metric = Static<typeof MetricRecord>;
-
 export const ModelPut = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 100 }),
@@ -183,6 +179,3 @@ export const ModelPut = Type.Object(
 export type ModelPut = Static<typeof ModelPut>;
 
 export const ModelParams = Type.Object({ name: ModelName }, { additionalProperties: false });
-
-/** As the API answers it: the type of its response schema. */
-export type EvaluatorModel = Static<typeof EvaluatorModelRecord>;

@@ -11,7 +11,6 @@ import {
   pickProps,
   StringEnum,
 } from './common.js';
-import type { MonitorRecord } from './records.js';
 
 export const MONITOR_STATUSES = ['ACTIVE', 'PAUSED', 'CAPPED', 'NO_CREDITS', 'FAILING'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
@@ -73,6 +72,3 @@ export const ResultsQuery = Type.Object(
   { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })) },
   { additionalProperties: false },
 );
-
-/** As the API answers it: the type of its response schema. */
-export type Monitor = Static<typeof MonitorRecord>;

@@ -5,7 +5,7 @@
  * already had a schema (runs, evaluations, phone connections) are reused from their files.
  */
 import * as Type from '@sinclair/typebox';
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { PLANS, ROLES } from '../auth/context.js';
 import { EVALUATION_PARAMS, METRIC_SOURCES, TEST_TYPES } from '../domain/evaluation/params.js';
 import { DateTime, Nullable, StringEnum } from './common.js';
@@ -514,3 +514,25 @@ export const BatchDeleted = record(
   { ids: Strings, deletedAt: DateTime },
   'An all-or-nothing batch soft delete.',
 );
+
+// The records' types, derived from their schemas (the request schemas of each resource live in its own module).
+/** The readable record: secrets never appear, only `hasAuthToken` and `hasPassword`. */
+export type EndpointConnection = Static<typeof EndpointConnectionRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Metric = Static<typeof MetricRecord>;
+/** As the API answers it: the type of its response schema. */
+export type EvaluatorModel = Static<typeof EvaluatorModelRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Monitor = Static<typeof MonitorRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Session = Static<typeof SessionRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Turn = Static<typeof TurnRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Span = Static<typeof SpanRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Specification = Static<typeof SpecificationRecord>;
+/** As the API answers it: the type of its response schema. */
+export type TestRecord = Static<typeof TestRecordSchema>;
+/** As the API answers it: the type of its response schema. */
+export type TestCase = Static<typeof TestCaseRecord>;

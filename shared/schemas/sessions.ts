@@ -1,7 +1,6 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
-import type { SessionRecord, SpanRecord, TurnRecord } from './records.js';
 
 export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -71,9 +70,6 @@ export const SessionListQuery = Type.Object(
 );
 export type SessionListQuery = Static<typeof SessionListQuery>;
 
-/** As the API answers it: the type of its response schema. */
-export type Session = Static<typeof SessionRecord>;
-
 const Usage = Type.Object(
   {
     inputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -139,9 +135,6 @@ export const TurnListQuery = Type.Object(
 );
 export type TurnListQuery = Static<typeof TurnListQuery>;
 
-/** As the API answers it: the type of its response schema. */
-export type Turn = Static<typeof TurnRecord>;
-
 export const MAX_DESCRIPTION_BYTES = 1024 * 1024;
 /** Span data over 64 KB is kept in S3 (spans.ts), so the field allows as much as a description. */
 const SpanData = FreeForm({ maxBytes: MAX_DESCRIPTION_BYTES });
@@ -196,9 +189,6 @@ export const SpanListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type SpanListQuery = Static<typeof SpanListQuery>;
-
-/** As the API answers it: the type of its response schema. */
-export type Span = Static<typeof SpanRecord>;
 
 export const EvaluationCreate = Type.Object(
   {

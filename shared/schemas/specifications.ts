@@ -2,7 +2,6 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, IdList, ListQueryBase, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
-import type { SpecificationRecord } from './records.js';
 
 export const SPECIFICATION_TYPES = ['CAPABILITY', 'INABILITY', 'POLICY'] as const;
 export type SpecificationType = (typeof SPECIFICATION_TYPES)[number];
@@ -66,6 +65,3 @@ export interface StoredSpecification {
   createdAt: string;
   deletedAt?: string;
 }
-
-/** As the API answers it: the type of its response schema. */
-export type Specification = Static<typeof SpecificationRecord>;

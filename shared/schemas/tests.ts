@@ -2,7 +2,6 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { FreeForm, Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES } from '../domain/evaluation/params.js';
-import type { TestCaseRecord, TestRecordSchema } from './records.js';
 
 export const TEST_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'AUGMENTING', 'EXTENDING', 'CANCELLED'] as const;
 export type TestStatus = (typeof TEST_STATUSES)[number];
@@ -70,9 +69,6 @@ export const TestListQuery = Type.Object(
 );
 export type TestListQuery = Static<typeof TestListQuery>;
 
-/** As the API answers it: the type of its response schema. */
-export type TestRecord = Static<typeof TestRecordSchema>;
-
 /** Attributes maintained by session, evaluation and span writes (issue: sessions), for list filters. */
 export interface TestActivity {
   _versionIds?: Set<string> | string[];
@@ -110,9 +106,6 @@ export const TestCaseListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type TestCaseListQuery = Static<typeof TestCaseListQuery>;
-
-/** As the API answers it: the type of its response schema. */
-export type TestCase = Static<typeof TestCaseRecord>;
 
 export const StorageUploadQuery = Type.Object(
   {

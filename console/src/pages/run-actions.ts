@@ -7,11 +7,20 @@ import {
   runnableVersions,
   startRunBody,
   type Metric,
+  type Named,
   type Test,
+  type Version,
 } from '../view-models';
 import type { PageContext } from './context';
 import { failureText } from './review';
-import type { Catalog } from './runs';
+
+/** What the runs page reads once: the catalog the names, filters and forms come from. */
+export interface Catalog {
+  products: Named[];
+  versions: Version[];
+  tests: Test[];
+  metrics: Metric[];
+}
 
 /** What the last action said, shown above the forms (a success as status, a failure as alert). */
 interface Flash {

@@ -24,7 +24,6 @@ import {
   sortByMetric,
   testNames,
   type Evaluation,
-  type Metric,
   type Named,
   type ResultColumn,
   type ResultRow,
@@ -32,12 +31,10 @@ import {
   type Run,
   type RunFilters,
   type RunMetric,
-  type Test,
   type TestCase,
-  type Version,
 } from '../view-models';
 import { sleep, type PageContext } from './context';
-import { renderActions } from './run-actions';
+import { type Catalog, renderActions } from './run-actions';
 import { scoresView } from './scores';
 
 /** How often a page with a running run asks again. */
@@ -55,14 +52,6 @@ export function progressView(run: Run): HTMLElement {
       `${completed + failed} of ${total} finished — ${completed} completed, ${failed} failed, ${running} running, ${pending} pending`,
     ),
   );
-}
-
-/** What the runs page reads once: the catalog the names, filters and forms come from. */
-export interface Catalog {
-  products: Named[];
-  versions: Version[];
-  tests: Test[];
-  metrics: Metric[];
 }
 
 async function readCatalog(ctx: PageContext): Promise<Catalog> {

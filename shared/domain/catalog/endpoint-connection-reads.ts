@@ -2,12 +2,13 @@ import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listOrgRecords, listProductRecords, softDeleteWrite, transact } from '../../db/catalog.js';
 import { endpointSecretsDelete } from '../../db/endpoint-secrets.js';
 import { ConflictError } from '../../errors.js';
-import type { EndpointConnection, EndpointConnectionListQuery } from '../../schemas/endpoint-connections.js';
+import type { EndpointConnectionListQuery } from '../../schemas/endpoint-connections.js';
 import type { Version } from '../../schemas/products.js';
 import { endpointConnectionEntity, versionEntity } from '../common/entities.js';
 import { nowIso } from '../common/ids.js';
 import { anyOf, applyList, containsIgnoreCase, type Page } from '../common/list.js';
 import { CONNECTION_REFS } from './versions.js';
+import type { EndpointConnection } from '../../schemas/records.js';
 
 // Reads and delete of endpoint connections, apart from the write rules (templates, JSONPath, JSON
 // Schema): the get, list and delete functions bundle none of their libraries.

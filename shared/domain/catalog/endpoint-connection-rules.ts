@@ -3,12 +3,8 @@ import { ValidationError } from '../../errors.js';
 import { compileUserSchema } from '../../schemas/user-schemas.js';
 import { compileTemplate } from '../runs/caller/template-compile.js';
 export { checkUrl } from './url-rules.js';
-import type {
-  AuthType,
-  BackoffStrategy,
-  EndpointConnection,
-  EndpointSecrets,
-} from '../../schemas/endpoint-connections.js';
+import type { AuthType, BackoffStrategy, EndpointSecrets } from '../../schemas/endpoint-connections.js';
+import type { EndpointConnection } from '../../schemas/records.js';
 
 /** Pure rules of an endpoint connection. */
 

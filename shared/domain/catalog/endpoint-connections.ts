@@ -2,7 +2,6 @@ import type { AuthContext } from '../../auth/context.js';
 import { createRecord, getRecord, transact, updateWrite, type TransactItem } from '../../db/catalog.js';
 import { endpointSecretsWrite, getEndpointSecrets } from '../../db/endpoint-secrets.js';
 import type {
-  EndpointConnection,
   EndpointConnectionCreate,
   EndpointConnectionUpdate,
   EndpointSecrets,
@@ -26,6 +25,7 @@ import { rejectImmutable } from '../common/immutable.js';
 import { assertNotReferenced } from './endpoint-connection-reads.js';
 import { requireLiveProduct } from './product-refs.js';
 import { productLiveCheck } from './products.js';
+import type { EndpointConnection } from '../../schemas/records.js';
 
 /**
  * Every rule of the contract on a whole (merged) connection and its secrets. The JSON Schema

@@ -10,7 +10,6 @@ import {
   type TransactItem,
 } from '../../db/catalog.js';
 import { ConflictError, ValidationError } from '../../errors.js';
-import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Version, VersionCreate, VersionListQuery, VersionUpdate } from '../../schemas/products.js';
 import type { PhoneConnection } from '../../schemas/phone-connections.js';
 import { endpointConnectionEntity, phoneConnectionEntity, versionEntity } from '../common/entities.js';
@@ -21,6 +20,7 @@ import { requireLiveProduct } from './product-refs.js';
 import { bodyReference } from '../common/references.js';
 import { productLiveCheck } from './products.js';
 import { claimVersionName, releaseVersionName, updateVersionNamed, versionIdHoldingName } from '../../db/versions.js';
+import type { EndpointConnection } from '../../schemas/records.js';
 
 /** Each connection reference of a version and the connection type it must name. */
 export const CONNECTION_REFS = [

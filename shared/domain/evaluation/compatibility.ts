@@ -1,15 +1,14 @@
 import type { AuthContext } from '../../auth/context.js';
 import { getRecord, listOrgRecords } from '../../db/catalog.js';
 import { getSession } from '../../db/sessions.js';
-import type { Metric } from '../../schemas/metrics.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
-import type { TestRecord } from '../../schemas/tests.js';
 import { specificationEntity, testEntity } from '../common/entities.js';
 import { missingParams, type EvaluationSources } from './context.js';
 import { loadSources } from './sources.js';
 import { visibleMetrics } from '../metrics/metrics.js';
 import type { Static } from '@sinclair/typebox';
 import type { CompatibilityEntryRecord } from '../../schemas/records.js';
+import type { Metric, TestRecord } from '../../schemas/records.js';
 
 export type Relevance = 'linked' | 'matching' | 'none';
 

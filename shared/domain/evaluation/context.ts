@@ -1,8 +1,6 @@
-import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Product } from '../../schemas/products.js';
-import type { Session, Span, Turn } from '../../schemas/sessions.js';
-import type { TestCase } from '../../schemas/tests.js';
 import { EVALUATION_PARAMS, type EvaluationParam } from './params.js';
+import type { EndpointConnection, Session, Span, TestCase, Turn } from '../../schemas/records.js';
 
 /**
  * The one place that decides, for a session, which evaluation parameters are available and what

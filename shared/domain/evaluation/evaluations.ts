@@ -12,14 +12,7 @@ import {
 } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
-import type {
-  Evaluation,
-  EvaluationCreate,
-  EvaluationListQuery,
-  EvaluationUpdate,
-  Session,
-  Turn,
-} from '../../schemas/sessions.js';
+import type { Evaluation, EvaluationCreate, EvaluationListQuery, EvaluationUpdate } from '../../schemas/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
 import { clock } from '../common/clock.js';
 import { missingParams } from './context.js';
@@ -28,6 +21,7 @@ import { newId, wrongKindOfId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from '../sessions/sessions.js';
 import { bodyReference } from '../common/references.js';
+import type { Session, Turn } from '../../schemas/records.js';
 
 /** A new evaluation record, unscored. */
 export function newEvaluation(f: {

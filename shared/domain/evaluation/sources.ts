@@ -1,13 +1,11 @@
 import { getRecord } from '../../db/catalog.js';
 import { listTurns, spansOfSession } from '../../db/sessions.js';
-import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { Product, Version } from '../../schemas/products.js';
-import type { Session, Span } from '../../schemas/sessions.js';
-import type { TestCase } from '../../schemas/tests.js';
 import { endpointConnectionEntity, productEntity, testCaseEntity, versionEntity } from '../common/entities.js';
 import type { EvaluationSources } from './context.js';
 import { restoreItem, restoreItems } from '../../db/offload.js';
 import { toRecord } from '../../db/records.js';
+import type { EndpointConnection, Session, Span, TestCase } from '../../schemas/records.js';
 
 async function maybe<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {

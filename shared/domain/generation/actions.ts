@@ -3,10 +3,11 @@ import { getRecord } from '../../db/catalog.js';
 import { getGeneratingTest, transitionTest } from '../../db/generation.js';
 import { toRecord } from '../../db/records.js';
 import { ConflictError } from '../../errors.js';
-import type { TestGenerateMore, TestRecord, TestStatus } from '../../schemas/tests.js';
+import type { TestGenerateMore, TestStatus } from '../../schemas/tests.js';
 import { testEntity } from '../common/entities.js';
 import { ACTIVE_STATUS, CANCELLABLE, finishGeneration, newGenerationState, queueGeneration } from './lifecycle.js';
 import type { GenerationAction } from './plan.js';
+import type { TestRecord } from '../../schemas/records.js';
 
 /** Cases an extend or augment writes when `count` is not given. */
 export const DEFAULT_MORE_CASES = 10;

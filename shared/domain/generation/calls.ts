@@ -4,7 +4,6 @@
  */
 import type { GeneratingTest, GenerationState } from '../../db/generation.js';
 import type { LlmMessage } from '../../llm/client.js';
-import type { TestCase } from '../../schemas/tests.js';
 import { newId } from '../common/ids.js';
 import type { GenerationStep } from './plan.js';
 import {
@@ -24,6 +23,7 @@ import { qualityMessages, redTeamMessages, scenarioMessages, seedText, writtenSt
 import { SEEDS_PER_STEP, type Sources, seedWindow } from './sources.js';
 import { type AttackSlot, spreadEvenly } from './spread.js';
 import { isDeterministic, transform } from './strategies.js';
+import type { TestCase } from '../../schemas/records.js';
 
 /** A new case of the test with every field empty (the step fills its type's fields). */
 export function blankCase(test: GeneratingTest, isAugmented: boolean, now: string): TestCase {

@@ -2,9 +2,10 @@ import { getGeneratingTest, transitionTest, type GeneratingTest, type Generation
 import { toRecord } from '../../db/records.js';
 import { logger } from '../../observability/logger.js';
 import { enqueueGenerationJobs } from '../../queue/generation-queue.js';
-import type { TestRecord, TestStatus } from '../../schemas/tests.js';
+import type { TestStatus } from '../../schemas/tests.js';
 import type { GenerationAction } from './plan.js';
 import { emitEvent } from '../webhooks/events.js';
+import type { TestRecord } from '../../schemas/records.js';
 
 /**
  * The states of a generated test in one place: the status an action works in,

@@ -1,11 +1,11 @@
 import type { LlmMessage } from '../../llm/client.js';
 import type { Product } from '../../schemas/products.js';
-import type { TestCase, TestRecord } from '../../schemas/tests.js';
 import { renderValue } from '../evaluation/judge-prompt.js';
 import { describeLanguage } from '../runs/simulator.js';
 import type { SourceBlock } from './answers.js';
 import type { AttackSlot } from './spread.js';
 import { isDeterministic } from './strategies.js';
+import type { TestCase, TestRecord } from '../../schemas/records.js';
 
 /**
  * The generator's prompts, written for this project: what each kind of test asks the model for.

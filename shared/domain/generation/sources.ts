@@ -6,10 +6,10 @@ import { getRecord } from '../../db/catalog.js';
 import type { GeneratingTest, GenerationState } from '../../db/generation.js';
 import { testCasePage } from '../../db/runs.js';
 import type { Product } from '../../schemas/products.js';
-import type { TestCase } from '../../schemas/tests.js';
 import { productEntity } from '../common/entities.js';
 import { chunkText } from './chunking.js';
 import { readDocument } from './documents.js';
+import type { TestCase } from '../../schemas/records.js';
 
 /** Cases read as seeds (augment, SCENARIOS from a source test), and how many one step shows. */
 const SEED_POOL = 200;

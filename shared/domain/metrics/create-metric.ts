@@ -3,13 +3,14 @@ import { createRecord, type TransactItem } from '../../db/catalog.js';
 import { getVisibleMetric, linkPut, markOwnLegacyWrite, metricEntity, metricItem } from '../../db/metrics.js';
 import { getModel } from '../../db/models.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
-import type { EvaluatorModel, Metric, MetricCreate, StoredMetric } from '../../schemas/metrics.js';
+import type { MetricCreate, StoredMetric } from '../../schemas/metrics.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { loadCheckAnalysers, scoringOf } from './check-rules.js';
 import { checkModelSelectable, checkSourceRequirements } from './metric-rules.js';
 import { present } from './metrics.js';
 import { getLiveSpecifications } from './specification-refs.js';
+import type { EvaluatorModel, Metric } from '../../schemas/records.js';
 
 // Its own module: only POST /metrics validates checks (regex safety, user JSON schemas), so the
 // read, update and delete routes do not bundle ajv and the regex analyser.

@@ -12,18 +12,12 @@ import {
 } from '../../db/metrics.js';
 import { getModel, listModels } from '../../db/models.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import {
-  SCORING_FIELDS,
-  type EvaluatorModel,
-  type Metric,
-  type MetricListQuery,
-  type MetricUpdate,
-  type StoredMetric,
-} from '../../schemas/metrics.js';
+import { SCORING_FIELDS, type MetricListQuery, type MetricUpdate, type StoredMetric } from '../../schemas/metrics.js';
 import { clock } from '../common/clock.js';
 import { patchOf } from '../common/immutable.js';
 import { anyOf, applyList, containsIgnoreCase, intersects, type Page } from '../common/list.js';
 import { deriveDates, isMonitorable } from './metric-rules.js';
+import type { EvaluatorModel, Metric } from '../../schemas/records.js';
 
 /** The readable metric: derived dates, and the caller's specification links. */
 export function present(

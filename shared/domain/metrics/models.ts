@@ -1,7 +1,8 @@
 import { getModel, listModels, putModel } from '../../db/models.js';
-import type { EvaluatorModel, ModelPut } from '../../schemas/metrics.js';
+import type { ModelPut } from '../../schemas/metrics.js';
 import { nowIso } from '../common/ids.js';
 import { toIsoDateTime } from '../common/dates.js';
+import type { EvaluatorModel } from '../../schemas/records.js';
 
 export async function listEvaluatorModels(): Promise<{ items: EvaluatorModel[]; total: number }> {
   const items = (await listModels()).sort((a, b) => a.name.localeCompare(b.name));

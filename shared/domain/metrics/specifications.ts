@@ -16,10 +16,8 @@ import {
   type MetricLink,
 } from '../../db/metrics.js';
 import { NotFoundError } from '../../errors.js';
-import type { Metric } from '../../schemas/metrics.js';
 import type {
   MetricLinkBody,
-  Specification,
   SpecificationCreate,
   SpecificationListQuery,
   SpecificationUpdate,
@@ -34,6 +32,7 @@ import { visibleMetrics } from './metrics.js';
 import { requireLiveProduct } from '../catalog/product-refs.js';
 import { productLiveCheck } from '../catalog/products.js';
 import { checkSpecification } from './specification-rules.js';
+import type { Metric, Specification } from '../../schemas/records.js';
 
 function withLinks(spec: StoredSpecification, links: MetricLink[]): Specification {
   return {

@@ -20,7 +20,6 @@ import {
   type AlertRuleCreate,
   type AlertRuleListQuery,
 } from '../../schemas/alerts.js';
-import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
@@ -28,6 +27,7 @@ import { anyOf, applyList, type Page } from '../common/list.js';
 import { eventWrites, NO_EVENT, publish, type EventWrites } from '../webhooks/events.js';
 import { alertDecision } from './rules.js';
 import { addScore, emptySums, scorePoint, type Sums } from './statistics.js';
+import type { Monitor } from '../../schemas/records.js';
 
 /**
  * Alert rules: over the rule's trailing window, when at least `minSessions`

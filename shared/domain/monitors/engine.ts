@@ -10,13 +10,13 @@ import {
   type EvaluationGuard,
 } from '../../db/monitors.js';
 import { newEvaluationWrite } from '../../db/sessions.js';
-import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
 import { evaluationExtensions, runEvaluation } from '../evaluation/evaluator.js';
 import { newEvaluation } from '../evaluation/evaluations.js';
 import { isMonitorable } from '../metrics/metric-rules.js';
 import { loadFamily } from './families.js';
+import type { Monitor } from '../../schemas/records.js';
 
 /** What a monitor's evaluation needs to know about the session it scores (kept on its guard item). */
 type Guard = EvaluationGuard;

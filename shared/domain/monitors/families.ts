@@ -1,9 +1,10 @@
 import { listFamilies, listFamily } from '../../db/metrics.js';
 import { getModels, listModels } from '../../db/models.js';
 import { PLATFORM_ORG } from '../../db/keys.js';
-import type { EvaluatorModel, Metric, StoredMetric } from '../../schemas/metrics.js';
+import type { StoredMetric } from '../../schemas/metrics.js';
 import { present } from '../metrics/metrics.js';
 import { isDisabled } from '../metrics/metric-rules.js';
+import type { EvaluatorModel, Metric } from '../../schemas/records.js';
 
 export interface Family {
   groupId: string;

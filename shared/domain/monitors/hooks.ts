@@ -8,11 +8,10 @@ import {
   waitingEntryRelease,
 } from '../../db/monitors.js';
 import { getSessionWithInternals, listTurns } from '../../db/sessions.js';
-import type { Monitor } from '../../schemas/monitors.js';
-import type { Session, Turn } from '../../schemas/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
 import { monitorEntity } from '../common/entities.js';
 import { describe, isSampled, passesFilters, samplingWeight } from './sampling.js';
+import type { Monitor, Session, Turn } from '../../schemas/records.js';
 
 type SessionWithMonitors = Session & { _monitorIds?: Set<string> | string[] };
 

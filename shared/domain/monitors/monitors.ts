@@ -14,7 +14,6 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { Version } from '../../schemas/products.js';
 import {
   SYSTEM_STATUSES,
-  type Monitor,
   type MonitorCreate,
   type MonitorListQuery,
   type MonitorUpdate,
@@ -30,6 +29,7 @@ import { loadFamily } from './families.js';
 import { bodyReference } from '../common/references.js';
 import { NO_EVENT, publish } from '../webhooks/events.js';
 import { monitorStatusEvent } from './status-events.js';
+import type { Monitor } from '../../schemas/records.js';
 
 /** Each bound family's current revision must be monitorable. */
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {

@@ -5,7 +5,6 @@ import { keys, type Key } from '../../db/keys.js';
 import { monitorRange, newestOf } from '../../db/monitors.js';
 import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
-import type { Monitor } from '../../schemas/monitors.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
 import { cycleOf, cycleStart, type Organization } from '../accounts/organization.js';
@@ -14,6 +13,7 @@ import { windowDays } from './rules.js';
 import { emptySums, mergeSums, scorePoint, type Sums } from './statistics.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorResultsRecord } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/records.js';
 
 /** As the API answers it: the type of its response schema. */
 export type MonitorResults = Static<typeof MonitorResultsRecord>;

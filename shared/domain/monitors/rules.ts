@@ -1,7 +1,8 @@
-import type { Monitor, MonitorStatus } from '../../schemas/monitors.js';
+import type { MonitorStatus } from '../../schemas/monitors.js';
 import { SYSTEM_STATUSES } from '../../schemas/monitors.js';
 import type { AlertRule } from '../../schemas/alerts.js';
 import { scorePoint, type Sums } from './statistics.js';
+import type { Monitor } from '../../schemas/records.js';
 
 export const FAILING_ATTEMPTS = 5;
 

@@ -5,8 +5,6 @@ import { getOrganization } from '../../db/organizations.js';
 import { closeSessionWrite, getSession } from '../../db/sessions.js';
 import { transact } from '../../db/catalog.js';
 import { ENV, optionalEnv } from '../../config/env.js';
-import type { Monitor } from '../../schemas/monitors.js';
-import type { Session } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { cycleOf } from '../accounts/organization.js';
 import { sessionLifecycle } from '../sessions/session-lifecycle.js';
@@ -15,6 +13,7 @@ import { monitorStatusEvent } from './status-events.js';
 import { evaluateAlertRules } from './alerts.js';
 import { publish } from '../webhooks/events.js';
 import { logger, withLogKeys } from '../../observability/logger.js';
+import type { Monitor, Session } from '../../schemas/records.js';
 
 const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);
 

@@ -1,6 +1,7 @@
-import type { Monitor, MonitorStatus } from '../../schemas/monitors.js';
+import type { MonitorStatus } from '../../schemas/monitors.js';
 import { ulid } from '../common/ids.js';
 import { eventWrites, type EventWrites } from '../webhooks/events.js';
+import type { Monitor } from '../../schemas/records.js';
 
 /**
  * The `monitor.status_changed` event of one status change, by the scanner (`system`) or a user:

@@ -9,9 +9,7 @@ import { addItemWrites, listReviewItems, queueSessionIds, type StoredItem, type 
 import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
 import { getSession } from '../../db/sessions.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
-import type { Monitor } from '../../schemas/monitors.js';
 import type { ReviewItem, ReviewItemsAdd, ReviewOrigin } from '../../schemas/review.js';
-import type { Session } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { monitorEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
@@ -19,6 +17,7 @@ import type { Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
 import { getStoredQueue, itemView } from './queues.js';
 import { seededSample } from './statistics.js';
+import type { Monitor, Session } from '../../schemas/records.js';
 
 /**
  * A queue's items: sessions picked by hand, or drawn as a seeded uniform sample of a run's

@@ -7,12 +7,11 @@ import { getReviewItem, labelWrites, pendingReviewItems, type LabelRow } from '.
 import { getSession, listTurnItems } from '../../db/sessions.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import type { LabelsPut, ReviewItem, ReviewTask } from '../../schemas/review.js';
-import type { Turn } from '../../schemas/sessions.js';
-import type { TestCase } from '../../schemas/tests.js';
 import { clock } from '../common/clock.js';
 import { testCaseEntity } from '../common/entities.js';
 import { awaits, isDone, mergeLabels } from './labels.js';
 import { getStoredQueue, itemView } from './queues.js';
+import type { TestCase, Turn } from '../../schemas/records.js';
 
 /**
  * Labelling: a reviewer asks for the next item and labels it. The task a reviewer sees holds the

@@ -3,7 +3,8 @@
  * score for a metric is the mean of its SUCCESS evaluations of that metric over all its sessions
  * in the run (every repetition, every turn), so repetitions shrink the noise of the comparison.
  */
-import type { Evaluation, Session } from '../../schemas/sessions.js';
+import type { Evaluation } from '../../schemas/sessions.js';
+import type { Session } from '../../schemas/records.js';
 
 /** One session of the run with its evaluations (shared/db/run-results.ts reads them). */
 export interface SessionEvaluations {

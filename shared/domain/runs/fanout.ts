@@ -18,12 +18,12 @@ import {
 import { NotFoundError } from '../../errors.js';
 import { logger } from '../../observability/logger.js';
 import { enqueueRunJobs, type RunJob } from '../../queue/run-queue.js';
-import type { TestCase } from '../../schemas/tests.js';
 import { clock } from '../common/clock.js';
 import { finishRun } from './run-finish.js';
 import { CANCELLED_REASON } from './session/machine.js';
 import { deterministicSessionId } from './session-ids.js';
 import { carryFor, readEntryRecords } from './step-context.js';
+import type { TestCase } from '../../schemas/records.js';
 
 /** Test cases one fan-out job turns into sessions. */
 export const FANOUT_PAGE = 100;

@@ -27,8 +27,6 @@ import {
   type RunListQuery,
   type RunStatus,
 } from '../../schemas/runs.js';
-import type { Specification } from '../../schemas/specifications.js';
-import type { TestRecord } from '../../schemas/tests.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
 import { clock } from '../common/clock.js';
 import { phoneConnectionEntity, specificationEntity, testEntity, versionEntity } from '../common/entities.js';
@@ -39,6 +37,7 @@ import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { runView } from './run-view.js';
+import type { Specification, TestRecord } from '../../schemas/records.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** The longest a name may be (the `Name` schema's bound). */

@@ -1,15 +1,14 @@
 import { readRecords, type RecordsRead, type RunPlanEntry, type RunSession, type StoredRun } from '../../db/runs.js';
 import { restoreItem } from '../../db/offload.js';
 import { toRecord } from '../../db/records.js';
-import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Product, Version } from '../../schemas/products.js';
-import type { TestCase, TestRecord } from '../../schemas/tests.js';
 import type { PhoneConnection } from '../../schemas/phone-connections.js';
 import { getRecord } from '../../db/catalog.js';
 import { phoneConnectionEntity } from '../common/entities.js';
 import { toAgentConnection } from './caller/connection.js';
 import type { AgentConnection } from './caller/index.js';
+import type { EndpointConnection, TestCase, TestRecord } from '../../schemas/records.js';
 
 /**
  * What the steps of a run's sessions read. The run, its version, tests, test cases, connections,

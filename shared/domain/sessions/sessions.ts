@@ -19,8 +19,7 @@ import { getStoredRun, sessionsOfRun } from '../../db/runs.js';
 import { testVersionMarkWrite } from '../../db/tests.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Version } from '../../schemas/products.js';
-import type { Session, SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
-import type { TestCase } from '../../schemas/tests.js';
+import type { SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
 import { localS3Endpoints, bucketName } from '../../storage/s3.js';
 import { canonicalStorageUri, parseS3Uri } from '../../storage/uri.js';
 import { clock } from '../common/clock.js';
@@ -30,6 +29,7 @@ import { anyOf, applyList, type Page } from '../common/list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
 import { ownedKey } from '../tests/storage.js';
 import { bodyReference } from '../common/references.js';
+import type { Session, TestCase } from '../../schemas/records.js';
 
 /** Plain-text context is stored as `{value}`. */
 function contextOf(value: string | Record<string, unknown> | null | undefined): Record<string, unknown> | null {

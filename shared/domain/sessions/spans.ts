@@ -11,15 +11,7 @@ import {
   spansOfTurn,
 } from '../../db/sessions.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import {
-  MAX_DESCRIPTION_BYTES,
-  type Session,
-  type Span,
-  type SpanBatch,
-  type SpanCreate,
-  type SpanListQuery,
-  type Turn,
-} from '../../schemas/sessions.js';
+import { MAX_DESCRIPTION_BYTES, type SpanBatch, type SpanCreate, type SpanListQuery } from '../../schemas/sessions.js';
 import { discardObjects, offloadItems, restoreItem, restoreItems } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
 import { parseDateTime } from '../common/dates.js';
@@ -27,6 +19,7 @@ import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from './sessions.js';
+import type { Session, Span, Turn } from '../../schemas/records.js';
 
 /** Spans keep small items (lists and evaluations read many): fields move to S3 past 64 KB. */
 export const SPAN_BUDGET_BYTES = 64 * 1024;

@@ -25,12 +25,13 @@ import {
   supersededObjects,
 } from '../../db/offload.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import type { Session, Turn, TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
+import type { TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
 import { bodyReference } from '../common/references.js';
+import type { Session, Turn } from '../../schemas/records.js';
 
 export type TurnDraft = Omit<Turn, 'id' | 'index' | 'organizationId' | 'sessionId' | 'createdAt'>;
 

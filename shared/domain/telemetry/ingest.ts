@@ -1,11 +1,11 @@
 import type { AuthContext } from '../../auth/context.js';
 import { type TraceLink, getTraceLinks, storedSpanOwners, unparkSpans } from '../../db/telemetry.js';
-import type { Session } from '../../schemas/sessions.js';
 import { groupByTrace, platformSpanId, traceSessionKey, versionIdOf } from './mapping.js';
 import type { OtelSpan } from './otlp.js';
 import { type Place, Placer } from './placer.js';
 import { Rejections } from './rejections.js';
 import { forEachLimited, markTestsTraced, writeSpans } from './span-writes.js';
+import type { Session } from '../../schemas/records.js';
 
 /**
  * OpenTelemetry ingestion: places the spans of one OTLP export in sessions, turns

@@ -21,7 +21,7 @@ import {
   tracesWithParkedSpans,
 } from '../../db/telemetry.js';
 import { DomainError } from '../../errors.js';
-import { MAX_TURN_TEXT, type Session, type Turn } from '../../schemas/sessions.js';
+import { MAX_TURN_TEXT } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { sessionLifecycle } from '../sessions/session-lifecycle.js';
 import { createSession } from '../sessions/sessions.js';
@@ -30,6 +30,7 @@ import { decodeSpan, encodeSpan } from './held-spans.js';
 import { type TurnFields, rootOf, testCaseIdOf, traceSessionKey, turnFieldsOf, versionIdOf } from './mapping.js';
 import type { OtelSpan } from './otlp.js';
 import type { Rejections } from './rejections.js';
+import type { Session, Turn } from '../../schemas/records.js';
 
 const CUSTOM_ID_MAX = 200;
 

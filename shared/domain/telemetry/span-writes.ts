@@ -3,12 +3,12 @@ import { transact } from '../../db/catalog.js';
 import { discardObjects, offloadItems } from '../../db/offload.js';
 import { spanItem } from '../../db/sessions.js';
 import { type TraceLink, putNewSpanItems } from '../../db/telemetry.js';
-import type { Session, Span } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { testActivityUpdate } from '../sessions/sessions.js';
 import { SPAN_BUDGET_BYTES, SPAN_KIND, SPAN_OFFLOADABLE } from '../sessions/spans.js';
 import { spanFieldsOf } from './mapping.js';
 import type { OtelSpan } from './otlp.js';
+import type { Session, Span } from '../../schemas/records.js';
 
 const SPAN_CHUNK = 100;
 

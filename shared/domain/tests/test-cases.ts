@@ -4,7 +4,7 @@ import { keys } from '../../db/keys.js';
 import { queryIndex } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { ConflictError, ValidationError } from '../../errors.js';
-import type { TestCase, TestCaseCreate, TestCaseListQuery, TestRecord } from '../../schemas/tests.js';
+import type { TestCaseCreate, TestCaseListQuery } from '../../schemas/tests.js';
 import { clock } from '../common/clock.js';
 import { testCaseEntity, testEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
@@ -14,6 +14,7 @@ import { nextCaseIndex, offloadCases } from './tests.js';
 import { discardObjects, restoreItem, restoreItems, type OffloadResult } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
 import { bodyReference } from '../common/references.js';
+import type { TestCase, TestRecord } from '../../schemas/records.js';
 
 /** Fields a case must carry for its test's type. */
 function checkCase(test: TestRecord, input: TestCaseCreate): void {

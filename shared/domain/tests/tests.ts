@@ -17,7 +17,7 @@ import { batchGet } from '../../db/query.js';
 import { toRecord } from '../../db/records.js';
 import { ValidationError } from '../../errors.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
-import type { TestActivity, TestCase, TestCreate, TestListQuery, TestRecord, TestUpdate } from '../../schemas/tests.js';
+import type { TestActivity, TestCreate, TestListQuery, TestUpdate } from '../../schemas/tests.js';
 import { bucketName, localS3Endpoints, readObjectStream } from '../../storage/s3.js';
 import { canonicalStorageUri, parseS3Uri } from '../../storage/uri.js';
 import { clock } from '../common/clock.js';
@@ -39,6 +39,7 @@ import {
   maxTestCasesOf,
 } from './test-rules.js';
 import { newGenerationState, queueGeneration } from '../generation/lifecycle.js';
+import type { TestCase, TestRecord } from '../../schemas/records.js';
 
 /** A URI field of a test: canonical; an object of our bucket must sit under the caller's prefix (403). */
 function storageField(auth: AuthContext, value: string | null | undefined, field: string): string | null {

@@ -1,8 +1,9 @@
 import { getRecord } from '../../../db/catalog.js';
 import { getEndpointSecrets } from '../../../db/endpoint-secrets.js';
-import type { EndpointConnection, EndpointSecrets } from '../../../schemas/endpoint-connections.js';
+import type { EndpointSecrets } from '../../../schemas/endpoint-connections.js';
 import { endpointConnectionEntity } from '../../common/entities.js';
 import type { AgentConnection } from './types.js';
+import type { EndpointConnection } from '../../../schemas/records.js';
 
 /** Stored endpoint connections as the caller needs them (kept out of index.ts: this reads the table). */
 

@@ -12,7 +12,7 @@ import type { RunSession } from '../../../db/runs.js';
 import { listTurns, spansOfSession } from '../../../db/sessions.js';
 import { logger } from '../../../observability/logger.js';
 import { countMetric, METRIC } from '../../../observability/metrics.js';
-import type { Evaluation, Span, Turn } from '../../../schemas/sessions.js';
+import type { Evaluation } from '../../../schemas/sessions.js';
 import { clock } from '../../common/clock.js';
 import { missingParams, type EvaluationSources } from '../../evaluation/context.js';
 import { initialStatus, newEvaluation } from '../../evaluation/evaluations.js';
@@ -20,6 +20,7 @@ import { runEvaluation, score, settledEvaluation } from '../../evaluation/evalua
 import { finishRun } from '../run-finish.js';
 import { isMultiTurn, needsSpans, type StepContext } from './context.js';
 import { CANCELLED_REASON, type ClosingTurn, type SessionEnd } from './machine.js';
+import type { Span, Turn } from '../../../schemas/records.js';
 
 /**
  * The end of a session: it takes its final status and its evaluations (planned here, those scored

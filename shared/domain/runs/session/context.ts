@@ -3,12 +3,11 @@ import { listTurns } from '../../../db/sessions.js';
 import { NotFoundError } from '../../../errors.js';
 import type { RunJob } from '../../../queue/run-queue.js';
 import type { StoredMetric } from '../../../schemas/metrics.js';
-import type { Turn } from '../../../schemas/sessions.js';
-import type { TestCase } from '../../../schemas/tests.js';
 import type { RunRef } from '../../../db/run-steps.js';
 import { clock } from '../../common/clock.js';
 import { carryOfRun, readStep, type PastTurn, type StepRecords } from '../step-context.js';
 import type { SessionFacts } from './machine.js';
+import type { TestCase, Turn } from '../../../schemas/records.js';
 
 /**
  * What a step job works with: the records its job carried (or it read), the run's cancellation,

@@ -3,7 +3,7 @@ import type { RunSession } from '../../../db/runs.js';
 import type { AuthContext } from '../../../auth/context.js';
 import { ConflictError, ValidationError } from '../../../errors.js';
 import { logger } from '../../../observability/logger.js';
-import { MAX_TURN_TEXT, SPAN_TYPES, type SpanCreate, type Turn } from '../../../schemas/sessions.js';
+import { MAX_TURN_TEXT, SPAN_TYPES, type SpanCreate } from '../../../schemas/sessions.js';
 import { clock } from '../../common/clock.js';
 import { newId } from '../../common/ids.js';
 import { createTurnSpans } from '../../sessions/spans.js';
@@ -18,6 +18,7 @@ import { slotTaker } from '../rate-slot.js';
 import type { Channel } from './channel.js';
 import { isMultiTurn, turnsOf, type JobContext, type StepContext } from './context.js';
 import type { AgentResult, Effect, SessionEvent } from './machine.js';
+import type { Turn } from '../../../schemas/records.js';
 
 /**
  * The HTTP channel: the service calls the agent's endpoint (INITIALIZATION, each CONVERSATION

@@ -1,7 +1,8 @@
 import type { RunSession } from '../../../db/runs.js';
 import type { StepChange } from '../../../db/run-steps.js';
-import type { SpanCreate, Turn } from '../../../schemas/sessions.js';
+import type { SpanCreate } from '../../../schemas/sessions.js';
 import type { CallArgs } from '../../voice/voice-event.js';
+import type { Turn } from '../../../schemas/records.js';
 
 /**
  * A run session's life, written once: what `decide` sees of a session (its state), what moves it

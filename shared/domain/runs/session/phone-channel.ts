@@ -4,7 +4,7 @@ import { NotFoundError } from '../../../errors.js';
 import { synthesizeSpeech, transcribeSpeech } from '../../../llm/speech.js';
 import { logger } from '../../../observability/logger.js';
 import { enqueueRunJobs } from '../../../queue/run-queue.js';
-import { MAX_TURN_TEXT, type Turn } from '../../../schemas/sessions.js';
+import { MAX_TURN_TEXT } from '../../../schemas/sessions.js';
 import { objectUri, putObject, readObjectBytes } from '../../../storage/s3.js';
 import { type Telephony, telephony, voiceFromNumber } from '../../../telephony/telephony.js';
 import { clock } from '../../common/clock.js';
@@ -14,6 +14,7 @@ import type { Channel } from './channel.js';
 import type { JobContext, StepContext } from './context.js';
 import { callArgs } from './decide-phone.js';
 import type { CallState, Effect, SessionEvent, SessionState } from './machine.js';
+import type { Turn } from '../../../schemas/records.js';
 
 /**
  * The PHONE channel: the service dials the agent's phone number. It synthesizes the turn's
