@@ -1,4 +1,4 @@
-import * as wavefileModule from 'wavefile';
+import { WaveFile } from './wavefile.js';
 import { DEFAULT_SILENCE_THRESHOLD, FRAME_SAMPLES, MULAW_SILENCE, SAMPLE_RATE } from './line.js';
 
 /**
@@ -7,12 +7,6 @@ import { DEFAULT_SILENCE_THRESHOLD, FRAME_SAMPLES, MULAW_SILENCE, SAMPLE_RATE } 
  * Streams line. Levels are on Chime's `SilenceThreshold` scale, 0 to 1000, here logarithmic: 0 is
  * -60 dBFS (line noise) or quieter, 1000 is full scale, so the default threshold of 200 is -48 dBFS.
  */
-// Node loads wavefile's CommonJS build (its exports are the namespace's default), a bundler its ES
-// module (whose exports are the namespace itself): the class is found either way.
-const WaveFile: typeof wavefileModule.WaveFile =
-  (wavefileModule as { WaveFile?: typeof wavefileModule.WaveFile }).WaveFile ??
-  (wavefileModule as unknown as { default: { WaveFile: typeof wavefileModule.WaveFile } }).default.WaveFile;
-
 export { DEFAULT_SILENCE_THRESHOLD, FRAME_MS, FRAME_SAMPLES, MULAW_SILENCE, SAMPLE_RATE } from './line.js';
 
 /** Any PCM or μ-law WAV (any rate, depth or channel count; channels are mixed down) as 8 kHz 16-bit mono samples. */

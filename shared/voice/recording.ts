@@ -1,4 +1,4 @@
-import * as wavefileModule from 'wavefile';
+import { WaveFile } from './wavefile.js';
 
 /**
  * A call's stereo recording read for its voice figures: the agent on the left channel, the other
@@ -6,10 +6,6 @@ import * as wavefileModule from 'wavefile';
  * wavefile; only the header is parsed before the limits are checked, so a file that breaks one
  * costs no decoding.
  */
-const WaveFile: typeof wavefileModule.WaveFile =
-  (wavefileModule as { WaveFile?: typeof wavefileModule.WaveFile }).WaveFile ??
-  (wavefileModule as unknown as { default: { WaveFile: typeof wavefileModule.WaveFile } }).default.WaveFile;
-
 /** The sample rates a recording may have: the telephone's 8 kHz and wideband 16 kHz. */
 export const RECORDING_RATES = [8000, 16000] as const;
 /** The longest recording read: two hours. */

@@ -1,4 +1,4 @@
-import * as wavefileModule from 'wavefile';
+import { WaveFile } from '../../shared/voice/wavefile.js';
 import { describe, expect, it } from 'vitest';
 import { type Segment, speechSegments } from '../../shared/voice/activity.js';
 import {
@@ -14,10 +14,6 @@ import {
   voiceScore,
 } from '../../shared/voice/quality.js';
 import { RecordingError, readStereoRecording } from '../../shared/voice/recording.js';
-
-const WaveFile: typeof wavefileModule.WaveFile =
-  (wavefileModule as { WaveFile?: typeof wavefileModule.WaveFile }).WaveFile ??
-  (wavefileModule as unknown as { default: { WaveFile: typeof wavefileModule.WaveFile } }).default.WaveFile;
 
 /** A channel of `ms` at `rate` with a 440 Hz tone (amplitude 3000, RMS ≈ 2121) in each segment. */
 function channel(rate: number, ms: number, segments: Array<[number, number]>, amplitude = 3000): Int16Array {
