@@ -14,6 +14,7 @@ import {
   type Named,
 } from '../view-models';
 import type { PageContext } from './context';
+import { filterForm, filterSelect, nameSearch } from '../filters';
 
 /** A spend cell: text plus a meter against the cap; filled once the monitor's results answer. */
 export function spendCell(spend: {
@@ -41,27 +42,21 @@ export function spendCell(spend: {
 
 /** The monitors list's filters: product and status apply at once, the name search on Enter. */
 function monitorFiltersForm(products: Named[], filters: MonitorFilters): HTMLElement {
-  const product = h(
-    'select',
-    { id: 'filter-product', name: 'product' },
-    h('option', { value: '', selected: !filters.productId }, 'Every product'),
-    products.map((p) => h('option', { value: p.id, selected: p.id === filters.productId }, p.name)),
+  const product = filterSelect(
+    'filter-product',
+    'product',
+    'Every product',
+    products.map((p) => ({ id: p.id, text: p.name })),
+    filters.productId,
   );
-  const status = h(
-    'select',
-    { id: 'filter-status', name: 'status' },
-    h('option', { value: '', selected: !filters.status }, 'Every status'),
-    MONITOR_STATUSES.map((s) => h('option', { value: s, selected: s === filters.status }, s)),
+  const status = filterSelect(
+    'filter-status',
+    'status',
+    'Every status',
+    MONITOR_STATUSES.map((s) => ({ id: s, text: s })),
+    filters.status,
   );
-  const search = h('input', {
-    id: 'filter-q',
-    name: 'q',
-    type: 'search',
-    value: filters.q ?? '',
-    maxlength: 200,
-    autocomplete: 'off',
-    placeholder: 'part of the name',
-  });
+  const search = nameSearch(filters.q);
   const go = () => {
     const next: MonitorFilters = {};
     if (product.value) next.productId = product.value;
@@ -71,20 +66,17 @@ function monitorFiltersForm(products: Named[], filters: MonitorFilters): HTMLEle
   };
   product.addEventListener('change', go);
   status.addEventListener('change', go);
-  const form = h(
-    'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Filter the monitors', 'data-testid': 'monitor-filters' },
-    h('span', { class: 'field' }, h('label', { for: 'filter-product' }, 'Product'), product),
-    h('span', { class: 'field' }, h('label', { for: 'filter-status' }, 'Status'), status),
-    h('span', { class: 'field' }, h('label', { for: 'filter-q' }, 'Name contains'), search),
-    h('button', { type: 'submit' }, 'Search'),
-    Object.keys(filters).length ? link(href({ page: 'monitors', offset: 0 }), 'Clear the filters') : null,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    go();
+  return filterForm({
+    label: 'Filter the monitors',
+    testId: 'monitor-filters',
+    fields: [
+      ['Product', product],
+      ['Status', status],
+      ['Name contains', search],
+    ],
+    clearHref: Object.keys(filters).length ? href({ page: 'monitors', offset: 0 }) : null,
+    go,
   });
-  return form;
 }
 
 /** A monitor's metric families by name (ids on hover). */

@@ -34,6 +34,7 @@ import {
   type TestCase,
 } from '../view-models';
 import { sleep, type PageContext } from './context';
+import { filterForm, filterSelect, nameSearch } from '../filters';
 import { type Catalog, renderActions } from './run-actions';
 import { scoresView } from './scores';
 
@@ -129,39 +130,19 @@ function runsTable(
   );
 }
 
-function option(value: string, text: string, selected: boolean): HTMLOptionElement {
-  return h('option', { value, selected }, text);
-}
-
-/** A select over records by name; `every` is the empty choice's text. */
-function recordSelect(
-  id: string,
-  name: string,
-  every: string,
-  records: { id: string; text: string }[],
-  selected: string | undefined,
-): HTMLSelectElement {
-  return h(
-    'select',
-    { id, name },
-    option('', every, !selected),
-    records.map((r) => option(r.id, r.text, r.id === selected)),
-  );
-}
-
 /** The runs list's filters: product, version, test and status apply at once; the name search on Enter. */
 function runFiltersForm(catalog: Catalog, filters: RunFilters): HTMLElement {
   const productName = namesById(catalog.products);
   const ofProduct = <T extends { productId: string }>(list: T[]) =>
     filters.productId ? list.filter((x) => x.productId === filters.productId) : list;
-  const product = recordSelect(
+  const product = filterSelect(
     'filter-product',
     'product',
     'Every product',
     catalog.products.map((p) => ({ id: p.id, text: p.name })),
     filters.productId,
   );
-  const version = recordSelect(
+  const version = filterSelect(
     'filter-version',
     'version',
     'Every version',
@@ -171,7 +152,7 @@ function runFiltersForm(catalog: Catalog, filters: RunFilters): HTMLElement {
     })),
     filters.versionId,
   );
-  const test = recordSelect(
+  const test = filterSelect(
     'filter-test',
     'test',
     'Every test',
@@ -181,21 +162,14 @@ function runFiltersForm(catalog: Catalog, filters: RunFilters): HTMLElement {
     })),
     filters.testId,
   );
-  const status = h(
-    'select',
-    { id: 'filter-status', name: 'status' },
-    option('', 'Every status', !filters.status),
-    RUN_STATUSES.map((s) => option(s, s, s === filters.status)),
+  const status = filterSelect(
+    'filter-status',
+    'status',
+    'Every status',
+    RUN_STATUSES.map((s) => ({ id: s, text: s })),
+    filters.status,
   );
-  const search = h('input', {
-    id: 'filter-q',
-    name: 'q',
-    type: 'search',
-    value: filters.q ?? '',
-    maxlength: 200,
-    autocomplete: 'off',
-    placeholder: 'part of the name',
-  });
+  const search = nameSearch(filters.q);
   const read = (): RunFilters => {
     const out: RunFilters = {};
     if (product.value) out.productId = product.value;
@@ -215,22 +189,19 @@ function runFiltersForm(catalog: Catalog, filters: RunFilters): HTMLElement {
     go();
   });
   for (const select of [version, test, status]) select.addEventListener('change', go);
-  const form = h(
-    'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Filter the runs', 'data-testid': 'run-filters' },
-    h('span', { class: 'field' }, h('label', { for: 'filter-product' }, 'Product'), product),
-    h('span', { class: 'field' }, h('label', { for: 'filter-version' }, 'Version'), version),
-    h('span', { class: 'field' }, h('label', { for: 'filter-test' }, 'Test'), test),
-    h('span', { class: 'field' }, h('label', { for: 'filter-status' }, 'Status'), status),
-    h('span', { class: 'field' }, h('label', { for: 'filter-q' }, 'Name contains'), search),
-    h('button', { type: 'submit' }, 'Search'),
-    Object.keys(filters).length ? link(href({ page: 'runs', offset: 0 }), 'Clear the filters') : null,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    go();
+  return filterForm({
+    label: 'Filter the runs',
+    testId: 'run-filters',
+    fields: [
+      ['Product', product],
+      ['Version', version],
+      ['Test', test],
+      ['Status', status],
+      ['Name contains', search],
+    ],
+    clearHref: Object.keys(filters).length ? href({ page: 'runs', offset: 0 }) : null,
+    go,
   });
-  return form;
 }
 
 /**
