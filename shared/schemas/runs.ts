@@ -14,6 +14,9 @@ export const MAX_RUN_CASES = 5000;
 export const MAX_REPETITIONS = 10;
 /** The score a case must reach to pass a metric, when the run names none. */
 export const DEFAULT_THRESHOLD = 0.5;
+/** How long the agent speaks before a PHONE run's barge-in interrupts it, at least and at most (ms). */
+export const MIN_BARGE_IN_MS = 100;
+export const MAX_BARGE_IN_MS = 10_000;
 
 /** How a run reaches the agent: its CONVERSATION endpoint over HTTP, or its phone connection. */
 export const RUN_CHANNELS = ['HTTP', 'PHONE'] as const;
@@ -45,6 +48,14 @@ export const RunCreate = Type.Object(
         minimum: 0,
         maximum: 1,
         description: 'the score a case must reach to pass a metric (default 0.5)',
+      }),
+    ),
+    bargeInAfterMs: Type.Optional(
+      Type.Integer({
+        minimum: MIN_BARGE_IN_MS,
+        maximum: MAX_BARGE_IN_MS,
+        description:
+          'PHONE runs only: at every turn after the first, once the agent has spoken this long, the service interrupts it with its next message (a test case’s `context` JSON `bargeInAfterMs` wins over it; see docs/voice.md)',
       }),
     ),
   },
@@ -141,6 +152,13 @@ export const Run = Type.Object({
   repetitions: Type.Integer({ minimum: 1, maximum: MAX_REPETITIONS }),
   threshold: Type.Number({ minimum: 0, maximum: 1 }),
   channel: StringEnum(RUN_CHANNELS),
+  bargeInAfterMs: Type.Optional(
+    Type.Integer({
+      minimum: MIN_BARGE_IN_MS,
+      maximum: MAX_BARGE_IN_MS,
+      description: 'a PHONE run’s barge-in, as it was asked for (absent: none)',
+    }),
+  ),
   voice: Type.Optional(
     Type.Object(
       {

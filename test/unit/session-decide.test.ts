@@ -281,6 +281,16 @@ const table: Record<string, Case[]> = {
       },
     },
     {
+      name: "a case whose context's bargeInAfterMs breaks the rule ends FAILED naming it, before any call",
+      state: state(
+        { channel: 'PHONE' },
+        { phone: { agentSpeaksFirst: false, bargeInError: 'context.bargeInAfterMs …' } },
+      ),
+      event: delivered(),
+      effects: ['write'],
+      next: { _end: { status: 'FAILED', stoppingReason: null, error: 'PHONE: context.bargeInAfterMs …' } },
+    },
+    {
       name: 'the first utterance places the call before the step is written',
       state: state({ channel: 'PHONE' }, { phone: { agentSpeaksFirst: false } }),
       event: {

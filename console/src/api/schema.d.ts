@@ -2190,6 +2190,8 @@ export interface components {
             threshold: number;
             /** @enum {string} */
             channel: "HTTP" | "PHONE";
+            /** @description a PHONE run’s barge-in, as it was asked for (absent: none) */
+            bargeInAfterMs?: number;
             /** @description PHONE runs only */
             voice?: {
                 /** @description the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns */
@@ -13938,6 +13940,8 @@ export interface operations {
                     repetitions?: number;
                     /** @description the score a case must reach to pass a metric (default 0.5) */
                     threshold?: number;
+                    /** @description PHONE runs only: at every turn after the first, once the agent has spoken this long, the service interrupts it with its next message (a test case’s `context` JSON `bargeInAfterMs` wins over it; see docs/voice.md) */
+                    bargeInAfterMs?: number;
                 };
             };
         };

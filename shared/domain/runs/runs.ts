@@ -139,6 +139,10 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     'version',
   );
   const channel = await runChannel(org, version, input.channel);
+  if (input.bargeInAfterMs !== undefined && channel !== 'PHONE')
+    throw new ValidationError(
+      `bargeInAfterMs: barge-in interrupts a voice agent on the phone; this run's channel is ${channel} (set channel PHONE, or leave bargeInAfterMs out)`,
+    );
   const given = input.metricIds ? await metricsById(auth, input.metricIds) : undefined;
   const names = new Map<string, string>();
   const plan: RunPlanEntry[] = [];
@@ -248,6 +252,7 @@ export async function createRunFor(auth: AuthContext, input: RunCreate): Promise
     repetitions,
     threshold: input.threshold ?? DEFAULT_THRESHOLD,
     channel,
+    ...(input.bargeInAfterMs !== undefined ? { bargeInAfterMs: input.bargeInAfterMs } : {}),
     status: 'PENDING',
     progress: { total, pending: total, running: 0, completed: 0, failed: 0 },
     error: null,

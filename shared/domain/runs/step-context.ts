@@ -40,8 +40,11 @@ export interface StepCarry {
   testType: string;
   metricIds: string[];
   connectionIds: { conversation: string | null; initialization: string | null; finalization: string | null };
-  /** A voice run's session: the number it dials (carried whole: it holds no secret). */
-  phone?: { connectionId: string; phoneNumber: string; agentSpeaksFirst: boolean };
+  /**
+   * A voice run's session: the number it dials (carried whole: it holds no secret), and the run's
+   * barge-in (absent: none; a case's context may set its own).
+   */
+  phone?: { connectionId: string; phoneNumber: string; agentSpeaksFirst: boolean; bargeInAfterMs?: number };
   /** The records; each one absent here is read by the step. */
   test?: CarriedTest;
   testCase?: TestCase;
@@ -127,7 +130,7 @@ const carriedTest = (t: CarriedTest): CarriedTest => ({
  * A test case with fields kept in S3 is left out (the step reads and restores it).
  */
 export function carryFor(
-  run: Pick<StoredRun, '_shards' | 'channel' | 'threshold' | '_passCounted'>,
+  run: Pick<StoredRun, '_shards' | 'channel' | 'threshold' | '_passCounted' | 'bargeInAfterMs'>,
   planIndex: number,
   entry: RunPlanEntry,
   records: EntryRecords,
@@ -155,6 +158,7 @@ export function carryFor(
             connectionId: records.phone.id,
             phoneNumber: records.phone.phoneNumber,
             agentSpeaksFirst: records.phone.agentSpeaksFirst,
+            ...(run.bargeInAfterMs !== undefined ? { bargeInAfterMs: run.bargeInAfterMs } : {}),
           },
         }
       : {}),

@@ -5,6 +5,7 @@ import type { RunJob } from '../../../queue/run-queue.js';
 import type { StoredMetric } from '../../../schemas/metrics.js';
 import type { RunRef } from '../../../db/run-steps.js';
 import { clock } from '../../common/clock.js';
+import { bargeInSetting } from '../../voice/barge-in.js';
 import { carryOfRun, readStep, type PastTurn, type StepRecords } from '../step-context.js';
 import type { SessionFacts } from './machine.js';
 import type { TestCase, Turn } from '../../../schemas/records.js';
@@ -110,6 +111,13 @@ function caseInputText(input: TestCase['input']): string {
   return typeof message === 'string' ? message : JSON.stringify(input);
 }
 
+/** The session's barge-in as `decide` sees it: its length, or why its case's value cannot be used; nothing for none. */
+function bargeInFacts(runAfterMs: number | undefined, tc: TestCase | undefined) {
+  const setting = bargeInSetting(runAfterMs, tc);
+  if ('error' in setting) return { bargeInError: setting.error };
+  return setting.afterMs === null ? {} : { bargeInAfterMs: setting.afterMs };
+}
+
 /** The facts `decide` sees, as they are now (the time left, the cancellation learnt). */
 export function factsOf(ctx: StepContext, s: RunSession, jctx: JobContext): SessionFacts {
   const tc = ctx.rec.testCase;
@@ -133,7 +141,9 @@ export function factsOf(ctx: StepContext, s: RunSession, jctx: JobContext): Sess
     conversation: Boolean(ctx.rec.conversation),
     initialization: Boolean(ctx.rec.initialization),
     finalization: Boolean(ctx.rec.finalization),
-    ...(phone ? { phone: { agentSpeaksFirst: phone.agentSpeaksFirst } } : {}),
+    ...(phone
+      ? { phone: { agentSpeaksFirst: phone.agentSpeaksFirst, ...bargeInFacts(phone.bargeInAfterMs, tc) } }
+      : {}),
     metricsNeedSpans: needsSpans(ctx.rec.metrics),
     closeNow: timeToClose(ctx, jctx),
     run: ctx.run,

@@ -98,6 +98,7 @@ function hangupEnd(s: RunSession, answered: boolean): SessionEnd {
 function speakNext(state: SessionState, t: DecideTools): Decision {
   const s = state.session;
   if (!state.facts.phone) return t.end(state, failed('PHONE: the version has no live phone connection'));
+  if (state.facts.phone.bargeInError) return t.end(state, failed(`PHONE: ${state.facts.phone.bargeInError}`));
   const turn = s.turnCount + 1;
   if (s._call && s._call.seq === s._seq && s._call.turn === turn)
     return t.stop(state, [{ type: 'checkCall', call: s._call, play: false, purpose: 'redelivered' }]);

@@ -30,8 +30,11 @@ export interface SessionFacts {
   conversation: boolean;
   initialization: boolean;
   finalization: boolean;
-  /** A PHONE run's number to dial, and whether the agent speaks first. */
-  phone?: { agentSpeaksFirst: boolean };
+  /**
+   * A PHONE run's session: whether the agent speaks first; its barge-in (`bargeInAfterMs`, absent:
+   * none), or why its test case's value cannot be used (`bargeInError`).
+   */
+  phone?: { agentSpeaksFirst: boolean; bargeInAfterMs?: number; bargeInError?: string };
   /** Some metric of the run reads the turns' spans (so the last turn's spans are written before the close). */
   metricsNeedSpans: boolean;
   /** Enough of the invocation is left to close and score the session in this job. */
