@@ -29,6 +29,21 @@ export function decodeWav(bytes: Uint8Array): Int16Array {
   return Int16Array.from(wav.getSamples(false, Int16Array) as unknown as Int16Array);
 }
 
+/**
+ * A stereo WAV (16-bit PCM, another depth, μ-law or A-law) as its two channels of 16-bit samples at
+ * its own rate: a call recording, the agent left and our caller right. Throws when it is not stereo.
+ */
+export function decodeStereoWav(bytes: Uint8Array): { sampleRate: number; left: Int16Array; right: Int16Array } {
+  const wav = new WaveFile(bytes);
+  const fmt = wav.fmt as { numChannels: number; sampleRate: number; audioFormat: number };
+  if (fmt.numChannels !== 2) throw new Error(`the recording has ${fmt.numChannels} channels, not 2`);
+  if (fmt.audioFormat === 7) wav.fromMuLaw('16');
+  else if (fmt.audioFormat === 6) wav.fromALaw('16');
+  if (wav.bitDepth !== '16') wav.toBitDepth('16');
+  const [left, right] = wav.getSamples(false, Int16Array) as unknown as [Int16Array, Int16Array];
+  return { sampleRate: fmt.sampleRate, left, right };
+}
+
 /** 8 kHz 16-bit mono samples as a WAV file. */
 export function encodeWav(samples: Int16Array): Uint8Array {
   const wav = new WaveFile();
