@@ -221,6 +221,73 @@ describe('call control', () => {
     expect(again.TransactionAttributes).toEqual(played.TransactionAttributes);
   });
 
+  it("a barged-in turn's answer: its head goes to the step at once, the rest is recorded until the step's update interrupts it", async () => {
+    const attributes = { ...args, answered: '1', heard: '1' };
+    const next = { action: 'play', seq: '1', turn: '2', userAudioKey: `${PREFIX}2-user.wav`, headMs: '1300' };
+    const played = await handleCallEvent(
+      event('CALL_UPDATE_REQUESTED', { Type: 'CallUpdateRequest', Parameters: { Arguments: next } }, attributes),
+    );
+    // The head: 1,300 ms, in Chime's whole seconds.
+    expect(played.Actions[1]).toMatchObject({
+      Type: 'RecordAudio',
+      Parameters: {
+        DurationInSeconds: 2,
+        SilenceDurationInSeconds: 2,
+        RecordingDestination: { Type: 'S3', BucketName: bucketName, Prefix: `${PREFIX}2-agent` },
+      },
+    });
+    const headKey = `${PREFIX}2-agent_tx-1_1.wav`;
+    const head = await handleCallEvent(
+      event(
+        'ACTION_SUCCESSFUL',
+        { Type: 'RecordAudio', RecordingDestination: { Type: 'S3', BucketName: bucketName, Key: headKey } },
+        played.TransactionAttributes,
+      ),
+    );
+    expect(head.Actions).toEqual([
+      {
+        Type: 'RecordAudio',
+        Parameters: {
+          CallId: 'call-1',
+          DurationInSeconds: 30,
+          SilenceDurationInSeconds: 2,
+          SilenceThreshold: 200,
+          RecordingTerminators: ['#'],
+          RecordingDestination: { Type: 'S3', BucketName: bucketName, Prefix: `${PREFIX}2-agent-rest` },
+        },
+      },
+    ]);
+    expect(head.TransactionAttributes).toMatchObject({ headKey, heard: '2' });
+    // The rest, if the step waited for it (a head without speech), comes with the head's key; then the call pauses.
+    const restKey = `${PREFIX}2-agent-rest_tx-1_2.wav`;
+    const rest = await handleCallEvent(
+      event(
+        'ACTION_SUCCESSFUL',
+        { Type: 'RecordAudio', RecordingDestination: { Type: 'S3', BucketName: bucketName, Key: restKey } },
+        head.TransactionAttributes,
+      ),
+    );
+    expect(rest.Actions.map((a) => a.Type)).toEqual(['Pause']);
+    expect(queued().map((j) => [j.seq, j.voice])).toEqual([
+      [1, { event: 'answer', turn: 2, agentAudioKey: headKey, head: true, transactionId: 'tx-1' }],
+      [1, { event: 'answer', turn: 2, agentAudioKey: restKey, headAudioKey: headKey, transactionId: 'tx-1' }],
+    ]);
+    // The next turn's update (the barge-in itself) interrupts the rest: its answer is whole unless it asks for a head.
+    const after = await handleCallEvent(
+      event(
+        'CALL_UPDATE_REQUESTED',
+        {
+          Type: 'CallUpdateRequest',
+          Parameters: { Arguments: { action: 'play', seq: '2', turn: '3', userAudioKey: `${PREFIX}3-user.wav` } },
+        },
+        head.TransactionAttributes,
+      ),
+    );
+    expect((after.Actions[1]!.Parameters as any).DurationInSeconds).toBe(30);
+    expect(after.TransactionAttributes).not.toHaveProperty('headMs');
+    expect(after.TransactionAttributes).not.toHaveProperty('headKey');
+  });
+
   it('tells the session how the call ended: HANGUP (answered or not, with the recording) and ACTION_FAILED', async () => {
     await handleCallEvent(
       event(

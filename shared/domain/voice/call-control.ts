@@ -19,7 +19,11 @@ import { type CallArgs, type VoiceEvent, voicePrefix } from './voice-event.js';
  *   utterance and record the answer (or, when the agent speaks first, record its greeting, then play).
  * - ACTION_SUCCESSFUL of RecordAudio: the answer goes to the session's step (transcribed there, the
  *   next utterance decided, and the call updated); the call pauses meanwhile.
- * - CALL_UPDATE_REQUESTED: play the next utterance and record the answer, or hang up.
+ * - CALL_UPDATE_REQUESTED: play the next utterance and record the answer, or hang up. A barged-in
+ *   turn's answer (`headMs`) is recorded in two parts: its head goes to the session's step at once,
+ *   and the step's next update interrupts the recording of the rest, playing over the agent.
+ *   Chime runs one media action at a time, so what the agent says while we speak is only on the
+ *   call recording: the session measures its barge-ins there once the call has ended.
  * - HANGUP, ACTION_FAILED: the session's step learns how the call ended.
  */
 
@@ -63,20 +67,28 @@ function play(callId: string, args: CallArgs): ChimeAction {
   };
 }
 
-/** Records the agent's answer to turn `turn` (0: its greeting) under the session's voice folder. */
-function record(callId: string, args: CallArgs, turn: string): ChimeAction {
+/** How long the head of a barged-in answer is recorded: `headMs` in whole seconds (Chime's unit), within the answer's limit. */
+const headSeconds = (headMs: string) => Math.min(answerSeconds(), Math.max(1, Math.ceil(Number(headMs) / 1000)));
+
+/**
+ * Records the agent's answer to turn `turn` (0: its greeting) under the session's voice folder: the
+ * whole answer, or a barged-in answer's head (`headMs` in the arguments) or its rest.
+ */
+function record(callId: string, args: CallArgs, turn: string, part: 'whole' | 'rest' = 'whole'): ChimeAction {
+  const head = part === 'whole' && turn !== '0' && args.headMs ? headSeconds(args.headMs) : undefined;
+  const name = turn === '0' ? 'greeting' : `${turn}-agent${part === 'rest' ? '-rest' : ''}`;
   return {
     Type: 'RecordAudio',
     Parameters: {
       CallId: callId,
-      DurationInSeconds: answerSeconds(),
+      DurationInSeconds: head ?? answerSeconds(),
       SilenceDurationInSeconds: ANSWER_SILENCE_SECONDS,
       SilenceThreshold: DEFAULT_SILENCE_THRESHOLD,
       RecordingTerminators: ['#'],
       RecordingDestination: {
         Type: 'S3',
         BucketName: bucketName,
-        Prefix: `${voicePrefix(args.organizationId, args.sessionId)}${turn === '0' ? 'greeting' : `${turn}-agent`}`,
+        Prefix: `${voicePrefix(args.organizationId, args.sessionId)}${name}`,
       },
     },
   };
@@ -194,12 +206,16 @@ export async function handleCallEvent(
           );
           return ok([hangupAction()], args);
         }
-        await toSession(
-          args,
-          seq,
-          { event: 'answer', turn: Number(args.turn), agentAudioKey: key },
-          event.CallDetails.TransactionId,
-        );
+        const turn = Number(args.turn);
+        const transactionId = event.CallDetails.TransactionId;
+        if (args.headMs && !args.headKey) {
+          // A barged-in answer's head: the step hears it now (and interrupts the rest with its next
+          // utterance); the rest is recorded meanwhile, for a step that heard nothing in the head.
+          await toSession(args, seq, { event: 'answer', turn, agentAudioKey: key, head: true }, transactionId);
+          return ok([record(callId, args, args.turn, 'rest')], { ...args, headKey: key, heard: args.turn });
+        }
+        const part = args.headKey ? { headAudioKey: args.headKey } : {};
+        await toSession(args, seq, { event: 'answer', turn, agentAudioKey: key, ...part }, transactionId);
         return ok([pause(callId)], { ...args, heard: args.turn });
       }
       if (action?.Type === 'Pause') return ok([pause(callId)], args);
@@ -214,6 +230,9 @@ export async function handleCallEvent(
       if (update.turn === on.turn && update.seq === on.seq) return ok([], on);
       const next = { ...args, ...update } as CallArgs & Record<string, string>;
       delete next.action;
+      // What belonged to the turn before: a head only if this update asks for one.
+      if (update.headMs === undefined) delete next.headMs;
+      delete next.headKey;
       return ok([play(callId, next), record(callId, next, next.turn)], next);
     }
     case 'HANGUP': {

@@ -5,9 +5,13 @@
  * run queue may deliver a job twice.
  */
 export type VoiceEvent =
-  /** The agent's answer to turn `turn` was recorded at `agentAudioKey` (bucket key). */
+  /**
+   * The agent's answer to turn `turn` was recorded at `agentAudioKey` (bucket key). A turn whose
+   * answer a barge-in interrupts comes in two parts: its `head` (the first `headMs` of the call's
+   * arguments), then, should the step wait for it, the rest (with `headAudioKey`, the head's key).
+   */
   (
-    | { event: 'answer'; turn: number; agentAudioKey: string }
+    | { event: 'answer'; turn: number; agentAudioKey: string; head?: true; headAudioKey?: string }
     /** The call ended: `answered` whether it ever was, `byAgent` whether the agent hung up. */
     | {
         event: 'hangup';
@@ -43,6 +47,12 @@ export interface CallArgs {
   userAudioKey: string;
   /** '1' when the agent greets first: its greeting is recorded (not a turn) before the first utterance. */
   agentSpeaksFirst?: string;
+  /**
+   * A turn whose answer the next utterance interrupts (a barge-in): its answer's head, the first
+   * `headMs` ms (in whole seconds, rounded up), goes to the session's step as soon as it is
+   * recorded, while the rest of the answer is recorded after it.
+   */
+  headMs?: string;
 }
 
 /** Where a session's voice files live: `orgs/<org>/voice/<session>/`. */
