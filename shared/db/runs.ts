@@ -261,7 +261,13 @@ export interface RunSessionState {
     userAudioKey: string;
     /** How long the utterance plays (sessions written before it was kept have none). */
     utteranceMs?: number;
+    /** A barged-in turn: how much of its answer the call records before the next utterance interrupts it. */
+    headMs?: number;
   };
+  /** A barging-in session: how long each utterance played, by turn (where they are on its call recording). */
+  _utteranceMs?: number[];
+  /** A barging-in session: the last answer's latency (how long to record of the next before interrupting it). */
+  _lastLatencyMs?: number;
 }
 
 export type RunSession = Session & { runId: string } & RunSessionState;

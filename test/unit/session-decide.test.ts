@@ -78,6 +78,15 @@ interface Case {
 
 const written = (e: Effect[]) => (e[0] as Extract<Effect, { type: 'write' }>).change;
 
+const CALL = { transactionId: 'tx1', seq: 0, turn: 1, message: 'hi', userAudioKey: 'u.wav' };
+const ENDED = { status: 'COMPLETED' as const, stoppingReason: 'max_iterations', error: null };
+/** A PHONE SCENARIOS session of four turns at most, barging in after 500 ms, on its call. */
+const barging = (s: Partial<RunSession> = {}) =>
+  state(
+    { channel: 'PHONE', _call: CALL, ...s },
+    { multi: true, maxTurns: 4, phone: { agentSpeaksFirst: false, bargeInAfterMs: 500 } },
+  );
+
 const table: Record<string, Case[]> = {
   QUEUED: [
     {
@@ -370,6 +379,133 @@ const table: Record<string, Case[]> = {
       event: { type: 'callChecked', state: 'lost', purpose: 'redelivered' },
       effects: ['write'],
       next: { _end: { status: 'FAILED', stoppingReason: null, error: 'the call was lost: the service restarted' } },
+    },
+  ],
+  'PHONE barge-in': [
+    {
+      name: "a later turn asks the call for its answer's head: the last latency plus bargeInAfterMs; the utterance's length is kept",
+      state: barging({ turnCount: 1, _seq: 1, _lastLatencyMs: 600, _utteranceMs: [900] }),
+      event: {
+        type: 'spoken',
+        turn: 2,
+        user: { message: 'and then?', input: {} },
+        result: { ok: true, userAudioKey: 'u2.wav', durationMs: 1200 },
+      },
+      effects: ['write', 'updateCall'],
+      carry: (e) => {
+        expect(written(e).set).toMatchObject({ _call: { turn: 2, headMs: 1100 }, _utteranceMs: [900, 1200] });
+        expect(e[1]).toMatchObject({ args: { turn: '2', headMs: '1100' } });
+      },
+    },
+    {
+      name: 'the first turn is heard whole, its utterance kept',
+      state: barging({ _call: undefined }),
+      event: {
+        type: 'callPlaced',
+        transactionId: 'tx1',
+        call: { seq: 0, turn: 1, message: 'hi', userAudioKey: 'u.wav', utteranceMs: 900 },
+      },
+      effects: ['write', 'enqueueDeadline'],
+      carry: (e) => expect(written(e).set).toEqual({ _call: expect.anything(), _utteranceMs: [900] }),
+    },
+    {
+      name: 'the last turn is heard whole: nothing comes after it to cut in',
+      state: barging({ turnCount: 3, _seq: 3, _lastLatencyMs: 600 }),
+      event: {
+        type: 'spoken',
+        turn: 4,
+        user: { message: 'bye', input: {} },
+        result: { ok: true, userAudioKey: 'u4.wav', durationMs: 500 },
+      },
+      effects: ['write', 'updateCall'],
+      carry: (e) => expect((e[1] as Extract<Effect, { type: 'updateCall' }>).args).not.toHaveProperty('headMs'),
+    },
+    {
+      name: "an answer's head is heard as such",
+      state: barging({ turnCount: 1, _seq: 1, _call: { ...CALL, seq: 1, turn: 2 } }),
+      event: { type: 'callAnswered', seq: 1, turn: 2, agentAudioKey: 'h.wav', head: true, transactionId: 'tx1' },
+      effects: ['hearAnswer'],
+      carry: (e) => expect(e[0]).toMatchObject({ turn: 2, agentAudioKey: 'h.wav', head: true }),
+    },
+    {
+      name: 'a head with words in it is the turn, its latency kept for the next head',
+      state: barging({ turnCount: 1, _seq: 1, _call: { ...CALL, seq: 1, turn: 2 } }),
+      event: {
+        type: 'answerHeard',
+        head: true,
+        result: {
+          ok: true,
+          empty: false,
+          turn: { index: 2, output: 'I can he', latencyMs: 700, createdAt: NOW } as never,
+        },
+      },
+      effects: ['write'],
+      next: { turnCount: 2, _seq: 2, _lastLatencyMs: 700 },
+    },
+    {
+      name: 'a head with no words yet waits for the rest of the answer',
+      state: barging({ turnCount: 1, _seq: 1, _call: { ...CALL, seq: 1, turn: 2 } }),
+      event: {
+        type: 'answerHeard',
+        head: true,
+        result: { ok: true, empty: true, turn: { index: 2, output: '', latencyMs: null, createdAt: NOW } as never },
+      },
+      effects: [],
+    },
+    {
+      name: 'ended, it hangs up and measures its barge-ins on the call recording before it closes',
+      state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
+      event: delivered(4),
+      effects: ['measureBargeIns'],
+      carry: (e) => expect(e[0]).toEqual({ type: 'measureBargeIns', attempt: 0, transactionId: 'tx1' }),
+    },
+    {
+      name: "the call's hang-up brings the recording's key",
+      state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
+      event: { type: 'hangUp', seq: 4, answered: true, recordingKey: 'call.wav', transactionId: 'tx1' },
+      effects: ['measureBargeIns'],
+      carry: (e) => expect(e[0]).toMatchObject({ recordingKey: 'call.wav', attempt: 0 }),
+    },
+    {
+      name: 'measured, it closes',
+      state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
+      event: { type: 'bargeInsMeasured', found: true, attempt: 0 },
+      effects: ['evaluate'],
+    },
+    {
+      name: 'a recording not there yet is looked for again a little later, counting the looks',
+      state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
+      event: { type: 'bargeInsMeasured', found: false, attempt: 2 },
+      effects: ['enqueueStep'],
+      carry: (e) => expect(e[0]).toEqual({ type: 'enqueueStep', seq: 4, delayMs: 3000, attempts: 3 }),
+    },
+    {
+      name: 'that step looks again with its count',
+      state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
+      event: { type: 'stepDelivered', seq: 4, attempts: 3 },
+      effects: ['measureBargeIns'],
+      carry: (e) => expect(e[0]).toMatchObject({ attempt: 3 }),
+    },
+    {
+      name: 'after the last look it closes without',
+      state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
+      event: { type: 'bargeInsMeasured', found: false, attempt: 9 },
+      effects: ['evaluate'],
+    },
+    {
+      name: 'one that never got past its first turn has nothing to measure: it closes at once',
+      state: barging({ turnCount: 1, _seq: 2, _end: ENDED }),
+      event: delivered(2),
+      effects: ['evaluate'],
+    },
+    {
+      name: 'a PHONE session that does not barge in closes at once',
+      state: state(
+        { channel: 'PHONE', turnCount: 3, _seq: 4, _end: ENDED, _call: CALL },
+        { phone: { agentSpeaksFirst: false } },
+      ),
+      event: delivered(4),
+      effects: ['evaluate'],
     },
   ],
 };

@@ -2,6 +2,7 @@ import type { RunSession } from '../../../db/runs.js';
 import { MAX_TURN_TEXT } from '../../../schemas/sessions.js';
 import { CALL_NEWS_WINDOW_MS } from '../../../voice/line.js';
 import type { CallArgs } from '../../voice/voice-event.js';
+import { headMs, latencyWrite, measured, utteranceWrite } from './decide-barge-in.js';
 import type {
   CallState,
   DecideTools,
@@ -34,7 +35,7 @@ export function phoneDecisions(state: SessionState, event: SessionEvent, t: Deci
       return spoken(state, event, t);
     case 'callPlaced': {
       const call: PendingCall = { ...event.call, transactionId: event.transactionId };
-      const placed = t.write(state, { _call: call }, 'stop', {
+      const placed = t.write(state, { _call: call, ...utteranceWrite(state, call) }, 'stop', {
         firstCall: true,
         onMoved: [{ type: 'endCall', transactionId: event.transactionId }],
       });
@@ -44,10 +45,14 @@ export function phoneDecisions(state: SessionState, event: SessionEvent, t: Deci
       return played(state, event.state, t);
     case 'callChecked':
       return checked(state, event, t);
+    case 'bargeInsMeasured':
+      return measured(state, event, t);
     case 'answerHeard': {
       const { result } = event;
       if (!result.ok) return t.end(state, failed(result.error));
       const { turn } = result;
+      // A barged-in answer's head with no words in it yet (a slow agent): the rest, recorded meanwhile, is the answer.
+      if (event.head && (result.empty || !turn.output?.trim())) return t.stop(state);
       const how = result.empty
         ? { status: 'COMPLETED' as const, stoppingReason: 'agent_empty_response', error: null }
         : t.endAfterTurn(state, turn.index, turn.output ?? '');
@@ -56,6 +61,7 @@ export function phoneDecisions(state: SessionState, event: SessionEvent, t: Deci
         turnCount: turn.index,
         lastTurnAt: turn.createdAt,
         ...(how ? { _end: how } : {}),
+        ...latencyWrite(state, turn.latencyMs),
       };
       return t.write(state, set, 'called', { turn, remove: ['_userMessage'] });
     }
@@ -68,7 +74,11 @@ export function phoneDecisions(state: SessionState, event: SessionEvent, t: Deci
   if (event.type === 'callAnswered') {
     const call = s._call;
     if (!call || call.turn !== event.turn || call.seq !== s._seq) return t.stop(state); // stale or done
-    return t.stop(state, [{ type: 'hearAnswer', turn: event.turn, agentAudioKey: event.agentAudioKey, call }]);
+    const part = {
+      ...(event.head ? { head: true as const } : {}),
+      ...(event.headAudioKey ? { headAudioKey: event.headAudioKey } : {}),
+    };
+    return t.stop(state, [{ type: 'hearAnswer', turn: event.turn, agentAudioKey: event.agentAudioKey, call, ...part }]);
   }
   if (event.type === 'callFailed') return t.end(state, failed(`PHONE call failed: ${event.error}`));
   if (event.type === 'hangUp') return hungUp(state, event, t);
@@ -105,8 +115,8 @@ function speakNext(state: SessionState, t: DecideTools): Decision {
   return t.userMessage(state, (at, user) => t.stop(at, [{ type: 'speak', turn, user }]));
 }
 
-/** The arguments of the session's call for one turn (strings, as Chime carries them). */
-export function callArgs(s: RunSession, turn: number, userAudioKey: string): CallArgs {
+/** The arguments of the session's call for one turn (strings, as Chime carries them); `headMs` for a barged-in answer. */
+export function callArgs(s: RunSession, turn: number, userAudioKey: string, headMs?: number): CallArgs {
   return {
     organizationId: s.organizationId,
     runId: s.runId,
@@ -114,6 +124,7 @@ export function callArgs(s: RunSession, turn: number, userAudioKey: string): Cal
     seq: String(s._seq),
     turn: String(turn),
     userAudioKey,
+    ...(headMs !== undefined ? { headMs: String(headMs) } : {}),
   };
 }
 
@@ -134,8 +145,9 @@ function spoken(state: SessionState, event: Extract<SessionEvent, { type: 'spoke
           : `speech synthesis failed before turn ${turn}: ${result.error}`,
       ),
     );
+  const head = headMs(state, turn);
   const args: CallArgs = {
-    ...callArgs(s, turn, result.userAudioKey),
+    ...callArgs(s, turn, result.userAudioKey, head),
     ...(turn === 1 && state.facts.phone?.agentSpeaksFirst ? { agentSpeaksFirst: '1' } : {}),
   };
   const call = {
@@ -144,10 +156,18 @@ function spoken(state: SessionState, event: Extract<SessionEvent, { type: 'spoke
     message: user.message.slice(0, MAX_TURN_TEXT),
     userAudioKey: result.userAudioKey,
     utteranceMs: result.durationMs,
+    ...(head !== undefined ? { headMs: head } : {}),
   };
   const existing = s._call?.transactionId;
   if (!existing) return t.stop(state, [{ type: 'placeCall', args, call }]);
-  const moved = t.write(state, { _call: { ...call, transactionId: existing } }, 'stop', { firstCall: true });
+  const moved = t.write(
+    state,
+    { _call: { ...call, transactionId: existing }, ...utteranceWrite(state, call) },
+    'stop',
+    {
+      firstCall: true,
+    },
+  );
   return { ...moved, effects: [...moved.effects, { type: 'updateCall', transactionId: existing, args }] };
 }
 

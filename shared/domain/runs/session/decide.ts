@@ -12,6 +12,7 @@ import {
   type UserMessage,
   type WriteOptions,
 } from './machine.js';
+import { phoneEnded } from './decide-barge-in.js';
 import { phoneDecisions } from './decide-phone.js';
 
 /**
@@ -153,7 +154,7 @@ function step(state: SessionState, event: Extract<SessionEvent, { seq: number }>
       stoppingReason: CANCELLED_REASON,
       error: 'the run was cancelled while this session ran',
     });
-  if (facts.channel === 'PHONE') return s._end ? close(state) : phoneDecisions(state, event, tools);
+  if (facts.channel === 'PHONE') return s._end ? phoneEnded(state, event, tools) : phoneDecisions(state, event, tools);
   const attempts = event.type === 'stepDelivered' && event.attempts ? { attempts: event.attempts } : {};
   if (s._end) {
     if (finalizationDue(state)) return stop(state, [{ type: 'callAgent', step: 'FINALIZATION', ...attempts }]);
@@ -355,6 +356,7 @@ export { CALL_NEWS_WINDOW_MS };
 const tools: DecideTools = {
   stop,
   end,
+  close,
   write,
   change,
   userMessage,

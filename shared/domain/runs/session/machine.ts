@@ -59,6 +59,8 @@ export interface UserMessage {
 
 /** A delivered PHONE call event names the call it is about. */
 type CallOf = { transactionId?: string };
+/** Which part of a barged-in answer a recording is: its head, or the rest (with the head's key). */
+type AnswerPart = { head?: true; headAudioKey?: string };
 
 export type SessionEvent =
   /** A step job came for step `seq` (`attempts`: agent-call attempts made by earlier deliveries). */
@@ -84,10 +86,16 @@ export type SessionEvent =
       purpose: 'redelivered' | 'replayed' | 'deadline' | 'deadlinePast';
       deadline?: { dueAt: number; turn: number };
     }
-  /** PHONE: the agent's recorded answer to turn `turn` came. */
-  | ({ type: 'callAnswered'; seq: number; turn: number; agentAudioKey: string } & CallOf)
+  /** PHONE: the agent's recorded answer to turn `turn` came (a barged-in answer's head, or its rest after the head). */
+  | ({ type: 'callAnswered'; seq: number; turn: number; agentAudioKey: string } & AnswerPart & CallOf)
   /** PHONE: the recorded answer was heard (its latency and transcript: the turn). */
-  | { type: 'answerHeard'; result: { ok: true; turn: Turn; empty: boolean } | { ok: false; error: string } }
+  | {
+      type: 'answerHeard';
+      result: { ok: true; turn: Turn; empty: boolean } | { ok: false; error: string };
+      head?: true;
+    }
+  /** PHONE: the ended session's barge-ins were measured on its call recording (`found`), or it is not there yet. */
+  | { type: 'bargeInsMeasured'; found: boolean; attempt: number }
   /** PHONE: the call ended. */
   | ({
       type: 'hangUp';
@@ -152,7 +160,13 @@ export type Effect =
       deadline?: { dueAt: number; turn: number };
     }
   | { type: 'endCall'; transactionId: string }
-  | { type: 'hearAnswer'; turn: number; agentAudioKey: string; call: PendingCall }
+  | ({ type: 'hearAnswer'; turn: number; agentAudioKey: string; call: PendingCall } & AnswerPart)
+  /**
+   * The ended session's call is hung up (unless its hang-up brought `recordingKey`), and its
+   * barge-ins are measured on the call recording and written on their turns (`attempt`: how many
+   * looks found no recording yet).
+   */
+  | { type: 'measureBargeIns'; attempt: number; transactionId: string; recordingKey?: string }
   | { type: 'setRecording'; recordingKey: string }
   /** Put the session's next step (or this one again, later) on the queue. */
   | { type: 'enqueueStep'; seq: number; delayMs?: number; attempts?: number; withTurns?: boolean; mark?: boolean }
@@ -185,6 +199,8 @@ type WriteOptions = Pick<StepChange, 'remove' | 'firstCall' | 'turn' | 'customId
 export interface DecideTools {
   stop: (state: SessionState, effects?: Effect[]) => Decision;
   end: (state: SessionState, end: SessionEnd) => Decision;
+  /** Close the ended session: its final status, its evaluations. */
+  close: (state: SessionState) => Decision;
   write: (
     state: SessionState,
     set: Record<string, unknown>,

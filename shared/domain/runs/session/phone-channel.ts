@@ -1,4 +1,5 @@
 import { setSessionRecording } from '../../../db/run-steps.js';
+import { listTurns, updateTurnFields } from '../../../db/sessions.js';
 import type { RunSession } from '../../../db/runs.js';
 import { NotFoundError } from '../../../errors.js';
 import { synthesizeSpeech, transcribeSpeech } from '../../../llm/speech.js';
@@ -6,6 +7,8 @@ import { logger } from '../../../observability/logger.js';
 import { enqueueRunJobs } from '../../../queue/run-queue.js';
 import { MAX_TURN_TEXT } from '../../../schemas/sessions.js';
 import { objectUri, putObject, readObjectBytes } from '../../../storage/s3.js';
+import { parseS3Uri } from '../../../storage/uri.js';
+import { recordingBargeIns } from '../../../voice/barge-in.js';
 import { type Telephony, telephony, voiceFromNumber } from '../../../telephony/telephony.js';
 import { clock } from '../../common/clock.js';
 import { newId } from '../../common/ids.js';
@@ -100,7 +103,13 @@ async function perform(
       return undefined;
     }
     case 'hearAnswer':
-      return { type: 'answerHeard', result: await hear(ctx, s, effect, jctx) };
+      return {
+        type: 'answerHeard',
+        result: await hear(ctx, s, effect, jctx),
+        ...(effect.head ? { head: true as const } : {}),
+      };
+    case 'measureBargeIns':
+      return { type: 'bargeInsMeasured', found: await measureBargeIns(s, effect), attempt: effect.attempt };
     case 'setRecording':
       await setSessionRecording(s.id, objectUri(effect.recordingKey));
       return undefined;
@@ -162,7 +171,7 @@ async function callState(effect: Extract<Effect, { type: 'checkCall' }>, s: RunS
   try {
     await telephony.updateCall(call.transactionId, {
       action: 'play',
-      ...callArgs(s, call.turn, call.userAudioKey),
+      ...callArgs(s, call.turn, call.userAudioKey, call.headMs),
     });
     return 'live';
   } catch (error) {
@@ -178,11 +187,23 @@ async function hear(
   effect: Extract<Effect, { type: 'hearAnswer' }>,
   jctx: JobContext,
 ): Promise<Extract<SessionEvent, { type: 'answerHeard' }>['result']> {
-  const wav = await readObjectBytes(effect.agentAudioKey);
-  if (!wav) return { ok: false, error: `PHONE turn ${effect.turn} failed: the agent's recorded answer was not found` };
+  const recorded = await readObjectBytes(effect.agentAudioKey);
+  if (!recorded)
+    return { ok: false, error: `PHONE turn ${effect.turn} failed: the agent's recorded answer was not found` };
   // The audio code (wavefile) is a lazy module: an HTTP run in the same function never loads it.
-  const { decodeWav, leadingSilenceMs } = await import('#voice-audio');
-  const latencyMs = leadingSilenceMs(decodeWav(wav));
+  const { concatSamples, decodeWav, encodeWav, leadingSilenceMs } = await import('#voice-audio');
+  let wav: Uint8Array = recorded;
+  let agentAudioKey = effect.agentAudioKey;
+  let samples = decodeWav(recorded);
+  const head = effect.headAudioKey ? await readObjectBytes(effect.headAudioKey) : undefined;
+  if (head) {
+    // A barged-in answer whose head held no words: the answer is the head and the rest, one after the other.
+    samples = concatSamples([decodeWav(head), samples]);
+    wav = encodeWav(samples);
+    agentAudioKey = `${voicePrefix(s.organizationId, s.id)}${effect.turn}-agent.wav`;
+    await putObject(agentAudioKey, wav, 'audio/wav');
+  }
+  const latencyMs = leadingSilenceMs(samples);
   let output = '';
   if (latencyMs !== null) {
     const language = ctx.rec.testCase?.languageCode ?? ctx.rec.test?.languageCode ?? undefined;
@@ -208,11 +229,46 @@ async function hear(
     cost: null,
     metadata: {
       userAudioUri: objectUri(effect.call.userAudioKey),
-      agentAudioUri: objectUri(effect.agentAudioKey),
+      agentAudioUri: objectUri(agentAudioKey),
     },
     createdAt: clock.now().toISOString(),
   };
   return { ok: true, turn, empty: latencyMs === null };
+}
+
+/**
+ * The ended session's barge-ins, measured on its call recording and written on their turns
+ * (`metadata.bargeIn`); false when the recording is not there yet. Its call is hung up first
+ * (unless the hang-up is what brought the recording's key). The recording's key comes with the
+ * hang-up, which also sets it on the session; Chime may write the file some time after.
+ */
+async function measureBargeIns(s: RunSession, effect: Extract<Effect, { type: 'measureBargeIns' }>): Promise<boolean> {
+  if (!effect.recordingKey) {
+    const telephony = await line();
+    if (telephony) await hangUp(telephony, effect.transactionId, s.id);
+  }
+  const key = effect.recordingKey ?? (s.recordingUri ? parseS3Uri(s.recordingUri)?.key : undefined);
+  const wav = key ? await readObjectBytes(key) : undefined;
+  if (!wav) return false;
+  const { decodeStereoWav } = await import('#voice-audio');
+  let recording: ReturnType<typeof decodeStereoWav>;
+  try {
+    recording = decodeStereoWav(wav);
+  } catch (error) {
+    logger.warn('voice call recording unreadable: barge-ins not measured', { sessionId: s.id, error: String(error) });
+    return true;
+  }
+  const turns = await listTurns(s.id);
+  const measured = recordingBargeIns(
+    recording,
+    s._utteranceMs ?? [],
+    turns.map((t) => t.index),
+  );
+  for (const turn of turns) {
+    const bargeIn = measured.get(turn.index);
+    if (bargeIn) await updateTurnFields(turn, { metadata: { ...turn.metadata, bargeIn } });
+  }
+  return true;
 }
 
 /** Hangs up a session's call once the session ended (a redelivery, or a call already gone, changes nothing). */

@@ -67,8 +67,11 @@ function eventOf(job: StepJob, session: RunSession, cancelled: boolean): Session
     case undefined:
       if (cancelled) return { type: 'cancel', seq: job.seq };
       return { type: 'stepDelivered', seq: job.seq, ...(job.attempts ? { attempts: job.attempts } : {}) };
-    case 'answer':
-      return { type: 'callAnswered', seq: job.seq, turn: voice.turn, agentAudioKey: voice.agentAudioKey, ...call };
+    case 'answer': {
+      const { turn, agentAudioKey, head, headAudioKey } = voice;
+      const part = { ...(head ? { head } : {}), ...(headAudioKey ? { headAudioKey } : {}) };
+      return { type: 'callAnswered', seq: job.seq, turn, agentAudioKey, ...part, ...call };
+    }
     case 'hangup':
       return {
         type: 'hangUp',
