@@ -55,6 +55,8 @@ export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   channel?: Run['channel'];
   /** A PHONE run's response latency figures, kept when it finished. */
   _voice?: { responseLatencyMs: { p50: number; p95: number } | null };
+  /** A PHONE run's barge-in recovery, kept when it finished (null: no barge-in). */
+  _bargeInRecovery?: NonNullable<Run['voice']>['bargeInRecovery'];
   _plan: RunPlanEntry[];
   _stats: Record<string, MetricStat>;
   _metricNames: Record<string, string>;

@@ -171,6 +171,23 @@ export const Run = Type.Object({
             },
           ),
         ),
+        bargeInRecovery: Nullable(
+          Type.Object(
+            {
+              rate: Type.Number({
+                minimum: 0,
+                maximum: 1,
+                description: 'the share of barge-ins the agent stopped talking for within 1,000 ms',
+              }),
+              p50: Nullable(Type.Number({ minimum: 0 })),
+              p95: Nullable(Type.Number({ minimum: 0 })),
+            },
+            {
+              description:
+                'how the agent stopped when the service barged in (the turns’ `metadata.bargeIn.agentStoppedAfterMs`), once the run has finished: nearest-rank percentiles, an agent that never stopped within 3 s ranking last (null where the rank falls on one); null without barge-ins',
+            },
+          ),
+        ),
       },
       { description: 'PHONE runs only' },
     ),

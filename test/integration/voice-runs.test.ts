@@ -237,7 +237,7 @@ describe('voice runs', () => {
     expect(run).toMatchObject({ status: 'FAILED', progress: { failed: 1 } });
     const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
     expect(session).toMatchObject({ status: 'FAILED', stoppingReason: 'no_answer', channel: 'PHONE' });
-    expect(run.voice).toEqual({ responseLatencyMs: null });
+    expect(run.voice).toEqual({ responseLatencyMs: null, bargeInRecovery: null });
   }, 60_000);
 
   it('an answer without speech ends the session agent_empty_response; a failed transcription fails it naming the step', async () => {

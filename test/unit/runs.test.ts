@@ -158,6 +158,26 @@ describe('the run record', () => {
   });
 });
 
+describe("a PHONE run's voice figures", () => {
+  it('show its barge-in and, once finished, its recovery beside the latency; null before and without barge-ins', () => {
+    const base = storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 } });
+    const phone = { ...base, channel: 'PHONE' as const, bargeInAfterMs: 800 };
+    expect(runView(phone)).toMatchObject({
+      bargeInAfterMs: 800,
+      voice: { responseLatencyMs: null, bargeInRecovery: null },
+    });
+    const recovery = { rate: 0.75, p50: 140, p95: null };
+    const finished = runView({
+      ...phone,
+      _voice: { responseLatencyMs: { p50: 610, p95: 700 } },
+      _bargeInRecovery: recovery,
+    });
+    expect(finished.voice).toEqual({ responseLatencyMs: { p50: 610, p95: 700 }, bargeInRecovery: recovery });
+    // An HTTP run has no voice figures.
+    expect(runView(base)).not.toHaveProperty('voice');
+  });
+});
+
 describe('the run record from counter shards', () => {
   const sharded = (status: StoredRun['status'], extra: Partial<StoredRun> = {}): StoredRun => ({
     ...storedRun({ met_a: { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 } }),

@@ -2199,6 +2199,13 @@ export interface components {
                     p50: number;
                     p95: number;
                 } | null;
+                /** @description how the agent stopped when the service barged in (the turns’ `metadata.bargeIn.agentStoppedAfterMs`), once the run has finished: nearest-rank percentiles, an agent that never stopped within 3 s ranking last (null where the rank falls on one); null without barge-ins */
+                bargeInRecovery: {
+                    /** @description the share of barge-ins the agent stopped talking for within 1,000 ms */
+                    rate: number;
+                    p50: number | null;
+                    p95: number | null;
+                } | null;
             };
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";

@@ -6,6 +6,7 @@ import { logger } from '../../observability/logger.js';
 import type { RunStatus } from '../../schemas/runs.js';
 import { clock } from '../common/clock.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
+import { computeBargeInRecovery } from './barge-in-recovery.js';
 import { computePassFigures, computeVoiceFigures, countersOf, runView } from './run-view.js';
 
 /** How a run finishes: once its last session is counted, with its figures and its event. */
@@ -39,6 +40,7 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
         // One repetition's pass rate is counted on the shards; repeated cases need every session read.
         ...((run.repetitions ?? 1) > 1 || !run._passCounted ? { _passFigures: await computePassFigures(run) } : {}),
         ...(run.channel === 'PHONE' ? { _voice: await computeVoiceFigures(run) } : {}),
+        ...(run.channel === 'PHONE' ? { _bargeInRecovery: await computeBargeInRecovery(run) } : {}),
       }
     : undefined;
   const set = finished ?? folded;

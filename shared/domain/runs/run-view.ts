@@ -73,7 +73,9 @@ export function runView(run: RunWithFigures, sums?: ShardSums): Run {
     repetitions,
     threshold: run.threshold ?? DEFAULT_THRESHOLD,
     channel: run.channel ?? 'HTTP',
-    ...(run.channel === 'PHONE' ? { voice: run._voice ?? { responseLatencyMs: null } } : {}),
+    ...(run.channel === 'PHONE'
+      ? { voice: { ...(run._voice ?? { responseLatencyMs: null }), bargeInRecovery: run._bargeInRecovery ?? null } }
+      : {}),
     progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
     metrics,
   };
