@@ -452,6 +452,81 @@ describe('the local phone line', () => {
     }
   });
 
+  it('barges in as Chime would: an update stops the RecordAudio under way, and its PlayAudio plays over the agent, the call recording keeping both', async () => {
+    // An agent that talks for 3 s and does not stop when spoken over.
+    const talker = await startAgent({ reply: tone(300, 3000, 6000) });
+    try {
+      const head: ChimeAction = {
+        ...record(),
+        Parameters: { ...record().Parameters, DurationInSeconds: 1 },
+      } as ChimeAction;
+      const script = scripted((event) => {
+        switch (event.InvocationEventType) {
+          case 'CALL_ANSWERED':
+            return respond(
+              onLeg(event, [
+                {
+                  Type: 'StartCallRecording',
+                  Parameters: {
+                    CallId: '',
+                    Track: 'BOTH',
+                    Destination: { Type: 'S3', Location: `${bucketName}/${prefix}/barge` },
+                  },
+                },
+                play('1-user.wav'),
+                head,
+              ]),
+            );
+          case 'ACTION_SUCCESSFUL':
+            // After the answer's head, the rest is recorded until the update comes.
+            return respond(onLeg(event, event.ActionData?.Type === 'RecordAudio' ? [record()] : []));
+          case 'CALL_UPDATE_REQUESTED':
+            return respond(
+              onLeg(
+                event,
+                argumentsOf(event).next === 'speak'
+                  ? [play('2-user.wav'), record()]
+                  : [{ Type: 'Hangup', Parameters: { SipResponseCode: '0' } }],
+              ),
+            );
+          default:
+            return respond([]);
+        }
+      });
+      const phone = line(script.handler, { [NOBODY]: talker.url });
+      const { transactionId } = await phone.createCall({ fromNumber: FROM, toNumber: NOBODY, arguments: {} });
+      // The head: one second from the end of the utterance, the agent speaking in it.
+      await script.handled(is('ACTION_SUCCESSFUL', 'RecordAudio'));
+      await phone.updateCall(transactionId, { next: 'speak' });
+      await script.handled(is('ACTION_SUCCESSFUL', 'RecordAudio'), 2);
+      await phone.updateCall(transactionId, { next: 'hangup' });
+      await script.handled(is('HANGUP'));
+
+      // The rest's RecordAudio was stopped by the update and reported interrupted, its audio dropped.
+      const after = types(script.events).slice(types(script.events).indexOf('CALL_UPDATE_REQUESTED'));
+      expect(after.slice(0, 2)).toEqual(['CALL_UPDATE_REQUESTED', 'ACTION_INTERRUPTED']);
+      expect(script.events.find(is('ACTION_INTERRUPTED'))!.ActionData).toMatchObject({ Type: 'RecordAudio' });
+      const [info] = phone.calls();
+      expect(info!.recordings).toHaveLength(2);
+      const recordedHead = await readWav(info!.recordings[0]!);
+      expect(recordedHead.length).toBe(8000);
+      expect(loudRuns(recordedHead).length).toBeGreaterThan(0);
+
+      // The call recording: our second utterance starts while the agent's channel is loud, and the agent talks on.
+      const wav = new WaveFile(await s3Objects.readObject(bucketName, info!.callRecording!.Key));
+      const [left, right] = wav.getSamples(false, Int16Array) as unknown as [Int16Array, Int16Array];
+      const ours = loudRuns(right!);
+      expect(ours.map((r) => r.frames)).toEqual([20, 16]);
+      const theirs = loudRuns(left!);
+      const cutIn = ours[1]!.start;
+      const under = theirs.find((r) => r.start <= cutIn && cutIn < r.start + r.frames);
+      expect(under, JSON.stringify({ theirs, cutIn })).toBeDefined();
+      expect(under!.start + under!.frames).toBeGreaterThan(cutIn + 16);
+    } finally {
+      await talker.close();
+    }
+  });
+
   it('does not answer a number nobody serves, a refused connection, or an agent that never picks up', async () => {
     const closed = createServer();
     closed.listen(0, '127.0.0.1');
