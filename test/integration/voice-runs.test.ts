@@ -15,7 +15,7 @@ import { clock } from '../../shared/domain/common/clock.js';
 import { PAUSE_MS } from '../../shared/domain/voice/call-control.js';
 import wavefile from 'wavefile';
 import { newTenant, type Client } from '../support/api.js';
-import { createProduct } from '../support/fixtures.js';
+import { createConnection, createProduct } from '../support/fixtures.js';
 import { startLlmStub, type LlmStub, reply } from '../support/llm-server.js';
 import { textToWav, wavToText } from '../../examples/voice/tone-codec.mjs';
 import { startVoiceAgent } from '../../examples/voice/voice-agent.mjs';
@@ -36,7 +36,12 @@ const DELAY_MS = 600;
 let llm: LlmStub;
 let agent: Awaited<ReturnType<typeof startVoiceAgent>>;
 let line: PhoneLine;
-const measured: { heard: string; latencyMs: number; customParameters: Record<string, string> }[] = [];
+const measured: {
+  heard: string;
+  latencyMs: number;
+  customParameters: Record<string, string>;
+  interruptedAfterMs?: number;
+}[] = [];
 let consumer: ReturnType<typeof startRunQueueConsumer>;
 
 /** Installs a phone line to these agents (audio in the service's bucket), the call-control handler answering it. */
@@ -550,6 +555,147 @@ describe('voice runs: conversations', () => {
       await rude.close();
     }
   }, 90_000);
+});
+
+describe('voice runs: barge-in', () => {
+  /** What the agents say to anything: 4.4 s of tones (the stubborn one 7 s), so a barge-in finds them talking. */
+  const LONG = 'thank you for calling, let me look that up';
+  const TALKER = '+15550100003';
+  const STUBBORN = '+15550100004';
+  let talker: Awaited<ReturnType<typeof startVoiceAgent>>;
+  let stubborn: Awaited<ReturnType<typeof startVoiceAgent>>;
+
+  beforeAll(async () => {
+    talker = await startVoiceAgent({ delayMs: DELAY_MS, say: LONG, onAnswer: (a) => measured.push(a) });
+    stubborn = await startVoiceAgent({
+      delayMs: DELAY_MS,
+      say: `${LONG} for you, one moment please`,
+      bargeIn: false,
+      onAnswer: () => undefined,
+    });
+  });
+  afterAll(async () => {
+    await talker.close();
+    await stubborn.close();
+  });
+  beforeEach(async () => {
+    await line.close();
+    useLine({ [TALKER]: talker.url, [STUBBORN]: stubborn.url });
+    // The simulated user asks one question per turn, never stopping on its own.
+    llm.setHandler((req) => {
+      const asked = new Set(
+        req.messages
+          .map((m) => m.content)
+          .join('\n')
+          .match(/question number \w+/g) ?? [],
+      ).size;
+      return { stop: false, reason: 'asking', message: `question number ${['one', 'two', 'three', 'four'][asked]}` };
+    });
+  });
+
+  /** The barged-in turns of a finished run's one session. */
+  async function bargedIn(api: Client, runId: string) {
+    const run = await finished(api, runId, 120_000);
+    const [session] = (await api.get('/sessions', { runIds: run.id })).body as any[];
+    const turns = (await api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
+    return { run, session, turns, barged: turns.filter((t) => t.metadata.bargeIn) };
+  }
+
+  it("an agent that stops when spoken over recovers: each turn after the first but the last is cut into, and the run's recovery says so", async () => {
+    const t = await setup({
+      number: TALKER,
+      type: 'SCENARIOS',
+      csv: 'goal,user_persona,max_iterations\nget a refund,caller,4\n',
+    });
+    const created = await t.api.post('/runs', {
+      versionId: t.version.id,
+      testId: t.test.id,
+      metricIds: ['met_non_empty_output'],
+      bargeInAfterMs: 500,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ bargeInAfterMs: 500, voice: { bargeInRecovery: null } });
+    const { run, session, turns, barged } = await bargedIn(t.api, created.body.id);
+    expect(session).toMatchObject({ status: 'COMPLETED', stoppingReason: 'max_iterations', turnCount: 4 });
+    // Turns 2 and 3 were cut into by the next question; the first and the last were heard whole.
+    expect(barged.map((x) => x.index)).toEqual([2, 3]);
+    expect([turns[0].output, turns[3].output]).toEqual([LONG, LONG]);
+    for (const turn of barged) {
+      // What the agent said before the interruption: the start of its answer (the last symbol may be cut).
+      expect(turn.output.length).toBeGreaterThan(0);
+      expect(LONG.startsWith(turn.output.slice(0, -1))).toBe(true);
+      const { atMs, agentStoppedAfterMs } = turn.metadata.bargeIn;
+      expect(atMs).toBeGreaterThan(0);
+      // It stopped within a second of hearing the caller (it stops after 100 ms of speech).
+      expect(agentStoppedAfterMs).not.toBeNull();
+      expect(agentStoppedAfterMs).toBeLessThanOrEqual(1000);
+    }
+    // The agent itself saw each answer cut short.
+    expect(measured.filter((m) => m.customParameters.sessionId === session.id && m.interruptedAfterMs)).toHaveLength(2);
+    const stops = barged.map((x) => x.metadata.bargeIn.agentStoppedAfterMs).sort((a, b) => a - b);
+    expect(run.voice.bargeInRecovery).toEqual({ rate: 1, p50: stops[0], p95: stops[1] });
+  }, 150_000);
+
+  it("an agent that talks on does not recover; a case's context sets the barge-in without the run's", async () => {
+    const t = await setup({
+      number: STUBBORN,
+      type: 'SCENARIOS',
+      csv: 'goal,user_persona,context,max_iterations\nget a refund,caller,"{""bargeInAfterMs"": 500}",3\n',
+    });
+    const created = await startRun(t);
+    const { run, barged } = await bargedIn(t.api, created.id);
+    expect(barged.map((x) => x.index)).toEqual([2]);
+    // It talked on over the caller: still talking 3 s later (null), or at least not stopped within a second.
+    const { agentStoppedAfterMs } = barged[0].metadata.bargeIn;
+    if (agentStoppedAfterMs !== null) expect(agentStoppedAfterMs).toBeGreaterThan(1000);
+    expect(run.voice.bargeInRecovery).toMatchObject({ rate: 0, p95: agentStoppedAfterMs });
+  }, 150_000);
+
+  it('refuses a barge-in out of bounds or on an HTTP run; a case whose value breaks the rule fails naming it', async () => {
+    const t = await setup({
+      type: 'SCENARIOS',
+      csv: 'goal,user_persona,context,max_iterations\nget a refund,caller,"{""bargeInAfterMs"": 50}",3\n',
+    });
+    // A version that also has a CONVERSATION endpoint: its runs are HTTP unless they ask for PHONE.
+    const connection = await createConnection(t.api, t.product.id);
+    const both = (
+      await t.api.post('/versions', {
+        productId: t.product.id,
+        name: 'both',
+        phoneConnectionId: t.phone.id,
+        conversationEndpointConnectionId: connection.id,
+      })
+    ).body;
+    for (const [body, message] of [
+      [{ bargeInAfterMs: 99 }, 'bargeInAfterMs must be at least 100'],
+      [{ bargeInAfterMs: 10_001 }, 'bargeInAfterMs must be at most 10000'],
+      [{ bargeInAfterMs: 500.5 }, 'bargeInAfterMs must be an integer'],
+      [{ bargeInAfterMs: 500, versionId: both.id }, /^bargeInAfterMs: barge-in .* this run's channel is HTTP/],
+      [{ bargeInAfterMs: 500, versionId: both.id, channel: 'HTTP' }, /^bargeInAfterMs: .* channel is HTTP/],
+    ] as const) {
+      const refused = await t.api.post('/runs', { versionId: t.version.id, testId: t.test.id, ...body });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.message).toMatch(message);
+    }
+    const phone = await t.api.post('/runs', {
+      versionId: both.id,
+      testId: t.test.id,
+      channel: 'PHONE',
+      bargeInAfterMs: 500,
+      metricIds: ['met_non_empty_output'],
+    });
+    expect(phone.status, JSON.stringify(phone.body)).toBe(201);
+    // The case's own value (50) breaks the rule: its session fails before anything is dialed.
+    for (const started of [phone.body, await startRun(t)]) {
+      const run = await finished(t.api, started.id);
+      const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
+      expect(session).toMatchObject({ status: 'FAILED', turnCount: 0 });
+      expect(session.error).toMatch(
+        /^PHONE: context\.bargeInAfterMs of test case \S+ must be an integer from 100 to 10,000, or null for no barge-in; it is 50$/,
+      );
+    }
+    expect(line.calls()).toHaveLength(0);
+  }, 60_000);
 });
 
 describe('voice runs: choosing the channel', () => {
