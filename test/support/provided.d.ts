@@ -14,5 +14,7 @@ declare module 'vitest' {
     serverPid: number;
     /** A phone number the e2e server's phone line answers with the example voice agent. */
     voiceNumber: string;
+    /** Numbers it answers with the example agent talking at length: one that stops when spoken over, one that talks on. */
+    bargeInNumbers: { stops: string; talksOn: string };
   }
 }

@@ -9,6 +9,12 @@ import { startVoiceAgent } from '../../examples/voice/voice-agent.mjs';
 
 /** The number the e2e server's phone line connects to the example voice agent. */
 export const E2E_VOICE_NUMBER = '+15550100001';
+/**
+ * Numbers answered by the example agent saying the same long answer to anything (so a barge-in finds
+ * it talking): one that stops when spoken over, one that talks on (`BARGE_IN=off`).
+ */
+export const E2E_BARGE_IN_NUMBERS = { stops: '+15550100005', talksOn: '+15550100006' };
+const LONG_ANSWER = 'thank you for calling, let me look that up for you, one moment please';
 import { TEST_JAVA_OPTIONS } from './test-services.js';
 
 /** e2e: starts `npm start` (in memory, on a free port) as a child process, exactly as a developer would. */
@@ -26,6 +32,8 @@ export default async function setup(project: TestProject) {
   const llm = await startLlmStub();
   // Its phone line's agent: the example Media Streams agent (the stub speaks and hears its tones).
   const voiceAgent = await startVoiceAgent({ delayMs: 500, onAnswer: () => undefined });
+  const stops = await startVoiceAgent({ delayMs: 500, say: LONG_ANSWER, onAnswer: () => undefined });
+  const talksOn = await startVoiceAgent({ delayMs: 500, say: LONG_ANSWER, bargeIn: false, onAnswer: () => undefined });
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
     cwd: root,
     env: {
@@ -39,7 +47,11 @@ export default async function setup(project: TestProject) {
       LOG_LEVEL: 'error',
       LLM_BASE_URL: llm.url,
       AGENT_ALLOW_PRIVATE_NETWORKS: 'true',
-      LOCAL_PHONE_AGENTS: JSON.stringify({ [E2E_VOICE_NUMBER]: voiceAgent.url }),
+      LOCAL_PHONE_AGENTS: JSON.stringify({
+        [E2E_VOICE_NUMBER]: voiceAgent.url,
+        [E2E_BARGE_IN_NUMBERS.stops]: stops.url,
+        [E2E_BARGE_IN_NUMBERS.talksOn]: talksOn.url,
+      }),
       // For the server's DynamoDB Local.
       JAVA_TOOL_OPTIONS: TEST_JAVA_OPTIONS,
     },
@@ -68,6 +80,7 @@ export default async function setup(project: TestProject) {
   project.provide('dataDir', dataDir);
   project.provide('serverLog', serverLog);
   project.provide('voiceNumber', E2E_VOICE_NUMBER);
+  project.provide('bargeInNumbers', E2E_BARGE_IN_NUMBERS);
   // Vitest runs the e2e files (one at a time) after every other project's: until then nothing asks
   // the server anything, but its scheduled jobs (every second here) would take a fifth of a core
   // from those projects. It sleeps (SIGSTOP) till the first e2e file wakes it (test/support/e2e-setup.ts).
@@ -86,6 +99,8 @@ export default async function setup(project: TestProject) {
     rmSync(logDir, { recursive: true, force: true });
     await llm.close();
     await voiceAgent.close();
+    await stops.close();
+    await talksOn.close();
   };
 }
 
