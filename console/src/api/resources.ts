@@ -65,14 +65,15 @@ export class ApiError extends Error {
 /** The API could not be reached at all (network, CORS, a wrong base URL). */
 export class ApiUnreachableError extends Error {}
 
-interface Answer {
+/** What an openapi-fetch call resolves to (its typed `data` read as unknown, then narrowed). */
+interface Fetched {
   data?: unknown;
   error?: unknown;
   response: Response;
 }
 
-async function unwrap(call: Promise<Answer>): Promise<{ body: unknown; total: number | null; status: number }> {
-  let answer: Answer;
+async function unwrap(call: Promise<Fetched>): Promise<{ body: unknown; total: number | null; status: number }> {
+  let answer: Fetched;
   try {
     answer = await call;
   } catch (error) {
