@@ -2,294 +2,72 @@
  * Typed views of the API's answers and the pure rules of the pages (routes, chart series, span
  * tree, run results, comparison plot, formatting). No DOM here, so the unit tests run them under Node.
  *
- * The client reads answers as unknown; each `as…` helper checks the fields a page relies on and
- * names what is missing. The views written before the OpenAPI document described response bodies
- * are typed here; the comparison's take their fields from it (`Schema<…>`, ./api/schema.d.ts).
+ * The API's records are the types `npm run openapi` generates from the route table's schemas
+ * (./api/schema.d.ts): a named schema by its name (`Schema<'Run'>`), an answer the document does
+ * not name by its operation (`Answer<'monitorsAlerts'>`), a part by indexed access. None is written
+ * here by hand (test/unit/architecture.test.ts checks it). The client reads answers as unknown;
+ * each `as…` helper checks the fields a page relies on and names what is missing.
  */
 
-import type { paths, Schema } from './api/client.js';
+import type { Answer, Body, Schema } from './api/client.js';
 
-export interface Interval {
-  lower: number;
-  upper: number;
-}
+// ---------- the API's records ----------
 
-/** Monitor score point. */
-export interface ScorePoint {
-  scoredSessions: number;
-  score: number | null;
-  confidenceInterval: Interval | null;
-  collectingData: boolean;
-}
+export type Monitor = Schema<'Monitor'>;
+export type MonitorStatus = Monitor['status'];
+export type MonitorResults = Schema<'MonitorResults'>;
+/** One metric family of a monitor's results: its headline and its buckets. */
+export type ResultsFamily = MonitorResults['metrics'][number];
+/** A monitor score point: a family's headline (a bucket adds its day). */
+export type ScorePoint = ResultsFamily['headline'];
+/** A 95% interval of a score. */
+export type Interval = NonNullable<ScorePoint['confidenceInterval']>;
 
-export interface ResultsFamily {
-  metricGroupId: string;
-  name: string;
-  headline: ScorePoint;
-  buckets: (ScorePoint & { bucket: string })[];
-}
+export type Run = Schema<'Run'>;
+export type RunStatus = Run['status'];
+export type RunMetric = Run['metrics'][number];
+/** `GET /runs/{id}` only: a metric's score corrected with sampled human labels (PPI++). */
+export type CorrectedScore = NonNullable<RunMetric['corrected']>;
+/** The body of `POST /runs`. */
+export type StartRunBody = Body<'runsCreate'>;
 
-export interface MonitorResults {
-  monitorId: string;
-  range: { from: string; to: string; bucketDays: number };
-  metrics: ResultsFamily[];
-  worstMetric: (ScorePoint & { metricGroupId: string; name: string }) | null;
-  markers: {
-    metricRevisions: { metricGroupId: string; name: string; metricId: string; at: string }[];
-    samplingChanges: { at: string; samplingPercentage: number }[];
-  };
-  spend: { spentCredits: number; pendingCredits: number; capCredits: number | null; cycleStart: string | null };
-  sessions: {
-    scored: { sessionId: string; evaluatedAt: string; settledAtTurn: number | null; description: string }[];
-    waiting: { sessionId: string; lastTurnAt: string; minutesSinceLastTurn: number; description: string }[];
-  };
-}
+export type Session = Schema<'Session'>;
+/** A turn of a session: the API's inference result. */
+export type Turn = Schema<'InferenceResult'>;
+export type Span = Schema<'Span'>;
+export type Evaluation = Schema<'Evaluation'>;
+export type TestCase = Schema<'TestCase'>;
+export type Version = Schema<'Version'>;
+export type Test = Schema<'Test'>;
+export type Metric = Schema<'Metric'>;
+/** An endpoint connection (a version's CONVERSATION connection is chosen among them). */
+export type Connection = Schema<'EndpointConnection'>;
+/** A record the pages show by name (product, version, test): the part of it they read. */
+export type Named = Pick<Schema<'Product'> | Version | Test, 'id' | 'name'>;
 
-export type MonitorStatus = 'ACTIVE' | 'PAUSED' | 'CAPPED' | 'NO_CREDITS' | 'FAILING';
+/** A monitor's alert (`GET /monitors/{id}/alerts`). */
+export type Alert = Answer<'monitorsAlerts'>[number];
+/** A monitor's alert rule (`GET /monitors/{id}/alertRules`). */
+export type AlertRule = Answer<'alertRulesList'>[number];
+export type AlertWindow = AlertRule['window'];
 
-export interface Monitor {
-  id: string;
-  productId: string;
-  name: string;
-  metricGroupIds: string[];
-  versionId: string | null;
-  samplingPercentage: number;
-  monthlyCreditCap: number | null;
-  filterQuery: string | null;
-  filterTarget: string | null;
-  excludeQuery: string | null;
-  excludeTarget: string | null;
-  status: MonitorStatus;
-  createdAt: string;
-  deletedAt?: string;
-}
-
-export type RunStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
-
-export interface RunMetric {
-  metricId: string;
-  name: string;
-  evaluated: number;
-  failed: number;
-  skipped: number;
-  score: number | null;
-  confidenceInterval: Interval | null;
-  /** The share of SUCCESS evaluations at or above the threshold; null until the run has finished. */
-  passRate?: number | null;
-  /** `GET /runs/{id}` only: the run's sessions with a human label of the metric. */
-  labels?: number;
-  /** `GET /runs/{id}` only: the score corrected with sampled human labels (PPI++), or null. */
-  corrected?: CorrectedScore | null;
-}
-
-export interface Run {
-  id: string;
-  productId: string;
-  versionId: string;
-  name: string;
-  testIds: string[];
-  specificationIds: string[];
-  metricIds: string[];
-  /** How many times each case runs (1 when absent). */
-  repetitions?: number;
-  status: RunStatus;
-  progress: { total: number; pending: number; running: number; completed: number; failed: number };
-  metrics: RunMetric[];
-  error: string | null;
-  /** A SUCCESS evaluation scored below it did not pass; older runs lack it (then 0.5). */
-  threshold?: number;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface Session {
-  id: string;
-  versionId: string;
-  customId: string | null;
-  testId: string | null;
-  testCaseId: string | null;
-  runId?: string | null;
-  /** A run's session: which repetition of its test case it is (1-based). */
-  repetition?: number | null;
-  /** A voice run's session: the call's stereo recording (s3:// URI), once written. */
-  recordingUri?: string | null;
-  channel?: 'HTTP' | 'PHONE' | null;
-  stoppingReason: string | null;
-  error: string | null;
-  status: 'PENDING' | 'COMPLETED' | 'FAILED';
-  isProduction: boolean;
-  metadata: Record<string, unknown>;
-  turnCount: number;
-  lastTurnAt: string | null;
-  closedAt: string | null;
-  createdAt: string;
-  deletedAt?: string;
-}
-
-export interface Turn {
-  id: string;
-  sessionId: string;
-  index: number;
-  input: string;
-  output: string | null;
-  retrievalContext: string[];
-  latencyMs: number | null;
-  usage: { inputTokens?: number; outputTokens?: number; cacheReadInputTokens?: number };
-  cost: number | null;
-  /** A voice turn's `userAudioUri` and `agentAudioUri`. */
-  metadata?: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface Span {
-  id: string;
-  inferenceResultId: string;
-  name: string;
-  type: string;
-  description: string | null;
-  inputData: unknown;
-  outputData: unknown;
-  error: string | null;
-  latencyMs: number | null;
-  parentTraceId: string | null;
-  startTime: string | null;
-  endTime: string | null;
-  createdAt: string;
-}
-
-export interface Evaluation {
-  id: string;
-  sessionId: string;
-  inferenceResultId: string | null;
-  metricId: string;
-  metricGroupId?: string;
-  metricName: string;
-  monitorId: string | null;
-  status: 'PENDING' | 'PENDING_HUMAN' | 'SUCCESS' | 'FAILED' | 'SKIPPED';
-  score: number | null;
-  reason: string | null;
-  error: string | null;
-  humanScore: number | null;
-  humanReason: string | null;
-  createdAt: string;
-  evaluatedAt: string | null;
-}
-
-export interface TestCase {
-  id: string;
-  testId: string;
-  index: number;
-  input: string | Record<string, unknown> | null;
-  expectedOutput: string | null;
-  goal: string | null;
-  scenario: string | null;
-}
-
-/** A record the pages show by name (product, version, test). */
-export interface Named {
-  id: string;
-  name: string;
-}
-
-/** A version as the runs page reads it: what it belongs to and whether a run can reach its agent. */
-export interface Version extends Named {
-  productId: string;
-  conversationEndpointConnectionId: string | null;
-  phoneConnectionId?: string | null;
-  createdAt: string;
-}
-
-/** A test as the runs page reads it. */
-export interface Test extends Named {
-  productId: string;
-  type: 'QUALITY' | 'RED_TEAMING' | 'SCENARIOS';
-  status: 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | string;
-  testCaseCount: number;
-  specificationId: string | null;
-  error?: string | null;
-  createdAt: string;
-}
-
-/** An endpoint connection by name and type (a version's CONVERSATION connection is chosen among them). */
-export interface Connection extends Named {
-  productId: string;
-  type: string;
-  url: string;
-}
-
-export type AlertWindow = '15m' | '1h' | '6h' | '24h';
-
-export interface Alert {
-  id: string;
-  monitorId: string;
-  ruleId: string;
-  metricGroupId: string;
-  window: AlertWindow;
-  below: number;
-  minSessions: number;
-  status: 'OPEN' | 'RESOLVED';
-  score: number;
-  scoredSessions: number;
-  openedAt: string;
-  resolvedAt: string | null;
-  resolvedScore: number | null;
-  resolution: string | null;
-  createdAt: string;
-}
-
-export interface AlertRule {
-  id: string;
-  monitorId: string;
-  metricGroupId: string;
-  window: AlertWindow;
-  below: number;
-  minSessions: number;
-  /** `interval`: opens only when the window's 95% interval is wholly below `below`. */
-  confidence?: 'point' | 'interval';
-  openAlertId: string | null;
-  createdAt: string;
-}
-
-/**
- * The comparison answers, as the OpenAPI document describes them (./api/schema.d.ts): one source
- * for their fields. An interval is the pair [lower, upper].
- */
-export type MetricComparison = Omit<Schema<'RunComparison'>['metrics'][number], 'confidenceInterval'> & {
-  confidenceInterval: [number, number] | null;
-};
-export type RunComparison = Omit<Schema<'RunComparison'>, 'metrics'> & { metrics: MetricComparison[] };
+/** `GET /runs/{id}/comparison`. */
+export type RunComparison = Schema<'RunComparison'>;
+/** One metric of a comparison; its interval is the pair [lower, upper]. */
+export type MetricComparison = RunComparison['metrics'][number];
 export type Verdict = RunComparison['verdict'];
-/**
- * One test case and metric of `GET /runs/{id}/comparison/cases`. Read more widely than the document
- * says (a score or difference may be null): a case without both scores is left out, not drawn.
- */
-export type CaseComparison = Omit<Schema<'ComparisonCase'>, 'input' | 'baseScore' | 'score' | 'difference'> & {
-  input: unknown;
-  baseScore: number | null;
-  score: number | null;
-  difference: number | null;
-};
+/** One test case and metric of `GET /runs/{id}/comparison/cases`. */
+export type CaseComparison = Schema<'ComparisonCase'>;
 
-/**
- * Human review, as the OpenAPI document describes it (./api/schema.d.ts). The review bodies are
- * inline in their operations, so each view is read from its route's answer.
- */
-type Answer<T> = T extends { content: { 'application/json': infer B } } ? B : never;
-export type ReviewQueue = Answer<paths['/reviewQueues/{id}']['get']['responses'][200]>;
-export type ReviewItem = Answer<paths['/reviewQueues/{id}/items/{itemId}/labels']['put']['responses'][200]>;
-export type ReviewItemsAdded = Answer<paths['/reviewQueues/{id}/items']['post']['responses'][201]>;
-export type ReviewTask = Answer<paths['/reviewQueues/{id}/next']['post']['responses'][200]>;
-export type Agreement = Answer<paths['/metrics/{id}/agreement']['get']['responses'][200]>;
+/** Human review: the review bodies are inline in their operations, so each is read from its route's answer. */
+export type ReviewQueue = Answer<'reviewQueuesGet'>;
+export type ReviewItem = Answer<'reviewQueuesLabel'>;
+export type ReviewItemsAdded = Answer<'reviewQueuesAddItems', 201>;
+export type ReviewTask = Answer<'reviewQueuesNext'>;
+export type Agreement = Answer<'metricsAgreement'>;
 export type AgreementVerdict = Agreement['verdict'];
-export type CorrectedScore = NonNullable<
-  Answer<paths['/runs/{id}']['get']['responses'][200]>['metrics'][number]['corrected']
->;
-/** A metric as the review pages read it. */
-export type Metric = Pick<
-  Schema<'Metric'>,
-  'id' | 'name' | 'description' | 'source' | 'metricGroupId' | 'organizationId' | 'legacyAt' | 'disabledAt'
->;
+/** The body of `PUT /reviewQueues/{id}/items/{itemId}/labels`. */
+export type LabelsBody = Body<'reviewQueuesLabel'>;
 
 /** The answer did not have the shape the page needs (a server bug or a version mismatch). */
 export class UnexpectedAnswerError extends Error {}
@@ -581,8 +359,11 @@ export function familyMarkers(results: MonitorResults, metricGroupId: string): M
   return [...revisions, ...sampling].sort((a, b) => a.at - b.at);
 }
 
+/** What a monitor's spend text and bar read of its results' spend. */
+type Spend = Pick<MonitorResults['spend'], 'spentCredits' | 'pendingCredits' | 'capCredits'>;
+
 /** "12 of 100 credits (3 pending)", or "12 credits, no cap" when uncapped. */
-export function spendText(spend: { spentCredits: number; pendingCredits: number; capCredits: number | null }): string {
+export function spendText(spend: Spend): string {
   const pending = spend.pendingCredits ? ` (${spend.pendingCredits} pending)` : '';
   return spend.capCredits === null
     ? `${spend.spentCredits} credits${pending}, no cap`
@@ -590,11 +371,7 @@ export function spendText(spend: { spentCredits: number; pendingCredits: number;
 }
 
 /** Share of the cap used (spent + pending), 0–1, or null when uncapped. */
-export function spendShare(spend: {
-  spentCredits: number;
-  pendingCredits: number;
-  capCredits: number | null;
-}): number | null {
+export function spendShare(spend: Spend): number | null {
   if (spend.capCredits === null || spend.capCredits <= 0) return null;
   return Math.min(1, (spend.spentCredits + spend.pendingCredits) / spend.capCredits);
 }
@@ -611,12 +388,8 @@ export function runDone(run: Pick<Run, 'progress'>): number {
   return total === 0 ? 0 : (completed + failed) / total;
 }
 
-export interface MetricSummary {
-  metricId: string;
-  name: string;
-  score: number | null;
-  passRate: number | null;
-}
+/** A run metric as a list shows it. */
+export type MetricSummary = Pick<RunMetric, 'metricId' | 'name' | 'score' | 'passRate'>;
 
 /** A run's metrics for a list: the first `shown` (in the run's order) and how many more there are. */
 export function runScoreSummary(run: Pick<Run, 'metrics'>, shown = 3): { items: MetricSummary[]; more: number } {
@@ -625,7 +398,7 @@ export function runScoreSummary(run: Pick<Run, 'metrics'>, shown = 3): { items: 
       metricId: m.metricId,
       name: m.name,
       score: m.score,
-      passRate: m.passRate ?? null,
+      passRate: m.passRate,
     })),
     more: Math.max(0, run.metrics.length - shown),
   };
@@ -683,14 +456,6 @@ export interface StartRunInput {
   name: string;
 }
 
-export interface StartRunBody {
-  versionId: string;
-  testId: string;
-  metricIds?: string[];
-  repetitions: number;
-  name?: string;
-}
-
 /**
  * The body of `POST /runs` from the start form, or what to fix. No metric picked sends none: the
  * test's linked metrics score it (and the API says so when it has none).
@@ -716,13 +481,6 @@ export function startRunBody(input: StartRunInput): { body: StartRunBody } | { e
 }
 
 // ---------- run results ----------
-
-/** The score a case must reach to pass when the run names no threshold. */
-export const DEFAULT_THRESHOLD = 0.5;
-
-export function runThreshold(run: Pick<Run, 'threshold'>): number {
-  return typeof run.threshold === 'number' ? run.threshold : DEFAULT_THRESHOLD;
-}
 
 /** true/false for a SUCCESS evaluation at/below the threshold; null when it has no score (pending, failed, skipped). */
 export function evaluationPassed(e: Pick<Evaluation, 'status' | 'score'>, threshold: number): boolean | null {
@@ -1087,8 +845,15 @@ export function formatDifference(d: number | null, digits = 3): string {
   return `${d > 0 ? '+' : '−'}${text}`;
 }
 
-export function formatDifferenceInterval(ci: [number, number] | null): string {
-  return ci === null ? 'not enough pairs' : `${formatDifference(ci[0])} to ${formatDifference(ci[1])}`;
+/** A comparison's interval as its two ends (the API answers it as the list [lower, upper]), or null without one. */
+export function differenceInterval(ci: MetricComparison['confidenceInterval']): [number, number] | null {
+  const [lower, upper] = ci ?? [];
+  return lower === undefined || upper === undefined ? null : [lower, upper];
+}
+
+export function formatDifferenceInterval(ci: MetricComparison['confidenceInterval']): string {
+  const ends = differenceInterval(ci);
+  return ends === null ? 'not enough pairs' : `${formatDifference(ends[0])} to ${formatDifference(ends[1])}`;
 }
 
 /** `0.023`, `< 0.001`, or `—`. */
@@ -1190,7 +955,7 @@ export function axisLabels(splits: number[]): string[] {
 export function forestPlot(metrics: MetricComparison[], layout: ForestLayout = FOREST_LAYOUT): ForestPlot {
   const values = [0];
   for (const m of metrics) {
-    if (m.confidenceInterval) values.push(m.confidenceInterval[0], m.confidenceInterval[1]);
+    values.push(...(differenceInterval(m.confidenceInterval) ?? []));
     if (m.difference !== null) values.push(m.difference);
   }
   let lo = Math.min(...values);
@@ -1211,17 +976,18 @@ export function forestPlot(metrics: MetricComparison[], layout: ForestLayout = F
     const value = Number((k * step).toFixed(6));
     ticks.push({ value, x: x(value), label: value === 0 ? '0' : formatDifference(value, stepDecimals(step, 1)) });
   }
-  const rows = metrics.map(
-    (m, i): ForestRow => ({
+  const rows = metrics.map((m, i): ForestRow => {
+    const ends = differenceInterval(m.confidenceInterval);
+    return {
       metricId: m.metricId,
       name: m.name,
       verdict: m.verdict,
       y: layout.top + i * layout.rowHeight + layout.rowHeight / 2,
       dotX: m.difference === null ? null : x(m.difference),
-      x1: m.confidenceInterval ? x(m.confidenceInterval[0]) : null,
-      x2: m.confidenceInterval ? x(m.confidenceInterval[1]) : null,
-    }),
-  );
+      x1: ends ? x(ends[0]) : null,
+      x2: ends ? x(ends[1]) : null,
+    };
+  });
   return {
     width: layout.width,
     height: layout.top + metrics.length * layout.rowHeight + layout.axisHeight,
@@ -1247,14 +1013,14 @@ export function comparisonSentence(m: MetricComparison): string {
 export function movedMost(regressed: CaseComparison[], improved: CaseComparison[], limit: number): CaseComparison[] {
   const seen = new Map<string, CaseComparison>();
   for (const c of [...regressed, ...improved]) {
-    if (c.difference === null || c.difference === 0) continue;
+    if (c.difference === 0) continue;
     seen.set(`${c.testCaseId}\u0000${c.metricId}`, c);
   }
   return [...seen.values()]
     .sort(
       (a, b) =>
-        Math.abs(b.difference!) - Math.abs(a.difference!) ||
-        a.difference! - b.difference! ||
+        Math.abs(b.difference) - Math.abs(a.difference) ||
+        a.difference - b.difference ||
         a.testCaseId.localeCompare(b.testCaseId) ||
         a.metricId.localeCompare(b.metricId),
     )
@@ -1281,7 +1047,7 @@ export function sessionScores(evaluations: Evaluation[], monitorId: string): Map
   const out = new Map<string, Map<string, ScoreCell[]>>();
   for (const e of evaluations) {
     if (e.monitorId !== monitorId) continue;
-    const family = e.metricGroupId ?? e.metricId;
+    const family = e.metricGroupId;
     const bySession = out.get(e.sessionId) ?? new Map<string, ScoreCell[]>();
     out.set(e.sessionId, bySession);
     const cell: ScoreCell = {
@@ -1372,9 +1138,7 @@ export function setLabelReason(state: LabelState, index: number, reason: string)
 }
 
 /** The body's labels (a blank reason is none), or the metrics (indexes) still without a score. */
-export function labelsToSubmit(
-  state: LabelState,
-): { labels: { metricId: string; score: number; reason: string | null }[] } | { missing: number[] } {
+export function labelsToSubmit(state: LabelState): Pick<LabelsBody, 'labels'> | { missing: number[] } {
   const missing = state.drafts.flatMap((d, i) => (d.score === null ? [i] : []));
   if (missing.length) return { missing };
   return {

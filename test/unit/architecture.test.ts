@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -308,5 +309,187 @@ describe('architecture: the run engine states intents, and its modules point one
       .filter(([, lines]) => lines > RUN_ENGINE_MAX_LINES)
       .map(([f, lines]) => `${f}: ${lines}`);
     expect(long).toEqual([]);
+  });
+});
+
+/**
+ * The console's types of the API come from the OpenAPI document (console/src/api/schema.d.ts,
+ * generated from the route table by `npm run openapi`), never from a copy written by hand: a copy
+ * drifts from what the API answers (a field made required, nullable, renamed) without a type error.
+ */
+describe('architecture: the console types the API with the generated types only', () => {
+  /** The generated types, and the helpers of console/src/api/client.ts that index them. */
+  const GENERATED = new Set(['components', 'operations', 'paths', 'Schema', 'Answer', 'Body']);
+  const HELPERS = ['Schema', 'Answer', 'Body'];
+  const CLIENT = 'console/src/api/client.ts';
+
+  interface Declaration {
+    file: string;
+    name: string;
+    /** The aliased type; none for an interface. */
+    type?: ts.TypeNode;
+  }
+
+  function declarationsOf(file: string, source: ts.SourceFile): Declaration[] {
+    const out: Declaration[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isInterfaceDeclaration(node)) out.push({ file, name: node.name.text });
+      if (ts.isTypeAliasDeclaration(node)) out.push({ file, name: node.name.text, type: node.type });
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return out;
+  }
+
+  /** The types an answer is taken as: `narrow<T>(…)` (the `as…` helpers) and `….body as T`. */
+  function answerTypesOf(file: string, source: ts.SourceFile): { file: string; type: ts.TypeNode }[] {
+    const out: { file: string; type: ts.TypeNode }[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'narrow')
+        for (const type of node.typeArguments ?? []) out.push({ file, type });
+      if (
+        ts.isAsExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.name.text === 'body'
+      )
+        out.push({ file, type: node.type });
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return out;
+  }
+
+  /** `Schema<'Run'>` or `components['schemas']['Run']`: the generated schema of that name itself. */
+  function isAliasOf(type: ts.TypeNode, name: string, source: ts.SourceFile): boolean {
+    const text = type.getText(source).replace(/\s+/g, '').replace(/"/g, "'");
+    return text === `Schema<'${name}'>` || text === `components['schemas']['${name}']`;
+  }
+
+  /**
+   * Why each declaration or answer type of the console is not derived from the generated types:
+   * a type named like one of the document's schemas that is not that schema, and an answer's type
+   * that is not built (Pick, Omit, indexed access, …) from the generated types alone, with no
+   * object type of its own written in.
+   */
+  function offendersIn(files: Record<string, string>, schemaNames: Set<string>): string[] {
+    const sources = Object.entries(files).map(
+      ([file, text]) => [file, ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)] as const,
+    );
+    const declarations = sources.flatMap(([file, source]) => declarationsOf(file, source));
+    const byName = new Map<string, Declaration[]>();
+    for (const d of declarations) byName.set(d.name, [...(byName.get(d.name) ?? []), d]);
+    const sourceOf = new Map(sources);
+    const offenders: string[] = [];
+
+    const derivedName = (name: string, seen: Set<string>): boolean => {
+      if (GENERATED.has(name)) return true;
+      if (seen.has(name)) return false;
+      const found = byName.get(name) ?? [];
+      return (
+        found.length > 0 && found.every((d) => d.type !== undefined && derivedType(d.type, new Set([...seen, name])))
+      );
+    };
+    /** Built from generated types only: it names one, and writes no object type of its own. */
+    const derivedType = (type: ts.TypeNode, seen: Set<string>): boolean => {
+      let literal = false;
+      const names: string[] = [];
+      const visit = (node: ts.Node): void => {
+        if (ts.isTypeLiteralNode(node) || ts.isMappedTypeNode(node)) literal = true;
+        if (ts.isTypeReferenceNode(node)) {
+          let entity = node.typeName;
+          while (ts.isQualifiedName(entity)) entity = entity.left;
+          names.push(entity.text);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(type);
+      return !literal && names.some((n) => derivedName(n, seen));
+    };
+
+    for (const d of declarations) {
+      if (HELPERS.includes(d.name) && d.file !== CLIENT) offenders.push(`${d.file}: ${d.name} shadows ${CLIENT}'s`);
+      if (!schemaNames.has(d.name)) continue;
+      if (d.type === undefined) offenders.push(`${d.file}: interface ${d.name} copies the schema ${d.name}`);
+      else if (!isAliasOf(d.type, d.name, sourceOf.get(d.file)!))
+        offenders.push(`${d.file}: type ${d.name} is not the schema ${d.name} (Schema<'${d.name}'>)`);
+    }
+    for (const [file, source] of sources)
+      for (const { type } of answerTypesOf(file, source))
+        if (!derivedType(type, new Set()))
+          offenders.push(`${file}: an answer read as ${type.getText(source)}, not derived from the generated types`);
+    return offenders;
+  }
+
+  const consoleFiles = Object.fromEntries(
+    sourceFiles(join(ROOT, 'console', 'src'))
+      .map((f) => relative(ROOT, f))
+      .filter((f) => f !== 'console/src/api/schema.d.ts')
+      .map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]),
+  );
+  const document = JSON.parse(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8')) as {
+    components: { schemas: Record<string, unknown> };
+  };
+  const schemaNames = new Set(Object.keys(document.components.schemas));
+
+  it("the client's helpers index the generated types", () => {
+    const client = consoleFiles[CLIENT]!;
+    expect(client).toContain("import type { components, operations, paths } from './schema.js';");
+    expect(client).toMatch(
+      /export type Schema<N extends keyof components\['schemas'\]> = components\['schemas'\]\[N\];/,
+    );
+    expect(client).toMatch(/export type Answer<[\s\S]*?> = operations\[Op\]\['responses'\]\[Status\] extends/);
+    expect(client).toMatch(
+      /export type Body<Op extends keyof operations> =\s*NonNullable<operations\[Op\]\['requestBody'\]>/,
+    );
+  });
+
+  it('no console type copies an API shape: each is the generated schema, or built from the generated types', () => {
+    expect(schemaNames).toContain('Run');
+    expect(Object.keys(consoleFiles)).toContain('console/src/view-models.ts');
+    expect(offendersIn(consoleFiles, schemaNames)).toEqual([]);
+  });
+
+  it('the check sees a copied schema, an overridden field and an answer read as a hand-written shape', () => {
+    const names = new Set(['Run', 'Session', 'Span', 'Monitor']);
+    const clean = {
+      'v.ts': [
+        "type Monitor = Schema<'Monitor'>;",
+        "type Status = Monitor['status'];",
+        "type Named = Pick<Schema<'Run'>, 'id' | 'name'>;",
+        "type Alert = Answer<'monitorsAlerts'>[number];",
+        "const asMonitor = narrow<Monitor>('monitor', ['id']);",
+        "const asNamed = narrow<Named>('named', ['id']);",
+        "const asAlert = narrow<Alert>('alert', ['id']);",
+        "const u = (await read()).body as Schema<'StorageUpload'>;",
+        'interface ResultRow { sessionId: string; status: Status }',
+      ].join('\n'),
+    };
+    expect(offendersIn(clean, names)).toEqual([]);
+    expect(
+      offendersIn(
+        {
+          'v.ts': [
+            'interface Run { id: string }',
+            'type Session = { id: string };',
+            "type Span = Omit<Schema<'Span'>, 'type'> & { type: string };",
+            "type Wide = Omit<Schema<'Span'>, 'type'> & { type: string };",
+            'interface Alert { id: string }',
+            "const asWide = narrow<Wide>('span', ['id']);",
+            "const asAlert = narrow<Alert>('alert', ['id']);",
+            'const u = (await read()).body as { url: string };',
+            'interface Answer { data: unknown }',
+          ].join('\n'),
+        },
+        names,
+      ),
+    ).toEqual([
+      'v.ts: interface Run copies the schema Run',
+      "v.ts: type Session is not the schema Session (Schema<'Session'>)",
+      "v.ts: type Span is not the schema Span (Schema<'Span'>)",
+      `v.ts: Answer shadows ${CLIENT}'s`,
+      'v.ts: an answer read as Wide, not derived from the generated types',
+      'v.ts: an answer read as Alert, not derived from the generated types',
+      'v.ts: an answer read as { url: string }, not derived from the generated types',
+    ]);
   });
 });

@@ -58,7 +58,6 @@ import {
   reviewerName,
   reviewShortcut,
   runDone,
-  runThreshold,
   setLabelReason,
   setLabelScore,
   sessionScores,
@@ -77,6 +76,7 @@ import {
   type CaseComparison,
   type CorrectedScore,
   type MetricComparison,
+  type RunMetric,
 } from '../../console/src/view-models.js';
 
 const point = (scoredSessions: number, score: number | null, ci: { lower: number; upper: number } | null = null) => ({
@@ -84,6 +84,18 @@ const point = (scoredSessions: number, score: number | null, ci: { lower: number
   score,
   confidenceInterval: ci,
   collectingData: scoredSessions < 30,
+});
+
+/** A run's metric before any evaluation. */
+const runMetric = (metricId: string, name: string): RunMetric => ({
+  metricId,
+  name,
+  evaluated: 0,
+  failed: 0,
+  skipped: 0,
+  score: null,
+  confidenceInterval: null,
+  passRate: null,
 });
 
 describe('console routes', () => {
@@ -270,6 +282,8 @@ describe('span tree', () => {
     extra: Partial<Span> = {},
   ): Span => ({
     id,
+    organizationId: 'org_1',
+    sessionId: 'sess_1',
     inferenceResultId: 'inf_1',
     name: id,
     type: 'SPAN',
@@ -278,6 +292,7 @@ describe('span tree', () => {
     outputData: null,
     error: null,
     latencyMs: null,
+    metadata: {},
     parentTraceId,
     startTime: start === null ? null : new Date(Date.UTC(2026, 0, 1) + start).toISOString(),
     endTime: end === null ? null : new Date(Date.UTC(2026, 0, 1) + end).toISOString(),
@@ -325,15 +340,18 @@ const evaluation = (
   extra: Partial<Evaluation> = {},
 ): Evaluation => ({
   id: `eval_${sessionId}_${metricId}_${extra.inferenceResultId ?? ''}`,
+  organizationId: 'org_1',
   sessionId,
   inferenceResultId: null,
   metricId,
+  metricGroupId: metricId.replace(/^met_/, 'mgrp_'),
   metricName: metricId.replace(/^met_/, ''),
   monitorId: null,
   status,
   score,
   reason: status === 'SUCCESS' ? `reason ${score}` : null,
   error: status === 'SUCCESS' ? null : `${status.toLowerCase()} because`,
+  creditsUsed: 0,
   humanScore: null,
   humanReason: null,
   createdAt: '2026-01-01T00:00:00.000Z',
@@ -344,12 +362,17 @@ const evaluation = (
 describe('run results', () => {
   const session = (id: string, testCaseId: string | null, status: Session['status'] = 'COMPLETED'): Session => ({
     id,
+    organizationId: 'org_1',
+    productId: 'prod_1',
     versionId: 'ver_1',
+    userId: 'usr_1',
     customId: null,
     testId: 'test_1',
     testCaseId,
     runId: 'run_1',
+    context: null,
     stoppingReason: null,
+    recordingUri: null,
     error: null,
     status,
     isProduction: false,
@@ -361,30 +384,38 @@ describe('run results', () => {
   });
   const testCase = (id: string, index: number, input: TestCase['input'], expectedOutput: string | null): TestCase => ({
     id,
+    organizationId: 'org_1',
+    productId: 'prod_1',
     testId: 'test_1',
     index,
     input,
     expectedOutput,
+    expectedTools: [],
+    context: null,
+    variant: null,
+    strategy: null,
+    isAugmented: false,
+    languageCode: null,
     goal: null,
+    userPersona: null,
     scenario: null,
+    stoppingCriterias: [],
+    maxIterations: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
   });
   const turn = (sessionId: string, index: number, input: string, output: string | null): Turn => ({
     id: `inf_${sessionId}_${index}`,
+    organizationId: 'org_1',
     sessionId,
     index,
     input,
     output,
     retrievalContext: [],
     latencyMs: null,
-    usage: {},
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0 },
     cost: null,
+    metadata: {},
     createdAt: '2026-01-01T00:00:00.000Z',
-  });
-
-  it('takes the run threshold, 0.5 when the run has none', () => {
-    expect(runThreshold({})).toBe(0.5);
-    expect(runThreshold({ threshold: 0.8 })).toBe(0.8);
-    expect(runThreshold({ threshold: 0 })).toBe(0);
   });
 
   it('counts a case as not passed only for a SUCCESS evaluation scored below the threshold', () => {
@@ -422,8 +453,8 @@ describe('run results', () => {
         {
           metricIds: ['met_b', 'met_a', 'met_c'],
           metrics: [
-            { metricId: 'met_a', name: 'A', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null },
-            { metricId: 'met_b', name: 'B', evaluated: 1, failed: 0, skipped: 0, score: 1, confidenceInterval: null },
+            { ...runMetric('met_a', 'A'), score: 1 },
+            { ...runMetric('met_b', 'B'), score: 1 },
           ],
         },
         [evaluation('s', 'met_c', 'SUCCESS', 1), evaluation('s', 'met_d', 'SUCCESS', 1)],
@@ -627,13 +658,13 @@ describe('run comparison views', () => {
   });
 
   it('lists the cases that moved most by |difference|, each case and metric once, unmoved ones left out', () => {
-    const c = (testCaseId: string, metricId: string, difference: number | null): CaseComparison => ({
+    const c = (testCaseId: string, metricId: string, difference: number): CaseComparison => ({
       testCaseId,
       metricId,
       metricName: metricId,
       input: testCaseId,
       baseScore: 0.5,
-      score: difference === null ? null : 0.5 + difference,
+      score: 0.5 + difference,
       difference,
       baseSessionIds: [`sess_base_${testCaseId}`],
       sessionIds: [`sess_${testCaseId}`],
@@ -653,7 +684,6 @@ describe('run comparison views', () => {
       ['tc_5', 'met_b', 0.3],
     ]);
     expect(movedMost(regressed, improved, 2).map((x) => x.testCaseId)).toEqual(['tc_1', 'tc_4']);
-    expect(movedMost([c('tc_7', 'met_a', null)], [], 5)).toEqual([]);
   });
 });
 
@@ -665,10 +695,10 @@ describe('monitor alerts and session scores', () => {
   it("names a family, else shows its id, and states a rule's condition", () => {
     expect(familyName(results, 'mgrp_json')).toBe('is_json');
     expect(familyName(results, 'mgrp_gone')).toBe('mgrp_gone');
-    expect(alertRuleText({ below: 0.7, window: '1h', minSessions: 20 })).toBe(
+    expect(alertRuleText({ below: 0.7, window: '1h', minSessions: 20, confidence: 'point' })).toBe(
       'score below 0.700 over 1h, from 20 sessions',
     );
-    expect(alertRuleText({ below: 0.5, window: '15m', minSessions: 1 })).toBe(
+    expect(alertRuleText({ below: 0.5, window: '15m', minSessions: 1, confidence: 'point' })).toBe(
       'score below 0.500 over 15m, from 1 session',
     );
     expect(alertRuleText({ below: 0.7, window: '1h', minSessions: 20, confidence: 'interval' })).toBe(
@@ -1036,10 +1066,6 @@ describe('the runs list', () => {
       ],
       more: 2,
     });
-    expect(runScoreSummary({ metrics: [metric('met_a', 1, undefined as unknown as null)] })).toEqual({
-      items: [{ metricId: 'met_a', name: 'a', score: 1, passRate: null }],
-      more: 0,
-    });
     expect([0.857, 1, 0, 0.004, 0.996, null, undefined].map(formatPassRate)).toEqual([
       '86%',
       '100%',
@@ -1079,10 +1105,10 @@ describe('the runs list', () => {
     ];
     expect(runnableVersions(versions).map((v) => v.id)).toEqual(['ver_http', 'ver_phone']);
     const tests = [
-      { id: 'a', productId: 'prod_1', status: 'SUCCESS', testCaseCount: 7 },
-      { id: 'b', productId: 'prod_1', status: 'FAILED', testCaseCount: 0 },
-      { id: 'c', productId: 'prod_1', status: 'SUCCESS', testCaseCount: 0 },
-      { id: 'd', productId: 'prod_2', status: 'SUCCESS', testCaseCount: 3 },
+      { id: 'a', productId: 'prod_1', status: 'SUCCESS' as const, testCaseCount: 7 },
+      { id: 'b', productId: 'prod_1', status: 'FAILED' as const, testCaseCount: 0 },
+      { id: 'c', productId: 'prod_1', status: 'SUCCESS' as const, testCaseCount: 0 },
+      { id: 'd', productId: 'prod_2', status: 'SUCCESS' as const, testCaseCount: 3 },
     ];
     expect(runnableTests(tests, 'prod_1').map((t) => t.id)).toEqual(['a']);
   });

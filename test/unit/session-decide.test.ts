@@ -53,6 +53,7 @@ function facts(over: Partial<SessionFacts> = {}): SessionFacts {
     metricsNeedSpans: false,
     closeNow: true,
     run: { organizationId: 'org_1', runId: 'run_1', shards: 16 },
+    planIndex: 0,
     now: NOW,
     nowMs: Date.parse(NOW),
     ...over,
@@ -77,6 +78,22 @@ interface Case {
 }
 
 const written = (e: Effect[]) => (e[0] as Extract<Effect, { type: 'write' }>).change;
+const closing = (e: Effect[]) => (e[0] as Extract<Effect, { type: 'close' }>).close;
+
+/** An evaluation of metric met_1 of the session, as planned. */
+function evaluation(status: 'SUCCESS' | 'PENDING', score: number | null) {
+  return {
+    id: `evl_${status}`,
+    organizationId: 'org_1',
+    sessionId: 'ses_1',
+    inferenceResultId: null,
+    metricId: 'met_1',
+    monitorId: null,
+    status,
+    score,
+    createdAt: NOW,
+  } as never;
+}
 
 const CALL = { transactionId: 'tx1', seq: 0, turn: 1, message: 'hi', userAudioKey: 'u.wav' };
 const ENDED = { status: 'COMPLETED' as const, stoppingReason: 'max_iterations', error: null };
@@ -219,7 +236,8 @@ const table: Record<string, Case[]> = {
         result: { kind: 'ok', extracted: {} },
         turn: { turn: { index: 1, output: 'hello', createdAt: NOW } as never, spans: [] },
       },
-      effects: ['evaluate', 'recordSpans'],
+      effects: ['plan'],
+      carry: (e) => expect(e[0]).toMatchObject({ withTurn: { turn: { index: 1 }, change: { set: { turnCount: 1 } } } }),
     },
     {
       name: 'a turn after which calls are left: recorded, then the next step goes on the queue',
@@ -245,10 +263,75 @@ const table: Record<string, Case[]> = {
       carry: (e) => expect(e[0]).toMatchObject({ step: 'FINALIZATION' }),
     },
     {
-      name: 'otherwise it is closed and scored',
+      name: 'otherwise its evaluations are planned for its close',
       state: state({ _end: { status: 'COMPLETED', stoppingReason: 'completed', error: null } }),
       event: delivered(),
-      effects: ['evaluate'],
+      effects: ['plan'],
+    },
+    {
+      name: 'a session ended by a cancel is closed with no evaluations, counted in the same write',
+      state: state({ _end: { status: 'FAILED', stoppingReason: 'cancelled', error: 'the run was cancelled' } }),
+      event: delivered(),
+      effects: ['close'],
+      carry: (e) =>
+        expect(closing(e)).toMatchObject({
+          settled: true,
+          evaluations: [],
+          change: { set: { status: 'FAILED', _phase: 'DONE', _seq: 1 }, counts: [{ kind: 'done', from: 'running' }] },
+        }),
+      next: { status: 'FAILED', _phase: 'DONE', closedAt: NOW },
+    },
+    {
+      name: 'evaluations scored in code: the close settles and counts it in one write',
+      state: state({ _end: { status: 'COMPLETED', stoppingReason: 'completed', error: null } }),
+      event: { type: 'planned', evaluations: [evaluation('SUCCESS', 1)] },
+      effects: ['close'],
+      carry: (e) =>
+        expect(closing(e)).toMatchObject({
+          settled: true,
+          change: {
+            seq: 0,
+            set: { status: 'COMPLETED', _phase: 'DONE', _evaluationIds: ['evl_SUCCESS'] },
+            counts: [
+              {
+                kind: 'done',
+                status: 'COMPLETED',
+                outcomes: [{ metricId: 'met_1', status: 'SUCCESS', score: 1 }],
+                evaluations: { planIndex: 0, count: 1 },
+              },
+            ],
+          },
+        }),
+      next: { status: 'COMPLETED', _phase: 'DONE', _seq: 1 },
+    },
+    {
+      name: 'an evaluation left to judge: the close leaves it EVALUATING, not counted',
+      state: state({ _end: { status: 'COMPLETED', stoppingReason: 'completed', error: null } }),
+      event: { type: 'planned', evaluations: [evaluation('PENDING', null)] },
+      effects: ['close'],
+      carry: (e) => expect(closing(e)).toMatchObject({ settled: false, change: { counts: [{ kind: 'spans' }] } }),
+      next: { _phase: 'EVALUATING' },
+    },
+    {
+      name: 'the last turn is written with its close, and its spans recorded after',
+      state: state({ turnCount: 1, _seq: 1, _end: { status: 'COMPLETED', stoppingReason: 'completed', error: null } }),
+      event: {
+        type: 'planned',
+        evaluations: [],
+        withTurn: {
+          session: session({ turnCount: 1, _seq: 1 }),
+          change: { run: facts().run, session: session(), seq: 0, set: { turnCount: 1 }, turn: { index: 1 } as never },
+          turn: { index: 1 } as never,
+          spans: [{ name: 'tool' } as never, { name: 'llm' } as never],
+        },
+      },
+      effects: ['close', 'recordSpans'],
+      carry: (e) => {
+        expect(closing(e)).toMatchObject({
+          change: { seq: 0, set: { turnCount: 1, _phase: 'DONE' }, counts: [{ traces: { planIndex: 0, count: 2 } }] },
+        });
+        expect(e[1]).toMatchObject({ counted: true, spans: [{ name: 'tool' }, { name: 'llm' }] });
+      },
     },
   ],
   EVALUATING: [
@@ -257,6 +340,31 @@ const table: Record<string, Case[]> = {
       state: state({ _phase: 'EVALUATING', status: 'COMPLETED' }),
       event: delivered(),
       effects: ['count'],
+    },
+    {
+      name: 'a close that left it scoring is followed by the scoring and the count',
+      state: state({ _phase: 'EVALUATING', status: 'COMPLETED' }),
+      event: { type: 'closed' },
+      effects: ['count'],
+    },
+    {
+      name: 'counted, not the last of its shard: the run is not looked at',
+      state: state({ _phase: 'DONE', status: 'COMPLETED' }),
+      event: { type: 'counted', last: false },
+      effects: [],
+    },
+    {
+      name: 'counted as the last of its shard: the run may be finished',
+      state: state({ _phase: 'DONE', status: 'COMPLETED' }),
+      event: { type: 'counted', last: true },
+      effects: ['finishRun'],
+      carry: (e) => expect(e[0]).toMatchObject({ counted: true }),
+    },
+    {
+      name: 'counted on a run without shards: the run may be finished',
+      state: state({ _phase: 'DONE', status: 'COMPLETED' }, { run: { organizationId: 'org_1', runId: 'run_1' } }),
+      event: { type: 'counted', last: false },
+      effects: ['finishRun'],
     },
   ],
   DONE: [
@@ -470,7 +578,7 @@ const table: Record<string, Case[]> = {
       name: 'measured, it closes',
       state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
       event: { type: 'bargeInsMeasured', found: true, attempt: 0 },
-      effects: ['evaluate'],
+      effects: ['plan'],
     },
     {
       name: 'a recording not there yet is looked for again a little later, counting the looks',
@@ -490,13 +598,13 @@ const table: Record<string, Case[]> = {
       name: 'after the last look it closes without',
       state: barging({ turnCount: 3, _seq: 4, _end: ENDED }),
       event: { type: 'bargeInsMeasured', found: false, attempt: 9 },
-      effects: ['evaluate'],
+      effects: ['plan'],
     },
     {
       name: 'one that never got past its first turn has nothing to measure: it closes at once',
       state: barging({ turnCount: 1, _seq: 2, _end: ENDED }),
       event: delivered(2),
-      effects: ['evaluate'],
+      effects: ['plan'],
     },
     {
       name: 'a PHONE session that does not barge in closes at once',
@@ -505,7 +613,7 @@ const table: Record<string, Case[]> = {
         { phone: { agentSpeaksFirst: false } },
       ),
       event: delivered(4),
-      effects: ['evaluate'],
+      effects: ['plan'],
     },
   ],
 };

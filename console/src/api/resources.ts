@@ -1,4 +1,4 @@
-import type { ApiClient, paths } from './client.js';
+import type { ApiClient, Body, paths, Schema } from './client.js';
 import {
   asAgreement,
   asAlert,
@@ -29,6 +29,7 @@ import {
   type CaseComparison,
   type Connection,
   type Evaluation,
+  type LabelsBody,
   type Metric,
   type Monitor,
   type MonitorFilters,
@@ -64,14 +65,15 @@ export class ApiError extends Error {
 /** The API could not be reached at all (network, CORS, a wrong base URL). */
 export class ApiUnreachableError extends Error {}
 
-interface Answer {
+/** What an openapi-fetch call resolves to (its typed `data` read as unknown, then narrowed). */
+interface Fetched {
   data?: unknown;
   error?: unknown;
   response: Response;
 }
 
-async function unwrap(call: Promise<Answer>): Promise<{ body: unknown; total: number | null; status: number }> {
-  let answer: Answer;
+async function unwrap(call: Promise<Fetched>): Promise<{ body: unknown; total: number | null; status: number }> {
+  let answer: Fetched;
   try {
     answer = await call;
   } catch (error) {
@@ -307,11 +309,9 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
       ),
     createProduct: async (name: string): Promise<Named> =>
       asNamed((await unwrap(api.POST('/products', { body: { name }, signal }))).body),
-    createVersion: async (body: {
-      productId: string;
-      name: string;
-      conversationEndpointConnectionId?: string;
-    }): Promise<Version> => asVersion((await unwrap(api.POST('/versions', { body, signal }))).body),
+    createVersion: async (
+      body: Pick<Body<'versionsCreate'>, 'productId' | 'name' | 'conversationEndpointConnectionId'>,
+    ): Promise<Version> => asVersion((await unwrap(api.POST('/versions', { body, signal }))).body),
     startRun: async (body: StartRunBody): Promise<Run> =>
       asRun((await unwrap(api.POST('/runs', { body, signal }))).body),
     /**
@@ -333,7 +333,7 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
             signal,
           }),
         )
-      ).body as { url: string; uri: string };
+      ).body as Schema<'StorageUpload'>;
       let put: Response;
       try {
         put = await fetch(presigned.url, {
@@ -418,7 +418,10 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
       ),
     /** A playable URL of a stored file (a call recording, a turn's audio): presigned, for an hour. */
     downloadUrl: async (uri: string): Promise<string> =>
-      String(((await unwrap(api.GET('/storage', { params: { query: { uri } }, signal }))).body as { url: string }).url),
+      String(
+        ((await unwrap(api.GET('/storage', { params: { query: { uri } }, signal }))).body as Schema<'StorageDownload'>)
+          .url,
+      ),
     getSession: async (id: string): Promise<Session> =>
       asSession((await unwrap(api.GET('/sessions/{id}', { params: { path: { id } }, signal }))).body),
     sessionTurns: (sessionId: string): Promise<Turn[]> =>
@@ -453,13 +456,10 @@ export function resources(api: ApiClient, signal?: AbortSignal) {
 export type Resources = ReturnType<typeof resources>;
 
 /** The body of `POST /reviewQueues`. */
-export type ReviewQueueCreate = NonNullable<
-  paths['/reviewQueues']['post']['requestBody']
->['content']['application/json'];
-/** The labels of `PUT /reviewQueues/{id}/items/{itemId}/labels`. */
-export type LabelsBody = NonNullable<
-  paths['/reviewQueues/{id}/items/{itemId}/labels']['put']['requestBody']
->['content']['application/json'];
+export type ReviewQueueCreate = Body<'reviewQueuesCreate'>;
+/** A sample of a run's sessions for `POST /reviewQueues/{id}/items`. */
+export type RunSample = Required<Pick<Body<'reviewQueuesAddItems'>, 'runId' | 'sampleSize'>> &
+  Pick<Body<'reviewQueuesAddItems'>, 'seed'>;
 
 /** The human review's reads and writes: queues, their items, labels and a metric's agreement. */
 export function reviewResources(api: ApiClient, signal?: AbortSignal) {
@@ -481,10 +481,7 @@ export function reviewResources(api: ApiClient, signal?: AbortSignal) {
     createReviewQueue: async (body: ReviewQueueCreate): Promise<ReviewQueue> =>
       asReviewQueue((await unwrap(api.POST('/reviewQueues', { body, signal }))).body),
     /** A seeded uniform sample of a run's COMPLETED sessions not yet in the queue. */
-    addRunSample: async (
-      id: string,
-      sample: { runId: string; sampleSize: number; seed?: string },
-    ): Promise<ReviewItemsAdded> =>
+    addRunSample: async (id: string, sample: RunSample): Promise<ReviewItemsAdded> =>
       asReviewItemsAdded(
         (await unwrap(api.POST('/reviewQueues/{id}/items', { params: { path: { id } }, body: sample, signal }))).body,
       ),

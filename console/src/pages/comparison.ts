@@ -255,7 +255,7 @@ function movedCase(c: CaseComparison, run: Run, base: Run, detail: MovedDetail, 
   return h(
     'article',
     {
-      class: `moved-case ${c.difference! < 0 ? 'moved-down' : 'moved-up'}`,
+      class: `moved-case ${c.difference < 0 ? 'moved-down' : 'moved-up'}`,
       'data-testid': 'moved-case',
       'data-test-case-id': c.testCaseId,
       'data-metric-id': c.metricId,

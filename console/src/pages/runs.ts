@@ -20,7 +20,6 @@ import {
   RUN_STATUSES,
   runDone,
   runScoreSummary,
-  runThreshold,
   sortByMetric,
   testNames,
   type Evaluation,
@@ -356,8 +355,8 @@ function runFacts(run: Run, names: RunNames): HTMLElement {
           )
         : '—',
     ],
-    ['Pass threshold', formatScore(runThreshold(run))],
-    ['Repetitions', String(run.repetitions ?? 1)],
+    ['Pass threshold', formatScore(run.threshold)],
+    ['Repetitions', String(run.repetitions)],
     ['Created', formatTime(run.createdAt)],
     ['Started', formatTime(run.startedAt)],
     ['Finished', formatTime(run.finishedAt)],
@@ -391,7 +390,7 @@ async function loadResults(
   view: ResultsView,
   caseCache: Map<string, TestCase>,
 ): Promise<ResultsPage> {
-  const threshold = runThreshold(run);
+  const threshold = run.threshold;
   const [all] = await Promise.all([
     ctx.api.allRunSessions(run.id),
     caseCache.size === 0 && run.testIds.length
@@ -545,7 +544,7 @@ function resultsFilter(run: Run, view: ResultsView): HTMLElement {
     h(
       'p',
       { class: 'muted' },
-      `A case did not pass when a metric scored it below ${formatScore(runThreshold(run))}, the run's threshold. Open a score for its reason; a metric's header sorts the rows by its score.`,
+      `A case did not pass when a metric scored it below ${formatScore(run.threshold)}, the run's threshold. Open a score for its reason; a metric's header sorts the rows by its score.`,
     ),
   );
 }

@@ -47,7 +47,7 @@ function sessionFacts(session: Session, names: SessionNames): HTMLElement {
   );
   if (session.stoppingReason) pairs.push(['Stopping reason', session.stoppingReason]);
   if (session.error) pairs.push(['Error', session.error]);
-  if (Object.keys(session.metadata ?? {}).length)
+  if (Object.keys(session.metadata).length)
     pairs.push(['Metadata', h('pre', {}, JSON.stringify(session.metadata, null, 2))]);
   return facts(pairs);
 }
@@ -68,7 +68,7 @@ async function turnAudio(ctx: PageContext, turns: Turn[]): Promise<Map<string, (
   const out = new Map<string, (HTMLElement | null)[]>();
   await Promise.all(
     turns.map(async (t) => {
-      const meta = t.metadata ?? {};
+      const meta = t.metadata;
       if (!meta.userAudioUri && !meta.agentAudioUri) return;
       out.set(
         t.id,
@@ -94,7 +94,7 @@ function turnsView(turns: Turn[], audio: Map<string, (HTMLElement | null)[]> = n
         h(
           'p',
           { class: 'turn-meta' },
-          `Turn ${t.index} · ${formatMs(t.latencyMs)}${t.usage?.inputTokens !== undefined ? ` · ${t.usage.inputTokens} in / ${t.usage.outputTokens ?? 0} out tokens` : ''}`,
+          `Turn ${t.index} · ${formatMs(t.latencyMs)} · ${t.usage.inputTokens} in / ${t.usage.outputTokens} out tokens`,
         ),
         h(
           'div',

@@ -4,6 +4,9 @@ import { failedEveryReceive } from '../../queue/batch.js';
 import { enqueueRunJobs } from '../../queue/run-queue.js';
 import type { StepCarry } from './step-context.js';
 import { abandonEvaluation } from '../evaluation/evaluator.js';
+import { clock } from '../common/clock.js';
+import { afterCounted } from './run-finish.js';
+import { closeOf, runMayBeDone } from './session/close.js';
 import { countSession, writeClose } from './session/closing.js';
 import type { StepJob } from './session/context.js';
 
@@ -24,15 +27,15 @@ export async function abandonStep(job: StepJob, error: Error): Promise<void> {
   const run = await runRefOf(job);
   const planIndex = job.carry?.planIndex;
   if (s._phase === 'EVALUATING') {
-    await countSession(s, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
+    await finishIfDone(run, await countSession(s, run, planIndex, (id) => abandonEvaluation(s.id, id, cause)));
     return;
   }
   if (s._end || s.status !== 'PENDING') {
+    // Closed with no evaluations: the close counts the session.
     const end = s._end ?? { status: 'FAILED' as const, stoppingReason: null, error: null };
     const error = end.error ?? `the session's evaluations were not planned: ${cause}`;
-    const closed = await writeClose(s, { ...end, error }, [], { run, planIndex });
-    if (closed && closed._phase === 'EVALUATING')
-      await countSession(closed, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
+    const now = clock.now().toISOString();
+    await finishIfDone(run, await writeClose(closeOf(s, { ...end, error }, [], { run, planIndex, now })));
     return;
   }
   const end = { status: 'FAILED' as const, stoppingReason: null, error: `the session stopped: ${cause}` };
@@ -60,7 +63,12 @@ export async function abandonScoring(
   cause: string,
 ): Promise<void> {
   if (s._phase !== 'EVALUATING') return;
-  await countSession(s, run, planIndex, (id) => abandonEvaluation(s.id, id, cause));
+  await finishIfDone(run, await countSession(s, run, planIndex, (id) => abandonEvaluation(s.id, id, cause)));
+}
+
+/** After a count: the run is finished when the count says it may be. */
+async function finishIfDone(run: RunRef, counted: 'moved' | 'closed' | 'counted' | 'last'): Promise<void> {
+  if ((counted === 'counted' || counted === 'last') && runMayBeDone(run, counted)) await afterCounted(run, '', true);
 }
 
 /** Where a job's run counts its sessions: said by its carry, else by the run. */

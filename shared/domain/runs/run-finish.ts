@@ -90,10 +90,11 @@ async function finishUnsharded(orgId: string, runId: string, at: string): Promis
 
 /**
  * After a session was counted on `shard`: the run may be finished. Its own shard (one read) says
- * whether it can be: only the sessions that complete a sealed shard read every shard.
+ * whether it can be: only the sessions that complete a sealed shard read every shard. `mayBeDone`:
+ * the count itself said so (its session was the last of its shard, or the run has no shards).
  */
-export async function afterCounted(run: RunRef, sessionId: string): Promise<void> {
-  const shard = shardOfSession(run, sessionId);
+export async function afterCounted(run: RunRef, sessionId: string, mayBeDone = false): Promise<void> {
+  const shard = mayBeDone ? undefined : shardOfSession(run, sessionId);
   if (shard !== undefined) {
     const own = await readShard(run.runId, shard);
     if (!own.sealed || own.completed + own.failed < own.expected) return;

@@ -147,6 +147,7 @@ export function factsOf(ctx: StepContext, s: RunSession, jctx: JobContext): Sess
     metricsNeedSpans: needsSpans(ctx.rec.metrics),
     closeNow: timeToClose(ctx, jctx),
     run: ctx.run,
+    planIndex: ctx.rec.carry.planIndex,
     now: now.toISOString(),
     nowMs: now.getTime(),
   };

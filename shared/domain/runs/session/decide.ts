@@ -1,8 +1,11 @@
 import type { RunSession } from '../../../db/runs.js';
 import type { StepChange } from '../../../db/run-steps.js';
 import { CALL_NEWS_WINDOW_MS, MAX_ANSWER_SECONDS } from '../../../voice/line.js';
+import type { Evaluation } from '../../../schemas/sessions.js';
+import { closeOf, runMayBeDone } from './close.js';
 import {
   CANCELLED_REASON,
+  type ClosingTurn,
   type DecideTools,
   type Decision,
   type Effect,
@@ -35,8 +38,14 @@ export function decide(state: SessionState, event: SessionEvent): Decision {
       return delivered(state, event);
     case 'written':
       return written(state, event.called);
+    case 'planned':
+      return closeWith(state, event.evaluations, event.withTurn);
     case 'closed':
-      return stop(state);
+      return stop(state, [{ type: 'count' }]);
+    case 'counted':
+      return runMayBeDone(state.facts.run, event.last ? 'last' : 'counted')
+        ? stop(state, [{ type: 'finishRun', counted: true }])
+        : stop(state);
     case 'agentAnswered':
       return answered(state, event);
     case 'userSimulated':
@@ -167,7 +176,26 @@ function step(state: SessionState, event: Extract<SessionEvent, { seq: number }>
   return userMessage(state, (at, user) => stop(at, [{ type: 'callAgent', step: 'CONVERSATION', user, ...attempts }]));
 }
 
-const close = (state: SessionState): Decision => stop(state, [{ type: 'evaluate' }]);
+/** An ended session is closed: its evaluations planned first, unless its run was cancelled (then it gets none). */
+const close = (state: SessionState): Decision =>
+  state.session._end?.stoppingReason === CANCELLED_REASON ? closeWith(state, []) : stop(state, [{ type: 'plan' }]);
+
+/** The close with its evaluations (and the last turn, whose spans are recorded once it is written). */
+function closeWith(state: SessionState, evaluations: Evaluation[], withTurn?: ClosingTurn): Decision {
+  const s = state.session;
+  const { facts } = state;
+  const how = s._end ?? { status: 'COMPLETED' as const, stoppingReason: 'completed', error: null };
+  const closing = closeOf(s, how, evaluations, {
+    run: facts.run,
+    planIndex: facts.planIndex,
+    now: facts.now,
+    withTurn,
+  });
+  const spans: Effect[] = withTurn
+    ? [{ type: 'recordSpans', turn: withTurn.turn, spans: withTurn.spans, counted: true }]
+    : [];
+  return { next: { ...state, session: closing.closed }, effects: [{ type: 'close', close: closing }, ...spans] };
+}
 
 /** Whether the session's FINALIZATION is still to call. */
 function finalizationDue(state: SessionState, s: RunSession = state.session): boolean {
@@ -311,15 +339,9 @@ function answered(state: SessionState, event: Extract<SessionEvent, { type: 'age
     state.facts.closeNow &&
     (spans.length === 0 || !state.facts.metricsNeedSpans)
   ) {
-    // The last turn: it is recorded, the session closed, scored and counted in one transaction.
-    const closing = { session: after, change: change(state, turnSet, options), turn, spans: spans.length };
-    return {
-      next: { ...state, session: after },
-      effects: [
-        { type: 'evaluate', withTurn: closing },
-        { type: 'recordSpans', turn, spans, counted: true },
-      ],
-    };
+    // The last turn: it is recorded with the close (and the count, when scored in code) in one transaction.
+    const closing = { session: after, change: change(state, turnSet, options), turn, spans };
+    return { next: { ...state, session: after }, effects: [{ type: 'plan', withTurn: closing }] };
   }
   const moved = write(state, turnSet, 'called', options);
   return { ...moved, effects: [...moved.effects, { type: 'recordSpans', turn, spans, counted: false }] };

@@ -1,6 +1,6 @@
 import type { RunSession } from '../../../db/runs.js';
 import type { StepChange } from '../../../db/run-steps.js';
-import type { SpanCreate } from '../../../schemas/sessions.js';
+import type { Evaluation, SpanCreate } from '../../../schemas/sessions.js';
 import type { CallArgs } from '../../voice/voice-event.js';
 import type { Turn } from '../../../schemas/records.js';
 
@@ -41,6 +41,8 @@ export interface SessionFacts {
   closeNow: boolean;
   /** Where the session counts (for the intents the writes carry). */
   run: StepChange['run'];
+  /** The session's entry in the run's plan (its evaluations and spans are counted there). */
+  planIndex: number | undefined;
   now: string;
   nowMs: number;
 }
@@ -110,8 +112,12 @@ export type SessionEvent =
   | ({ type: 'deadline'; seq: number; deadlineSeq: number; turn: number; dueAt: number } & CallOf)
   /** A write of this job went through: the session moved on (`called`: after an agent call). */
   | { type: 'written'; called: boolean }
-  /** The session was closed (and scored and counted, or left scoring), or another delivery did it. */
-  | { type: 'closed'; ok: boolean };
+  /** The session's evaluations were planned (those scored in code settled), for its close. */
+  | { type: 'planned'; evaluations: Evaluation[]; withTurn?: ClosingTurn }
+  /** The close was written and left the session scoring (EVALUATING). */
+  | { type: 'closed' }
+  /** The session was counted on its run (`last`: the last of its sealed counter shard). */
+  | { type: 'counted'; last: boolean };
 
 export type AgentResult =
   | { kind: 'ok'; extracted: Record<string, unknown>; sessionId?: string }
@@ -173,19 +179,33 @@ export type Effect =
   | { type: 'enqueueDeadline'; seq: number; turn: number; dueAt: number; transactionId: string }
   /** Record the turn's spans (`counted`: counted with the close already). */
   | { type: 'recordSpans'; turn: Turn; spans: SpanCreate[]; counted: boolean }
-  /** Close the session: final status, evaluations planned (code metrics scored), counted. */
-  | { type: 'evaluate'; withTurn?: ClosingTurn }
+  /** Plan the closing session's evaluations (those of metrics scored in code, scored now). */
+  | { type: 'plan'; withTurn?: ClosingTurn }
+  /** Write the close (one transaction: final status, evaluations, the last turn, the count when settled). */
+  | { type: 'close'; close: Close }
   /** Score the session's pending evaluations, then count it. */
   | { type: 'count' }
-  /** The session was counted: finish the run if it was its last. */
-  | { type: 'finishRun' };
+  /**
+   * The session was counted: finish the run if it is done (`counted`: the count said the run may
+   * be; else its shard is read to tell).
+   */
+  | { type: 'finishRun'; counted?: boolean };
 
-/** The last turn, written with the close in one transaction. */
+/** The last turn, written with the close in one transaction (its spans recorded after). */
 export interface ClosingTurn {
   session: RunSession;
   change: StepChange;
   turn: Turn;
-  spans: number;
+  spans: SpanCreate[];
+}
+
+/** A close as the runner writes it (built by close.ts): the write, the session as it leaves it, and whether it counts it. */
+export interface Close {
+  change: StepChange;
+  closed: RunSession;
+  /** Every evaluation settled: the write counts the session too (phase DONE). */
+  settled: boolean;
+  evaluations: Evaluation[];
 }
 
 export interface Decision {

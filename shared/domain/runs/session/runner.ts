@@ -6,7 +6,7 @@ import { afterCounted } from '../run-finish.js';
 import { simulateUserTurn } from '../simulator.js';
 import { carriedTurns } from '../step-context.js';
 import type { Channel } from './channel.js';
-import { countSession, finishSession } from './closing.js';
+import { countSession, planClose, writeClose } from './closing.js';
 import { factsOf, loadStep, turnsOf, type JobContext, type StepContext, type StepJob } from './context.js';
 import { decide, steps } from './decide.js';
 import { httpChannel } from './http-channel.js';
@@ -108,7 +108,8 @@ type Handler<E extends Effect> = (effect: E, run: Run) => Promise<Yield>;
 
 /**
  * The effects the runner carries out itself, one handler per kind: the state change (one
- * conditional transaction), the queue, the simulated user, the close, the count and the run's end.
+ * conditional transaction), the queue, the simulated user, the close (planned, then written), the
+ * count and the run's end.
  * Every other effect is the session's channel's.
  */
 const engineEffects: { [K in Effect['type']]?: Handler<Extract<Effect, { type: K }>> } = {
@@ -139,16 +140,22 @@ const engineEffects: { [K in Effect['type']]?: Handler<Extract<Effect, { type: K
     return undefined;
   },
   simulateUser: (effect, { ctx, state }) => simulate(effect, ctx, state.session),
-  async evaluate(effect, { ctx, state }) {
-    return (await finishSession(ctx, effect.withTurn?.session ?? state.session, effect.withTurn)) ? undefined : 'moved';
+  async plan(effect, { ctx, state }) {
+    const evaluations = await planClose(ctx, state.session, effect.withTurn);
+    return { type: 'planned', evaluations, ...(effect.withTurn ? { withTurn: effect.withTurn } : {}) };
+  },
+  async close(effect) {
+    const written = await writeClose(effect.close);
+    if (written === 'moved') return 'moved';
+    return written === 'closed' ? { type: 'closed' } : { type: 'counted', last: written === 'last' };
   },
   async count(_, { ctx, state }) {
     const s = state.session;
-    await countSession(s, ctx.run, ctx.rec.carry.planIndex, (evaluationId) => runEvaluation(s.id, evaluationId));
-    return undefined;
+    const counted = await countSession(s, ctx.run, ctx.rec.carry.planIndex, (id) => runEvaluation(s.id, id));
+    return counted === 'moved' ? 'moved' : { type: 'counted', last: counted === 'last' };
   },
-  async finishRun(_, { ctx, state }) {
-    await afterCounted(ctx.run, state.session.id);
+  async finishRun(effect, { ctx, state }) {
+    await afterCounted(ctx.run, state.session.id, effect.counted);
     return undefined;
   },
 };
