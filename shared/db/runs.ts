@@ -25,7 +25,7 @@ import {
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
 import { activeShardOf } from './stall-watch.js';
-import { sessionItem } from './sessions.js';
+import { sessionItem, sessionRecord } from './sessions.js';
 import { testVersionMark } from './tests.js';
 import type { EndpointSecrets } from '../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../schemas/metrics.js';
@@ -55,6 +55,10 @@ export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   channel?: Run['channel'];
   /** A PHONE run's response latency figures, kept when it finished. */
   _voice?: { responseLatencyMs: { p50: number; p95: number } | null };
+  /** How many sessions' voice figures were stored for the run (shared/db/voice.ts). */
+  _voiceStamp?: number;
+  /** The `_voiceStamp` that `_voice` was computed at. */
+  _voiceOf?: number;
   _plan: RunPlanEntry[];
   _stats: Record<string, MetricStat>;
   _metricNames: Record<string, string>;
@@ -365,7 +369,7 @@ export async function runSessionIdPage(
 export async function sessionsOfRun(runId: string): Promise<Session[]> {
   const ids = await runSessionIds(runId);
   const items = await batchGet(ids.map((id) => keys.session(id)));
-  return items.map((i) => toRecord<Session>(i));
+  return items.map(sessionRecord);
 }
 
 // ---------- what a run reads ----------

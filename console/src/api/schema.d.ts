@@ -655,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Start a session
-         * @description Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.
+         * @description Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed. `recordingUri` names the call’s stereo recording, uploaded first (`GET /storage/generate-put-presigned-url`): a WAV with the agent left and the user right, 8 or 16 kHz, 16-bit PCM, μ-law or A-law, up to 2 hours. Its header is checked at once (400 naming why it cannot be read); the session answers `voice: null`, and a job computes its voice figures (docs/voice.md).
          */
         post: operations["sessionsCreate"];
         delete?: never;
@@ -687,7 +687,7 @@ export interface paths {
         head?: never;
         /**
          * Update or close a session
-         * @description Updates the session: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`.
+         * @description Updates the session: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri` (checked as on `POST /sessions`: 400 naming why it cannot be read, 403 another organization’s object; another recording drops the voice figures and computes new ones, the same one keeps them, null removes them).
          */
         patch: operations["sessionsUpdate"];
         trace?: never;
@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Read a run
-         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out.
+         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out. A PHONE run has `voice`: the p50 and p95 (nearest rank) of its sessions’ voice figures and its interruption rate, from when it finishes, brought up to date as late call recordings are analysed.
          */
         get: operations["runsGet"];
         put?: never;
@@ -2039,6 +2039,37 @@ export interface components {
             } | null;
             stoppingReason: string | null;
             recordingUri: string | null;
+            /** @description the call’s voice figures, computed from `recordingUri` by a job after it is set; null without a recording, while they are computed, or when they could not be (`voiceError`) */
+            voice: {
+                agentSpeechMs: number;
+                /** @description the other party: the simulated caller, or the customer */
+                userSpeechMs: number;
+                /** @description agent / (agent + user) speech; null when neither spoke */
+                talkRatio: number | null;
+                /** @description time both spoke at once */
+                overlapMs: number;
+                /** @description agent segments that start while a user segment is on and at least 300 ms old */
+                agentInterruptions: number;
+                /** @description the sum of the silences of both longer than 3 s, between the first and the last speech */
+                deadAirMs: number;
+                /** @description per answer: a test call’s turn latencies; a recording without turns, the end of each user segment to the start of the agent’s next, when it starts before the user speaks again */
+                responseLatencyMs: number[];
+                /** @description who spoke when: each channel’s first 500 speech segments */
+                segments: {
+                    agent: {
+                        startMs: number;
+                        endMs: number;
+                    }[];
+                    user: {
+                        startMs: number;
+                        endMs: number;
+                    }[];
+                    /** @description a channel had more than 500 segments */
+                    truncated: boolean;
+                };
+            } | null;
+            /** @description why a session with a recording has no voice figures (the recording holds no speech, cannot be read, or is not in this service’s storage) */
+            voiceError: string | null;
             error: string | null;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "FAILED";
@@ -10178,6 +10209,8 @@ export interface operations {
                      *         "context": null,
                      *         "stoppingReason": null,
                      *         "recordingUri": null,
+                     *         "voice": null,
+                     *         "voiceError": null,
                      *         "error": null,
                      *         "status": "PENDING",
                      *         "isProduction": true,
@@ -10312,6 +10345,8 @@ export interface operations {
                     customId?: string | null;
                     context?: (string | Record<string, never>) | null;
                     metadata?: Record<string, never>;
+                    /** @description the call’s stereo recording (WAV, the agent left, the user right, 8 or 16 kHz, up to 2 hours), uploaded to this service’s storage: its voice figures are computed from it. A URI elsewhere is kept as a link, without figures */
+                    recordingUri?: string | null;
                 };
             };
         };
@@ -10335,6 +10370,8 @@ export interface operations {
                      *       "context": null,
                      *       "stoppingReason": null,
                      *       "recordingUri": null,
+                     *       "voice": null,
+                     *       "voiceError": null,
                      *       "error": null,
                      *       "status": "PENDING",
                      *       "isProduction": true,
@@ -10380,7 +10417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `versionId` or `testCaseId` names another organization’s record */
+            /** @description `versionId`, `testCaseId` or `recordingUri` names another organization’s record */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10389,7 +10426,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "`versionId` or `testCaseId` names another organization’s record"
+                     *       "message": "`versionId`, `testCaseId` or `recordingUri` names another organization’s record"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10487,6 +10524,8 @@ export interface operations {
                      *       "context": null,
                      *       "stoppingReason": null,
                      *       "recordingUri": null,
+                     *       "voice": null,
+                     *       "voiceError": null,
                      *       "error": null,
                      *       "status": "PENDING",
                      *       "isProduction": true,
@@ -10737,6 +10776,7 @@ export interface operations {
                     metadata?: Record<string, never>;
                     context?: (string | Record<string, never>) | null;
                     customId?: string | null;
+                    /** @description the call’s stereo recording (WAV, the agent left, the user right, 8 or 16 kHz, up to 2 hours), uploaded to this service’s storage: its voice figures are computed from it. A URI elsewhere is kept as a link, without figures */
                     recordingUri?: string | null;
                 };
             };
@@ -10761,6 +10801,8 @@ export interface operations {
                      *       "context": null,
                      *       "stoppingReason": "resolved",
                      *       "recordingUri": null,
+                     *       "voice": null,
+                     *       "voiceError": null,
                      *       "error": null,
                      *       "status": "COMPLETED",
                      *       "isProduction": true,
