@@ -31,6 +31,7 @@ import type { EndpointSecrets } from '../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../schemas/metrics.js';
 import type { Product, Version } from '../schemas/products.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
+import type { RunVoice } from '../schemas/voice.js';
 import type { CatalogEntity } from './catalog.js';
 import type { EndpointConnection, Session, TestCase, TestRecord } from '../schemas/records.js';
 
@@ -53,8 +54,11 @@ export type { MetricStat } from './run-counters.js';
 export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   /** Absent on runs created before voice runs: HTTP. */
   channel?: Run['channel'];
-  /** A PHONE run's response latency figures, kept when it finished. */
-  _voice?: { responseLatencyMs: { p50: number; p95: number } | null };
+  /**
+   * A PHONE run's voice figures, computed when it finished and again when a session's figures land
+   * later (runs finished before every figure existed hold `responseLatencyMs` only).
+   */
+  _voice?: Partial<RunVoice>;
   /** How many sessions' voice figures were stored for the run (shared/db/voice.ts). */
   _voiceStamp?: number;
   /** The `_voiceStamp` that `_voice` was computed at. */

@@ -2,6 +2,7 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
 import { CorrectedScore } from './review.js';
+import { RunVoice } from './voice.js';
 
 export const RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -141,22 +142,7 @@ export const Run = Type.Object({
   repetitions: Type.Integer({ minimum: 1, maximum: MAX_REPETITIONS }),
   threshold: Type.Number({ minimum: 0, maximum: 1 }),
   channel: StringEnum(RUN_CHANNELS),
-  voice: Type.Optional(
-    Type.Object(
-      {
-        responseLatencyMs: Nullable(
-          Type.Object(
-            { p50: Type.Number({ minimum: 0 }), p95: Type.Number({ minimum: 0 }) },
-            {
-              description:
-                'the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns',
-            },
-          ),
-        ),
-      },
-      { description: 'PHONE runs only' },
-    ),
-  ),
+  voice: Type.Optional(RunVoice),
   status: StringEnum(RUN_STATUSES),
   progress: RunProgress,
   metrics: Type.Array(RunMetric),

@@ -4,6 +4,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as voiceJob } from '../../functions/jobs/voice-figures.js';
 import { localQueue, localVoiceQueue } from '../../infra/local/queues.js';
 import { drainRunQueue, voiceDeadLetters } from '../../infra/local/run-queue.js';
+import { createRun, createRunSessions, getStoredRun, type RunSession, type StoredRun } from '../../shared/db/runs.js';
+import { setRunVoice, storeSessionVoice } from '../../shared/db/voice.js';
+import { newId } from '../../shared/domain/common/ids.js';
+import { NO_RUN_VOICE, refreshRunVoice } from '../../shared/domain/runs/run-voice.js';
 import { NO_SPEECH, NOT_IN_STORAGE } from '../../shared/domain/voice/figures.js';
 import { bucketName, s3 } from '../../shared/storage/s3.js';
 import { newTenant, type Client } from '../support/api.js';
@@ -239,5 +243,79 @@ describe('voice figures of a production call', () => {
     });
     expect(voiceDeadLetters).toEqual([]);
     expect(localVoiceQueue.messages).toHaveLength(0);
+  });
+});
+
+describe("a PHONE run's voice figures", () => {
+  it('stay current however its sessions’ figures and its own computation interleave (the stamp)', async () => {
+    const t = await setup();
+    const runId = newId('run');
+    const now = new Date().toISOString();
+    await createRun({
+      id: runId,
+      organizationId: t.org.id,
+      productId: t.product.id,
+      versionId: t.version.id,
+      channel: 'PHONE',
+      status: 'COMPLETED',
+      createdAt: now,
+      metricIds: [],
+      progress: { total: 2, pending: 0, running: 0, completed: 2, failed: 0 },
+      _metricNames: {},
+      _stats: {},
+      _plan: [],
+      _final: true,
+    } as unknown as StoredRun);
+    const session = (id: string) =>
+      ({
+        id,
+        organizationId: t.org.id,
+        productId: t.product.id,
+        versionId: t.version.id,
+        runId,
+        createdAt: now,
+        recordingUri: `s3://${bucketName}/orgs/${t.org.id}/voice/${id}.wav`,
+        voice: null,
+        voiceError: null,
+        _runId: runId,
+        _seq: 1,
+        _queued: 1,
+        _phase: 'DONE',
+      }) as unknown as RunSession;
+    const [a, b] = [session(newId('session')), session(newId('session'))];
+    await createRunSessions([a!, b!]);
+    const figures = (agentSpeechMs: number, responseLatencyMs: number[]) => ({
+      ...CALL_VOICE,
+      agentSpeechMs,
+      responseLatencyMs,
+    });
+    const read = async () => (await t.api.get(`/runs/${runId}`)).body.voice;
+
+    // A's figures land after the run finished: the run takes them.
+    expect(await storeSessionVoice(a!, a!.recordingUri!, { voice: figures(1000, [300]), voiceError: null })).toBe(true);
+    await refreshRunVoice(t.org.id, runId);
+    expect(await read()).toMatchObject({ agentSpeechMs: { p50: 1000, p95: 1000 }, interruptionRate: 1 });
+    // A computation that read the sessions before B's figures landed is refused (its stamp is old)…
+    expect(await storeSessionVoice(b!, b!.recordingUri!, { voice: figures(3000, [500, 700]), voiceError: null })).toBe(
+      true,
+    );
+    expect(await setRunVoice(t.org.id, runId, { ...NO_RUN_VOICE }, 1)).toBe(false);
+    // …and the next refresh takes both: nearest-rank over the sessions, latency over every answer.
+    await refreshRunVoice(t.org.id, runId);
+    expect(await read()).toEqual({
+      responseLatencyMs: { p50: 500, p95: 700 },
+      agentSpeechMs: { p50: 1000, p95: 3000 },
+      userSpeechMs: { p50: 1700, p95: 1700 },
+      talkRatio: { p50: CALL_VOICE.talkRatio, p95: CALL_VOICE.talkRatio },
+      overlapMs: { p50: 400, p95: 400 },
+      agentInterruptions: { p50: 1, p95: 1 },
+      deadAirMs: { p50: 4000, p95: 4000 },
+      interruptionRate: 1,
+    });
+    // Current: a refresh now writes nothing (the stamp it was computed at is the run's).
+    const before = await getStoredRun(t.org.id, runId);
+    expect(before._voiceOf).toBe(before._voiceStamp);
+    await refreshRunVoice(t.org.id, runId);
+    expect(await getStoredRun(t.org.id, runId)).toEqual(before);
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { NO_SPEECH, voiceOfRecording, voiceStateOf } from '../../shared/domain/voice/figures.js';
+import { NO_RUN_VOICE } from '../../shared/domain/runs/run-voice.js';
+import { runView } from '../../shared/domain/runs/run-view.js';
+import type { StoredRun } from '../../shared/db/runs.js';
 import { MAX_SEGMENTS_PER_CHANNEL, type SessionVoice } from '../../shared/schemas/voice.js';
 import { checkRecordingHeader, readStereoRecording, RecordingError } from '../../shared/voice/recording.js';
 import { callRecording, headerSaying, monoWav, toneChannel, stereoWav } from '../support/recordings.js';
@@ -95,5 +98,16 @@ describe("a recording's header, checked from the file's first bytes", () => {
     expect(fail(stereoWav(8000, new Int16Array(), new Int16Array()))).toBe('the recording holds no audio');
     expect(fail(headerSaying(7200))).toBe('accepted');
     expect(fail(headerSaying(7201))).toBe('the recording is longer than 2 hours');
+  });
+});
+
+describe("a run's voice figures as read", () => {
+  it('are every figure, null until computed; a run finished before all figures existed shows its latency and nulls', () => {
+    const run = { channel: 'PHONE', metricIds: [], _metricNames: {}, _stats: {}, progress: {} } as unknown as StoredRun;
+    expect(runView(run).voice).toEqual(NO_RUN_VOICE);
+    expect(Object.values(NO_RUN_VOICE).every((v) => v === null)).toBe(true);
+    const old = runView({ ...run, _voice: { responseLatencyMs: { p50: 610, p95: 640 } } });
+    expect(old.voice).toEqual({ ...NO_RUN_VOICE, responseLatencyMs: { p50: 610, p95: 640 } });
+    expect(runView({ ...run, channel: 'HTTP' }).voice).toBeUndefined();
   });
 });

@@ -2221,13 +2221,48 @@ export interface components {
             threshold: number;
             /** @enum {string} */
             channel: "HTTP" | "PHONE";
-            /** @description PHONE runs only */
+            /**
+             * RunVoice
+             * @description PHONE runs only: the voice figures of its sessions, the nearest-rank p50 and p95 of each over the sessions that have figures (null when none has), from when the run finishes (a recording analysed later updates them).
+             */
             voice?: {
-                /** @description the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns */
+                /** @description over every answer of every session */
                 responseLatencyMs: {
                     p50: number;
                     p95: number;
                 } | null;
+                /** @description over the sessions */
+                agentSpeechMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                userSpeechMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions where someone spoke */
+                talkRatio: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                overlapMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                agentInterruptions: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                deadAirMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description sessions with an agent interruption / sessions */
+                interruptionRate: number | null;
             };
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
