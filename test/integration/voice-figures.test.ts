@@ -1,7 +1,9 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as evaluator } from '../../functions/jobs/evaluator.js';
 import { handler as voiceJob } from '../../functions/jobs/voice-figures.js';
+import { drainLocalQueue } from '../../infra/local/queue.js';
 import { localQueue, localVoiceQueue } from '../../infra/local/queues.js';
 import { drainRunQueue, voiceDeadLetters } from '../../infra/local/run-queue.js';
 import { createRun, createRunSessions, getStoredRun, type RunSession, type StoredRun } from '../../shared/db/runs.js';
@@ -28,6 +30,7 @@ const VOICE_QUEUE = {
 };
 const drainVoice = (duplicate = false) =>
   drainRunQueue((e) => voiceJob(e as SQSEvent) as Promise<unknown>, { queue: VOICE_QUEUE, duplicate, concurrency: 1 });
+const drainEvaluations = (duplicate = false) => drainLocalQueue((e) => evaluator(e) as Promise<unknown>, { duplicate });
 
 beforeEach(() => {
   localVoiceQueue.messages.length = 0;
@@ -243,6 +246,87 @@ describe('voice figures of a production call', () => {
     });
     expect(voiceDeadLetters).toEqual([]);
     expect(localVoiceQueue.messages).toHaveLength(0);
+  });
+});
+
+describe('the voice metrics', () => {
+  const VOICE_METRICS = ['met_voice_latency', 'met_voice_no_interruptions', 'met_voice_dead_air'];
+
+  it('wait for the figures, then score them once however often each job comes; a session without a recording is skipped', async () => {
+    const t = await setup();
+    const uri = await upload(t.api, CALL);
+    const s = (await t.api.post('/sessions', { versionId: t.version.id, recordingUri: uri })).body;
+    const created = await t.api.post('/evaluations', { sessionId: s.id, metricIds: VOICE_METRICS });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.map((e: { status: string }) => e.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+    // Scored before the figures: they wait (PENDING), and ask for the figures again.
+    await drainEvaluations(true);
+    const read = async (): Promise<Record<string, { status: string }>> =>
+      Object.fromEntries(
+        ((await t.api.get('/evaluations', { sessionIds: s.id })).body as any[]).map((e) => [
+          e.metricId,
+          { status: e.status, score: e.score, reason: e.reason, error: e.error },
+        ]),
+      );
+    expect(Object.values(await read()).map((e) => e.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+    expect(localVoiceQueue.messages.length).toBeGreaterThan(0);
+    // The figures are stored (one job analyses, the others find them there) and the evaluations queued again.
+    await drainVoice(true);
+    await drainEvaluations(true);
+    expect(await read()).toEqual({
+      met_voice_latency: {
+        status: 'SUCCESS',
+        score: 1 - 400 / 3500,
+        reason: 'voice_latency: p95 response latency 1,900 ms over 1 answer (1 up to 1,500 ms)',
+        error: null,
+      },
+      met_voice_no_interruptions: {
+        status: 'SUCCESS',
+        score: 0,
+        reason: 'voice_no_interruptions: the agent interrupted 1 time',
+        error: null,
+      },
+      met_voice_dead_air: {
+        status: 'SUCCESS',
+        score: 0.6,
+        reason: 'voice_dead_air: 4,000 ms of silences over 3 s (0 from 10,000 ms)',
+        error: null,
+      },
+    });
+    expect(localQueue.messages).toHaveLength(0);
+
+    // Without a recording, or with one that holds no speech: skipped, saying why.
+    const bare = (await t.api.post('/sessions', { versionId: t.version.id })).body;
+    const skipped = (await t.api.post('/evaluations', { sessionId: bare.id, metricIds: VOICE_METRICS })).body;
+    expect(skipped.map((e: { status: string; error: string }) => [e.status, e.error])).toEqual(
+      Array(3).fill(['SKIPPED', 'missing voice: the session has no recording']),
+    );
+    const silent = await upload(t.api, callRecording(3000, [], []));
+    const quiet = (await t.api.post('/sessions', { versionId: t.version.id, recordingUri: silent })).body;
+    await drainVoice();
+    const none = (await t.api.post('/evaluations', { sessionId: quiet.id, metricIds: ['met_voice_dead_air'] })).body;
+    expect(none[0]).toMatchObject({ status: 'SKIPPED', error: `missing voice: ${NO_SPEECH}` });
+    // The compatibility route says the same.
+    const compat = (await t.api.get(`/sessions/${bare.id}/metricCompatibility`, { limit: 500 })).body as any[];
+    expect(compat.find((c) => c.id === 'met_voice_latency')).toMatchObject({
+      isCompatible: false,
+      incompatibilityReason: 'missing voice: the session has no recording',
+    });
+  });
+
+  it('are predefined, deterministic and monitorable', async () => {
+    const t = await setup();
+    for (const id of VOICE_METRICS) {
+      const metric = (await t.api.get(`/metrics/${id}`)).body;
+      expect(metric).toMatchObject({ source: 'DETERMINISTIC', evaluationParams: ['voice'], organizationId: null });
+    }
+    const monitor = await t.api.post('/monitors', {
+      productId: t.product.id,
+      name: 'call quality',
+      metricGroupIds: VOICE_METRICS.map((id) => id.replace('met_', 'mgrp_')),
+      samplingPercentage: 100,
+    });
+    expect(monitor.status, JSON.stringify(monitor.body)).toBe(201);
   });
 });
 

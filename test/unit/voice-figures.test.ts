@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { availabilityOf, parameterValues, type EvaluationSources } from '../../shared/domain/evaluation/context.js';
+import { DETERMINISTIC_METRICS, MetricSkippedError } from '../../shared/domain/evaluation/deterministic.js';
 import { NO_SPEECH, voiceOfRecording, voiceStateOf } from '../../shared/domain/voice/figures.js';
 import { NO_RUN_VOICE } from '../../shared/domain/runs/run-voice.js';
 import { runView } from '../../shared/domain/runs/run-view.js';
 import type { StoredRun } from '../../shared/db/runs.js';
 import { MAX_SEGMENTS_PER_CHANNEL, type SessionVoice } from '../../shared/schemas/voice.js';
+import type { Session } from '../../shared/schemas/records.js';
 import { checkRecordingHeader, readStereoRecording, RecordingError } from '../../shared/voice/recording.js';
 import { callRecording, headerSaying, monoWav, toneChannel, stereoWav } from '../support/recordings.js';
 
@@ -98,6 +101,65 @@ describe("a recording's header, checked from the file's first bytes", () => {
     expect(fail(stereoWav(8000, new Int16Array(), new Int16Array()))).toBe('the recording holds no audio');
     expect(fail(headerSaying(7200))).toBe('accepted');
     expect(fail(headerSaying(7201))).toBe('the recording is longer than 2 hours');
+  });
+});
+
+describe('the voice metrics', () => {
+  const figures = (over: Partial<SessionVoice> = {}) => ({
+    agentSpeechMs: 1000,
+    userSpeechMs: 1000,
+    talkRatio: 0.5,
+    overlapMs: 0,
+    agentInterruptions: 0,
+    deadAirMs: 0,
+    responseLatencyMs: [400, 800],
+    ...over,
+  });
+
+  it('score a session’s figures and say what they rest on', () => {
+    expect(DETERMINISTIC_METRICS.voice_latency!({ voice: figures() })).toEqual({
+      score: 1,
+      reason: 'voice_latency: p95 response latency 800 ms over 2 answers (1 up to 1,500 ms)',
+    });
+    expect(DETERMINISTIC_METRICS.voice_latency!({ voice: figures({ responseLatencyMs: [3250] }) }).score).toBe(0.5);
+    expect(DETERMINISTIC_METRICS.voice_no_interruptions!({ voice: figures({ agentInterruptions: 2 }) })).toEqual({
+      score: 0,
+      reason: 'voice_no_interruptions: the agent interrupted 2 times',
+    });
+    expect(DETERMINISTIC_METRICS.voice_dead_air!({ voice: figures({ deadAirMs: 3500 }) })).toEqual({
+      score: 0.65,
+      reason: 'voice_dead_air: 3,500 ms of silences over 3 s (0 from 10,000 ms)',
+    });
+  });
+
+  it('skip a session without figures, and latency without an answer to time', () => {
+    expect(() => DETERMINISTIC_METRICS.voice_dead_air!({})).toThrow(MetricSkippedError);
+    expect(() => DETERMINISTIC_METRICS.voice_latency!({ voice: figures({ responseLatencyMs: [] }) })).toThrow(
+      'voice_latency: no answer of the agent to time',
+    );
+  });
+
+  it('read the `voice` parameter: there with a recording (figures or being computed), missing without one or with a reason', () => {
+    const src = (session: Partial<Session>): EvaluationSources => ({
+      session: { recordingUri: null, voice: null, voiceError: null, context: null, ...session } as Session,
+      turns: [],
+      spans: [],
+      product: undefined,
+      testCase: undefined,
+      conversationConnection: undefined,
+    });
+    expect(availabilityOf(src({}), 'voice')).toEqual({
+      available: false,
+      reason: 'voice: the session has no recording',
+    });
+    expect(availabilityOf(src({ recordingUri: 's3://b/k' }), 'voice')).toEqual({ available: true });
+    expect(availabilityOf(src({ recordingUri: 's3://b/k', voiceError: NO_SPEECH }), 'voice')).toEqual({
+      available: false,
+      reason: `voice: ${NO_SPEECH}`,
+    });
+    const voice = { ...figures(), segments: { agent: [], user: [], truncated: false } };
+    // The value is the figures without the timeline.
+    expect(parameterValues(src({ recordingUri: 's3://b/k', voice })).voice).toEqual(figures());
   });
 });
 

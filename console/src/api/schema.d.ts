@@ -1811,7 +1811,7 @@ export interface components {
             organizationId: string | null;
             userId: string;
             name: string;
-            evaluationParams: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns")[];
+            evaluationParams: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns" | "voice")[];
             /** @enum {string} */
             source: "SELF_HOSTED" | "FULL_PROMPT" | "PARTIAL_PROMPT" | "HUMAN_EVALUATION" | "GEVAL" | "DEEPEVAL" | "DETERMINISTIC";
             judgePrompt: string | null;
@@ -5956,7 +5956,7 @@ export interface operations {
                     /** @enum {string} */
                     source: "SELF_HOSTED" | "FULL_PROMPT" | "PARTIAL_PROMPT" | "HUMAN_EVALUATION" | "GEVAL" | "DEEPEVAL" | "DETERMINISTIC";
                     /** @description required, except with a check (derived from check.target) */
-                    evaluationParams?: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns")[];
+                    evaluationParams?: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns" | "voice")[];
                     check?: {
                         /**
                          * @description what the check tests
