@@ -245,6 +245,8 @@ const session: Static<typeof SessionRecord> = {
   context: null,
   stoppingReason: null,
   recordingUri: null,
+  voice: null,
+  voiceError: null,
   error: null,
   status: 'PENDING',
   isProduction: true,
@@ -1141,8 +1143,8 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'sessions/create': {
     summary: 'Start a session',
     description:
-      'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.',
-    errors: { 403: '`versionId` or `testCaseId` names another organization’s record' },
+      'Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed. `recordingUri` names the call’s stereo recording, uploaded first (`GET /storage/generate-put-presigned-url`): a WAV with the agent left and the user right, 8 or 16 kHz, 16-bit PCM, μ-law or A-law, up to 2 hours. Its header is checked at once (400 naming why it cannot be read); the session answers `voice: null`, and a job computes its voice figures (docs/voice.md).',
+    errors: { 403: '`versionId`, `testCaseId` or `recordingUri` names another organization’s record' },
     example: {
       request: { versionId: VERSION, customId: 'ticket-4711', metadata: { channel: 'web' } },
       response: { ...session, turnCount: 0, lastTurnAt: null },
@@ -1167,7 +1169,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
     summary: 'Update or close a session',
     description: patch(
       'session',
-      '`status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`',
+      '`status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri` (checked as on `POST /sessions`: 400 naming why it cannot be read, 403 another organization’s object; another recording drops the voice figures and computes new ones, the same one keeps them, null removes them)',
     ),
     record: 'session',
     example: {
@@ -1404,7 +1406,7 @@ export const apiReference: Readonly<Record<string, OperationDoc>> = {
   'runs/get': {
     summary: 'Read a run',
     description:
-      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out.',
+      'A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out. A PHONE run has `voice`: the p50 and p95 (nearest rank) of its sessions’ voice figures and its interruption rate, from when it finishes, brought up to date as late call recordings are analysed.',
     record: 'run',
     example: {
       response: {

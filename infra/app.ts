@@ -36,6 +36,7 @@ new EvalPlatformStack(app, process.env.STACK_NAME ?? 'EvalPlatform', {
     evaluation: count(process.env.EVALUATION_CONCURRENCY),
     webhook: count(process.env.WEBHOOK_CONCURRENCY),
     generation: count(process.env.GENERATION_CONCURRENCY),
+    voice: count(process.env.VOICE_CONCURRENCY),
   },
   // Telephony for voice runs: the deployment's Chime SDK phone number (docs/deploying.md).
   ...(voice ? { voice } : {}),

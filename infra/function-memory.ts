@@ -8,6 +8,11 @@ export const FUNCTION_MEMORY_MB = {
   api: 512,
   /** Every job: scanner, aggregator, evaluator, runner, deliverer, sweeper, generator. */
   job: 1024,
+  /**
+   * The voice job decodes a recording whole: a 2-hour 16 kHz 16-bit stereo WAV is 460 MB, held
+   * about three times over (its bytes, wavefile's copy, the two channels) while it is read.
+   */
+  voice: 3008,
   /** Telephony's call control: more memory is more CPU, and its cold start must fit in Chime's 5 seconds. */
   callControl: 1024,
   /** The API reference's file server. */
@@ -17,6 +22,7 @@ export const FUNCTION_MEMORY_MB = {
 /** The memory the stack gives the function of `handler` (a module under `functions/`, without extension). */
 export function memoryOfHandler(handler: string): number {
   if (handler === 'jobs/call-control') return FUNCTION_MEMORY_MB.callControl;
+  if (handler === 'jobs/voice-figures') return FUNCTION_MEMORY_MB.voice;
   if (handler.startsWith('jobs/')) return FUNCTION_MEMORY_MB.job;
   if (handler === 'docs/serve') return FUNCTION_MEMORY_MB.apiDocs;
   return FUNCTION_MEMORY_MB.api;

@@ -23,7 +23,7 @@ import { GATEWAY_BODIES } from '../shared/http/errors.js';
 import { DOCS_ASSETS, DOCS_PATHS } from '../shared/http/api-docs.js';
 import { TABLE } from '../shared/db/table.js';
 import { AppFunction } from './constructs/app-function.js';
-import { FUNCTION_MEMORY_MB } from './function-memory.js';
+import { FUNCTION_MEMORY_MB, memoryOfHandler } from './function-memory.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { Operations } from './constructs/operations.js';
@@ -41,6 +41,8 @@ export const RUNNER_TIMEOUT_MINUTES = 5;
 export const DELIVERER_TIMEOUT_MINUTES = 1;
 /** The generator's limit: one generator call (60 s per attempt, with its retries) and the writes of one step. */
 export const GENERATOR_TIMEOUT_MINUTES = 5;
+/** The voice job's limit: reading and decoding one recording of up to 2 hours (about a minute at 16 kHz). */
+export const VOICE_TIMEOUT_MINUTES = 5;
 
 const body = (b: { error: string; message: string }) => ({ 'application/json': JSON.stringify(b) });
 
@@ -63,16 +65,23 @@ export interface LlmSettings {
 /**
  * How many invocations each queue's consumer runs at once (the event source's `maxConcurrency`,
  * 2 to 1,000), from the deploying shell: RUN_CONCURRENCY, EVALUATION_CONCURRENCY,
- * WEBHOOK_CONCURRENCY, GENERATION_CONCURRENCY (docs/deploying.md says what each costs).
+ * WEBHOOK_CONCURRENCY, GENERATION_CONCURRENCY, VOICE_CONCURRENCY (docs/deploying.md says what each costs).
  */
 export interface QueueConcurrency {
   run?: number;
   evaluation?: number;
   webhook?: number;
   generation?: number;
+  voice?: number;
 }
 
-export const DEFAULT_CONCURRENCY: Required<QueueConcurrency> = { run: 50, evaluation: 20, webhook: 10, generation: 5 };
+export const DEFAULT_CONCURRENCY: Required<QueueConcurrency> = {
+  run: 50,
+  evaluation: 20,
+  webhook: 10,
+  generation: 5,
+  voice: 5,
+};
 
 export interface EvalPlatformStackProps extends StackProps {
   llm?: LlmSettings;
@@ -111,6 +120,12 @@ export function queueSettings(concurrency: QueueConcurrency = {}) {
       batchSize: 5,
       maxBatchingWindow: Duration.seconds(0),
       maxConcurrency: within(concurrency.generation, DEFAULT_CONCURRENCY.generation),
+    },
+    // One recording per invocation: it is decoded whole, in the function's memory.
+    voice: {
+      batchSize: 1,
+      maxBatchingWindow: Duration.seconds(0),
+      maxConcurrency: within(concurrency.voice, DEFAULT_CONCURRENCY.voice),
     },
   };
 }
@@ -241,6 +256,20 @@ export class EvalPlatformStack extends Stack {
       deadLetterQueue: { queue: generationDlq, maxReceiveCount: 3 },
     });
 
+    // The voice queue: one call recording analysed per job.
+    const voiceDlq = new Queue(this, 'VoiceDlq', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const voiceQueue = new Queue(this, 'VoiceQueue', {
+      // Above the voice job's timeout, so a recording being analysed is not delivered twice.
+      visibilityTimeout: Duration.minutes(VOICE_TIMEOUT_MINUTES * 2),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: voiceDlq, maxReceiveCount: 3 },
+    });
+
     const apiLogs = new LogGroup(this, 'ApiFunctionLogs', {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -271,6 +300,7 @@ export class EvalPlatformStack extends Stack {
       [ENV.runQueueUrl]: runQueue.queueUrl,
       [ENV.webhookQueueUrl]: webhookQueue.queueUrl,
       [ENV.generationQueueUrl]: generationQueue.queueUrl,
+      [ENV.voiceQueueUrl]: voiceQueue.queueUrl,
       ...llmEnvironment(props?.llm),
     };
 
@@ -286,6 +316,8 @@ export class EvalPlatformStack extends Stack {
     webhookQueue.grantConsumeMessages(jobsRole);
     generationQueue.grantSendMessages(jobsRole);
     generationQueue.grantConsumeMessages(jobsRole);
+    voiceQueue.grantSendMessages(jobsRole);
+    voiceQueue.grantConsumeMessages(jobsRole);
     const jobFunctions = new Map<string, AppFunction>();
     const settings = queueSettings(props?.concurrency);
     for (const job of jobs) {
@@ -303,9 +335,11 @@ export class EvalPlatformStack extends Stack {
                 ? GENERATOR_TIMEOUT_MINUTES
                 : job.trigger === 'webhookQueue'
                   ? DELIVERER_TIMEOUT_MINUTES
-                  : Math.min(4, job.everyMinutes ?? 4),
+                  : job.trigger === 'voiceQueue'
+                    ? VOICE_TIMEOUT_MINUTES
+                    : Math.min(4, job.everyMinutes ?? 4),
         ),
-        memorySize: FUNCTION_MEMORY_MB.job,
+        memorySize: memoryOfHandler(job.handler),
         ...(job.runtimeModules ? { runtimeModules: job.runtimeModules } : {}),
       });
       jobFunctions.set(job.name, fn);
@@ -320,6 +354,8 @@ export class EvalPlatformStack extends Stack {
         fn.fn.addEventSource(
           new SqsEventSource(generationQueue, { ...settings.generation, reportBatchItemFailures: true }),
         );
+      } else if (job.trigger === 'voiceQueue') {
+        fn.fn.addEventSource(new SqsEventSource(voiceQueue, { ...settings.voice, reportBatchItemFailures: true }));
       } else if (job.trigger === 'runQueue') {
         fn.fn.addEventSource(new SqsEventSource(runQueue, { ...settings.run, reportBatchItemFailures: true }));
       } else {
@@ -371,6 +407,7 @@ export class EvalPlatformStack extends Stack {
           if (cap === 'runQueueSend') runQueue.grantSendMessages(role);
           if (cap === 'webhookQueueSend') webhookQueue.grantSendMessages(role);
           if (cap === 'generationQueueSend') generationQueue.grantSendMessages(role);
+          if (cap === 'voiceQueueSend') voiceQueue.grantSendMessages(role);
           if (cap === 'invokeJobs') for (const f of jobFunctions.values()) f.fn.grantInvoke(role!);
           // Several partitions of an index in one request (PartiQL IN), e.g. a monitor's families.
           if (cap === 'tableSelect') table.grant(role, 'dynamodb:PartiQLSelect');
@@ -523,6 +560,7 @@ export class EvalPlatformStack extends Stack {
         { name: 'Run', queue: runQueue, dlq: runDlq },
         { name: 'Webhook', queue: webhookQueue, dlq: webhookDlq },
         { name: 'Generation', queue: generationQueue, dlq: generationDlq },
+        { name: 'Voice', queue: voiceQueue, dlq: voiceDlq },
       ],
       // The jobs, however the stack made them (the Voice stack's call control too: findAll reaches
       // into nested stacks): one Errors alarm each. Routes are watched through the API's alarms.

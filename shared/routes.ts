@@ -196,10 +196,10 @@ export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 
 /** Scheduled and queue-driven functions (not behind the API). */
 export interface Job {
-  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'generator' | 'deliverer' | 'sweeper';
+  name: 'scanner' | 'aggregator' | 'evaluator' | 'runner' | 'generator' | 'deliverer' | 'sweeper' | 'voice';
   handler: string;
-  /** `queue`: the evaluation queue; `runQueue`: the run queue; `generationQueue`: the generation queue; `webhookQueue`: webhook deliveries. */
-  trigger: 'schedule' | 'queue' | 'runQueue' | 'generationQueue' | 'webhookQueue';
+  /** `queue`: the evaluation queue; `runQueue`: the run queue; `generationQueue`: the generation queue; `webhookQueue`: webhook deliveries; `voiceQueue`: call recordings to analyse. */
+  trigger: 'schedule' | 'queue' | 'runQueue' | 'generationQueue' | 'webhookQueue' | 'voiceQueue';
   /** Period of a scheduled job (default 5 minutes). */
   everyMinutes?: number;
   /** Modules left out of the bundle and shipped beside it, imported on first use (RUNTIME_MODULES of infra/constructs/app-function.ts). */
@@ -216,6 +216,8 @@ export const jobs: readonly Job[] = [
   { name: 'sweeper', handler: 'jobs/webhook-sweeper', trigger: 'schedule', everyMinutes: 1 },
   // pdf.js (1.6 MiB) is read only for a PDF document: shipped beside the bundle, not in it.
   { name: 'generator', handler: 'jobs/generator', trigger: 'generationQueue', runtimeModules: ['unpdf/pdfjs'] },
+  // A call recording's voice figures: decoded whole, with memory of its own (infra/function-memory.ts).
+  { name: 'voice', handler: 'jobs/voice-figures', trigger: 'voiceQueue' },
 ];
 
 export function routeOf(handler: string): RouteContract {

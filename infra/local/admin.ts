@@ -4,7 +4,7 @@
  *   create-org --name <name> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited]
  *   set-credits --org <id> --credits <n>|unlimited
  *   seed          (evaluator models and predefined metrics; idempotent, run after each deploy)
- *   redrive <queue>   (evaluation|run|webhook|generation: the local queue's dead letters back onto it)
+ *   redrive <queue>   (evaluation|run|webhook|generation|voice: the local queue's dead letters back onto it)
  * `--help` prints the usage. A mistake prints one line on stderr: exit 2 for a wrong call, 1 for a
  * failed command.
  */
@@ -13,7 +13,7 @@ import { loadCliEnv } from './cli-env.js';
 import { answerHelp, runCli, UsageError } from './cli.js';
 
 const USAGE =
-  'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed | redrive evaluation|run|webhook|generation';
+  'usage: npm run admin -- create-org --name <n> [--plan FREE|PRO|ENTERPRISE] [--admin] [--credits <n>|unlimited] | set-credits --org <id> --credits <n>|unlimited | seed | redrive evaluation|run|webhook|generation|voice';
 const PLANS = ['FREE', 'PRO', 'ENTERPRISE'] as const;
 const COMMANDS = ['create-org', 'set-credits', 'seed', 'redrive'];
 

@@ -125,7 +125,14 @@ const samples: Record<
     },
   },
   'sessions/list': { query: { versionIds: 'ver_example', isProduction: 'true' } },
-  'sessions/update': { body: { status: 'COMPLETED', stoppingReason: 'user_ended' } },
+  // The call ended: its stereo recording (uploaded first) is analysed for the session's voice figures.
+  'sessions/update': {
+    body: {
+      status: 'COMPLETED',
+      stoppingReason: 'user_ended',
+      recordingUri: 's3://eval-platform-local/orgs/org_demo/uploads/01EXAMPLE/call.wav',
+    },
+  },
   'sessions/metric-compatibility': { query: { limit: '20' } },
   'inference-results/create': {
     body: { sessionId: 'sess_example', input: 'Where is my order?', output: 'It ships tomorrow.', latencyMs: 820 },
@@ -466,6 +473,29 @@ const jobEvents: Record<string, unknown> = {
         md5OfBody: '',
         eventSource: 'aws:sqs',
         eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:generation-jobs',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  },
+  'jobs-voice.json': {
+    Records: [
+      {
+        messageId: 'sample-voice-message',
+        receiptHandle: 'sample',
+        body: JSON.stringify({
+          sessionId: 'sess_example',
+          recordingUri: 's3://eval-platform-local/orgs/org_demo/uploads/01EXAMPLE/call.wav',
+        }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: '1767225600000',
+          SenderId: 'sample',
+          ApproximateFirstReceiveTimestamp: '1767225600000',
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:voice-jobs',
         awsRegion: 'us-east-1',
       },
     ],

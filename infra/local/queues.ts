@@ -30,11 +30,13 @@ export const localQueues: Record<QueueName, LocalQueue> = {
   run: queue(),
   webhook: queue(),
   generation: queue(),
+  voice: queue(),
 };
 export const localQueue = localQueues.evaluation;
 export const localRunQueue = localQueues.run;
 export const localWebhookQueue = localQueues.webhook;
 export const localGenerationQueue = localQueues.generation;
+export const localVoiceQueue = localQueues.voice;
 
 /** When a delay is up: webhook delays on the service clock (a test that moves it makes them due), the others on the wall clock. */
 const nowOf = (name: QueueName): number => (name === 'webhook' ? clock.now().getTime() : Date.now());

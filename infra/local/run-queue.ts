@@ -9,6 +9,8 @@ export type { LocalDelayQueue } from './queue-store.js';
 export const runDeadLetters: { id: string; body: string }[] = [];
 /** Generation jobs that failed three receives (the local stand-in for the generation DLQ). */
 export const generationDeadLetters: { id: string; body: string }[] = [];
+/** Voice jobs that failed three receives (the local stand-in for the voice DLQ). */
+export const voiceDeadLetters: { id: string; body: string }[] = [];
 
 const RUN_QUEUE: LocalDelayQueue = { queue: localRunQueue, deadLetters: runDeadLetters, now: () => Date.now() };
 

@@ -11,11 +11,11 @@ import { createLocalServer, INVOKE_PREFIX } from './server.js';
 import { ensureConsoleBuilt } from '../console-build.js';
 import { assertNoRunningRuntime, removeOwnRuntimeRecord, writeRuntimeRecord } from './state.js';
 // Installs the in-memory job queues before any handler can enqueue (`npm start` then puts the durable ones in their place).
-import { localGenerationQueue, localQueue, localRunQueue, memoryTransport } from './queues.js';
+import { localGenerationQueue, localQueue, localRunQueue, localVoiceQueue, memoryTransport } from './queues.js';
 import { type QueueDatabase, openQueueDatabase, QUEUE_NAMES, QUEUES_FILE } from './sqlite-queues.js';
 import { memoryStore, type QueueStore } from './queue-store.js';
 import { deadLetters } from './queue.js';
-import { generationDeadLetters, runDeadLetters, startRunQueueConsumer } from './run-queue.js';
+import { generationDeadLetters, runDeadLetters, startRunQueueConsumer, voiceDeadLetters } from './run-queue.js';
 import { webhookDelayQueue } from './webhook-queue.js';
 import { type QueueName, useLocalTransport } from '../../shared/queue/sqs.js';
 import { countedTransport } from './usage.js';
@@ -72,6 +72,12 @@ function localQueueStores(queues: QueueDatabase | undefined): Record<QueueName, 
       deadLetters: generationDeadLetters,
       now: wallClock,
       arnName: 'generation-jobs',
+    }),
+    voice: memoryStore({
+      queue: localVoiceQueue,
+      deadLetters: voiceDeadLetters,
+      now: wallClock,
+      arnName: 'voice-jobs',
     }),
   };
 }
@@ -209,6 +215,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       [ENV.runQueueUrl]: 'local://run-queue',
       [ENV.webhookQueueUrl]: 'local://webhook-queue',
       [ENV.generationQueueUrl]: 'local://generation-queue',
+      [ENV.voiceQueueUrl]: 'local://voice-queue',
       // A developer's agent runs on localhost: runs may call loopback and private addresses here (never in CDK).
       [ENV.agentAllowPrivateNetworks]: process.env[ENV.agentAllowPrivateNetworks] ?? 'true',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -249,7 +256,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       speaks: (optionalEnv(ENV.llmBaseUrl) ?? optionalEnv(ENV.judgeBaseUrl)) !== undefined,
     });
     cleanup.push(() => useLocalTelephony(undefined));
-    // The four job queues, each drained by its real handler as Lambda's SQS event source would; started
+    // The five job queues, each drained by its real handler as Lambda's SQS event source would; started
     // last, so that a job a stop cut short, delivered again at once, finds everything it needs (the phone line).
     const stores = localQueueStores(queues);
     const consumers = [
@@ -268,6 +275,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       startRunQueueConsumer((event) => invokeJob('deliverer', event), { concurrency: 10, store: stores.webhook }),
       // The generation queue: a few steps at once.
       startRunQueueConsumer((event) => invokeJob('generator', event), { concurrency: 4, store: stores.generation }),
+      // The voice queue: one recording at a time (each is decoded whole).
+      startRunQueueConsumer((event) => invokeJob('voice', event), { concurrency: 1, store: stores.voice }),
     ];
     const timers: NodeJS.Timeout[] = [];
     if (options.scanIntervalSeconds > 0) {

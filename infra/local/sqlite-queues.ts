@@ -6,7 +6,7 @@ import type { QueueName } from '../../shared/queue/sqs.js';
 import type { QueueStore, ReceivedMessage } from './queue-store.js';
 
 /**
- * The local runtime's durable queues: every message of the four job queues in one SQLite file of
+ * The local runtime's durable queues: every message of the five job queues in one SQLite file of
  * the data directory (Node's built-in `node:sqlite`), so that `npm start` after any stop delivers
  * what was not acknowledged. This module holds all of their SQL.
  *
@@ -20,7 +20,7 @@ import type { QueueStore, ReceivedMessage } from './queue-store.js';
  */
 
 export const QUEUES_FILE = 'queues.sqlite';
-export const QUEUE_NAMES: readonly QueueName[] = ['evaluation', 'run', 'webhook', 'generation'];
+export const QUEUE_NAMES: readonly QueueName[] = ['evaluation', 'run', 'webhook', 'generation', 'voice'];
 
 /** A dead letter as the operator sees it. */
 export interface DeadLetter {
@@ -57,6 +57,7 @@ const defaultClocks: Record<QueueName, () => number> = {
   run: () => Date.now(),
   webhook: () => clock.now().getTime(),
   generation: () => Date.now(),
+  voice: () => Date.now(),
 };
 
 const ARN_NAMES: Record<QueueName, string> = {
@@ -64,6 +65,7 @@ const ARN_NAMES: Record<QueueName, string> = {
   run: 'run-jobs',
   webhook: 'webhook-jobs',
   generation: 'generation-jobs',
+  voice: 'voice-jobs',
 };
 
 /** How often an idle consumer looks for messages another process put back. */

@@ -49,6 +49,7 @@ const QUEUES_BY_ARN_NAME: Record<string, QueueName> = {
   'run-jobs': 'run',
   'webhook-jobs': 'webhook',
   'generation-jobs': 'generation',
+  'voice-jobs': 'voice',
 };
 
 /** The queue a local store stands in for, by its name in the SQS records' source ARN; undefined for another (a test's). */

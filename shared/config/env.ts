@@ -10,6 +10,8 @@ export const ENV = {
   /** The webhook delivery queue. */
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   generationQueueUrl: 'GENERATION_QUEUE_URL',
+  /** The voice figures queue: one call recording analysed per job. */
+  voiceQueueUrl: 'VOICE_QUEUE_URL',
   /** How many run jobs the local runtime processes at once (the stand-in for Lambda concurrency). */
   runLocalConcurrency: 'RUN_LOCAL_CONCURRENCY',
   evaluatorFunction: 'EVALUATOR_FUNCTION_NAME',

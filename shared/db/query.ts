@@ -40,9 +40,14 @@ export function queryIndex(index: IndexName, pk: string, skPrefix?: string): Pro
 
 /**
  * BatchGet of up to any number of keys (chunks of 100, unprocessed keys retried). Repeated keys
- * are read once (DynamoDB refuses a batch with duplicates), so `ids=a,a` reads `a` once.
+ * are read once (DynamoDB refuses a batch with duplicates), so `ids=a,a` reads `a` once. With
+ * `projection`, only those attributes are read (an item holding none of them may come back empty).
  */
-export async function batchGet(keys: Key[], consistent = false): Promise<Item[]> {
+export async function batchGet(
+  keys: Key[],
+  consistent = false,
+  projection?: { ProjectionExpression: string; ExpressionAttributeNames?: Record<string, string> },
+): Promise<Item[]> {
   const keyList = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   const out: Item[] = [];
   for (let i = 0; i < keyList.length; i += 100) {
@@ -50,7 +55,9 @@ export async function batchGet(keys: Key[], consistent = false): Promise<Item[]>
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
       const res = await doc.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent, ...(projection ?? {}) } },
+        }),
       );
       out.push(...((res.Responses?.[tableName] ?? []) as Item[]));
       pending = (res.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];

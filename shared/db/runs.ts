@@ -25,12 +25,13 @@ import {
 import { batchGet, queryAll } from './query.js';
 import { toRecord } from './records.js';
 import { activeShardOf } from './stall-watch.js';
-import { sessionItem } from './sessions.js';
+import { sessionItem, sessionRecord } from './sessions.js';
 import { testVersionMark } from './tests.js';
 import type { EndpointSecrets } from '../schemas/endpoint-connections.js';
 import type { StoredMetric } from '../schemas/metrics.js';
 import type { Product, Version } from '../schemas/products.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
+import type { RunSessionsVoice, RunVoice } from '../schemas/voice.js';
 import type { CatalogEntity } from './catalog.js';
 import type { EndpointConnection, Session, TestCase, TestRecord } from '../schemas/records.js';
 
@@ -53,10 +54,17 @@ export type { MetricStat } from './run-counters.js';
 export type StoredRun = Omit<Run, 'metrics' | 'channel' | 'voice'> & {
   /** Absent on runs created before voice runs: HTTP. */
   channel?: Run['channel'];
-  /** A PHONE run's response latency figures, kept when it finished. */
-  _voice?: { responseLatencyMs: { p50: number; p95: number } | null };
+  /**
+   * A PHONE run's voice figures, computed when it finished and again when a session's figures land
+   * later (runs finished before every figure existed hold `responseLatencyMs` only).
+   */
+  _voice?: Partial<RunSessionsVoice>;
+  /** How many sessions' voice figures were stored for the run (shared/db/voice.ts). */
+  _voiceStamp?: number;
+  /** The `_voiceStamp` that `_voice` was computed at. */
+  _voiceOf?: number;
   /** A PHONE run's barge-in recovery, kept when it finished (null: no barge-in). */
-  _bargeInRecovery?: NonNullable<Run['voice']>['bargeInRecovery'];
+  _bargeInRecovery?: RunVoice['bargeInRecovery'];
   _plan: RunPlanEntry[];
   _stats: Record<string, MetricStat>;
   _metricNames: Record<string, string>;
@@ -373,7 +381,7 @@ export async function runSessionIdPage(
 export async function sessionsOfRun(runId: string): Promise<Session[]> {
   const ids = await runSessionIds(runId);
   const items = await batchGet(ids.map((id) => keys.session(id)));
-  return items.map((i) => toRecord<Session>(i));
+  return items.map(sessionRecord);
 }
 
 // ---------- what a run reads ----------

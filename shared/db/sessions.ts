@@ -56,6 +56,12 @@ export function testActivityMark(orgId: string, testId: string, flag: '_hasTrace
   };
 }
 
+/** A session item as its record: a session stored before voice figures existed reads as one without them. */
+export function sessionRecord(item: Record<string, unknown>): Session {
+  const session = toRecord<Session>(item);
+  return { ...session, voice: session.voice ?? null, voiceError: session.voiceError ?? null };
+}
+
 /** A session of the caller: 403 another organization's, 404 none (deleted ones only with includeDeleted). */
 export async function getSession(
   orgId: string,
@@ -64,7 +70,7 @@ export async function getSession(
 ): Promise<Session> {
   const out = await doc.send(new GetCommand({ TableName: tableName, Key: keys.session(id), ConsistentRead: true }));
   if (!out.Item) throw new NotFoundError(`session ${id} not found`);
-  const session = toRecord<Session>(out.Item);
+  const session = sessionRecord(out.Item);
   if (session.organizationId !== orgId) throw new ForbiddenError(`session ${id} belongs to another organization`);
   if (session.deletedAt && !options.includeDeleted) throw new NotFoundError(`session ${id} not found`);
   return session;
@@ -77,11 +83,11 @@ export async function getSessionWithInternals<T extends Session = Session>(id: s
 }
 
 export async function sessionsByVersion(versionId: string): Promise<Session[]> {
-  return (await queryIndex('gsi1', keys.sessionByVersionPartition(versionId))).map((i) => toRecord<Session>(i));
+  return (await queryIndex('gsi1', keys.sessionByVersionPartition(versionId))).map(sessionRecord);
 }
 
 export async function sessionsByTest(testId: string): Promise<Session[]> {
-  return (await queryIndex('gsi2', keys.sessionByTestPartition(testId))).map((i) => toRecord<Session>(i));
+  return (await queryIndex('gsi2', keys.sessionByTestPartition(testId))).map(sessionRecord);
 }
 
 export async function sessionIdsByCustomId(orgId: string, customId: string): Promise<string[]> {

@@ -61,7 +61,7 @@ export function batchesOf(bodies: string[]): string[][] {
 export const MAX_DELAY_SECONDS = 900;
 
 /** The job queues of the service. */
-export type QueueName = 'evaluation' | 'run' | 'webhook' | 'generation';
+export type QueueName = 'evaluation' | 'run' | 'webhook' | 'generation' | 'voice';
 
 /** Takes the jobs of a `local://` queue (the local runtime's in-process queues, infra/local/queues.ts). */
 export type LocalTransport = (queue: QueueName, bodies: string[], delayMs: number) => void;

@@ -21,6 +21,7 @@ export type Capability =
   | 'runQueueSend'
   | 'webhookQueueSend'
   | 'generationQueueSend'
+  | 'voiceQueueSend'
   | 'tableSelect';
 
 /** The schemas of a route: what it takes and what it answers. */

@@ -5,13 +5,20 @@ import { CompatibilityEntryRecord, Deleted, SessionRecord } from '../schemas/rec
 import { CompatibilityQuery, SessionCreate, SessionListQuery, SessionUpdate } from '../schemas/sessions.js';
 
 export const sessionsRoutes = {
-  create: route('POST', '/sessions', 'sessions/create', 'write', { body: SessionCreate, response: SessionRecord }),
+  // A recording is checked in storage (its header) and goes on the voice queue.
+  create: route('POST', '/sessions', 'sessions/create', 'write', {
+    capabilities: ['bucketRead', 'voiceQueueSend'],
+    body: SessionCreate,
+    response: SessionRecord,
+  }),
   list: route('GET', '/sessions', 'sessions/list', 'read', {
     query: SessionListQuery,
     response: Type.Array(SessionRecord),
   }),
   get: route('GET', '/sessions/{id}', 'sessions/get', 'read', { params: IdParams, response: SessionRecord }),
+  // Closing queues the monitors' jobs; a recording is checked in storage and goes on the voice queue.
   update: route('PATCH', '/sessions/{id}', 'sessions/update', 'write', {
+    capabilities: ['bucketRead', 'queueSend', 'voiceQueueSend'],
     params: IdParams,
     body: SessionUpdate,
     response: SessionRecord,

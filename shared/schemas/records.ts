@@ -14,6 +14,7 @@ import { Check } from './metrics.js';
 import { FILTER_TARGETS, MONITOR_STATUSES } from './monitors.js';
 import { SESSION_STATUSES, SPAN_TYPES } from './sessions.js';
 import { SPECIFICATION_TYPES } from './specifications.js';
+import { SessionVoice } from './voice.js';
 import { NOISE_LEVELS, NOISE_PROFILES, TEST_STATUSES } from './tests.js';
 
 const S = Type.String();
@@ -308,6 +309,16 @@ export const SessionRecord = record(
     context: Nullable(FreeObject),
     stoppingReason: Nullable(S),
     recordingUri: Nullable(S),
+    voice: Type.Union([SessionVoice, Type.Null()], {
+      description:
+        'the call’s voice figures, computed from `recordingUri` by a job after it is set; null without a recording, while they are computed, or when they could not be (`voiceError`)',
+    }),
+    voiceError: Nullable(
+      Type.String({
+        description:
+          'why a session with a recording has no voice figures (the recording holds no speech, cannot be read, or is not in this service’s storage)',
+      }),
+    ),
     error: Nullable(S),
     status: StringEnum(SESSION_STATUSES),
     isProduction: Type.Boolean(),

@@ -2,6 +2,7 @@ import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, Id, IdList, ListQueryBase, Name, Nullable, StringEnum } from './common.js';
 import { CorrectedScore } from './review.js';
+import { RunVoice } from './voice.js';
 
 export const RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -159,39 +160,7 @@ export const Run = Type.Object({
       description: 'a PHONE run’s barge-in, as it was asked for (absent: none)',
     }),
   ),
-  voice: Type.Optional(
-    Type.Object(
-      {
-        responseLatencyMs: Nullable(
-          Type.Object(
-            { p50: Type.Number({ minimum: 0 }), p95: Type.Number({ minimum: 0 }) },
-            {
-              description:
-                'the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns',
-            },
-          ),
-        ),
-        bargeInRecovery: Nullable(
-          Type.Object(
-            {
-              rate: Type.Number({
-                minimum: 0,
-                maximum: 1,
-                description: 'the share of barge-ins the agent stopped talking for within 1,000 ms',
-              }),
-              p50: Nullable(Type.Number({ minimum: 0 })),
-              p95: Nullable(Type.Number({ minimum: 0 })),
-            },
-            {
-              description:
-                'how the agent stopped when the service barged in (the turns’ `metadata.bargeIn.agentStoppedAfterMs`), once the run has finished: nearest-rank percentiles, an agent that never stopped within 3 s ranking last (null where the rank falls on one); null without barge-ins',
-            },
-          ),
-        ),
-      },
-      { description: 'PHONE runs only' },
-    ),
-  ),
+  voice: Type.Optional(RunVoice),
   status: StringEnum(RUN_STATUSES),
   progress: RunProgress,
   metrics: Type.Array(RunMetric),

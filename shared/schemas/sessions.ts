@@ -28,6 +28,12 @@ const Context = Type.Union([
   FreeForm({ maxBytes: 64 * 1024 }),
 ]);
 const CustomId = Type.String({ minLength: 1, maxLength: 200 });
+const RecordingUri = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description:
+    'the call’s stereo recording (WAV, the agent left, the user right, 8 or 16 kHz, up to 2 hours), uploaded to this service’s storage: its voice figures are computed from it. A URI elsewhere is kept as a link, without figures',
+});
 
 export const SessionCreate = Type.Object(
   {
@@ -36,6 +42,7 @@ export const SessionCreate = Type.Object(
     customId: Type.Optional(Nullable(CustomId)),
     context: Type.Optional(Nullable(Context)),
     metadata: Type.Optional(Metadata),
+    recordingUri: Type.Optional(Nullable(RecordingUri)),
   },
   { additionalProperties: false },
 );
@@ -49,7 +56,7 @@ export const SessionUpdate = Type.Object(
     metadata: Type.Optional(Metadata),
     context: Type.Optional(Nullable(Context)),
     customId: Type.Optional(Nullable(CustomId)),
-    recordingUri: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 4096 }))),
+    recordingUri: Type.Optional(Nullable(RecordingUri)),
   },
   { additionalProperties: false, minProperties: 1 },
 );

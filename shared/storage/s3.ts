@@ -58,6 +58,28 @@ export async function objectExists(key: string): Promise<boolean> {
   }
 }
 
+/**
+ * An object's size and its first `bytes` bytes (a ranged GET after a HEAD: an empty object has no
+ * range to read); undefined when it does not exist.
+ */
+export async function readObjectStart(
+  key: string,
+  bytes: number,
+): Promise<{ size: number; start: Buffer } | undefined> {
+  try {
+    const head = await s3().send(new HeadObjectCommand({ Bucket: bucketName, Key: key }));
+    const size = head.ContentLength ?? 0;
+    if (size === 0) return { size, start: Buffer.alloc(0) };
+    const out = await s3().send(new GetObjectCommand({ Bucket: bucketName, Key: key, Range: `bytes=0-${bytes - 1}` }));
+    const chunks: Buffer[] = [];
+    for await (const chunk of out.Body as Readable) chunks.push(Buffer.from(chunk as Uint8Array));
+    return { size, start: Buffer.concat(chunks) };
+  } catch (error) {
+    if (notFound(error, ['NotFound', 'NoSuchKey'])) return undefined;
+    throw error;
+  }
+}
+
 /** A streamed read of an object; undefined when it does not exist. */
 export async function readObjectStream(key: string): Promise<Readable | undefined> {
   try {

@@ -52,6 +52,15 @@ function checkedHeader(bytes: Uint8Array): Header {
   return { fmt, data };
 }
 
+/**
+ * Checks a recording's header against the limits without decoding it: the file's first bytes are
+ * enough (a request checks an upload from its start); throws the RecordingError `readStereoRecording`
+ * would.
+ */
+export function checkRecordingHeader(bytes: Uint8Array): void {
+  checkedHeader(bytes);
+}
+
 /** A stereo WAV (8 or 16 kHz; 16-bit PCM, μ-law or A-law; up to 2 hours) as its two channels. */
 export function readStereoRecording(bytes: Uint8Array): StereoRecording {
   const { fmt } = checkedHeader(bytes);

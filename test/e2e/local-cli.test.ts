@@ -60,7 +60,7 @@ describe('npm run admin', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toMatch(
-      /^usage: npm run admin -- create-org .* \| seed \| redrive evaluation\|run\|webhook\|generation$/,
+      /^usage: npm run admin -- create-org .* \| seed \| redrive evaluation\|run\|webhook\|generation\|voice$/,
     );
   });
 
@@ -131,12 +131,12 @@ describe('npm run admin -- redrive', () => {
     expectOneLineFailure(
       await cli('admin', ['redrive', 'runs']),
       2,
-      /^unknown queue runs; the queues are evaluation, run, webhook, generation$/,
+      /^unknown queue runs; the queues are evaluation, run, webhook, generation, voice$/,
     );
     expectOneLineFailure(
       await cli('admin', ['redrive']),
       2,
-      /^usage: npm run admin -- redrive evaluation\|run\|webhook\|generation$/,
+      /^usage: npm run admin -- redrive evaluation\|run\|webhook\|generation\|voice$/,
     );
     expectOneLineFailure(await cli('admin', ['redrive', 'run', '--all']), 2, /^Unknown option '--all'.*usage:/);
     expectOneLineFailure(

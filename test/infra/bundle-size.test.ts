@@ -198,6 +198,7 @@ describe('function bundles', () => {
       'jobs/generator',
       'jobs/runner',
       'jobs/scanner',
+      'jobs/voice-figures',
       'jobs/webhook-sweeper',
       'otel/export-traces',
       'webhooks/test',

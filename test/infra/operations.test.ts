@@ -163,9 +163,9 @@ describe('operations: alarms', () => {
         sameValue(dimensionsOf(a.Dimensions), [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }]),
     );
 
-  it('has four work queues and four DLQs, and every queue is one of them', () => {
-    expect(workQueueIds).toHaveLength(4);
-    expect(dlqIds.size).toBe(4);
+  it('has five work queues and five DLQs, and every queue is one of them', () => {
+    expect(workQueueIds).toHaveLength(5);
+    expect(dlqIds.size).toBe(5);
     expect(queues.map(([id]) => id).sort()).toEqual([...workQueueIds, ...dlqIds].sort());
   });
 

@@ -367,7 +367,7 @@ describe('CDK stack', () => {
 
   it('gives every function the memory bench:runs prices it at (infra/function-memory.ts)', () => {
     for (const f of functions) expect(f.resource.Properties.MemorySize, f.handler).toBe(memoryOfHandler(f.handler));
-    expect(new Set(functions.map((f) => f.resource.Properties.MemorySize))).toEqual(new Set([256, 512, 1024]));
+    expect(new Set(functions.map((f) => f.resource.Properties.MemorySize))).toEqual(new Set([256, 512, 1024, 3008]));
   });
 
   it('wires the two schedules every 5 minutes (and the webhook sweep every minute) and the evaluator to the queue with a DLQ after 3 receives', () => {

@@ -233,7 +233,14 @@ describe('metrics', () => {
     const all = await t.api.get('/metrics', { limit: 1000 });
     expect(all.headers['x-total-count']).toBe(String(predefinedMetrics().length + 3));
     const monitorableDefaults = await ids({ includeOwned: false, monitorable: true, sources: 'DETERMINISTIC' });
-    expect(monitorableDefaults).toEqual(['met_is_json', 'met_no_pii', 'met_non_empty_output']);
+    expect(monitorableDefaults).toEqual([
+      'met_is_json',
+      'met_no_pii',
+      'met_non_empty_output',
+      'met_voice_dead_air',
+      'met_voice_latency',
+      'met_voice_no_interruptions',
+    ]);
   });
 });
 

@@ -1,9 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { localQueue, localRunQueue } from '../../infra/local/queues.js';
-import { runDeadLetters, startRunQueueConsumer } from '../../infra/local/run-queue.js';
+import { localQueue, localRunQueue, localVoiceQueue } from '../../infra/local/queues.js';
+import { runDeadLetters, startRunQueueConsumer, voiceDeadLetters } from '../../infra/local/run-queue.js';
 import { createPhoneLine, type PhoneLine, type PhoneLineOptions, s3Objects } from '../../infra/local/phone-line.js';
 import { handler as runner } from '../../functions/jobs/runner.js';
 import { handler as callControl } from '../../functions/jobs/call-control.js';
+import { handler as voiceJob } from '../../functions/jobs/voice-figures.js';
+import { speechSegments } from '../../shared/voice/activity.js';
+import { nearestRank } from '../../shared/voice/quality.js';
+import { NO_RUN_VOICE } from '../../shared/domain/runs/run-voice.js';
 import { useLocalTelephony } from '../../shared/telephony/telephony.js';
 import { NotFoundError } from '../../shared/errors.js';
 import type { CallControlHandler } from '../../shared/telephony/chime-events.js';
@@ -43,6 +47,8 @@ const measured: {
   interruptedAfterMs?: number;
 }[] = [];
 let consumer: ReturnType<typeof startRunQueueConsumer>;
+/** The voice queue's consumer: each call's recording analysed once the call ends. */
+let voiceConsumer: ReturnType<typeof startRunQueueConsumer>;
 
 /** Installs a phone line to these agents (audio in the service's bucket), the call-control handler answering it. */
 function useLine(
@@ -74,8 +80,15 @@ beforeEach(() => {
   setLlmConfig({ baseUrl: llm.url, timeoutMs: 5000, backoffMs: 10, maxAttempts: 2 });
   useLine({ [NUMBER]: agent.url, [SILENT]: 'ws://127.0.0.1:9' }, { answerTimeoutMs: 3_000 });
   consumer = startRunQueueConsumer((event) => runner(event as SQSEvent), { concurrency: 4 });
+  localVoiceQueue.messages.length = 0;
+  voiceDeadLetters.length = 0;
+  voiceConsumer = startRunQueueConsumer((event) => voiceJob(event as SQSEvent), {
+    concurrency: 1,
+    queue: { queue: localVoiceQueue, deadLetters: voiceDeadLetters, now: () => Date.now(), arnName: 'voice-jobs' },
+  });
 });
 afterEach(async () => {
+  await voiceConsumer.stop();
   await consumer.stop();
   useLocalTelephony(undefined);
   await line.close();
@@ -129,6 +142,14 @@ async function startRun(t: Awaited<ReturnType<typeof setup>>): Promise<{ id: str
   return created.body;
 }
 
+/** A session's voice figures, once its call's recording was analysed. */
+async function figuresOf(api: Client, sessionId: string) {
+  await expect
+    .poll(async () => (await api.get(`/sessions/${sessionId}`)).body.voice, { timeout: 30_000 })
+    .not.toBeNull();
+  return (await api.get(`/sessions/${sessionId}`)).body.voice;
+}
+
 async function finished(api: Client, runId: string, timeoutMs = 60_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -148,7 +169,7 @@ describe('voice runs', () => {
       metricIds: ['met_text_similarity', 'met_non_empty_output'],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ channel: 'PHONE', voice: { responseLatencyMs: null } });
+    expect(created.body).toMatchObject({ channel: 'PHONE', voice: NO_RUN_VOICE });
     const run = await finished(t.api, created.body.id);
     expect(run).toMatchObject({ status: 'COMPLETED', progress: { total: 2, completed: 2, failed: 0 } });
     expect(run.metrics.find((m: any) => m.metricId === 'met_text_similarity')).toMatchObject({
@@ -159,6 +180,7 @@ describe('voice runs', () => {
     const sessions = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
     expect(sessions).toHaveLength(2);
     const latencies: number[] = [];
+    const voices: any[] = [];
     for (const session of sessions) {
       expect(session).toMatchObject({ channel: 'PHONE', status: 'COMPLETED', stoppingReason: 'completed' });
       const turns = (await t.api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
@@ -186,11 +208,49 @@ describe('voice runs', () => {
       expect(wavToText(recording.toBuffer(), { channel: 1 })).toBe(turn.input);
       expect(wavToText(recording.toBuffer(), { channel: 0 })).toBe(turn.output);
       expect(decodeWav(answer).length).toBeGreaterThan(0);
+      // Its voice figures, from the call recording once it ended: the turn's latency; the utterance
+      // (right) and the answer (left) as speech, each as long as in its own file (within a frame or
+      // two: the line places audio on 20 ms frames); one after the other, so no overlap, no
+      // interruption, and no silence of 3 s.
+      await expect
+        .poll(async () => (await t.api.get(`/sessions/${session.id}`)).body.voice, { timeout: 20_000 })
+        .not.toBeNull();
+      const { voice, voiceError } = (await t.api.get(`/sessions/${session.id}`)).body;
+      expect(voiceError).toBeNull();
+      const speechMs = (wav: Uint8Array) =>
+        speechSegments(decodeWav(wav), 8000).reduce((ms, s) => ms + s.endMs - s.startMs, 0);
+      const utterance = (await readObjectBytes(key(turn.metadata.userAudioUri)))!;
+      expect(voice.responseLatencyMs).toEqual([turn.latencyMs]);
+      expect(Math.abs(voice.agentSpeechMs - speechMs(answer))).toBeLessThanOrEqual(40);
+      expect(Math.abs(voice.userSpeechMs - speechMs(utterance))).toBeLessThanOrEqual(40);
+      expect(voice.talkRatio).toBe(voice.agentSpeechMs / (voice.agentSpeechMs + voice.userSpeechMs));
+      expect(voice).toMatchObject({ overlapMs: 0, agentInterruptions: 0, deadAirMs: 0 });
+      expect(voice.segments.user).toHaveLength(1);
+      expect(voice.segments.agent).toHaveLength(1);
+      // The answer starts after the utterance ends, by the turn's latency within a frame or two.
+      const gap = voice.segments.agent[0].startMs - voice.segments.user[0].endMs;
+      expect(Math.abs(gap - turn.latencyMs)).toBeLessThanOrEqual(40);
+      voices.push(voice);
     }
+    // The run's figures, brought up to date as each recording was analysed (a call ends after its
+    // session is counted): nearest-rank p50 and p95 over the sessions, latency over every answer.
+    await expect
+      .poll(async () => (await t.api.get(`/runs/${run.id}`)).body.voice.agentSpeechMs, { timeout: 20_000 })
+      .not.toBeNull();
+    const spread = (values: number[]) => ({ p50: nearestRank(values, 0.5), p95: nearestRank(values, 0.95) });
     latencies.sort((a, b) => a - b);
-    const p50 = (latencies[0]! + latencies[1]!) / 2;
-    expect(run.voice.responseLatencyMs.p50).toBeCloseTo(p50, 0);
-    expect(run.voice.responseLatencyMs.p95).toBeGreaterThanOrEqual(run.voice.responseLatencyMs.p50);
+    expect((await t.api.get(`/runs/${run.id}`)).body.voice).toEqual({
+      responseLatencyMs: { p50: latencies[0], p95: latencies[1] },
+      agentSpeechMs: spread(voices.map((v) => v.agentSpeechMs)),
+      userSpeechMs: spread(voices.map((v) => v.userSpeechMs)),
+      talkRatio: spread(voices.map((v) => v.talkRatio)),
+      overlapMs: { p50: 0, p95: 0 },
+      agentInterruptions: { p50: 0, p95: 0 },
+      deadAirMs: { p50: 0, p95: 0 },
+      interruptionRate: 0,
+      bargeInRecovery: null,
+    });
+    expect(voiceDeadLetters).toEqual([]);
     // Every word was spoken and heard through the speech endpoints, each charged.
     expect(llm.speechRequests).toHaveLength(2);
     expect(llm.transcriptionRequests).toHaveLength(2);
@@ -242,7 +302,7 @@ describe('voice runs', () => {
     expect(run).toMatchObject({ status: 'FAILED', progress: { failed: 1 } });
     const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
     expect(session).toMatchObject({ status: 'FAILED', stoppingReason: 'no_answer', channel: 'PHONE' });
-    expect(run.voice).toEqual({ responseLatencyMs: null, bargeInRecovery: null });
+    expect(run.voice).toEqual({ ...NO_RUN_VOICE, bargeInRecovery: null });
   }, 60_000);
 
   it('an answer without speech ends the session agent_empty_response; a failed transcription fails it naming the step', async () => {
@@ -492,6 +552,12 @@ describe('voice runs: conversations', () => {
     const { session, turns } = await twoQuestionsAsked(t.api, created.body.id);
     // One call carried both turns.
     expect(line.calls().filter((c) => c.arguments.sessionId === session.id)).toHaveLength(1);
+    // Its voice figures: each turn's latency, two utterances and two answers on the call recording.
+    const voice = await figuresOf(t.api, session.id);
+    expect(voice.responseLatencyMs).toEqual(turns.map((x) => x.latencyMs));
+    expect(voice.segments.user).toHaveLength(2);
+    expect(voice.segments.agent).toHaveLength(2);
+    expect(voice).toMatchObject({ overlapMs: 0, agentInterruptions: 0 });
     for (const turn of turns) expect(turn.metadata.userAudioUri).toMatch(new RegExp(`/${turn.index}-user\\.wav$`));
   }, 90_000);
 
@@ -541,6 +607,9 @@ describe('voice runs: conversations', () => {
       );
       const [session] = (await t.api.get('/sessions', { runIds: run.id })).body as any[];
       expect(session).toMatchObject({ status: 'COMPLETED', stoppingReason: 'hangup', turnCount: 1 });
+      // The hang-up came before its turn was recorded: the figures waited for it, and take its latency.
+      const [turn] = (await t.api.get('/inferenceResults', { sessionIds: session.id })).body as any[];
+      expect((await figuresOf(t.api, session.id)).responseLatencyMs).toEqual([turn.latencyMs]);
       const u = await setup({ number: SILENT, csv: 'input,expected_output\nhello,hello\n' });
       const failed = await finished(
         u.api,

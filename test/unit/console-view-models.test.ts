@@ -373,6 +373,8 @@ describe('run results', () => {
     context: null,
     stoppingReason: null,
     recordingUri: null,
+    voice: null,
+    voiceError: null,
     error: null,
     status,
     isProduction: false,

@@ -327,6 +327,15 @@ describe('reasons name what was found and where', () => {
             : `other ${huge.toUpperCase().replace(/WORD/g, 'term')}`,
         expected_tools: [huge],
         tools_used: [],
+        voice: {
+          agentSpeechMs: 1e9,
+          userSpeechMs: 1e9,
+          talkRatio: 0.5,
+          overlapMs: 1e9,
+          agentInterruptions: 1e6,
+          deadAirMs: 1e9,
+          responseLatencyMs: Array(10_000).fill(1e6),
+        },
       };
       expect(DETERMINISTIC_METRICS[name]!(p).reason.length, name).toBeLessThanOrEqual(500);
     }

@@ -14,22 +14,9 @@ import {
   voiceScore,
 } from '../../shared/voice/quality.js';
 import { RecordingError, readStereoRecording } from '../../shared/voice/recording.js';
+import { stereoWav, toneChannel } from '../support/recordings.js';
 
-/** A channel of `ms` at `rate` with a 440 Hz tone (amplitude 3000, RMS ≈ 2121) in each segment. */
-function channel(rate: number, ms: number, segments: Array<[number, number]>, amplitude = 3000): Int16Array {
-  const out = new Int16Array((rate * ms) / 1000);
-  for (const [from, to] of segments)
-    for (let i = (rate * from) / 1000; i < (rate * to) / 1000; i++)
-      out[i] = Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / rate));
-  return out;
-}
-
-function stereoWav(rate: number, left: Int16Array, right: Int16Array, depth = '16'): Uint8Array {
-  const wav = new WaveFile();
-  wav.fromScratch(2, rate, '16', [left, right]);
-  if (depth === '8m') wav.toMuLaw();
-  return wav.toBuffer();
-}
+const channel = toneChannel;
 
 const seg = (startMs: number, endMs: number): Segment => ({ startMs, endMs });
 
@@ -132,7 +119,7 @@ describe('voice figures', () => {
 
   it('reads a stereo recording (agent left, caller right) and gives its figures, PCM and μ-law, 8 and 16 kHz', () => {
     for (const rate of [8000, 16000])
-      for (const depth of ['16', '8m']) {
+      for (const depth of ['16', '8m'] as const) {
         const left = channel(rate, 12_000, [
           [0, 2000],
           [2500, 3000],

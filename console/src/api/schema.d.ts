@@ -655,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Start a session
-         * @description Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed.
+         * @description Starts a conversation on a version: a production session without `testCaseId`, or a test session for a case. Turns are added with `POST /inferenceResults`; a production session watched by a monitor is scored once it is closed. `recordingUri` names the call’s stereo recording, uploaded first (`GET /storage/generate-put-presigned-url`): a WAV with the agent left and the user right, 8 or 16 kHz, 16-bit PCM, μ-law or A-law, up to 2 hours. Its header is checked at once (400 naming why it cannot be read); the session answers `voice: null`, and a job computes its voice figures (docs/voice.md).
          */
         post: operations["sessionsCreate"];
         delete?: never;
@@ -687,7 +687,7 @@ export interface paths {
         head?: never;
         /**
          * Update or close a session
-         * @description Updates the session: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri`.
+         * @description Updates the session: an omitted field is unchanged, `null` clears a nullable field, an immutable or server-managed field is a 400. Updatable: `status` (COMPLETED or FAILED: closes the session), `error`, `stoppingReason`, `metadata`, `context`, `customId`, `recordingUri` (checked as on `POST /sessions`: 400 naming why it cannot be read, 403 another organization’s object; another recording drops the voice figures and computes new ones, the same one keeps them, null removes them).
          */
         patch: operations["sessionsUpdate"];
         trace?: never;
@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Read a run
-         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out.
+         * @description A run with its live `progress` and, per metric, the evaluated, failed and skipped counts, the mean score and its 95% interval (from 30 scored sessions), and once the run has finished `passRate` (the share of SUCCESS evaluations scoring at least `threshold`) and, with `repetitions` > 1, `passAllK` (pass^k: the share of cases passing in every repetition) and `passAnyK` (pass@k: in at least one). Each metric also has `labels` (the run’s sessions a person labelled in a review queue) and `corrected`: the judge’s score corrected with the labels of randomly sampled items (prediction-powered inference, PPI++): λ = clip(Cov_L(y, f)/((1 + n/N)·Var(f)), 0, 1), score = λ·mean_U(f) + mean_L(y − λf), its 95% interval and `effectiveLabels` (how many labels alone would give the same precision); null with fewer than 10 sampled labelled sessions or fewer than 2 others. Lists leave `labels` and `corrected` out. A PHONE run has `voice`: the p50 and p95 (nearest rank) of its sessions’ voice figures and its interruption rate, from when it finishes, brought up to date as late call recordings are analysed.
          */
         get: operations["runsGet"];
         put?: never;
@@ -1811,7 +1811,7 @@ export interface components {
             organizationId: string | null;
             userId: string;
             name: string;
-            evaluationParams: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns")[];
+            evaluationParams: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns" | "voice")[];
             /** @enum {string} */
             source: "SELF_HOSTED" | "FULL_PROMPT" | "PARTIAL_PROMPT" | "HUMAN_EVALUATION" | "GEVAL" | "DEEPEVAL" | "DETERMINISTIC";
             judgePrompt: string | null;
@@ -2039,6 +2039,37 @@ export interface components {
             } | null;
             stoppingReason: string | null;
             recordingUri: string | null;
+            /** @description the call’s voice figures, computed from `recordingUri` by a job after it is set; null without a recording, while they are computed, or when they could not be (`voiceError`) */
+            voice: {
+                agentSpeechMs: number;
+                /** @description the other party: the simulated caller, or the customer */
+                userSpeechMs: number;
+                /** @description agent / (agent + user) speech; null when neither spoke */
+                talkRatio: number | null;
+                /** @description time both spoke at once */
+                overlapMs: number;
+                /** @description agent segments that start while a user segment is on and at least 300 ms old */
+                agentInterruptions: number;
+                /** @description the sum of the silences of both longer than 3 s, between the first and the last speech */
+                deadAirMs: number;
+                /** @description per answer: a test call’s turn latencies; a recording without turns, the end of each user segment to the start of the agent’s next, when it starts before the user speaks again */
+                responseLatencyMs: number[];
+                /** @description who spoke when: each channel’s first 500 speech segments */
+                segments: {
+                    agent: {
+                        startMs: number;
+                        endMs: number;
+                    }[];
+                    user: {
+                        startMs: number;
+                        endMs: number;
+                    }[];
+                    /** @description a channel had more than 500 segments */
+                    truncated: boolean;
+                };
+            } | null;
+            /** @description why a session with a recording has no voice figures (the recording holds no speech, cannot be read, or is not in this service’s storage) */
+            voiceError: string | null;
             error: string | null;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "FAILED";
@@ -2192,13 +2223,48 @@ export interface components {
             channel: "HTTP" | "PHONE";
             /** @description a PHONE run’s barge-in, as it was asked for (absent: none) */
             bargeInAfterMs?: number;
-            /** @description PHONE runs only */
+            /**
+             * RunVoice
+             * @description PHONE runs only: the voice figures of its sessions, the nearest-rank p50 and p95 of each over the sessions that have figures (null when none has), from when the run finishes (a recording analysed later updates them).
+             */
             voice?: {
-                /** @description the agent’s response latency over the run’s voice turns (end of the spoken message to the first sound of the answer), once the run has finished; null without turns */
+                /** @description over every answer of every session */
                 responseLatencyMs: {
                     p50: number;
                     p95: number;
                 } | null;
+                /** @description over the sessions */
+                agentSpeechMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                userSpeechMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions where someone spoke */
+                talkRatio: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                overlapMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                agentInterruptions: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description over the sessions */
+                deadAirMs: {
+                    p50: number;
+                    p95: number;
+                } | null;
+                /** @description sessions with an agent interruption / sessions */
+                interruptionRate: number | null;
                 /** @description how the agent stopped when the service barged in (the turns’ `metadata.bargeIn.agentStoppedAfterMs`), once the run has finished: nearest-rank percentiles, an agent that never stopped within 3 s ranking last (null where the rank falls on one); null without barge-ins */
                 bargeInRecovery: {
                     /** @description the share of barge-ins the agent stopped talking for within 1,000 ms */
@@ -5899,7 +5965,7 @@ export interface operations {
                     /** @enum {string} */
                     source: "SELF_HOSTED" | "FULL_PROMPT" | "PARTIAL_PROMPT" | "HUMAN_EVALUATION" | "GEVAL" | "DEEPEVAL" | "DETERMINISTIC";
                     /** @description required, except with a check (derived from check.target) */
-                    evaluationParams?: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns")[];
+                    evaluationParams?: ("input" | "actual_output" | "expected_output" | "context" | "retrieval_context" | "traces" | "expected_tools" | "tools_used" | "product_description" | "product_capabilities" | "product_inabilities" | "product_security_boundaries" | "user_persona" | "goal" | "scenario" | "stopping_criterias" | "conversation_turns" | "voice")[];
                     check?: {
                         /**
                          * @description what the check tests
@@ -10187,6 +10253,8 @@ export interface operations {
                      *         "context": null,
                      *         "stoppingReason": null,
                      *         "recordingUri": null,
+                     *         "voice": null,
+                     *         "voiceError": null,
                      *         "error": null,
                      *         "status": "PENDING",
                      *         "isProduction": true,
@@ -10321,6 +10389,8 @@ export interface operations {
                     customId?: string | null;
                     context?: (string | Record<string, never>) | null;
                     metadata?: Record<string, never>;
+                    /** @description the call’s stereo recording (WAV, the agent left, the user right, 8 or 16 kHz, up to 2 hours), uploaded to this service’s storage: its voice figures are computed from it. A URI elsewhere is kept as a link, without figures */
+                    recordingUri?: string | null;
                 };
             };
         };
@@ -10344,6 +10414,8 @@ export interface operations {
                      *       "context": null,
                      *       "stoppingReason": null,
                      *       "recordingUri": null,
+                     *       "voice": null,
+                     *       "voiceError": null,
                      *       "error": null,
                      *       "status": "PENDING",
                      *       "isProduction": true,
@@ -10389,7 +10461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `versionId` or `testCaseId` names another organization’s record */
+            /** @description `versionId`, `testCaseId` or `recordingUri` names another organization’s record */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10398,7 +10470,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "`versionId` or `testCaseId` names another organization’s record"
+                     *       "message": "`versionId`, `testCaseId` or `recordingUri` names another organization’s record"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10496,6 +10568,8 @@ export interface operations {
                      *       "context": null,
                      *       "stoppingReason": null,
                      *       "recordingUri": null,
+                     *       "voice": null,
+                     *       "voiceError": null,
                      *       "error": null,
                      *       "status": "PENDING",
                      *       "isProduction": true,
@@ -10746,6 +10820,7 @@ export interface operations {
                     metadata?: Record<string, never>;
                     context?: (string | Record<string, never>) | null;
                     customId?: string | null;
+                    /** @description the call’s stereo recording (WAV, the agent left, the user right, 8 or 16 kHz, up to 2 hours), uploaded to this service’s storage: its voice figures are computed from it. A URI elsewhere is kept as a link, without figures */
                     recordingUri?: string | null;
                 };
             };
@@ -10770,6 +10845,8 @@ export interface operations {
                      *       "context": null,
                      *       "stoppingReason": "resolved",
                      *       "recordingUri": null,
+                     *       "voice": null,
+                     *       "voiceError": null,
                      *       "error": null,
                      *       "status": "COMPLETED",
                      *       "isProduction": true,

@@ -1,6 +1,7 @@
 import type { Product } from '../../schemas/products.js';
 import { EVALUATION_PARAMS, type EvaluationParam } from './params.js';
 import type { EndpointConnection, Session, Span, TestCase, Turn } from '../../schemas/records.js';
+import { voiceStateOf } from '../voice/figures.js';
 
 /**
  * The one place that decides, for a session, which evaluation parameters are available and what
@@ -105,6 +106,13 @@ export function availabilityOf(src: EvaluationSources, param: EvaluationParam): 
       return fromProduct(src, param, product?.inabilities, 'inabilities');
     case 'product_security_boundaries':
       return fromProduct(src, param, product?.securityBoundaries, 'security boundaries');
+    case 'voice': {
+      // Figures still being computed count as there: the evaluator waits for them.
+      const voice = voiceStateOf(session);
+      if (voice.state === 'none') return { available: false, reason: 'voice: the session has no recording' };
+      if (voice.state === 'missing') return { available: false, reason: `voice: ${voice.reason}` };
+      return { available: true };
+    }
   }
 }
 
@@ -152,6 +160,13 @@ export function spanTree(spans: Span[]): SpanNode[] {
   return roots;
 }
 
+/** A session's voice figures without their segments (a metric reads figures, a judge needs no timeline). */
+function voiceFigures(session: Session): Record<string, unknown> | undefined {
+  if (!session.voice) return undefined;
+  const { segments: _, ...figures } = session.voice;
+  return figures;
+}
+
 /**
  * The values of every parameter for one evaluation: of one turn when `turnId` is given, else of
  * the whole session (inputs and outputs joined in turn order).
@@ -191,6 +206,7 @@ export function parameterValues(
     scenario: tc?.scenario ?? undefined,
     stopping_criterias: tc?.stoppingCriterias,
     conversation_turns: src.turns.map((t) => ({ index: t.index, input: t.input, output: t.output })),
+    voice: voiceFigures(src.session),
   };
   return Object.fromEntries(EVALUATION_PARAMS.filter((p) => values[p] !== undefined).map((p) => [p, values[p]]));
 }

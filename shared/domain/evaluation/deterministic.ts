@@ -11,13 +11,14 @@ import { type Finding, MetricInputError, type MetricResult } from './determinist
 import { iouFinding, spatialMatchFinding } from './deterministic/spatial.js';
 import { textMatchFinding, textSimilarityFinding } from './deterministic/text.js';
 import { toolFinding } from './deterministic/tools.js';
+import { voiceFinding } from './deterministic/voice.js';
 import { capReason } from './reason-text.js';
 
 /** Each metric's own functions, from where they live (callers and tests use them one by one). */
 export { isJson, jsonFieldMatch } from './deterministic/json.js';
 export { hasCardNumber, noPii, nonEmptyOutput } from './deterministic/output.js';
 export { bleu, rougeL } from './deterministic/overlap.js';
-export { MetricInputError } from './deterministic/result.js';
+export { MetricInputError, MetricSkippedError } from './deterministic/result.js';
 export { iou, spatialMatch } from './deterministic/spatial.js';
 export { levenshtein, textMatch, textSimilarity } from './deterministic/text.js';
 export { toolCorrectness } from './deterministic/tools.js';
@@ -51,6 +52,9 @@ const FINDERS: Record<string, (p: Params) => Finding> = {
   is_json: (p) => isJsonFinding(output(p)),
   non_empty_output: (p) => nonEmptyFinding(asText(p.actual_output ?? '', 'actual_output')),
   no_pii: (p) => noPiiFinding(asText(p.actual_output ?? '', 'actual_output')),
+  voice_latency: (p) => voiceFinding('voice_latency', p.voice),
+  voice_no_interruptions: (p) => voiceFinding('voice_no_interruptions', p.voice),
+  voice_dead_air: (p) => voiceFinding('voice_dead_air', p.voice),
 };
 
 /** Each deterministic predefined metric, by name: the score and a reason starting with the name. */

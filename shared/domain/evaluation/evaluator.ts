@@ -15,13 +15,15 @@ import type { StoredMetric } from '../../schemas/metrics.js';
 import type { Evaluation } from '../../schemas/sessions.js';
 import { clock } from '../common/clock.js';
 import { loadCheckScorer, scoreCheck } from './checks.js';
-import { DETERMINISTIC_METRICS, MetricInputError } from './deterministic.js';
+import { DETERMINISTIC_METRICS, MetricInputError, MetricSkippedError } from './deterministic.js';
 import { parameterValues, type EvaluationSources } from './context.js';
 import { AI_JUDGED_SOURCES } from './params.js';
 import { loadSources } from './sources.js';
 import { buildJudgeMessages } from './judge-prompt.js';
 import { cycleOf } from '../accounts/organization.js';
 import { countMetric, METRIC } from '../../observability/metrics.js';
+import { voiceStateOf } from '../voice/figures.js';
+import { requestVoiceFigures } from '../voice/voice-requests.js';
 
 export type Outcome =
   | { status: 'SUCCESS'; score: number; reason: string }
@@ -51,6 +53,7 @@ export async function score(
       return { status: 'SUCCESS', score: result.score, reason: result.reason };
     } catch (error) {
       if (error instanceof MetricInputError) return { status: 'FAILED', error: error.message };
+      if (error instanceof MetricSkippedError) return { status: 'SKIPPED', error: error.message };
       throw error;
     }
   }
@@ -136,6 +139,7 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   if (evaluation?.status !== 'PENDING') return evaluation;
   const now = clock.now();
   const metric = await getVisibleMetric(evaluation.organizationId, evaluation.metricId);
+  if (await waitsForVoice(metric, evaluation)) return evaluation;
   const { credits, model } = await chargeOf(metric);
   const { reserved, orgKey, cycle } = ledgerOf(evaluation, now);
   const monitor = evaluation.monitorId ? await evaluationExtensions.monitorLimit?.(evaluation, cycle) : undefined;
@@ -177,6 +181,20 @@ export async function runEvaluation(sessionId: string, evaluationId: string): Pr
   });
   const charged = (evaluation as Reservation).reservedCredits ?? 0;
   return finish(evaluation, outcome, charged, charged > 0 ? { orgKey, monitorKey: monitor?.key } : undefined);
+}
+
+/**
+ * A metric that reads the call's voice figures while they are being computed: the evaluation stays
+ * PENDING (nothing reserved, nothing written) and the voice job queues it again once they are
+ * stored. It asks for them too, in case no job will (a session recorded before figures existed).
+ */
+async function waitsForVoice(metric: StoredMetric, evaluation: Evaluation): Promise<boolean> {
+  if (!metric.evaluationParams.includes('voice')) return false;
+  const session = await getSession(evaluation.organizationId, evaluation.sessionId, { includeDeleted: true });
+  const voice = voiceStateOf(session);
+  if (voice.state !== 'pending') return false;
+  await requestVoiceFigures({ id: session.id, recordingUri: voice.recordingUri });
+  return true;
 }
 
 class AlreadyHandled extends Error {}

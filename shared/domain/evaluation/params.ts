@@ -17,6 +17,8 @@ export const EVALUATION_PARAMS = [
   'scenario',
   'stopping_criterias',
   'conversation_turns',
+  /** The call's voice figures, from the session's recording (docs/voice.md). */
+  'voice',
 ] as const;
 export type EvaluationParam = (typeof EVALUATION_PARAMS)[number];
 

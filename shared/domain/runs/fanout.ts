@@ -187,6 +187,8 @@ function newRunSession(
     context: testCase.context === null ? null : { value: testCase.context },
     stoppingReason: cancelled ? CANCELLED_REASON : null,
     recordingUri: null,
+    voice: null,
+    voiceError: null,
     error: cancelled ? 'the run was cancelled before this session started' : null,
     status: cancelled ? 'FAILED' : 'PENDING',
     isProduction: false,

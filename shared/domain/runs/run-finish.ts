@@ -7,7 +7,8 @@ import type { RunStatus } from '../../schemas/runs.js';
 import { clock } from '../common/clock.js';
 import { eventWrites, NO_EVENT, publish } from '../webhooks/events.js';
 import { computeBargeInRecovery } from './barge-in-recovery.js';
-import { computePassFigures, computeVoiceFigures, countersOf, runView } from './run-view.js';
+import { computePassFigures, countersOf, runView } from './run-view.js';
+import { refreshRunVoice, runVoiceFigures } from './run-voice.js';
 
 /** How a run finishes: once its last session is counted, with its figures and its event. */
 /**
@@ -28,7 +29,9 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
   const stats = Object.fromEntries(
     run.metricIds.map((id) => [id, sums.stats[id] ?? { n: 0, sx: 0, sxx: 0, failed: 0, skipped: 0 }]),
   );
-  const folded = { progress: { ...progress, pending: 0, running: 0 }, _stats: stats, _final: true };
+  // A PHONE run's voice figures, from its sessions' as they stand (the stamp says which landed).
+  const voice = run.channel === 'PHONE' ? { _voice: await runVoiceFigures(runId), _voiceOf: run._voiceStamp ?? 0 } : {};
+  const folded = { progress: { ...progress, pending: 0, running: 0 }, _stats: stats, _final: true, ...voice };
   const finishing = run.status === 'PENDING' || run.status === 'RUNNING';
   const status: RunStatus = finishing ? (progress.completed > 0 ? 'COMPLETED' : 'FAILED') : run.status;
   const finished = finishing
@@ -39,7 +42,6 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
         ...(run.startedAt ? {} : { startedAt: at }),
         // One repetition's pass rate is counted on the shards; repeated cases need every session read.
         ...((run.repetitions ?? 1) > 1 || !run._passCounted ? { _passFigures: await computePassFigures(run) } : {}),
-        ...(run.channel === 'PHONE' ? { _voice: await computeVoiceFigures(run) } : {}),
         ...(run.channel === 'PHONE' ? { _bargeInRecovery: await computeBargeInRecovery(run) } : {}),
       }
     : undefined;
@@ -61,6 +63,8 @@ export async function finishRun(orgId: string, runId: string, at: string): Promi
     writes.items,
   );
   if (!done) return undefined;
+  // A session's figures that landed while these were computed: brought in now (or by its job).
+  if (run.channel === 'PHONE') await refreshRunVoice(orgId, runId);
   // The tests that got evaluations or traces say so (GET /tests?hasEvaluations, hasTraces), once
   // per run rather than once per session (every session writing the test would make it a hot item).
   const got = (counts: Record<number, number>) => run._plan.flatMap((p, i) => ((counts[i] ?? 0) > 0 ? [p.testId] : []));

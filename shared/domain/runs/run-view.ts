@@ -1,10 +1,10 @@
-import { runSessionIds, type MetricStat, type StoredRun } from '../../db/runs.js';
+import type { MetricStat, StoredRun } from '../../db/runs.js';
 import type { ShardSums } from '../../db/run-counters.js';
-import { listTurns } from '../../db/sessions.js';
 import { runResults } from '../../db/run-results.js';
 import { DEFAULT_THRESHOLD, type Run, type RunMetric, type RunProgress } from '../../schemas/runs.js';
 import { emptySums, scorePoint } from '../monitors/statistics.js';
 import { passFigures, type PassFigures } from './pass-rates.js';
+import { NO_RUN_VOICE } from './run-voice.js';
 
 /** How a run reads: its counters (summed from its shards until it finished), metrics and figures. */
 /**
@@ -74,32 +74,11 @@ export function runView(run: RunWithFigures, sums?: ShardSums): Run {
     threshold: run.threshold ?? DEFAULT_THRESHOLD,
     channel: run.channel ?? 'HTTP',
     ...(run.channel === 'PHONE'
-      ? { voice: { ...(run._voice ?? { responseLatencyMs: null }), bargeInRecovery: run._bargeInRecovery ?? null } }
+      ? { voice: { ...NO_RUN_VOICE, ...run._voice, bargeInRecovery: run._bargeInRecovery ?? null } }
       : {}),
     progress: { total: p.total, pending: p.pending, running: p.running, completed: p.completed, failed: p.failed },
     metrics,
   };
-}
-
-/**
- * A voice run's response latency over its turns: the median and the 95th percentile, linearly
- * interpolated between the closest ranks (the usual sample quantile, R's type 7); null without turns.
- */
-export async function computeVoiceFigures(run: StoredRun): Promise<NonNullable<StoredRun['_voice']>> {
-  const latencies: number[] = [];
-  for (const id of await runSessionIds(run.id))
-    for (const turn of await listTurns(id)) if (typeof turn.latencyMs === 'number') latencies.push(turn.latencyMs);
-  if (latencies.length === 0) return { responseLatencyMs: null };
-  latencies.sort((a, b) => a - b);
-  return { responseLatencyMs: { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) } };
-}
-
-/** The q-quantile of sorted values, linearly interpolated (type 7). */
-export function quantile(sorted: number[], q: number): number {
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(sorted.length - 1, lo + 1);
-  return Math.round((sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)) * 10) / 10;
 }
 
 /**

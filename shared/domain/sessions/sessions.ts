@@ -10,6 +10,7 @@ import {
   getSession,
   newSessionWrite,
   sessionIdsByCustomId,
+  sessionRecord,
   sessionsByTest,
   sessionsByVersion,
   sessionUpdate,
@@ -20,16 +21,16 @@ import { testVersionMarkWrite } from '../../db/tests.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Version } from '../../schemas/products.js';
 import type { SessionCreate, SessionListQuery, SessionUpdate } from '../../schemas/sessions.js';
-import { localS3Endpoints, bucketName } from '../../storage/s3.js';
-import { canonicalStorageUri, parseS3Uri } from '../../storage/uri.js';
 import { clock } from '../common/clock.js';
 import { testCaseEntity, versionEntity } from '../common/entities.js';
 import { newId } from '../common/ids.js';
 import { anyOf, applyList, type Page } from '../common/list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
-import { ownedKey } from '../tests/storage.js';
 import { bodyReference } from '../common/references.js';
 import type { Session, TestCase } from '../../schemas/records.js';
+import { voiceStateOf } from '../voice/figures.js';
+import { acceptRecording, type AcceptedRecording } from '../voice/recording-uri.js';
+import { requestVoiceFigures } from '../voice/voice-requests.js';
 
 /** Plain-text context is stored as `{value}`. */
 function contextOf(value: string | Record<string, unknown> | null | undefined): Record<string, unknown> | null {
@@ -64,6 +65,7 @@ export async function createSession(
     if (testCase.productId !== version.productId)
       throw new ValidationError(`testCaseId ${testCase.id} belongs to another product than version ${version.id}`);
   }
+  const recording = input.recordingUri ? await acceptRecording(auth, input.recordingUri) : undefined;
   const now = clock.now().toISOString();
   const session: Session = {
     id: newId('session'),
@@ -76,7 +78,9 @@ export async function createSession(
     testCaseId: testCase?.id ?? null,
     context: contextOf(input.context),
     stoppingReason: null,
-    recordingUri: null,
+    recordingUri: recording?.recordingUri ?? null,
+    voice: null,
+    voiceError: recording?.voiceError ?? null,
     error: null,
     status: 'PENDING',
     isProduction: !testCase,
@@ -99,6 +103,7 @@ export async function createSession(
       : undefined,
   );
   await sessionLifecycle.created(session);
+  if (recording?.analyse) await requestVoiceFigures({ id: session.id, recordingUri: recording.recordingUri });
   return session;
 }
 
@@ -126,7 +131,7 @@ export async function listSessions(auth: AuthContext, query: SessionListQuery): 
     candidates = (await Promise.all([...new Set(cases.map((c) => c.testId))].map(sessionsByTest))).flat();
   } else {
     const ids = (await Promise.all(query.customIds!.map((c) => sessionIdsByCustomId(auth.organizationId, c)))).flat();
-    candidates = (await batchGet([...new Set(ids)].map((id) => keys.session(id)))).map((i) => toRecord<Session>(i));
+    candidates = (await batchGet([...new Set(ids)].map((id) => keys.session(id)))).map(sessionRecord);
   }
   const mine = candidates.filter((s) => s.organizationId === auth.organizationId && !s.deletedAt);
   return applyList(mine as (Session & { name?: string })[], query, {
@@ -143,13 +148,6 @@ export async function listSessions(auth: AuthContext, query: SessionListQuery): 
   });
 }
 
-function recordingUriOf(auth: AuthContext, value: string): string {
-  const canonical = canonicalStorageUri(value, 'recordingUri', localS3Endpoints);
-  const loc = parseS3Uri(canonical);
-  if (loc && loc.bucket === bucketName) ownedKey(auth, canonical, 'recordingUri');
-  return canonical;
-}
-
 export async function updateSession(auth: AuthContext, id: string, body: SessionUpdate): Promise<Session> {
   const current = await getSession(auth.organizationId, id);
   const set: Record<string, unknown> = {};
@@ -159,8 +157,13 @@ export async function updateSession(auth: AuthContext, id: string, body: Session
   if (body.metadata !== undefined) set.metadata = body.metadata;
   if (body.context !== undefined) set.context = contextOf(body.context);
   if (body.customId !== undefined) set.customId = body.customId;
-  if (body.recordingUri !== undefined)
-    set.recordingUri = body.recordingUri === null ? null : recordingUriOf(auth, body.recordingUri);
+  // A new recording (or none) drops the figures of the last; the same one again keeps them.
+  const recording = body.recordingUri ? await acceptRecording(auth, body.recordingUri) : undefined;
+  if (body.recordingUri !== undefined) {
+    set.recordingUri = recording?.recordingUri ?? null;
+    if (set.recordingUri !== current.recordingUri)
+      Object.assign(set, { voice: null, voiceError: recording?.voiceError ?? null });
+  }
   const closing = body.status !== undefined && current.closedAt === null;
   if (closing) set.closedAt = clock.now().toISOString();
   const items: TransactItem[] = [sessionUpdate(id, set)];
@@ -173,7 +176,14 @@ export async function updateSession(auth: AuthContext, id: string, body: Session
   );
   const updated = { ...current, ...set } as Session;
   if (closing) await sessionLifecycle.closed(updated);
+  if (recording && figuresWanted(recording, updated))
+    await requestVoiceFigures({ id, recordingUri: recording.recordingUri });
   return updated;
+}
+
+/** A recording the job reads whose figures are not there yet (a new one, or the same one set again while pending). */
+function figuresWanted(recording: AcceptedRecording, session: Session): boolean {
+  return recording.analyse && voiceStateOf(session).state === 'pending';
 }
 
 export async function deleteSession(auth: AuthContext, id: string): Promise<{ id: string; deletedAt: string }> {

@@ -2,6 +2,9 @@
 
 export class MetricInputError extends Error {}
 
+/** Thrown when the session holds nothing the metric measures: the evaluation is SKIPPED with the message. */
+export class MetricSkippedError extends Error {}
+
 /** A metric's answer: the score and what it found. */
 export interface MetricResult {
   score: number;

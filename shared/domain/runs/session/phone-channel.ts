@@ -13,6 +13,7 @@ import { type Telephony, telephony, voiceFromNumber } from '../../../telephony/t
 import { clock } from '../../common/clock.js';
 import { newId } from '../../common/ids.js';
 import { voicePrefix } from '../../voice/voice-event.js';
+import { requestVoiceFigures } from '../../voice/voice-requests.js';
 import type { Channel } from './channel.js';
 import type { JobContext, StepContext } from './context.js';
 import { callArgs } from './decide-phone.js';
@@ -110,9 +111,13 @@ async function perform(
       };
     case 'measureBargeIns':
       return { type: 'bargeInsMeasured', found: await measureBargeIns(s, effect), attempt: effect.attempt };
-    case 'setRecording':
-      await setSessionRecording(s.id, objectUri(effect.recordingKey));
+    case 'setRecording': {
+      // The call's voice figures are computed from it by the voice job (its own memory and time).
+      const recordingUri = objectUri(effect.recordingKey);
+      await setSessionRecording(s.id, recordingUri);
+      await requestVoiceFigures({ id: s.id, recordingUri });
       return undefined;
+    }
     case 'enqueueDeadline':
       await enqueueRunJobs(
         [
