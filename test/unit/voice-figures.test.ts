@@ -152,6 +152,10 @@ describe('the voice metrics', () => {
       available: false,
       reason: 'voice: the session has no recording',
     });
+    // A test call's session is scored before its call hangs up and its recording is written.
+    expect(availabilityOf(src({ channel: 'PHONE' } as Partial<Session>), 'voice').reason).toMatch(
+      /^voice: a test call is recorded until it hangs up, after its session is scored: read the run’s voice figures/,
+    );
     expect(availabilityOf(src({ recordingUri: 's3://b/k' }), 'voice')).toEqual({ available: true });
     expect(availabilityOf(src({ recordingUri: 's3://b/k', voiceError: NO_SPEECH }), 'voice')).toEqual({
       available: false,

@@ -109,7 +109,14 @@ export function availabilityOf(src: EvaluationSources, param: EvaluationParam): 
     case 'voice': {
       // Figures still being computed count as there: the evaluator waits for them.
       const voice = voiceStateOf(session);
-      if (voice.state === 'none') return { available: false, reason: 'voice: the session has no recording' };
+      if (voice.state === 'none')
+        return {
+          available: false,
+          reason:
+            session.channel === 'PHONE'
+              ? 'voice: a test call is recorded until it hangs up, after its session is scored: read the run’s voice figures, or score the session with POST /evaluations once its figures are in'
+              : 'voice: the session has no recording',
+        };
       if (voice.state === 'missing') return { available: false, reason: `voice: ${voice.reason}` };
       return { available: true };
     }
