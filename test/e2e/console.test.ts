@@ -911,7 +911,38 @@ describe('the console in Chromium', () => {
     expect(duration, String(duration)).toBeTypeOf('number');
     expect(duration).toBeGreaterThan(0.5);
     expect(await page.locator('[data-testid="turns"]').textContent()).toContain('where is my order');
+    // Once the recording is analysed: who spoke when, both channels' segments drawn, and the figures.
+    const analysed = await poll(
+      'voice figures',
+      async () => (await http('GET', `/sessions/${session.id}`)).body,
+      (x) => x.voice !== null,
+      30_000,
+    );
+    await page.reload();
+    const timeline = page.locator('[data-testid="voice-timeline"]');
+    await timeline.waitFor();
+    expect(await timeline.locator('rect.voice-agent').count()).toBe(analysed.voice.segments.agent.length);
+    expect(await timeline.locator('rect.voice-user').count()).toBe(analysed.voice.segments.user.length);
+    expect(analysed.voice.segments.agent.length).toBeGreaterThan(0);
+    expect(analysed.voice.segments.user.length).toBeGreaterThan(0);
+    expect(await timeline.getAttribute('aria-label')).toMatch(/^Who spoke when\. The agent spoke .+ in \d+ stretches/);
+    const figures = await page.locator('[data-testid="session-voice"] dl').textContent();
+    expect(figures).toContain('Agent speech');
+    expect(figures).toContain('Dead air');
+    // A click on the drawing plays the recording from that moment.
+    const box = (await timeline.boundingBox())!;
+    await timeline.click({ position: { x: box.width * 0.75, y: box.height / 3 } });
+    const at = await page
+      .locator('[data-testid="recording"] audio')
+      .evaluate((el) => (el as unknown as { currentTime: number }).currentTime);
+    expect(at).toBeGreaterThan(0);
     await screenshots(page, 'voice-session');
+    // The run page: the spread of its calls' figures.
+    await page.goto(page.url().replace(/#.*/, `#/runs/${created.body.id}`));
+    const runVoice = page.locator('[data-testid="run-voice"]');
+    await runVoice.waitFor();
+    expect(await runVoice.locator('table').textContent()).toContain('Response latency');
+    expect(await runVoice.textContent()).toContain('Barge-in recovery');
     await page.close();
   });
 });

@@ -1,5 +1,6 @@
 import { ApiError } from '../api/resources';
 import { badge, breakable, facts, h, link, named, pager, table, type HeadCell } from '../dom';
+import { runVoiceView } from '../voice';
 import {
   ariaSort,
   correctedText,
@@ -606,6 +607,7 @@ export async function runPage(
   const facts = h('div', {});
   const progress = h('div', { 'aria-live': 'polite' });
   const metrics = h('div', {});
+  const voice = h('div', {});
   const results = h('div', { 'data-testid': 'results' });
   const nav = h('div', {});
   const compare = h('div', {});
@@ -658,6 +660,7 @@ export async function runPage(
     facts.replaceChildren(runFacts(run, names));
     progress.replaceChildren(progressView(run));
     metrics.replaceChildren(metricsTable(run));
+    if (run.voice) voice.replaceChildren(runVoiceView(run.voice));
     const signature = resultsSignature(run);
     if (signature !== shown) {
       await sorting;
@@ -677,6 +680,9 @@ export async function runPage(
           metrics,
           correctionNote(run),
         ),
+        run.voice
+          ? h('section', { 'aria-labelledby': 'voice-h' }, h('h2', { id: 'voice-h' }, 'How the calls sounded'), voice)
+          : null,
         h(
           'section',
           { 'aria-labelledby': 'compare-h', 'data-testid': 'compare' },

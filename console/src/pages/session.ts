@@ -11,6 +11,8 @@ import {
   type TestCase,
   type Turn,
 } from '../view-models';
+import { timelineView } from '../voice';
+import { sessionVoiceFacts } from '../voice-layout';
 import type { PageContext } from './context';
 import { nameOf } from './runs';
 
@@ -188,6 +190,25 @@ function evaluationsView(evaluations: Evaluation[], turns: Turn[]): HTMLElement 
   );
 }
 
+/** How the call sounded: the timeline of who spoke when and the figures; why there are none; or that they are coming. */
+function voiceView(session: Session, audio: HTMLAudioElement | null): HTMLElement {
+  if (session.voice)
+    return h(
+      'div',
+      { 'data-testid': 'session-voice' },
+      h('h3', {}, 'Who spoke when'),
+      timelineView(session.voice, audio),
+      facts(sessionVoiceFacts(session.voice)),
+    );
+  if (session.voiceError)
+    return h('p', { 'data-testid': 'session-voice', 'data-state': 'empty' }, `No voice figures: ${session.voiceError}`);
+  return h(
+    'p',
+    { 'data-testid': 'session-voice', 'data-state': 'pending' },
+    'The recording is being analysed: reload for who spoke when.',
+  );
+}
+
 /** `#/sessions/{id}`: the session, its turns, its spans as a tree with timings, its evaluations with reasons. */
 export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
   const session = await ctx.api.getSession(id);
@@ -219,8 +240,15 @@ export async function sessionPage(ctx: PageContext, id: string): Promise<void> {
           'section',
           { 'aria-labelledby': 'recording-h', 'data-testid': 'recording' },
           h('h2', { id: 'recording-h' }, 'Call recording'),
-          h('p', { class: 'muted' }, 'Stereo: the agent on the left, the caller (this service) on the right.'),
+          h(
+            'p',
+            { class: 'muted' },
+            session.isProduction
+              ? 'Stereo: the agent on the left, the caller on the right.'
+              : 'Stereo: the agent on the left, the caller (this service) on the right.',
+          ),
           recording,
+          voiceView(session, recording instanceof HTMLAudioElement ? recording : null),
         )
       : null,
     h(
