@@ -45,9 +45,9 @@ describe('CDK: the run queue and the runner', () => {
     });
   });
 
-  it('caps every queue consumer: each event source sets its concurrency, batch size and batching window', () => {
+  it('caps every queue consumer (runs, evaluations, webhooks, generation, voice): each event source sets its concurrency, batch size and batching window', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
-    expect(mappings).toHaveLength(4);
+    expect(mappings).toHaveLength(5);
     for (const m of mappings) {
       expect(m.ScalingConfig?.MaximumConcurrency).toBeGreaterThanOrEqual(2);
       expect(m.BatchSize).toBeGreaterThanOrEqual(1);
