@@ -7,7 +7,7 @@
  *   combining acute; positions in reasons are code points of that text. `length` counts the code
  *   points of the text as sent (a combining mark is one, an emoji one, a ZWJ sequence several).
  * - Case-insensitive text types compare both sides lower-cased code point by code point (final
- *   sigma read as σ); `regex` uses the `i` flag. Patterns always run with the `u` flag.
+ *   sigma read as σ); `regex` uses the `i` flag. Patterns run with the `u` flag when they compile with it.
  * - `retrieval_context` is its chunks joined by a blank line, as turns are joined for a session;
  *   a position names the chunk (`retrieval_context[1] at character 4`).
  * - Every evaluation runs under CHECK_TIME_BUDGET_MS of wall time (a `vm` timeout, which also
