@@ -60,7 +60,8 @@ describe('CDK: the run queue and the runner', () => {
     const tuned = Object.values(
       Template.fromStack(other).toJSON().Resources as Record<string, { Type: string; Properties: any }>,
     ).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.BatchSize === 1);
-    expect(tuned.map((r) => r.Properties.ScalingConfig)).toEqual([{ MaximumConcurrency: 200 }]);
+    // One record per invocation: the run queue's consumer (as asked) and the voice job's (its default).
+    expect(tuned.map((r) => r.Properties.ScalingConfig.MaximumConcurrency).sort((a, b) => a - b)).toEqual([5, 200]);
     expect(queueSettings({ run: 5000 }).run.maxConcurrency).toBe(1000);
   });
 

@@ -6,6 +6,7 @@ import { parseRunJob } from '../../shared/queue/run-queue.js';
 import { addScore, emptySums, scorePoint } from '../../shared/domain/monitors/statistics.js';
 import type { StoredRun } from '../../shared/db/runs.js';
 import { shardOf, sumShards } from '../../shared/db/run-counters.js';
+import { NO_RUN_VOICE } from '../../shared/domain/runs/run-voice.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const decodeTime = (ulid: string) => [...ulid.slice(0, 10)].reduce((t, c) => t * 32 + CROCKFORD.indexOf(c), 0);
@@ -172,7 +173,11 @@ describe("a PHONE run's voice figures", () => {
       _voice: { responseLatencyMs: { p50: 610, p95: 700 } },
       _bargeInRecovery: recovery,
     });
-    expect(finished.voice).toEqual({ responseLatencyMs: { p50: 610, p95: 700 }, bargeInRecovery: recovery });
+    expect(finished.voice).toEqual({
+      ...NO_RUN_VOICE,
+      responseLatencyMs: { p50: 610, p95: 700 },
+      bargeInRecovery: recovery,
+    });
     // An HTTP run has no voice figures.
     expect(runView(base)).not.toHaveProperty('voice');
   });
