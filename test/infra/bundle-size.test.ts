@@ -204,6 +204,17 @@ describe('function bundles', () => {
     ]);
   });
 
+  it('hold the MCP SDK pre-built without ajv, zod 3 or the protocol schemas nothing refers to (infra/mcp-sdk.ts)', () => {
+    const server = bundles.find((b) => b.name === 'mcp/server')!;
+    expect(server.packages).toContain('zod');
+    const leftOut = ['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'fast-uri', 'zod-to-json-schema'];
+    expect(server.packages.filter((p) => leftOut.includes(p))).toEqual([]);
+    const code = readFileSync(server.file, 'utf8');
+    // The protocol's handshake is there; a client's notification the server never reads is not.
+    expect(code).toContain('notifications/initialized');
+    expect(code).not.toContain('notifications/roots/list_changed');
+  });
+
   it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {
     const code = readFileSync(bundles.find((b) => b.name === 'otel/export-traces')!.file, 'utf8');
     expect(code).toContain('.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');

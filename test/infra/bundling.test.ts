@@ -12,6 +12,8 @@ import {
   AppFunction,
   LAZY_BUILD_DIR,
   LAZY_FOLDER,
+  MCP_SDK_ENTRIES,
+  mcpSdkFile,
   PROJECT_ROOT,
   RUNTIME_MODULES,
   type AppFunctionProps,
@@ -271,5 +273,15 @@ describe('function bundling', () => {
           handler,
         ).toEqual([]);
       });
+  });
+
+  it("bundles the MCP SDK's pre-built server entries in place of the package, and the bundle loads", async () => {
+    await withBundle({ handler: 'mcp/server', environment: { TABLE_NAME: 't' } }, async (dir, mod) => {
+      expect(typeof mod.handler).toBe('function');
+      const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+      for (const entry of Object.keys(MCP_SDK_ENTRIES) as (keyof typeof MCP_SDK_ENTRIES)[])
+        expect(sources).toContainEqual(expect.stringContaining(mcpSdkFile(entry)));
+      expect(sources.filter((s) => /node_modules\/(@modelcontextprotocol|ajv)/.test(s))).toEqual([]);
+    });
   });
 });
