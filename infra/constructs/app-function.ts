@@ -89,6 +89,7 @@ export const LAZY_MODULES = [
   '#answer-compiler',
   '#html-text',
   '#voice-audio',
+  '#student-t',
 ] as const;
 
 /** Where the lazy modules are built (from the project root), and where a function's folder holds them. */

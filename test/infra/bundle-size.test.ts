@@ -121,6 +121,11 @@ describe('function bundles', () => {
         of(name).packages.filter((p) => compilers.includes(p)),
         name,
       ).toEqual([]);
+    // Student's t, for a comparison only: not even parsed at the cold start of the MCP server and the JUnit report.
+    for (const name of ['mcp/server', 'runs/junit']) {
+      expect(lazyIn(of(name)), name).toEqual(['#student-t']);
+      expect(readFileSync(of(name).file, 'utf8'), name).not.toContain('gammaincinv:compute');
+    }
     // The HTML parser is loaded for an HTML document only.
     expect(lazyIn(of('jobs/generator'))).toContain('#html-text');
     expect(of('jobs/generator').packages.filter((p) => ['htmlparser2', 'entities'].includes(p))).toEqual([]);

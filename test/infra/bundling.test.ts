@@ -282,6 +282,13 @@ describe('function bundling', () => {
       for (const entry of Object.keys(MCP_SDK_ENTRIES) as (keyof typeof MCP_SDK_ENTRIES)[])
         expect(sources).toContainEqual(expect.stringContaining(mcpSdkFile(entry)));
       expect(sources.filter((s) => /node_modules\/(@modelcontextprotocol|ajv)/.test(s))).toEqual([]);
+      // compare_runs' Student's t is a lazy module beside it, which its import finds.
+      expect(readdirSync(join(dir, LAZY_FOLDER)).sort()).toEqual(['student-t.mjs', 'student-t.mjs.map']);
+      const quantile = probe(dir, [
+        "const { studentT } = await import('#student-t');",
+        'console.log(JSON.stringify(studentT.quantile(0.975, 10)));',
+      ]);
+      expect(quantile).toBeCloseTo(2.228, 3);
     });
   });
 });
