@@ -1,4 +1,3 @@
-import { execSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,14 +8,13 @@ import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   esbuildOptions,
-  lazyModuleCommands,
+  LAZY_FOLDER,
   MCP_SDK_BUILD_DIR,
   MCP_SDK_ENTRIES,
   mcpSdkFile,
   PROJECT_ROOT,
 } from '../../infra/constructs/app-function.js';
 import { writeFlatPackages } from '../../infra/flat-packages.js';
-import { writeLazyModules } from '../../infra/lazy-modules.js';
 import { writeMcpSdk } from '../../infra/mcp-sdk.js';
 import type { AuthContext } from '../../shared/auth/context.js';
 import { answerMcp } from '../../shared/mcp/server.js';
@@ -39,7 +37,6 @@ let monitorId: string;
 beforeAll(async () => {
   await writeFlatPackages();
   await writeMcpSdk();
-  await writeLazyModules();
   dir = mkdtempSync(join(tmpdir(), 'mcp-sdk-'));
   const entry = join(dir, 'entry.ts');
   writeFileSync(entry, `export { answerMcp } from ${JSON.stringify(resolve(PROJECT_ROOT, 'shared/mcp/server.ts'))};\n`);
@@ -50,8 +47,16 @@ beforeAll(async () => {
     metafile: true,
   });
   metafile = out.metafile;
-  // Beside it, as a function ships them: the lazy modules it imports (compare_runs' Student's t).
-  for (const command of lazyModuleCommands(PROJECT_ROOT, join(dir, 'out'))) execSync(command, { shell: '/bin/sh' });
+  // Beside it, as a function ships it: compare_runs' Student's t, a lazy module its package.json maps
+  // (built here, not in LAZY_BUILD_DIR, which other test files rebuild meanwhile).
+  await build({
+    ...esbuildOptions(join(dir, 'out', LAZY_FOLDER)),
+    entryPoints: [{ in: resolve(PROJECT_ROOT, 'shared/domain/runs/student-t.ts'), out: 'student-t' }],
+  });
+  writeFileSync(
+    join(dir, 'out', 'package.json'),
+    JSON.stringify({ imports: { '#student-t': `./${LAZY_FOLDER}/student-t.mjs` } }),
+  );
   bundled = (await import(pathToFileURL(join(dir, 'out', 'index.mjs')).href)) as typeof bundled;
 
   const tenant = await newTenant();
