@@ -5,6 +5,7 @@
  */
 import { writeFlatPackages } from './flat-packages.js';
 import { writeLazyModules } from './lazy-modules.js';
+import { writeMcpSdk } from './mcp-sdk.js';
 import { writeOtlpCode } from './otlp-code.js';
 import { writeValidators } from './validators.js';
 
@@ -15,6 +16,8 @@ export async function writeBuildModules(): Promise<void> {
   await writeOtlpCode();
   // Student's t and Nunjucks scope-hoisted (FLAT_PACKAGES).
   await writeFlatPackages();
+  // The MCP SDK's server entries without what the server never runs (MCP_SDK_ENTRIES).
+  await writeMcpSdk();
   // The modules shipped beside the bundles that import them (LAZY_MODULES).
   await writeLazyModules();
 }

@@ -90,6 +90,7 @@ export const LAZY_MODULES = [
   '#html-text',
   '#voice-audio',
   '#voice-recording',
+  '#student-t',
 ] as const;
 
 /** Where the lazy modules are built (from the project root), and where a function's folder holds them. */
@@ -123,6 +124,23 @@ const FLAT_PACKAGE_ALIASES: Record<string, string> = Object.fromEntries(
     packages.map((name, i) => [name, `./${flatPackageFile(group, i)}`]),
   ),
 );
+
+/**
+ * The MCP SDK's server entries the MCP function imports (shared/mcp/server.ts), pre-built with rollup
+ * before the functions are bundled (infra/mcp-sdk.ts, into MCP_SDK_BUILD_DIR) and aliased there in
+ * BUNDLING: the SDK as it is, less what the server never runs. Its default JSON Schema checker (ajv
+ * and ajv-formats, imported by a relative path no alias reaches: the server gets its own checker),
+ * its compatibility code for zod 3 schemas (zod 3 and zod-to-json-schema: the tools' schemas are zod
+ * 4), and the protocol's zod schemas that no server code refers to.
+ */
+export const MCP_SDK_ENTRIES = {
+  mcp: '@modelcontextprotocol/sdk/server/mcp.js',
+  webStandardStreamableHttp: '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js',
+} as const satisfies Record<string, string>;
+export const MCP_SDK_BUILD_DIR = '.build/mcp-sdk';
+
+/** The module an MCP SDK entry resolves to in a function bundle. */
+export const mcpSdkFile = (entry: keyof typeof MCP_SDK_ENTRIES): string => `${MCP_SDK_BUILD_DIR}/${entry}.mjs`;
 
 /** The package.json beside a function that ships lazy modules: it maps each specifier to its file. */
 const FUNCTION_PACKAGE_JSON = JSON.stringify({
@@ -179,6 +197,13 @@ export const BUNDLING = {
     '@jsep-plugin/assignment': './infra/bundling/no-script-parser.ts',
     // CommonJS packages scope-hoisted before bundling (FLAT_PACKAGES).
     ...FLAT_PACKAGE_ALIASES,
+    // The MCP SDK's server entries without ajv, zod 3 and the schemas nothing refers to (MCP_SDK_ENTRIES).
+    ...Object.fromEntries(
+      Object.entries(MCP_SDK_ENTRIES).map(([entry, specifier]) => [
+        specifier,
+        `./${mcpSdkFile(entry as keyof typeof MCP_SDK_ENTRIES)}`,
+      ]),
+    ),
   },
   external: [...Object.keys(RUNTIME_MODULES), ...LAZY_MODULES],
 } as const;

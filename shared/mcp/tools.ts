@@ -229,8 +229,9 @@ export function registerTools(server: McpServer, auth: AuthContext): void {
 
   server.registerTool('compare_runs', TOOLS.compare_runs, ({ runId, baseRunId }) =>
     answer('compare_runs', async () => {
-      // The statistics package loads for a comparison only (as the JUnit report loads it), not at every cold start.
-      const { studentT } = await import('../domain/runs/student-t.js');
+      // The statistics package loads for a comparison only (as the JUnit report loads it), not at every
+      // cold start: a lazy module shipped beside the bundle, which the bundle does not even parse.
+      const { studentT } = await import('#student-t');
       const comparison = await compareRunsFor(auth, runId, baseRunId, studentT);
       return { text: text.comparison(comparison), data: { comparison } };
     }),

@@ -121,6 +121,11 @@ describe('function bundles', () => {
         of(name).packages.filter((p) => compilers.includes(p)),
         name,
       ).toEqual([]);
+    // Student's t, for a comparison only: not even parsed at the cold start of the MCP server and the JUnit report.
+    for (const name of ['mcp/server', 'runs/junit']) {
+      expect(lazyIn(of(name)), name).toEqual(['#student-t']);
+      expect(readFileSync(of(name).file, 'utf8'), name).not.toContain('gammaincinv:compute');
+    }
     // The HTML parser is loaded for an HTML document only.
     expect(lazyIn(of('jobs/generator'))).toContain('#html-text');
     expect(of('jobs/generator').packages.filter((p) => ['htmlparser2', 'entities'].includes(p))).toEqual([]);
@@ -203,6 +208,17 @@ describe('function bundles', () => {
       'otel/export-traces',
       'webhooks/test',
     ]);
+  });
+
+  it('hold the MCP SDK pre-built without ajv, zod 3 or the protocol schemas nothing refers to (infra/mcp-sdk.ts)', () => {
+    const server = bundles.find((b) => b.name === 'mcp/server')!;
+    expect(server.packages).toContain('zod');
+    const leftOut = ['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'fast-uri', 'zod-to-json-schema'];
+    expect(server.packages.filter((p) => leftOut.includes(p))).toEqual([]);
+    const code = readFileSync(server.file, 'utf8');
+    // The protocol's handshake is there; a client's notification the server never reads is not.
+    expect(code).toContain('notifications/initialized');
+    expect(code).not.toContain('notifications/roots/list_changed');
   });
 
   it('decode OTLP with static code: the trace route holds protobufjs/minimal, not its reflection (infra/otlp-code.ts)', () => {

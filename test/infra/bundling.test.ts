@@ -12,6 +12,8 @@ import {
   AppFunction,
   LAZY_BUILD_DIR,
   LAZY_FOLDER,
+  MCP_SDK_ENTRIES,
+  mcpSdkFile,
   PROJECT_ROOT,
   RUNTIME_MODULES,
   type AppFunctionProps,
@@ -271,5 +273,22 @@ describe('function bundling', () => {
           handler,
         ).toEqual([]);
       });
+  });
+
+  it("bundles the MCP SDK's pre-built server entries in place of the package, and the bundle loads", async () => {
+    await withBundle({ handler: 'mcp/server', environment: { TABLE_NAME: 't' } }, async (dir, mod) => {
+      expect(typeof mod.handler).toBe('function');
+      const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+      for (const entry of Object.keys(MCP_SDK_ENTRIES) as (keyof typeof MCP_SDK_ENTRIES)[])
+        expect(sources).toContainEqual(expect.stringContaining(mcpSdkFile(entry)));
+      expect(sources.filter((s) => /node_modules\/(@modelcontextprotocol|ajv)/.test(s))).toEqual([]);
+      // compare_runs' Student's t is a lazy module beside it, which its import finds.
+      expect(readdirSync(join(dir, LAZY_FOLDER)).sort()).toEqual(['student-t.mjs', 'student-t.mjs.map']);
+      const quantile = probe(dir, [
+        "const { studentT } = await import('#student-t');",
+        'console.log(JSON.stringify(studentT.quantile(0.975, 10)));',
+      ]);
+      expect(quantile).toBeCloseTo(2.228, 3);
+    });
   });
 });

@@ -20,8 +20,8 @@ export async function runJunitFor(auth: AuthContext, runId: string, baseRunId?: 
   let comparison: { metrics: MetricComparison[]; baseRunId: string } | undefined;
   if (baseRunId) {
     // The statistics package loads only for a report with a comparison: a plain report never needs
-    // it. The imported module is a leaf (the package alone), so the bundler defers nothing else.
-    const { studentT } = await import('./student-t.js');
+    // it. The imported module is a leaf (the package alone): a lazy module shipped beside the bundle.
+    const { studentT } = await import('#student-t');
     const pair = await comparisonWithCases(auth, runId, baseRunId, studentT);
     run = pair.run;
     sessions = pair.runSessions;
