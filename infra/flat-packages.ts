@@ -20,8 +20,6 @@
  * test/integration/flat-packages.test.ts checks that the service's code bundled with these modules
  * answers as it does with the packages themselves.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,7 +28,7 @@ import jsonPlugin from '@rollup/plugin-json';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { rollup } from 'rollup';
 import { FLAT_BUILD_DIR, FLAT_PACKAGES, flatPackageFile, PROJECT_ROOT } from './constructs/app-function.js';
-import { writeIfChanged } from './validators.js';
+import { writeStampedBuild } from './stamped-build.js';
 
 // The plugins' types describe their CommonJS build; the ES module build Node loads exports the function.
 const commonjs = commonjsPlugin as unknown as typeof commonjsPlugin.default;
@@ -97,44 +95,23 @@ async function bundleGroup(group: string, packages: readonly string[]): Promise<
 }
 
 /**
- * What the modules are made from: the installed packages (the lockfile), this module and the
- * groups. Equal to the stamp the last build left, the modules are already right.
- */
-function inputsDigest(): string {
-  const hash = createHash('sha256');
-  for (const file of ['package-lock.json', 'infra/flat-packages.ts'])
-    hash.update(readFileSync(resolve(PROJECT_ROOT, file)));
-  return hash.update(JSON.stringify(FLAT_PACKAGES)).digest('hex');
-}
-
-/**
  * Writes every group's modules and its packages' modules, unless the last build was made from the
- * same inputs (rollup takes seconds over Student's t; the tests, the benchmarks and each synth ask).
- * The stamp lists the files written; a group's files from an older build are removed.
+ * same inputs (the lockfile, this module and the groups; rollup takes seconds over Student's t).
  */
 export async function writeFlatPackages(): Promise<void> {
-  const dir = resolve(PROJECT_ROOT, FLAT_BUILD_DIR);
-  const stamp = resolve(dir, '.inputs');
-  const digest = inputsDigest();
-  if (existsSync(stamp)) {
-    const [built, ...files] = readFileSync(stamp, 'utf8').split('\n');
-    if (built === digest && files.every((f) => existsSync(resolve(dir, f)))) return;
-  }
-  const written: string[] = [];
-  for (const [group, packages] of Object.entries(FLAT_PACKAGES)) {
-    for (const [file, code] of await bundleGroup(group, packages)) {
-      writeIfChanged(resolve(dir, file), code);
-      written.push(file);
-    }
-    packages.forEach((name, i) => {
-      writeIfChanged(resolve(PROJECT_ROOT, flatPackageFile(group, i)), packageModule(group, name, i));
-      written.push(basename(flatPackageFile(group, i)));
-    });
-  }
-  // Another process (a parallel test worker) may be removing the same stale files: `force`.
-  for (const file of readdirSync(dir))
-    if (file.endsWith('.mjs') && !written.includes(file)) rmSync(resolve(dir, file), { force: true });
-  writeIfChanged(stamp, [digest, ...written].join('\n'));
+  await writeStampedBuild(
+    resolve(PROJECT_ROOT, FLAT_BUILD_DIR),
+    { files: ['package-lock.json', 'infra/flat-packages.ts'], extra: FLAT_PACKAGES },
+    async () => {
+      const files = new Map<string, string>();
+      for (const [group, packages] of Object.entries(FLAT_PACKAGES)) {
+        for (const [file, code] of await bundleGroup(group, packages)) files.set(file, code);
+        for (const [i, name] of packages.entries())
+          files.set(basename(flatPackageFile(group, i)), packageModule(group, name, i));
+      }
+      return files;
+    },
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

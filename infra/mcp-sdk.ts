@@ -22,15 +22,13 @@
  * `shared-<hash>.mjs`, the code they share. test/integration/mcp-sdk.test.ts checks that the
  * bundled server answers as the unbundled one does.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { type Plugin, type ProgramNode, rollup } from 'rollup';
 import { MCP_SDK_BUILD_DIR, MCP_SDK_ENTRIES, PROJECT_ROOT } from './constructs/app-function.js';
-import { writeIfChanged } from './validators.js';
+import { writeStampedBuild } from './stamped-build.js';
 
 const builtin = (id: string) => id.startsWith('node:') || builtinModules.includes(id);
 
@@ -146,34 +144,13 @@ async function bundleSdk(): Promise<Map<string, string>> {
   return new Map(output.flatMap((o) => (o.type === 'chunk' ? [[o.fileName, header + o.code] as const] : [])));
 }
 
-/** What the modules are made from: the installed packages (the lockfile), this module and the entries. */
-function inputsDigest(): string {
-  const hash = createHash('sha256');
-  for (const file of ['package-lock.json', 'infra/mcp-sdk.ts']) hash.update(readFileSync(resolve(PROJECT_ROOT, file)));
-  return hash.update(JSON.stringify(MCP_SDK_ENTRIES)).digest('hex');
-}
-
-/**
- * Writes the pre-built SDK entries, unless the last build was made from the same inputs; the stamp
- * lists the files written, and a file of an older build is removed.
- */
+/** Writes the pre-built SDK entries, unless the last build was made from the same inputs (the lockfile, this module, the entries). */
 export async function writeMcpSdk(): Promise<void> {
-  const dir = resolve(PROJECT_ROOT, MCP_SDK_BUILD_DIR);
-  const stamp = resolve(dir, '.inputs');
-  const digest = inputsDigest();
-  if (existsSync(stamp)) {
-    const [built, ...files] = readFileSync(stamp, 'utf8').split('\n');
-    if (built === digest && files.every((f) => existsSync(resolve(dir, f)))) return;
-  }
-  const written: string[] = [];
-  for (const [file, code] of await bundleSdk()) {
-    writeIfChanged(resolve(dir, file), code);
-    written.push(file);
-  }
-  // Another process (a parallel test worker) may be removing the same stale files: `force`.
-  for (const file of readdirSync(dir))
-    if (file.endsWith('.mjs') && !written.includes(file)) rmSync(resolve(dir, file), { force: true });
-  writeIfChanged(stamp, [digest, ...written].join('\n'));
+  await writeStampedBuild(
+    resolve(PROJECT_ROOT, MCP_SDK_BUILD_DIR),
+    { files: ['package-lock.json', 'infra/mcp-sdk.ts'], extra: MCP_SDK_ENTRIES },
+    bundleSdk,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
