@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { callRecording } from '../support/recordings.js';
+import { knownCall } from '../support/recordings.js';
 import { e2eApi, expectStatus } from '../support/typed-api.js';
 import type { Schema } from '../../console/src/api/client.js';
 
@@ -29,19 +29,7 @@ describe('voice figures over HTTP on the local server', () => {
 
     // The call: the agent answers 1900 ms after the user (latency 1 − 400/3500), once over them
     // 500 ms into their speech (an interruption), and 4 s of silence before the user's last words.
-    const wav = callRecording(
-      10_000,
-      [
-        [0, 1000],
-        [2000, 2600],
-        [4300, 5000],
-      ],
-      [
-        [1200, 2400],
-        [9000, 9500],
-      ],
-      16_000,
-    );
+    const wav = knownCall(16_000);
     const upload = await expectStatus(
       api.GET('/storage/generate-put-presigned-url', {
         params: { query: { fileName: 'call.wav', contentType: 'audio/wav' } },

@@ -14,7 +14,7 @@ import { NO_SPEECH, NOT_IN_STORAGE } from '../../shared/domain/voice/figures.js'
 import { bucketName, s3 } from '../../shared/storage/s3.js';
 import { newTenant, type Client } from '../support/api.js';
 import { createProduct, createVersion } from '../support/fixtures.js';
-import { callRecording, headerSaying, monoWav, stereoWav } from '../support/recordings.js';
+import { callRecording, headerSaying, KNOWN_CALL_VOICE, knownCall, monoWav, stereoWav } from '../support/recordings.js';
 
 /**
  * A call's voice figures from its uploaded stereo recording: POST and PATCH /sessions check the
@@ -55,38 +55,9 @@ async function setup() {
   return { ...t, product, version };
 }
 
-/**
- * A call of 10 s: the agent 0–1000, 2000–2600 (500 ms into the user's 1200–2400: an interruption,
- * 400 ms over it) and 4300–5000 (1900 ms after the user stopped); the user again 9000–9500, after
- * 4000 ms of silence (dead air).
- */
-const CALL = callRecording(
-  10_000,
-  [
-    [0, 1000],
-    [2000, 2600],
-    [4300, 5000],
-  ],
-  [
-    [1200, 2400],
-    [9000, 9500],
-  ],
-);
+const CALL = knownCall();
+const CALL_VOICE = KNOWN_CALL_VOICE;
 const seg = (startMs: number, endMs: number) => ({ startMs, endMs });
-const CALL_VOICE = {
-  agentSpeechMs: 2300,
-  userSpeechMs: 1700,
-  talkRatio: 2300 / 4000,
-  overlapMs: 400,
-  agentInterruptions: 1,
-  deadAirMs: 4000,
-  responseLatencyMs: [1900],
-  segments: {
-    agent: [seg(0, 1000), seg(2000, 2600), seg(4300, 5000)],
-    user: [seg(1200, 2400), seg(9000, 9500)],
-    truncated: false,
-  },
-};
 
 describe('voice figures of a production call', () => {
   it('POST /sessions with a recording: figures computed by the job, every one exact; the job delivered twice stores them once', async () => {

@@ -51,3 +51,42 @@ export function headerSaying(seconds: number, rate = 8000): Uint8Array {
   new DataView(wav.buffer, wav.byteOffset).setUint32(40, seconds * rate * 4, true);
   return wav;
 }
+
+const seg = (startMs: number, endMs: number) => ({ startMs, endMs });
+
+/**
+ * A call of 10 s whose every figure is known: the agent 0–1000, 2000–2600 (500 ms into the user's
+ * 1200–2400: an interruption, 400 ms over it) and 4300–5000 (1900 ms after the user stopped); the
+ * user again 9000–9500, after 4000 ms of silence (dead air).
+ */
+export function knownCall(rate = 8000): Uint8Array {
+  return callRecording(
+    10_000,
+    [
+      [0, 1000],
+      [2000, 2600],
+      [4300, 5000],
+    ],
+    [
+      [1200, 2400],
+      [9000, 9500],
+    ],
+    rate,
+  );
+}
+
+/** `knownCall`'s voice figures, as the session stores them. */
+export const KNOWN_CALL_VOICE = {
+  agentSpeechMs: 2300,
+  userSpeechMs: 1700,
+  talkRatio: 2300 / 4000,
+  overlapMs: 400,
+  agentInterruptions: 1,
+  deadAirMs: 4000,
+  responseLatencyMs: [1900],
+  segments: {
+    agent: [seg(0, 1000), seg(2000, 2600), seg(4300, 5000)],
+    user: [seg(1200, 2400), seg(9000, 9500)],
+    truncated: false,
+  },
+};

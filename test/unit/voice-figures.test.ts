@@ -8,42 +8,22 @@ import type { StoredRun } from '../../shared/db/runs.js';
 import { MAX_SEGMENTS_PER_CHANNEL, type SessionVoice } from '../../shared/schemas/voice.js';
 import type { Session } from '../../shared/schemas/records.js';
 import { checkRecordingHeader, readStereoRecording, RecordingError } from '../../shared/voice/recording.js';
-import { callRecording, headerSaying, monoWav, toneChannel, stereoWav } from '../support/recordings.js';
+import {
+  callRecording,
+  headerSaying,
+  KNOWN_CALL_VOICE,
+  knownCall,
+  monoWav,
+  toneChannel,
+  stereoWav,
+} from '../support/recordings.js';
 
 const seg = (startMs: number, endMs: number) => ({ startMs, endMs });
 
 describe("a session's voice figures as stored", () => {
   it('holds every figure and each channel’s segments, exactly', () => {
-    // The agent 0–1000, 2000–2600 (500 ms into the user's 1200–2400: an interruption, 400 ms over it)
-    // and 4300–5000 (1900 ms after the user stopped); the user again at 9000 (4000 ms of dead air).
-    const recording = readStereoRecording(
-      callRecording(
-        10_000,
-        [
-          [0, 1000],
-          [2000, 2600],
-          [4300, 5000],
-        ],
-        [
-          [1200, 2400],
-          [9000, 9500],
-        ],
-      ),
-    );
-    expect(voiceOfRecording(recording)).toEqual({
-      agentSpeechMs: 2300,
-      userSpeechMs: 1700,
-      talkRatio: 2300 / 4000,
-      overlapMs: 400,
-      agentInterruptions: 1,
-      deadAirMs: 4000,
-      responseLatencyMs: [1900],
-      segments: {
-        agent: [seg(0, 1000), seg(2000, 2600), seg(4300, 5000)],
-        user: [seg(1200, 2400), seg(9000, 9500)],
-        truncated: false,
-      },
-    } satisfies SessionVoice);
+    const recording = readStereoRecording(knownCall());
+    expect(voiceOfRecording(recording)).toEqual(KNOWN_CALL_VOICE satisfies SessionVoice);
     // A test call's turns give its latencies.
     expect(voiceOfRecording(recording, [420, 380])!.responseLatencyMs).toEqual([420, 380]);
   });
