@@ -41,6 +41,8 @@ export interface Bundle {
   clients: SdkClient[];
   /** The npm packages that put code in the bundle (from esbuild's metafile). */
   packages: string[];
+  /** The service's schema modules that put code in the bundle (`shared/schemas/<name>.ts` → `<name>`). */
+  schemas: string[];
   /** The floor this function is measured against (a floor names itself). */
   floor: string;
 }
@@ -111,15 +113,21 @@ const buildOptions = (outdir: string): BuildOptions => ({
   metafile: true,
 });
 
-/** The npm packages that put code in one output of a metafile. */
-function packagesOf(metafile: Metafile, outfile: string): string[] {
+/** What put code in one output of a metafile: its npm packages and the service's schema modules. */
+function inputsOf(metafile: Metafile, outfile: string): Pick<Bundle, 'packages' | 'schemas'> {
   const output = Object.entries(metafile.outputs).find(([path]) => resolve(PROJECT_ROOT, path) === outfile)?.[1];
   if (!output) throw new Error(`no output ${outfile} in the metafile`);
-  const names = Object.entries(output.inputs)
+  const paths = Object.entries(output.inputs)
     .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([path]) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1])
-    .filter((name): name is string => name !== undefined);
-  return [...new Set(names)].sort();
+    .map(([path]) => path);
+  const matches = (pattern: RegExp) =>
+    [
+      ...new Set(paths.map((path) => pattern.exec(path)?.[1]).filter((name): name is string => name !== undefined)),
+    ].sort();
+  return {
+    packages: matches(/node_modules\/((?:@[^/]+\/)?[^/]+)\//),
+    schemas: matches(/^shared\/schemas\/([^/]+)\.ts$/),
+  };
 }
 
 function clientsOf(packages: readonly string[]): SdkClient[] {
@@ -152,9 +160,9 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
   const functions = await build({ ...buildOptions(outdir), entryPoints });
   const bundles: Bundle[] = handlers.map((name) => {
     const file = join(outdir, `${name}.mjs`);
-    const packages = packagesOf(functions.metafile!, file);
+    const { packages, schemas } = inputsOf(functions.metafile!, file);
     const clients = clientsOf(packages);
-    return { name, file, bytes: statSync(file).size, clients, packages, floor: floorName(clients) };
+    return { name, file, bytes: statSync(file).size, clients, packages, schemas, floor: floorName(clients) };
   });
   const floorClients = new Map<string, SdkClient[]>([[DYNAMODB_FLOOR, []]]);
   for (const b of bundles) floorClients.set(b.floor, b.clients);
@@ -168,8 +176,8 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
   const floors = await build({ ...buildOptions(outdir), entryPoints: floorEntries });
   for (const [name, clients] of floorClients) {
     const file = join(outdir, `${name}.mjs`);
-    const packages = packagesOf(floors.metafile!, file);
-    bundles.push({ name, file, bytes: statSync(file).size, clients, packages, floor: name });
+    const { packages, schemas } = inputsOf(floors.metafile!, file);
+    bundles.push({ name, file, bytes: statSync(file).size, clients, packages, schemas, floor: name });
   }
   return bundles;
 }

@@ -5,24 +5,15 @@
  * two; a test fails when a route has no entry here, or an example does not match its schema.
  */
 import type { Static } from '@sinclair/typebox';
-import type {
-  ApiKeyRecord,
-  Deleted,
-  EndpointConnectionRecord,
-  EvaluatorModelRecord,
-  MetricRecord,
-  MonitorRecord,
-  MonitorResultsRecord,
-  OrganizationRecord,
-  ProductRecord,
-  SessionRecord,
-  SpanRecord,
-  SpecificationRecord,
-  TestCaseRecord,
-  TestRecordSchema,
-  TurnRecord,
-  VersionRecord,
-} from '../shared/schemas/records.js';
+import type { ApiKeyRecord, OrganizationRecord } from '../shared/schemas/organization.js';
+import type { Deleted } from '../shared/schemas/answers.js';
+import type { EndpointConnectionRecord } from '../shared/schemas/endpoint-connections.js';
+import type { EvaluatorModelRecord, MetricRecord } from '../shared/schemas/metrics.js';
+import type { MonitorRecord, MonitorResultsRecord } from '../shared/schemas/monitors.js';
+import type { ProductRecord, VersionRecord } from '../shared/schemas/products.js';
+import type { SessionRecord, SpanRecord, TurnRecord } from '../shared/schemas/sessions.js';
+import type { SpecificationRecord } from '../shared/schemas/specifications.js';
+import type { TestCaseRecord, TestRecordSchema } from '../shared/schemas/tests.js';
 import type { PhoneConnection } from '../shared/schemas/phone-connections.js';
 import type { ComparisonCase, Run, RunComparison } from '../shared/schemas/runs.js';
 import type { Evaluation } from '../shared/schemas/sessions.js';

@@ -14,7 +14,7 @@ import { ValidationError } from '../shared/errors.js';
 import { GATEWAY_BODIES, REASON_PHRASES, type ErrorBody } from '../shared/http/errors.js';
 import { compile, withStorageBounds } from '../shared/schemas/ajv.js';
 import { SERVICE_KEYWORDS } from '../shared/schemas/keywords.js';
-import { ErrorBody as ErrorBodySchema } from '../shared/schemas/records.js';
+import { ErrorBody as ErrorBodySchema } from '../shared/schemas/answers.js';
 import { Run } from '../shared/schemas/runs.js';
 import { EvaluationRecord } from '../shared/schemas/sessions.js';
 import { PhoneConnection } from '../shared/schemas/phone-connections.js';

@@ -9,7 +9,7 @@ import { toRecord } from './records.js';
 import { activeShardOf } from './stall-watch.js';
 import { allOf, LIVE, updateOf, type Condition } from './update.js';
 import type { TestStatus } from '../schemas/tests.js';
-import type { TestRecord } from '../schemas/records.js';
+import type { TestRecord } from '../schemas/tests.js';
 
 /**
  * The generation cursor kept on the test item (`_gen`, never shown to clients) and the writes of

@@ -3,7 +3,7 @@ import { doc, tableName } from './client.js';
 import { keys, PLATFORM_ORG } from './keys.js';
 import { batchGet, queryPrefix } from './query.js';
 import { toRecord } from './records.js';
-import type { EvaluatorModel } from '../schemas/records.js';
+import type { EvaluatorModel } from '../schemas/metrics.js';
 
 export async function listModels(): Promise<EvaluatorModel[]> {
   const items = await queryPrefix(`ORG#${PLATFORM_ORG}`, 'MODEL#');

@@ -7,7 +7,7 @@ import { keys, type Key } from './keys.js';
 import { queryAll, queryIndex } from './query.js';
 import { toRecord } from './records.js';
 import type { Sums } from '../domain/monitors/statistics.js';
-import type { Monitor } from '../schemas/records.js';
+import type { Monitor } from '../schemas/monitors.js';
 
 export const MONITOR_SHARDS = 16;
 

@@ -12,7 +12,7 @@ import { toRecord } from './records.js';
 import { runSessionIds } from './runs.js';
 import { listEvaluations } from './sessions.js';
 import type { Evaluation } from '../schemas/sessions.js';
-import type { Session } from '../schemas/records.js';
+import type { Session } from '../schemas/sessions.js';
 
 /** One session of a run and its evaluations. */
 export interface SessionResult {

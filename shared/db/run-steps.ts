@@ -7,7 +7,7 @@ import { keys } from './keys.js';
 import { readShard, shardOf, shardUpdate, type Outcome } from './run-counters.js';
 import { getStoredRun, Refused, runCountersUpdate, type RunSession, type RunSessionState } from './runs.js';
 import { customIdItem, evaluationItem, turnItem } from './sessions.js';
-import type { Turn } from '../schemas/records.js';
+import type { Turn } from '../schemas/sessions.js';
 
 /**
  * The writes of a run session's steps, taken as intents: "move session s on from step k, with

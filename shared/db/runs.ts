@@ -33,7 +33,9 @@ import type { Product, Version } from '../schemas/products.js';
 import type { Run, RunProgress, RunStatus } from '../schemas/runs.js';
 import type { RunSessionsVoice, RunVoice } from '../schemas/voice.js';
 import type { CatalogEntity } from './catalog.js';
-import type { EndpointConnection, Session, TestCase, TestRecord } from '../schemas/records.js';
+import type { EndpointConnection } from '../schemas/endpoint-connections.js';
+import type { Session } from '../schemas/sessions.js';
+import type { TestCase, TestRecord } from '../schemas/tests.js';
 
 export const runEntity: CatalogEntity = { type: 'RUN', label: 'run', byProduct: true };
 

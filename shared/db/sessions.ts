@@ -9,7 +9,7 @@ import { allOf, LIVE, updateOf } from './update.js';
 import { OFFLOADED, restoreItem, restoreItems } from './offload.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Evaluation } from '../schemas/sessions.js';
-import type { Session, Span, Turn } from '../schemas/records.js';
+import type { Session, Span, Turn } from '../schemas/sessions.js';
 
 // ---------- sessions ----------
 

@@ -6,7 +6,7 @@ import { keys } from './keys.js';
 import { restoreItems } from './offload.js';
 import { batchGet } from './query.js';
 import { toRecord } from './records.js';
-import type { TestCase, TestRecord } from '../schemas/records.js';
+import type { TestCase, TestRecord } from '../schemas/tests.js';
 
 /** The organization's test cases of these ids (missing ones left out), offloaded fields restored. */
 export async function storedTestCases(orgId: string, ids: readonly string[]): Promise<Map<string, TestCase>> {

@@ -4,7 +4,7 @@ import { isConditionalCheckFailed } from './errors.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './catalog.js';
 import { NotFoundError } from '../errors.js';
-import type { TestCase } from '../schemas/records.js';
+import type { TestCase } from '../schemas/tests.js';
 
 /** Reserves the next case index of a live test (a counter on the test); 404 when the test is gone. */
 export async function reserveCaseIndex(orgId: string, testId: string): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Reply } from '../http/handler.js';
-import type { ErrorBody } from '../schemas/records.js';
+import type { ErrorBody } from '../schemas/answers.js';
 
 /**
  * GET and DELETE /mcp: 405 with `Allow: POST`, as the SDK's stateless server examples answer them.

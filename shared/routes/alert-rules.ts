@@ -2,7 +2,7 @@ import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { AlertRule, AlertRuleCreate, AlertRuleListQuery, RuleParams } from '../schemas/alerts.js';
 import { IdParams } from '../schemas/common.js';
-import { Deleted } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
 
 export const alertRulesRoutes = {
   create: route('POST', '/monitors/{id}/alertRules', 'alert-rules/create', 'write', {

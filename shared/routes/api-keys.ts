@@ -2,7 +2,7 @@ import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
 import { ApiKeyCreate, ApiKeyListQuery } from '../schemas/organization.js';
-import { ApiKeyRecord, CreatedApiKeyRecord, RevokedApiKey } from '../schemas/records.js';
+import { ApiKeyRecord, CreatedApiKeyRecord, RevokedApiKey } from '../schemas/organization.js';
 
 export const apiKeysRoutes = {
   create: route('POST', '/apiKeys', 'api-keys/create', 'write', { body: ApiKeyCreate, response: CreatedApiKeyRecord }),

@@ -1,5 +1,5 @@
 import { route } from './route.js';
-import { BuildInfoRecord, BuildInfoServicesRecord } from '../schemas/records.js';
+import { BuildInfoRecord, BuildInfoServicesRecord } from '../schemas/build-info.js';
 
 export const buildInfoRoutes = {
   get: route('GET', '/build-info', 'build-info/get', 'read', {

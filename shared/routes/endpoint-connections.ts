@@ -7,7 +7,9 @@ import {
   EndpointConnectionListQuery,
   EndpointConnectionUpdate,
 } from '../schemas/endpoint-connections.js';
-import { Deleted, EndpointConnectionRecord, EndpointConnectionTestResultRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { EndpointConnectionRecord } from '../schemas/endpoint-connections.js';
+import { EndpointConnectionTestResultRecord } from '../schemas/endpoint-connection-test.js';
 
 export const endpointConnectionsRoutes = {
   create: route('POST', '/endpointConnections', 'endpoint-connections/create', 'write', {

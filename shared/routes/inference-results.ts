@@ -1,7 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
-import { TurnRecord } from '../schemas/records.js';
+import { TurnRecord } from '../schemas/sessions.js';
 import { TurnBatch, TurnCreate, TurnListQuery, TurnUpdate } from '../schemas/sessions.js';
 
 export const inferenceResultsRoutes = {

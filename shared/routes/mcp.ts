@@ -1,6 +1,6 @@
 import { route } from './route.js';
 import { JsonRpcMessage, JsonRpcResponse } from '../schemas/mcp.js';
-import { ErrorBody } from '../schemas/records.js';
+import { ErrorBody } from '../schemas/answers.js';
 
 /**
  * The Model Context Protocol over Streamable HTTP, stateless with JSON answers; its tools call the

@@ -2,7 +2,8 @@ import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
 import { MetricCreate, MetricListQuery, MetricUpdate } from '../schemas/metrics.js';
-import { Deleted, MetricRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { MetricRecord } from '../schemas/metrics.js';
 import { Agreement, AgreementQuery } from '../schemas/review.js';
 
 export const metricsRoutes = {

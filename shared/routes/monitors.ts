@@ -3,7 +3,8 @@ import { route } from './route.js';
 import { Alert, AlertListQuery } from '../schemas/alerts.js';
 import { IdParams } from '../schemas/common.js';
 import { MonitorCreate, MonitorListQuery, MonitorUpdate, ResultsQuery } from '../schemas/monitors.js';
-import { Deleted, MonitorRecord, MonitorResultsRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { MonitorRecord, MonitorResultsRecord } from '../schemas/monitors.js';
 
 export const monitorsRoutes = {
   create: route('POST', '/monitors', 'monitors/create', 'write', { body: MonitorCreate, response: MonitorRecord }),

@@ -1,7 +1,7 @@
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
 import { OrganizationUpdate } from '../schemas/organization.js';
-import { OrganizationRecord } from '../schemas/records.js';
+import { OrganizationRecord } from '../schemas/organization.js';
 
 export const organizationRoutes = {
   get: route('GET', '/organization', 'organization/get', 'read', { response: OrganizationRecord }),

@@ -8,7 +8,7 @@ import {
   PhoneConnectionListQuery,
   PhoneConnectionUpdate,
 } from '../schemas/phone-connections.js';
-import { BatchDeleted } from '../schemas/records.js';
+import { BatchDeleted } from '../schemas/answers.js';
 
 export const phoneConnectionsRoutes = {
   create: route('POST', '/phoneConnections', 'phone-connections/create', 'write', {

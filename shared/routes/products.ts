@@ -2,7 +2,8 @@ import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
 import { ProductCreate, ProductListQuery, ProductUpdate } from '../schemas/products.js';
-import { Deleted, ProductRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { ProductRecord } from '../schemas/products.js';
 
 export const productsRoutes = {
   create: route('POST', '/products', 'products/create', 'write', { body: ProductCreate, response: ProductRecord }),

@@ -1,7 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
-import { Deleted } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
 import {
   ItemParams,
   LabelsPut,

@@ -1,7 +1,9 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
-import { CompatibilityEntryRecord, Deleted, SessionRecord } from '../schemas/records.js';
+import { CompatibilityEntryRecord } from '../schemas/metrics.js';
+import { Deleted } from '../schemas/answers.js';
+import { SessionRecord } from '../schemas/sessions.js';
 import { CompatibilityQuery, SessionCreate, SessionListQuery, SessionUpdate } from '../schemas/sessions.js';
 
 export const sessionsRoutes = {

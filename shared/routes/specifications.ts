@@ -1,7 +1,9 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
-import { Deleted, MetricLinks, MetricRecord, SpecificationRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { MetricLinks, SpecificationRecord } from '../schemas/specifications.js';
+import { MetricRecord } from '../schemas/metrics.js';
 import {
   MetricLinkBody,
   SpecificationCreate,

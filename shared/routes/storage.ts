@@ -1,5 +1,5 @@
 import { route } from './route.js';
-import { StorageDownload, StorageUpload } from '../schemas/records.js';
+import { StorageDownload, StorageUpload } from '../schemas/storage.js';
 import { StorageResolveQuery, StorageUploadQuery } from '../schemas/tests.js';
 
 export const storageRoutes = {

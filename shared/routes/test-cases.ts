@@ -1,7 +1,8 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
-import { Deleted, TestCaseRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { TestCaseRecord } from '../schemas/tests.js';
 import { TestCaseCreate, TestCaseListQuery } from '../schemas/tests.js';
 
 export const testCasesRoutes = {

@@ -1,7 +1,8 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
-import { Deleted, TestRecordSchema } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { TestRecordSchema } from '../schemas/tests.js';
 import { TestCreate, TestGenerateMore, TestListQuery, TestUpdate } from '../schemas/tests.js';
 
 export const testsRoutes = {

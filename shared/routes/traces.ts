@@ -1,6 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
-import { Deleted, SpanRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { SpanRecord } from '../schemas/sessions.js';
 import { SpanBatch, SpanCreate, SpanIdParams, SpanListQuery } from '../schemas/sessions.js';
 
 export const tracesRoutes = {

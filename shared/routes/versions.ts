@@ -2,7 +2,8 @@ import * as Type from '@sinclair/typebox';
 import { route } from './route.js';
 import { IdParams } from '../schemas/common.js';
 import { VersionCreate, VersionListQuery, VersionUpdate } from '../schemas/products.js';
-import { Deleted, VersionRecord } from '../schemas/records.js';
+import { Deleted } from '../schemas/answers.js';
+import { VersionRecord } from '../schemas/products.js';
 
 export const versionsRoutes = {
   create: route('POST', '/versions', 'versions/create', 'write', { body: VersionCreate, response: VersionRecord }),

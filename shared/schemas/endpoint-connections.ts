@@ -1,6 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import {
+  DateTime,
   FreeForm,
   Id,
   IdList,
@@ -13,6 +14,7 @@ import {
   StringEnum,
 } from './common.js';
 import { FREE_FORM_MAX_BYTES } from './storable.js';
+import { FreeObject, Int, S, deletedAt, record } from './answers.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const AUTH_TYPES = ['NONE', 'BEARER', 'API_KEY', 'BASIC'] as const;
@@ -105,3 +107,39 @@ export interface EndpointSecrets {
   authToken?: string;
   password?: string;
 }
+
+export const EndpointConnectionRecord = record(
+  'EndpointConnection',
+  {
+    id: S,
+    organizationId: S,
+    productId: S,
+    userId: S,
+    name: S,
+    url: S,
+    httpMethod: StringEnum(HTTP_METHODS),
+    authType: StringEnum(AUTH_TYPES),
+    hasAuthToken: Type.Boolean({ description: 'whether a token is configured; the token is never returned' }),
+    username: Nullable(S),
+    hasPassword: Type.Boolean({ description: 'whether a password is configured; the password is never returned' }),
+    headers: Type.Record(Type.String(), Type.String()),
+    inputTemplate: S,
+    outputMapping: Type.Record(Type.String(), Type.String(), { description: 'name → JSONPath; has the key `output`' }),
+    inputSchema: Nullable(FreeObject),
+    type: StringEnum(CONNECTION_TYPES),
+    timeout: Type.Integer({ minimum: 1, maximum: 120 }),
+    rateLimit: Nullable(Type.Integer({ minimum: 1 })),
+    retryEnabled: Type.Boolean(),
+    retryMaxAttempts: Type.Integer({ minimum: 0, maximum: 10 }),
+    retryInitialDelayMs: Int,
+    retryBackoffStrategy: StringEnum(BACKOFF_STRATEGIES),
+    retryMaxDelayMs: Type.Integer({ minimum: 0, maximum: 60000 }),
+    retryableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 })),
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'How the service calls a customer agent over HTTP. Secrets are write-only.',
+);
+
+/** The readable record: secrets never appear, only `hasAuthToken` and `hasPassword`. */
+export type EndpointConnection = Static<typeof EndpointConnectionRecord>;

@@ -9,6 +9,7 @@ import {
   type EvaluationParam,
   type MetricSource,
 } from '../domain/evaluation/params.js';
+import { S, Strings, deletedAt, record } from './answers.js';
 
 export const ModelName = Type.String({
   minLength: 1,
@@ -179,3 +180,66 @@ export const ModelPut = Type.Object(
 export type ModelPut = Static<typeof ModelPut>;
 
 export const ModelParams = Type.Object({ name: ModelName }, { additionalProperties: false });
+
+export const MetricRecord = record(
+  'Metric',
+  {
+    id: S,
+    metricGroupId: Type.String({ description: 'the revision family' }),
+    parentMetricId: Nullable(S),
+    organizationId: Nullable(Type.String({ description: 'null for a predefined metric' })),
+    userId: S,
+    name: S,
+    evaluationParams: Type.Array(StringEnum(EVALUATION_PARAMS)),
+    source: StringEnum(METRIC_SOURCES),
+    judgePrompt: Nullable(S),
+    tags: Strings,
+    description: S,
+    documentationUrl: Nullable(S),
+    evaluatorModelName: Nullable(S),
+    areEvalParamsTop: Type.Boolean(),
+    isBeingOptimized: Type.Boolean(),
+    specificationIds: Strings,
+    userGroupIds: Strings,
+    check: Nullable(Check),
+    createdAt: DateTime,
+    legacyAt: Nullable(DateTime),
+    disabledAt: Nullable(DateTime),
+    deletedAt,
+  },
+  'A scoring definition; revisions share a `metricGroupId`.',
+);
+
+export const EvaluatorModelRecord = record(
+  'EvaluatorModel',
+  {
+    name: S,
+    provider: S,
+    providerModelId: S,
+    creditsPerEvaluation: Type.Number({ minimum: 0 }),
+    unselectableAt: Nullable(DateTime),
+    disabledAt: Nullable(DateTime),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  'A platform-wide evaluator (judge) model.',
+);
+
+export const CompatibilityEntryRecord = record(
+  'MetricCompatibilityEntry',
+  {
+    id: S,
+    name: S,
+    isCompatible: Type.Boolean(),
+    relevance: StringEnum(['linked', 'matching', 'none'] as const),
+    source: Nullable(StringEnum(METRIC_SOURCES)),
+    description: Nullable(S),
+    incompatibilityReason: Nullable(Type.String({ description: 'non-null exactly when isCompatible is false' })),
+  },
+  'Whether a metric can score a session.',
+);
+
+/** As the API answers it: the type of its response schema. */
+export type Metric = Static<typeof MetricRecord>;
+/** As the API answers it: the type of its response schema. */
+export type EvaluatorModel = Static<typeof EvaluatorModelRecord>;

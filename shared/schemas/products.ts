@@ -1,7 +1,7 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
-import type { ProductRecord, VersionRecord } from './records.js';
+import { DateTime, Id, IdList, ListQueryBase, Name, Nullable } from './common.js';
+import { S, Strings, deletedAt, record } from './answers.js';
 
 const Text = (max: number, maxBytes?: number) => Type.String({ maxLength: max, ...(maxBytes ? { maxBytes } : {}) });
 /**
@@ -77,3 +77,42 @@ export type VersionListQuery = Static<typeof VersionListQuery>;
 
 /** As the API answers it: the type of its response schema. */
 export type Version = Static<typeof VersionRecord>;
+
+export const ProductRecord = record(
+  'Product',
+  {
+    id: S,
+    organizationId: S,
+    userId: S,
+    name: S,
+    description: S,
+    capabilities: Strings,
+    inabilities: Strings,
+    securityBoundaries: Strings,
+    policies: Strings,
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'An agent product under evaluation.',
+);
+
+export const VersionRecord = record(
+  'Version',
+  {
+    id: S,
+    organizationId: S,
+    productId: S,
+    userId: S,
+    name: Type.String({ description: 'unique within the product' }),
+    description: S,
+    modelId: Nullable(S),
+    systemPrompt: Nullable(S),
+    conversationEndpointConnectionId: Nullable(S),
+    initializationEndpointConnectionId: Nullable(S),
+    finalizationEndpointConnectionId: Nullable(S),
+    phoneConnectionId: Nullable(Type.String({ description: 'the phone connection a PHONE run dials' })),
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'A version of a product: its model, system prompt and the endpoint connections runs call.',
+);

@@ -1,6 +1,8 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Nullable, StringEnum, StringList } from './common.js';
+import { FreeObject, Int, S, Strings, deletedAt, record } from './answers.js';
+import { SessionVoice } from './voice.js';
 
 export const SESSION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -275,3 +277,101 @@ export const CompatibilityQuery = Type.Object(
   { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) },
   { additionalProperties: false },
 );
+
+export const SessionRecord = record(
+  'Session',
+  {
+    id: S,
+    organizationId: S,
+    productId: S,
+    versionId: S,
+    userId: S,
+    customId: Nullable(S),
+    testId: Nullable(S),
+    testCaseId: Nullable(Type.String({ description: 'null for production sessions' })),
+    runId: Type.Optional(Nullable(Type.String({ description: 'the run that created the session' }))),
+    repetition: Type.Optional(
+      Nullable(
+        Type.Integer({ minimum: 1, description: 'a run’s session: which repetition of its test case (1-based)' }),
+      ),
+    ),
+    channel: Type.Optional(
+      Nullable(StringEnum(['HTTP', 'PHONE'] as const, { description: 'a run’s session: how the agent was reached' })),
+    ),
+    context: Nullable(FreeObject),
+    stoppingReason: Nullable(S),
+    recordingUri: Nullable(S),
+    voice: Type.Union([SessionVoice, Type.Null()], {
+      description:
+        'the call’s voice figures, computed from `recordingUri` by a job after it is set; null without a recording, while they are computed, or when they could not be (`voiceError`)',
+    }),
+    voiceError: Nullable(
+      Type.String({
+        description:
+          'why a session with a recording has no voice figures (the recording holds no speech, cannot be read, or is not in this service’s storage)',
+      }),
+    ),
+    error: Nullable(S),
+    status: StringEnum(SESSION_STATUSES),
+    isProduction: Type.Boolean(),
+    metadata: FreeObject,
+    turnCount: Int,
+    lastTurnAt: Nullable(DateTime),
+    closedAt: Nullable(DateTime),
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'A conversation with an agent, from a test or from production traffic.',
+);
+
+export const TurnRecord = record(
+  'InferenceResult',
+  {
+    id: S,
+    organizationId: S,
+    sessionId: S,
+    index: Int,
+    input: S,
+    output: Nullable(S),
+    retrievalContext: Strings,
+    latencyMs: Nullable(Type.Number({ minimum: 0 })),
+    usage: Type.Object({ inputTokens: Int, outputTokens: Int, cacheReadInputTokens: Int }),
+    cost: Nullable(Type.Number({ minimum: 0 })),
+    metadata: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'about the turn; a voice run’s turn has userAudioUri and agentAudioUri',
+    }),
+    createdAt: DateTime,
+  },
+  'A turn of a session (inference result): the user input and the agent output.',
+);
+
+export const SpanRecord = record(
+  'Span',
+  {
+    id: Type.String({ description: 'starts with trace_' }),
+    organizationId: S,
+    sessionId: S,
+    inferenceResultId: S,
+    name: S,
+    type: StringEnum(SPAN_TYPES),
+    description: Nullable(S),
+    inputData: Nullable(FreeObject),
+    outputData: Type.Union([FreeObject, S, Type.Null()]),
+    error: Nullable(S),
+    latencyMs: Nullable(Type.Number({ minimum: 0 })),
+    metadata: FreeObject,
+    parentTraceId: Nullable(Type.String({ description: 'the parent span' })),
+    startTime: Nullable(DateTime),
+    endTime: Nullable(DateTime),
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'A step inside a turn (tool call, retrieval, model call…); the REST path keeps the old name, traces.',
+);
+
+/** As the API answers it: the type of its response schema. */
+export type Session = Static<typeof SessionRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Turn = Static<typeof TurnRecord>;
+/** As the API answers it: the type of its response schema. */
+export type Span = Static<typeof SpanRecord>;

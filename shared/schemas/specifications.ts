@@ -1,7 +1,8 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { Id, IdList, ListQueryBase, Nullable, StringEnum } from './common.js';
+import { DateTime, Id, IdList, ListQueryBase, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES, type TestType } from '../domain/evaluation/params.js';
+import { S, Strings, deletedAt, record } from './answers.js';
 
 export const SPECIFICATION_TYPES = ['CAPABILITY', 'INABILITY', 'POLICY'] as const;
 export type SpecificationType = (typeof SPECIFICATION_TYPES)[number];
@@ -65,3 +66,33 @@ export interface StoredSpecification {
   createdAt: string;
   deletedAt?: string;
 }
+
+export const SpecificationRecord = record(
+  'Specification',
+  {
+    id: S,
+    organizationId: S,
+    productId: S,
+    userId: S,
+    description: S,
+    type: StringEnum(SPECIFICATION_TYPES),
+    testType: Nullable(StringEnum(TEST_TYPES)),
+    testVariant: Nullable(S),
+    metricIds: Strings,
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'A capability, inability or policy of a product, linked to metrics and tests.',
+);
+
+export const MetricLinks = record(
+  'MetricLinks',
+  {
+    specificationId: S,
+    metricIds: Type.Array(S, { description: 'every metric linked to the specification after the call' }),
+  },
+  "A specification's linked metrics.",
+);
+
+/** As the API answers it: the type of its response schema. */
+export type Specification = Static<typeof SpecificationRecord>;

@@ -1,7 +1,8 @@
 import * as Type from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { FreeForm, Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
+import { DateTime, FreeForm, Id, IdList, ListQueryBase, Metadata, Name, Nullable, StringEnum } from './common.js';
 import { TEST_TYPES } from '../domain/evaluation/params.js';
+import { FreeObject, Int, S, Strings, deletedAt, record } from './answers.js';
 
 export const TEST_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'AUGMENTING', 'EXTENDING', 'CANCELLED'] as const;
 export type TestStatus = (typeof TEST_STATUSES)[number];
@@ -120,3 +121,72 @@ export const StorageResolveQuery = Type.Object(
   { uri: Type.String({ minLength: 1, maxLength: 4096 }) },
   { additionalProperties: false },
 );
+
+export const TestRecordSchema = record(
+  'Test',
+  {
+    id: S,
+    organizationId: S,
+    productId: S,
+    userId: S,
+    name: S,
+    type: StringEnum(TEST_TYPES),
+    models: Strings,
+    groundTruthUri: Nullable(S),
+    uri: Nullable(S),
+    error: Nullable(S),
+    status: StringEnum(TEST_STATUSES),
+    fewShot: Nullable(S),
+    languageCode: S,
+    backgroundNoiseProfile: Nullable(StringEnum(NOISE_PROFILES)),
+    backgroundNoiseLevel: Nullable(StringEnum(NOISE_LEVELS)),
+    variants: Strings,
+    customVariantDescription: Nullable(S),
+    strategies: Strings,
+    customUserPersona: Nullable(S),
+    maxTestCases: Nullable(Type.Integer()),
+    sourceTestId: Nullable(S),
+    dataCatalogUri: Nullable(S),
+    metadata: FreeObject,
+    specificationId: Nullable(S),
+    isExtendable: Type.Boolean(),
+    testCaseCount: Int,
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'A test (dataset): a set of test cases of type QUALITY, RED_TEAMING or SCENARIOS.',
+);
+
+export const TestCaseRecord = record(
+  'TestCase',
+  {
+    id: S,
+    organizationId: S,
+    productId: S,
+    testId: S,
+    index: Int,
+    input: Type.Union([S, FreeObject, Type.Null()]),
+    expectedOutput: Nullable(S),
+    expectedTools: Strings,
+    context: Nullable(S),
+    variant: Nullable(S),
+    strategy: Nullable(S),
+    isAugmented: Type.Boolean({
+      description: 'true for a case written by POST /tests/{id}/augment from the test’s existing cases',
+    }),
+    languageCode: Nullable(S),
+    goal: Nullable(S),
+    userPersona: Nullable(S),
+    scenario: Nullable(S),
+    stoppingCriterias: Strings,
+    maxIterations: Nullable(Type.Integer()),
+    createdAt: DateTime,
+    deletedAt,
+  },
+  'One case of a test.',
+);
+
+/** As the API answers it: the type of its response schema. */
+export type TestRecord = Static<typeof TestRecordSchema>;
+/** As the API answers it: the type of its response schema. */
+export type TestCase = Static<typeof TestCaseRecord>;

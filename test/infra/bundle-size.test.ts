@@ -88,6 +88,20 @@ describe('function bundles', () => {
     expect(await chimeIn(`import { telephony } from ${telephonyModule}; console.log(telephony());`)).toBe(true);
   });
 
+  it("build only their own resource's schemas at load: a route's record lives beside its request schemas", () => {
+    const schemas = (name: string) => bundles.find((b) => b.name === name)!.schemas;
+    const elsewhere = ['sessions', 'voice', 'runs', 'review', 'metrics', 'tests', 'monitors', 'webhooks', 'alerts'];
+    for (const name of ['products/get', 'products/delete', 'api-keys/list', 'organization/get']) {
+      expect(schemas(name), name).toContain('answers');
+      expect(
+        schemas(name).filter((s) => elsewhere.includes(s)),
+        name,
+      ).toEqual([]);
+    }
+    expect(schemas('products/get')).toContain('products');
+    expect(schemas('sessions/get')).toEqual(expect.arrayContaining(['sessions', 'voice']));
+  });
+
   it('compile no route schema at load: validators are precompiled (infra/validators.ts)', () => {
     // The formats list shared/schemas/ajv.ts gives ajv-formats when it compiles route schemas.
     const compiling = bundles

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { caseResults, type SessionEvaluations } from '../../shared/domain/runs/case-results.js';
 import { junitReport, type JunitReportInput, type JunitSession } from '../../shared/domain/runs/junit-report.js';
 import { parseXml, type XmlNode } from '../support/xml.js';
-import type { TestCase } from '../../shared/schemas/records.js';
+import type { TestCase } from '../../shared/schemas/tests.js';
 
 /**
  * What a run's JUnit document holds (shared/domain/runs/junit-report.ts): never green by accident.

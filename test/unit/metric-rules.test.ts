@@ -7,7 +7,7 @@ import {
   whyNotMonitorable,
 } from '../../shared/domain/metrics/metric-rules.js';
 import { checkSpecification } from '../../shared/domain/metrics/specification-rules.js';
-import type { Metric } from '../../shared/schemas/records.js';
+import type { Metric } from '../../shared/schemas/metrics.js';
 
 const now = new Date('2026-06-15T12:00:00.000Z');
 

@@ -7,7 +7,7 @@ import {
 } from '../../shared/domain/tests/test-rules.js';
 import { parseCsv } from '../../shared/domain/tests/csv.js';
 import { readCases } from '../../shared/domain/tests/test-import.js';
-import type { TestRecord } from '../../shared/schemas/records.js';
+import type { TestRecord } from '../../shared/schemas/tests.js';
 
 const base: TestRecord = {
   id: 't',

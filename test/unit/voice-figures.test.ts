@@ -6,7 +6,7 @@ import { NO_RUN_VOICE } from '../../shared/domain/runs/run-voice.js';
 import { runView } from '../../shared/domain/runs/run-view.js';
 import type { StoredRun } from '../../shared/db/runs.js';
 import { MAX_SEGMENTS_PER_CHANNEL, type SessionVoice } from '../../shared/schemas/voice.js';
-import type { Session } from '../../shared/schemas/records.js';
+import type { Session } from '../../shared/schemas/sessions.js';
 import { checkRecordingHeader, readStereoRecording, RecordingError } from '../../shared/voice/recording.js';
 import {
   callRecording,

@@ -3,7 +3,7 @@ import { getSpend, requireOrganization, updateOrganization } from '../../db/orga
 import type { OrganizationUpdate } from '../../schemas/organization.js';
 import { availableCredits, cycleOf, cycleStart, type Organization } from './organization.js';
 import type { Static } from '@sinclair/typebox';
-import type { OrganizationRecord } from '../../schemas/records.js';
+import type { OrganizationRecord } from '../../schemas/organization.js';
 
 /** As the API answers it: the type of its response schema. */
 export type OrganizationView = Static<typeof OrganizationRecord>;

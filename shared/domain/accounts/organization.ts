@@ -1,6 +1,6 @@
 import type { Plan } from '../../auth/context.js';
 import type { Static } from '@sinclair/typebox';
-import type { ApiKeyRecord as ApiKeyRecordSchema } from '../../schemas/records.js';
+import type { ApiKeyRecord as ApiKeyRecordSchema } from '../../schemas/organization.js';
 
 export interface Organization {
   id: string;

@@ -8,7 +8,7 @@ import { endpointConnectionEntity, versionEntity } from '../common/entities.js';
 import { nowIso } from '../common/ids.js';
 import { anyOf, applyList, containsIgnoreCase, type Page } from '../common/list.js';
 import { CONNECTION_REFS } from './versions.js';
-import type { EndpointConnection } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 
 // Reads and delete of endpoint connections, apart from the write rules (templates, JSONPath, JSON
 // Schema): the get, list and delete functions bundle none of their libraries.

@@ -4,7 +4,7 @@ import { compileUserSchema } from '../../schemas/user-schemas.js';
 import { compileTemplate } from '../runs/caller/template-compile.js';
 export { checkUrl } from './url-rules.js';
 import type { AuthType, BackoffStrategy, EndpointSecrets } from '../../schemas/endpoint-connections.js';
-import type { EndpointConnection } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 
 /** Pure rules of an endpoint connection. */
 

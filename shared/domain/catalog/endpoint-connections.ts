@@ -25,7 +25,7 @@ import { rejectImmutable } from '../common/immutable.js';
 import { assertNotReferenced } from './endpoint-connection-reads.js';
 import { requireLiveProduct } from './product-refs.js';
 import { productLiveCheck } from './products.js';
-import type { EndpointConnection } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 
 /**
  * Every rule of the contract on a whole (merged) connection and its secrets. The JSON Schema

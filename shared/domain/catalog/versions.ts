@@ -20,7 +20,7 @@ import { requireLiveProduct } from './product-refs.js';
 import { bodyReference } from '../common/references.js';
 import { productLiveCheck } from './products.js';
 import { claimVersionName, releaseVersionName, updateVersionNamed, versionIdHoldingName } from '../../db/versions.js';
-import type { EndpointConnection } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
 
 /** Each connection reference of a version and the connection type it must name. */
 export const CONNECTION_REFS = [

@@ -7,8 +7,9 @@ import { missingParams, type EvaluationSources } from './context.js';
 import { loadSources } from './sources.js';
 import { visibleMetrics } from '../metrics/metrics.js';
 import type { Static } from '@sinclair/typebox';
-import type { CompatibilityEntryRecord } from '../../schemas/records.js';
-import type { Metric, TestRecord } from '../../schemas/records.js';
+import type { CompatibilityEntryRecord } from '../../schemas/metrics.js';
+import type { Metric } from '../../schemas/metrics.js';
+import type { TestRecord } from '../../schemas/tests.js';
 
 export type Relevance = 'linked' | 'matching' | 'none';
 

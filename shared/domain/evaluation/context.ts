@@ -1,6 +1,8 @@
 import type { Product } from '../../schemas/products.js';
 import { EVALUATION_PARAMS, type EvaluationParam } from './params.js';
-import type { EndpointConnection, Session, Span, TestCase, Turn } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
+import type { Session, Span, Turn } from '../../schemas/sessions.js';
+import type { TestCase } from '../../schemas/tests.js';
 import { voiceStateOf } from '../voice/figures.js';
 
 /**

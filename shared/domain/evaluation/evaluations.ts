@@ -21,7 +21,7 @@ import { newId, wrongKindOfId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from '../sessions/sessions.js';
 import { bodyReference } from '../common/references.js';
-import type { Session, Turn } from '../../schemas/records.js';
+import type { Session, Turn } from '../../schemas/sessions.js';
 
 /** A new evaluation record, unscored. */
 export function newEvaluation(f: {

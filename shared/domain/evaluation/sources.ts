@@ -5,7 +5,9 @@ import { endpointConnectionEntity, productEntity, testCaseEntity, versionEntity 
 import type { EvaluationSources } from './context.js';
 import { restoreItem, restoreItems } from '../../db/offload.js';
 import { toRecord } from '../../db/records.js';
-import type { EndpointConnection, Session, Span, TestCase } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
+import type { Session, Span } from '../../schemas/sessions.js';
+import type { TestCase } from '../../schemas/tests.js';
 
 async function maybe<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {

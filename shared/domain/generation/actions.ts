@@ -7,7 +7,7 @@ import type { TestGenerateMore, TestStatus } from '../../schemas/tests.js';
 import { testEntity } from '../common/entities.js';
 import { ACTIVE_STATUS, CANCELLABLE, finishGeneration, newGenerationState, queueGeneration } from './lifecycle.js';
 import type { GenerationAction } from './plan.js';
-import type { TestRecord } from '../../schemas/records.js';
+import type { TestRecord } from '../../schemas/tests.js';
 
 /** Cases an extend or augment writes when `count` is not given. */
 export const DEFAULT_MORE_CASES = 10;

@@ -23,7 +23,7 @@ import { qualityMessages, redTeamMessages, scenarioMessages, seedText, writtenSt
 import { SEEDS_PER_STEP, type Sources, seedWindow } from './sources.js';
 import { type AttackSlot, spreadEvenly } from './spread.js';
 import { isDeterministic, transform } from './strategies.js';
-import type { TestCase } from '../../schemas/records.js';
+import type { TestCase } from '../../schemas/tests.js';
 
 /** A new case of the test with every field empty (the step fills its type's fields). */
 export function blankCase(test: GeneratingTest, isAugmented: boolean, now: string): TestCase {

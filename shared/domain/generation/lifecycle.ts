@@ -5,7 +5,7 @@ import { enqueueGenerationJobs } from '../../queue/generation-queue.js';
 import type { TestStatus } from '../../schemas/tests.js';
 import type { GenerationAction } from './plan.js';
 import { emitEvent } from '../webhooks/events.js';
-import type { TestRecord } from '../../schemas/records.js';
+import type { TestRecord } from '../../schemas/tests.js';
 
 /**
  * The states of a generated test in one place: the status an action works in,

@@ -5,7 +5,7 @@ import { describeLanguage } from '../runs/simulator.js';
 import type { SourceBlock } from './answers.js';
 import type { AttackSlot } from './spread.js';
 import { isDeterministic } from './strategies.js';
-import type { TestCase, TestRecord } from '../../schemas/records.js';
+import type { TestCase, TestRecord } from '../../schemas/tests.js';
 
 /**
  * The generator's prompts, written for this project: what each kind of test asks the model for.

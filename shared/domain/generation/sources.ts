@@ -9,7 +9,7 @@ import type { Product } from '../../schemas/products.js';
 import { productEntity } from '../common/entities.js';
 import { chunkText } from './chunking.js';
 import { readDocument } from './documents.js';
-import type { TestCase } from '../../schemas/records.js';
+import type { TestCase } from '../../schemas/tests.js';
 
 /** Cases read as seeds (augment, SCENARIOS from a source test), and how many one step shows. */
 const SEED_POOL = 200;

@@ -10,7 +10,7 @@ import { loadCheckAnalysers, scoringOf } from './check-rules.js';
 import { checkModelSelectable, checkSourceRequirements } from './metric-rules.js';
 import { present } from './metrics.js';
 import { getLiveSpecifications } from './specification-refs.js';
-import type { EvaluatorModel, Metric } from '../../schemas/records.js';
+import type { EvaluatorModel, Metric } from '../../schemas/metrics.js';
 
 // Its own module: only POST /metrics validates checks (regex safety, user JSON schemas), so the
 // read, update and delete routes do not bundle ajv and the regex analyser.

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import type { MetricCreate, StoredMetric } from '../../schemas/metrics.js';
 import { AI_JUDGED_SOURCES, TEST_CASE_ONLY_PARAMS } from '../evaluation/params.js';
-import type { EvaluatorModel, Metric } from '../../schemas/records.js';
+import type { EvaluatorModel, Metric } from '../../schemas/metrics.js';
 
 /** Pure metric rules: per-source requirements, derived dates, monitorability. */
 

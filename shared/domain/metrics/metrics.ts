@@ -17,7 +17,7 @@ import { clock } from '../common/clock.js';
 import { patchOf } from '../common/immutable.js';
 import { anyOf, applyList, containsIgnoreCase, intersects, type Page } from '../common/list.js';
 import { deriveDates, isMonitorable } from './metric-rules.js';
-import type { EvaluatorModel, Metric } from '../../schemas/records.js';
+import type { EvaluatorModel, Metric } from '../../schemas/metrics.js';
 
 /** The readable metric: derived dates, and the caller's specification links. */
 export function present(

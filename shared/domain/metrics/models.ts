@@ -2,7 +2,7 @@ import { getModel, listModels, putModel } from '../../db/models.js';
 import type { ModelPut } from '../../schemas/metrics.js';
 import { nowIso } from '../common/ids.js';
 import { toIsoDateTime } from '../common/dates.js';
-import type { EvaluatorModel } from '../../schemas/records.js';
+import type { EvaluatorModel } from '../../schemas/metrics.js';
 
 export async function listEvaluatorModels(): Promise<{ items: EvaluatorModel[]; total: number }> {
   const items = (await listModels()).sort((a, b) => a.name.localeCompare(b.name));

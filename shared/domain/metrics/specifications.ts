@@ -32,7 +32,8 @@ import { visibleMetrics } from './metrics.js';
 import { requireLiveProduct } from '../catalog/product-refs.js';
 import { productLiveCheck } from '../catalog/products.js';
 import { checkSpecification } from './specification-rules.js';
-import type { Metric, Specification } from '../../schemas/records.js';
+import type { Metric } from '../../schemas/metrics.js';
+import type { Specification } from '../../schemas/specifications.js';
 
 function withLinks(spec: StoredSpecification, links: MetricLink[]): Specification {
   return {

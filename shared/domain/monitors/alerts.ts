@@ -27,7 +27,7 @@ import { anyOf, applyList, type Page } from '../common/list.js';
 import { eventWrites, NO_EVENT, publish, type EventWrites } from '../webhooks/events.js';
 import { alertDecision } from './rules.js';
 import { addScore, emptySums, scorePoint, type Sums } from './statistics.js';
-import type { Monitor } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
 
 /**
  * Alert rules: over the rule's trailing window, when at least `minSessions`

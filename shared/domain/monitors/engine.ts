@@ -16,7 +16,7 @@ import { evaluationExtensions, runEvaluation } from '../evaluation/evaluator.js'
 import { newEvaluation } from '../evaluation/evaluations.js';
 import { isMonitorable } from '../metrics/metric-rules.js';
 import { loadFamily } from './families.js';
-import type { Monitor } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
 
 /** What a monitor's evaluation needs to know about the session it scores (kept on its guard item). */
 type Guard = EvaluationGuard;

@@ -4,7 +4,7 @@ import { PLATFORM_ORG } from '../../db/keys.js';
 import type { StoredMetric } from '../../schemas/metrics.js';
 import { present } from '../metrics/metrics.js';
 import { isDisabled } from '../metrics/metric-rules.js';
-import type { EvaluatorModel, Metric } from '../../schemas/records.js';
+import type { EvaluatorModel, Metric } from '../../schemas/metrics.js';
 
 export interface Family {
   groupId: string;

@@ -11,7 +11,8 @@ import { getSessionWithInternals, listTurns } from '../../db/sessions.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
 import { monitorEntity } from '../common/entities.js';
 import { describe, isSampled, passesFilters, samplingWeight } from './sampling.js';
-import type { Monitor, Session, Turn } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
+import type { Session, Turn } from '../../schemas/sessions.js';
 
 type SessionWithMonitors = Session & { _monitorIds?: Set<string> | string[] };
 

@@ -29,7 +29,7 @@ import { loadFamily } from './families.js';
 import { bodyReference } from '../common/references.js';
 import { NO_EVENT, publish } from '../webhooks/events.js';
 import { monitorStatusEvent } from './status-events.js';
-import type { Monitor } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
 
 /** Each bound family's current revision must be monitorable. */
 async function checkFamilies(auth: AuthContext, groupIds: string[], now: Date): Promise<void> {

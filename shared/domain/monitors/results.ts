@@ -12,8 +12,8 @@ import { loadFamilies } from './families.js';
 import { windowDays } from './rules.js';
 import { emptySums, mergeSums, scorePoint, type Sums } from './statistics.js';
 import type { Static } from '@sinclair/typebox';
-import type { MonitorResultsRecord } from '../../schemas/records.js';
-import type { Monitor } from '../../schemas/records.js';
+import type { MonitorResultsRecord } from '../../schemas/monitors.js';
+import type { Monitor } from '../../schemas/monitors.js';
 
 /** As the API answers it: the type of its response schema. */
 export type MonitorResults = Static<typeof MonitorResultsRecord>;

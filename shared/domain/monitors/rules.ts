@@ -2,7 +2,7 @@ import type { MonitorStatus } from '../../schemas/monitors.js';
 import { SYSTEM_STATUSES } from '../../schemas/monitors.js';
 import type { AlertRule } from '../../schemas/alerts.js';
 import { scorePoint, type Sums } from './statistics.js';
-import type { Monitor } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
 
 export const FAILING_ATTEMPTS = 5;
 

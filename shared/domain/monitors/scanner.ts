@@ -13,7 +13,8 @@ import { monitorStatusEvent } from './status-events.js';
 import { evaluateAlertRules } from './alerts.js';
 import { publish } from '../webhooks/events.js';
 import { logger, withLogKeys } from '../../observability/logger.js';
-import type { Monitor, Session } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
+import type { Session } from '../../schemas/sessions.js';
 
 const IDLE_MINUTES = Number(optionalEnv(ENV.monitorIdleMinutes) ?? 30);
 

@@ -1,7 +1,7 @@
 import type { MonitorStatus } from '../../schemas/monitors.js';
 import { ulid } from '../common/ids.js';
 import { eventWrites, type EventWrites } from '../webhooks/events.js';
-import type { Monitor } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
 
 /**
  * The `monitor.status_changed` event of one status change, by the scanner (`system`) or a user:

@@ -17,7 +17,8 @@ import type { Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
 import { getStoredQueue, itemView } from './queues.js';
 import { seededSample } from './statistics.js';
-import type { Monitor, Session } from '../../schemas/records.js';
+import type { Monitor } from '../../schemas/monitors.js';
+import type { Session } from '../../schemas/sessions.js';
 
 /**
  * A queue's items: sessions picked by hand, or drawn as a seeded uniform sample of a run's

@@ -11,7 +11,8 @@ import { clock } from '../common/clock.js';
 import { testCaseEntity } from '../common/entities.js';
 import { awaits, isDone, mergeLabels } from './labels.js';
 import { getStoredQueue, itemView } from './queues.js';
-import type { TestCase, Turn } from '../../schemas/records.js';
+import type { TestCase } from '../../schemas/tests.js';
+import type { Turn } from '../../schemas/sessions.js';
 
 /**
  * Labelling: a reviewer asks for the next item and labels it. The task a reviewer sees holds the

@@ -4,7 +4,7 @@
  * in the run (every repetition, every turn), so repetitions shrink the noise of the comparison.
  */
 import type { Evaluation } from '../../schemas/sessions.js';
-import type { Session } from '../../schemas/records.js';
+import type { Session } from '../../schemas/sessions.js';
 
 /** One session of the run with its evaluations (shared/db/run-results.ts reads them). */
 export interface SessionEvaluations {

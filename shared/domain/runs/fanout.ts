@@ -23,7 +23,7 @@ import { finishRun } from './run-finish.js';
 import { CANCELLED_REASON } from './session/machine.js';
 import { deterministicSessionId } from './session-ids.js';
 import { carryFor, readEntryRecords } from './step-context.js';
-import type { TestCase } from '../../schemas/records.js';
+import type { TestCase } from '../../schemas/tests.js';
 
 /** Test cases one fan-out job turns into sessions. */
 export const FANOUT_PAGE = 100;

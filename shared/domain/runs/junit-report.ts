@@ -14,7 +14,8 @@ import { DEFAULT_THRESHOLD, type MetricComparison } from '../../schemas/runs.js'
 import { caseScore, type CaseMetric, type CaseResult } from './case-results.js';
 import { junitXml, type JunitCase, type JunitSuite } from './junit-xml.js';
 import { caseInputText, firstCharacters } from './pairing.js';
-import type { Session, TestCase } from '../../schemas/records.js';
+import type { Session } from '../../schemas/sessions.js';
+import type { TestCase } from '../../schemas/tests.js';
 
 /** What the report reads of the run. */
 export type JunitRun = Pick<

@@ -9,7 +9,7 @@ import { runResults } from '../../db/run-results.js';
 import { getStoredRun, type StoredRun } from '../../db/runs.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { caseResults, caseScore, type CaseResult } from './case-results.js';
-import type { TestCase } from '../../schemas/records.js';
+import type { TestCase } from '../../schemas/tests.js';
 
 /** The statuses a run may not be compared in: its sessions are still being run or scored. */
 const UNFINISHED = new Set(['PENDING', 'RUNNING']);

@@ -37,7 +37,8 @@ import { anyOf, applyList, intersects, type Page } from '../common/list.js';
 import { bodyReference } from '../common/references.js';
 import { metricFor } from '../evaluation/evaluations.js';
 import { runView } from './run-view.js';
-import type { Specification, TestRecord } from '../../schemas/records.js';
+import type { Specification } from '../../schemas/specifications.js';
+import type { TestRecord } from '../../schemas/tests.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** The longest a name may be (the `Name` schema's bound). */

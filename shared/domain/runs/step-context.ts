@@ -8,7 +8,8 @@ import { getRecord } from '../../db/catalog.js';
 import { phoneConnectionEntity } from '../common/entities.js';
 import { toAgentConnection } from './caller/connection.js';
 import type { AgentConnection } from './caller/index.js';
-import type { EndpointConnection, TestCase, TestRecord } from '../../schemas/records.js';
+import type { EndpointConnection } from '../../schemas/endpoint-connections.js';
+import type { TestCase, TestRecord } from '../../schemas/tests.js';
 
 /**
  * What the steps of a run's sessions read. The run, its version, tests, test cases, connections,

@@ -1,5 +1,5 @@
 import { onSessionClosed, onSessionCreated, onTurnsAdded } from '../monitors/hooks.js';
-import type { Session, Turn } from '../../schemas/records.js';
+import type { Session, Turn } from '../../schemas/sessions.js';
 
 /**
  * The seam between runtime records and monitors: called after a session is created, after turns

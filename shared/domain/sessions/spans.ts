@@ -19,7 +19,7 @@ import { clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { testActivityUpdate } from './sessions.js';
-import type { Session, Span, Turn } from '../../schemas/records.js';
+import type { Session, Span, Turn } from '../../schemas/sessions.js';
 
 /** Spans keep small items (lists and evaluations read many): fields move to S3 past 64 KB. */
 export const SPAN_BUDGET_BYTES = 64 * 1024;

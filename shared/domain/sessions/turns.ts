@@ -31,7 +31,7 @@ import { newId } from '../common/ids.js';
 import type { Page } from '../common/list.js';
 import { sessionLifecycle } from './session-lifecycle.js';
 import { bodyReference } from '../common/references.js';
-import type { Session, Turn } from '../../schemas/records.js';
+import type { Session, Turn } from '../../schemas/sessions.js';
 
 export type TurnDraft = Omit<Turn, 'id' | 'index' | 'organizationId' | 'sessionId' | 'createdAt'>;
 

@@ -5,7 +5,7 @@ import type { OtelSpan } from './otlp.js';
 import { type Place, Placer } from './placer.js';
 import { Rejections } from './rejections.js';
 import { forEachLimited, markTestsTraced, writeSpans } from './span-writes.js';
-import type { Session } from '../../schemas/records.js';
+import type { Session } from '../../schemas/sessions.js';
 
 /**
  * OpenTelemetry ingestion: places the spans of one OTLP export in sessions, turns

@@ -30,7 +30,7 @@ import { decodeSpan, encodeSpan } from './held-spans.js';
 import { type TurnFields, rootOf, testCaseIdOf, traceSessionKey, turnFieldsOf, versionIdOf } from './mapping.js';
 import type { OtelSpan } from './otlp.js';
 import type { Rejections } from './rejections.js';
-import type { Session, Turn } from '../../schemas/records.js';
+import type { Session, Turn } from '../../schemas/sessions.js';
 
 const CUSTOM_ID_MAX = 200;
 

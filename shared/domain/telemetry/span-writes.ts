@@ -8,7 +8,7 @@ import { testActivityUpdate } from '../sessions/sessions.js';
 import { SPAN_BUDGET_BYTES, SPAN_KIND, SPAN_OFFLOADABLE } from '../sessions/spans.js';
 import { spanFieldsOf } from './mapping.js';
 import type { OtelSpan } from './otlp.js';
-import type { Session, Span } from '../../schemas/records.js';
+import type { Session, Span } from '../../schemas/sessions.js';
 
 const SPAN_CHUNK = 100;
 

@@ -14,7 +14,7 @@ import { nextCaseIndex, offloadCases } from './tests.js';
 import { discardObjects, restoreItem, restoreItems, type OffloadResult } from '../../db/offload.js';
 import { transactionCancellationCodes } from '../../db/errors.js';
 import { bodyReference } from '../common/references.js';
-import type { TestCase, TestRecord } from '../../schemas/records.js';
+import type { TestCase, TestRecord } from '../../schemas/tests.js';
 
 /** Fields a case must carry for its test's type. */
 function checkCase(test: TestRecord, input: TestCaseCreate): void {

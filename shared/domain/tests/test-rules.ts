@@ -3,7 +3,7 @@ import type { TestCreate } from '../../schemas/tests.js';
 import type { StoredSpecification } from '../../schemas/specifications.js';
 import { variantsOf, type TestType } from '../evaluation/params.js';
 import { RED_TEAMING_STRATEGIES, SCENARIOS_STRATEGIES } from '../generation/strategies.js';
-import type { TestRecord } from '../../schemas/records.js';
+import type { TestRecord } from '../../schemas/tests.js';
 
 /** Pure rules of a test. */
 

@@ -39,7 +39,7 @@ import {
   maxTestCasesOf,
 } from './test-rules.js';
 import { newGenerationState, queueGeneration } from '../generation/lifecycle.js';
-import type { TestCase, TestRecord } from '../../schemas/records.js';
+import type { TestCase, TestRecord } from '../../schemas/tests.js';
 
 /** A URI field of a test: canonical; an object of our bucket must sit under the caller's prefix (403). */
 function storageField(auth: AuthContext, value: string | null | undefined, field: string): string | null {

@@ -2,7 +2,7 @@ import { speechSegments, type Segment } from '../../voice/activity.js';
 import { sessionVoice } from '../../voice/quality.js';
 import type { StereoRecording } from '../../voice/recording.js';
 import { MAX_SEGMENTS_PER_CHANNEL, type SessionVoice } from '../../schemas/voice.js';
-import type { Session } from '../../schemas/records.js';
+import type { Session } from '../../schemas/sessions.js';
 
 /**
  * A session's voice figures as stored (pure): the figures of shared/voice/quality.ts from the

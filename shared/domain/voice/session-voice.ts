@@ -9,7 +9,7 @@ import {
 import { logger } from '../../observability/logger.js';
 import { enqueue } from '../../queue/evaluation-queue.js';
 import { enqueueVoiceJobs, type VoiceJob } from '../../queue/voice-queue.js';
-import type { Session } from '../../schemas/records.js';
+import type { Session } from '../../schemas/sessions.js';
 import { bucketName, readObjectBytes } from '../../storage/s3.js';
 import { parseS3Uri } from '../../storage/uri.js';
 import { RecordingError, readStereoRecording } from '../../voice/recording.js';

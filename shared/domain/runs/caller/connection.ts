@@ -3,7 +3,7 @@ import { getEndpointSecrets } from '../../../db/endpoint-secrets.js';
 import type { EndpointSecrets } from '../../../schemas/endpoint-connections.js';
 import { endpointConnectionEntity } from '../../common/entities.js';
 import type { AgentConnection } from './types.js';
-import type { EndpointConnection } from '../../../schemas/records.js';
+import type { EndpointConnection } from '../../../schemas/endpoint-connections.js';
 
 /** Stored endpoint connections as the caller needs them (kept out of index.ts: this reads the table). */
 

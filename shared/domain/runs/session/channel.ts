@@ -1,7 +1,7 @@
 import type { RunSession } from '../../../db/runs.js';
 import type { JobContext, StepContext } from './context.js';
 import type { Effect, SessionEvent, SessionState } from './machine.js';
-import type { Turn } from '../../../schemas/records.js';
+import type { Turn } from '../../../schemas/sessions.js';
 
 /**
  * How a session talks to its agent: HTTP (the service calls the agent's endpoint) or PHONE (the

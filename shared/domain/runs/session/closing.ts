@@ -13,7 +13,7 @@ import { score, settledEvaluation } from '../../evaluation/evaluator.js';
 import { isOutcome, outcomeOf } from './close.js';
 import { isMultiTurn, needsSpans, type StepContext } from './context.js';
 import type { Close, ClosingTurn } from './machine.js';
-import type { Span, Turn } from '../../../schemas/records.js';
+import type { Span, Turn } from '../../../schemas/sessions.js';
 
 /**
  * The end of a session, the parts that read and write (the close itself is data: close.ts):

@@ -8,7 +8,8 @@ import { clock } from '../../common/clock.js';
 import { bargeInSetting } from '../../voice/barge-in.js';
 import { carryOfRun, readStep, type PastTurn, type StepRecords } from '../step-context.js';
 import type { SessionFacts } from './machine.js';
-import type { TestCase, Turn } from '../../../schemas/records.js';
+import type { TestCase } from '../../../schemas/tests.js';
+import type { Turn } from '../../../schemas/sessions.js';
 
 /**
  * What a step job works with: the records its job carried (or it read), the run's cancellation,

@@ -18,7 +18,7 @@ import { slotTaker } from '../rate-slot.js';
 import type { Channel } from './channel.js';
 import { isMultiTurn, turnsOf, type JobContext, type StepContext } from './context.js';
 import type { AgentResult, Effect, SessionEvent } from './machine.js';
-import type { Turn } from '../../../schemas/records.js';
+import type { Turn } from '../../../schemas/sessions.js';
 
 /**
  * The HTTP channel: the service calls the agent's endpoint (INITIALIZATION, each CONVERSATION

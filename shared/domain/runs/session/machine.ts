@@ -2,7 +2,7 @@ import type { RunSession } from '../../../db/runs.js';
 import type { StepChange } from '../../../db/run-steps.js';
 import type { Evaluation, SpanCreate } from '../../../schemas/sessions.js';
 import type { CallArgs } from '../../voice/voice-event.js';
-import type { Turn } from '../../../schemas/records.js';
+import type { Turn } from '../../../schemas/sessions.js';
 
 /**
  * A run session's life, written once: what `decide` sees of a session (its state), what moves it

@@ -18,7 +18,7 @@ import type { Channel } from './channel.js';
 import type { JobContext, StepContext } from './context.js';
 import { callArgs } from './decide-phone.js';
 import type { CallState, Effect, SessionEvent, SessionState } from './machine.js';
-import type { Turn } from '../../../schemas/records.js';
+import type { Turn } from '../../../schemas/sessions.js';
 
 /**
  * The PHONE channel: the service dials the agent's phone number. It synthesizes the turn's
