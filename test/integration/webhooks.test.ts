@@ -35,6 +35,9 @@ afterEach(() => {
 const drain = (duplicate = false) =>
   drainRunQueue((e) => deliverer(e) as Promise<unknown>, { queue: webhookDelayQueue, visibleOnly: true, duplicate });
 
+/** The sweep's narrowing to one organization's deliveries: other files' pending ones share the table. */
+const ofOrg = (organizationId: string) => (d: { organizationId: string }) => d.organizationId === organizationId;
+
 /** Moves the service clock to `ms` (epoch). */
 function setClock(ms: number): void {
   vi.spyOn(clock, 'now').mockImplementation(() => new Date(ms));
@@ -290,13 +293,13 @@ describe('webhook delivery', () => {
     for (const wait of waits) {
       at += wait;
       setClock(at - 1_500);
-      await sweepDueDeliveries();
+      await sweepDueDeliveries(clock.now(), ofOrg(org.id));
       await drain();
       const before = mine().length;
       setClock(at);
       // Waits above 15 minutes are not on the queue: the sweep puts them there once due.
       if (wait > 900_000) expect(localWebhookQueue.messages.filter((m) => m.body.includes(webhook.id))).toHaveLength(0);
-      await sweepDueDeliveries();
+      await sweepDueDeliveries(clock.now(), ofOrg(org.id));
       await drain();
       expect(mine().length).toBe(before + 1);
     }
@@ -306,7 +309,7 @@ describe('webhook delivery', () => {
       0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000,
     ]);
     setClock(at + 86_400_000);
-    expect((await sweepDueDeliveries()).enqueued).toBe(0);
+    expect((await sweepDueDeliveries(clock.now(), ofOrg(org.id))).enqueued).toBe(0);
   });
 
   it('sends each attempt once when every job is delivered twice', async () => {
@@ -400,7 +403,7 @@ describe('webhook delivery', () => {
     // Pending retries stop at their next attempt, and new events skip the endpoint.
     const sent = mine().length;
     setClock(t0 + 6 * 86_400_000);
-    await sweepDueDeliveries();
+    await sweepDueDeliveries(clock.now(), ofOrg(org.id));
     await drain();
     expect(await emitEvent(org.id, 'run.failed', { id: 'run_4' }, 'test#d4')).toBe(false);
     expect(mine().length).toBe(sent);

@@ -9,6 +9,7 @@ import {
   DELIVERY_SHARDS,
   disableFailingEndpoint,
   dueDeliveries,
+  type DueDelivery,
   endpointHealthUpdate,
   getDelivery,
   getWebhookSecret,
@@ -196,9 +197,13 @@ async function disableWhenFailingTooLong(webhook: Webhook, now: Date, lastError:
 /**
  * The sweep (every minute): puts on the queue every pending attempt that is due and is not there
  * already (its wait was longer than the queue's 15-minute delay), or whose queued job was lost
- * (still due 5 minutes after its time, and no worker holds it).
+ * (still due 5 minutes after its time, and no worker holds it). `only` narrows it to some
+ * deliveries (tests that share a table with others).
  */
-export async function sweepDueDeliveries(now: Date = clock.now()): Promise<{ enqueued: number }> {
+export async function sweepDueDeliveries(
+  now: Date = clock.now(),
+  only: (delivery: DueDelivery) => boolean = () => true,
+): Promise<{ enqueued: number }> {
   const nowIso = now.toISOString();
   const lostBefore = new Date(now.getTime() - LOST_AFTER_MS).toISOString();
   // A claim that ended, or one taken by a runtime that stopped, holds nothing.
@@ -206,7 +211,7 @@ export async function sweepDueDeliveries(now: Date = clock.now()): Promise<{ enq
   let enqueued = 0;
   for (let shard = 0; shard < DELIVERY_SHARDS; shard++) {
     const due = (await dueDeliveries(shard, nowIso)).filter(
-      (d) => (!d.queued || d.nextAttemptAt < lostBefore) && !(d.claimUntil && d.claimUntil > claimFreeBelow),
+      (d) => only(d) && (!d.queued || d.nextAttemptAt < lostBefore) && !(d.claimUntil && d.claimUntil > claimFreeBelow),
     );
     for (const d of due) {
       await enqueueDeliveries([
