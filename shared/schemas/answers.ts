@@ -8,12 +8,16 @@ import * as Type from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { DateTime } from './common.js';
 
+/** A string field of an answer (it describes what the service writes, so it carries no input bounds). */
 export const S = Type.String();
+/** A count or other whole number ≥ 0. */
 export const Int = Type.Integer({ minimum: 0 });
 export const Strings = Type.Array(Type.String());
+/** An object of any fields (metadata, context, inputs). */
 export const FreeObject = Type.Record(Type.String(), Type.Unknown());
 /** Present once the record is soft-deleted (only `GET /<resource>/{id}` still shows it). */
 export const deletedAt = Type.Optional(Type.String({ format: 'date-time', description: 'present once deleted' }));
+/** A named record: its title is its name in the OpenAPI document and the generated client. */
 export const record = <P extends Record<string, TSchema>>(title: string, properties: P, description: string) =>
   Type.Object(properties, { title, description });
 
