@@ -21,11 +21,12 @@ afterAll(async () => {
 });
 
 describe('the console stylesheet', () => {
-  it('breaks a long id in a paragraph or a list item rather than making the page scroll sideways', async () => {
+  it('breaks a long id in a heading, a paragraph or a list item rather than making the page scroll sideways', async () => {
     const page = await browser.newPage();
     await page.setContent(
       `<!doctype html><html><head><style>${STYLESHEET}</style></head><body><main>` +
         `<h1>${WIDE_ID}</h1>` +
+        `<section><h2>Runs of ${WIDE_ID}</h2><h3>Session ${WIDE_ID}</h3></section>` +
         `<section><h2>Markers</h2><ul><li><time>2026-11-28 16:59 UTC</time> — New revision of helpfulness: ${WIDE_ID}</li></ul></section>` +
         `<section class="card"><p><strong>is_json</strong> — score 0.500 from 32 sessions; ${WIDE_ID}</p></section>` +
         '</main></body></html>',
