@@ -72,7 +72,9 @@ describe('stopping npm start', () => {
       expect(before.some((p) => p.includes('java'))).toBe(true);
       expect(before.some((p) => p.includes('infra/local/start.ts'))).toBe(true);
       process.kill(npm.pid, signal);
-      const left = await leftAfter(npm.pid, 10_000);
+      // The stop is bounded (jobs in flight get 4 s, DynamoDB Local 3 s after its SIGTERM), and
+      // slower on a loaded machine: the question is whether anything is left, not how fast.
+      const left = await leftAfter(npm.pid, 30_000);
       if (left.length) spawnSync('kill', ['-9', ...left.map((l) => l.split(' ')[0]!)]);
       expect(left, npm.output()).toEqual([]);
     }, 120_000);
