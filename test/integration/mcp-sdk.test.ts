@@ -19,7 +19,7 @@ import { writeMcpSdk } from '../../infra/mcp-sdk.js';
 import type { AuthContext } from '../../shared/auth/context.js';
 import { answerMcp } from '../../shared/mcp/server.js';
 import { newTenant } from '../support/api.js';
-import { createProduct } from '../support/fixtures.js';
+import { createMonitor, createProduct } from '../support/fixtures.js';
 
 /**
  * A function bundle resolves the MCP SDK's server entries to the modules infra/mcp-sdk.ts pre-builds
@@ -68,14 +68,7 @@ beforeAll(async () => {
     keyId: tenant.apiKey.id,
   };
   const product = await createProduct(tenant.api);
-  const monitor = await tenant.api.post('/monitors', {
-    productId: product.id,
-    name: 'checkout',
-    metricGroupIds: ['mgrp_non_empty_output'],
-    samplingPercentage: 100,
-  });
-  expect(monitor.status, JSON.stringify(monitor.body)).toBe(201);
-  monitorId = monitor.body.id;
+  monitorId = (await createMonitor(tenant.api, product.id)).id;
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, newTenant } from '../support/api.js';
-import { createProduct } from '../support/fixtures.js';
+import { createMonitor, createProduct } from '../support/fixtures.js';
 
 /**
  * POST /mcp through the in-process gateway (the authorizer, the function, DynamoDB Local): raw
@@ -36,14 +36,7 @@ beforeAll(async () => {
   owner = await newTenant();
   other = await newTenant();
   const product = await createProduct(owner.api);
-  const monitor = await owner.api.post('/monitors', {
-    productId: product.id,
-    name: 'checkout',
-    metricGroupIds: ['mgrp_non_empty_output'],
-    samplingPercentage: 100,
-  });
-  expect(monitor.status, JSON.stringify(monitor.body)).toBe(201);
-  monitorId = monitor.body.id;
+  monitorId = (await createMonitor(owner.api, product.id)).id;
 });
 
 describe('POST /mcp', () => {

@@ -38,6 +38,19 @@ export async function createVersion(api: Client, productId: string, overrides: R
   return res.body as { id: string; name: string };
 }
 
+/** A monitor of a product scoring every session with the predefined non-empty-output metric. */
+export async function createMonitor(api: Client, productId: string, overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/monitors', {
+    productId,
+    name: 'checkout',
+    metricGroupIds: ['mgrp_non_empty_output'],
+    samplingPercentage: 100,
+    ...overrides,
+  });
+  if (res.status !== 201) throw new Error(`monitor: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; name: string };
+}
+
 /** Uploads a CSV of test cases through a presigned URL, as a client does; its `s3://` URI. */
 export async function uploadCsv(api: Client, text: string): Promise<string> {
   const res = await api.get('/storage/generate-put-presigned-url', { fileName: 'cases.csv', contentType: 'text/csv' });
