@@ -3,7 +3,9 @@
  * app-function.ts `BUNDLING`, same entry), in one esbuild build; plus each function's *floor*: a
  * handler bundled with the same settings that only creates the SDK clients the function's bundle
  * holds (always the DynamoDB document client; S3 with the presigner, SQS, Lambda, Chime SDK Voice
- * where the function reaches them) and sends one command through each. The DynamoDB-only floor is also the
+ * where the function reaches them) and sends one command through each. The MCP server's floor also
+ * holds the MCP SDK's server and transport, which the design requires of it as it requires the AWS
+ * SDK of every function, and answers one request through them. The DynamoDB-only floor is also the
  * reference of the median goal. Used by `npm run bench:cold` and test/infra/bundle-size.test.ts.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -15,17 +17,22 @@ import {
   bundleEntry,
   bundleInject,
   esbuildOptions,
+  MCP_SDK_BUILD_DIR,
   PROJECT_ROOT,
 } from '../infra/constructs/app-function.js';
 import { writeBuildModules } from '../infra/build-modules.js';
 import { EvalPlatformStack } from '../infra/stack.js';
 
-/** The SDK clients a function can hold, by the package that defines each. */
+/**
+ * The SDK clients a function can hold, by the package that defines each: the AWS SDK's, and the MCP
+ * SDK's server (`mcp`, whose entries a bundle holds pre-built: MCP_SDK_BUILD_DIR).
+ */
 export const SDK_CLIENTS = {
   s3: '@aws-sdk/client-s3',
   sqs: '@aws-sdk/client-sqs',
   lambda: '@aws-sdk/client-lambda',
   chime: '@aws-sdk/client-chime-sdk-voice',
+  mcp: '@modelcontextprotocol/sdk',
 } as const;
 export type SdkClient = keyof typeof SDK_CLIENTS;
 
@@ -78,6 +85,10 @@ export function floorSource(clients: readonly SdkClient[]): string {
     has('chime')
       ? "import { ChimeSDKVoiceClient, UpdateSipMediaApplicationCallCommand } from '@aws-sdk/client-chime-sdk-voice';"
       : '',
+    has('mcp') ? "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';" : '',
+    has('mcp')
+      ? "import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';"
+      : '',
     'const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
     has('s3') ? 'const s3 = new S3Client({});' : '',
     has('sqs') ? 'const sqs = new SQSClient({});' : '',
@@ -94,6 +105,17 @@ export function floorSource(clients: readonly SdkClient[]): string {
     has('lambda') ? '  out.push(await lambda.send(new InvokeCommand({ FunctionName: event.id })));' : '',
     has('chime')
       ? '  out.push(await chime.send(new UpdateSipMediaApplicationCallCommand({ SipMediaApplicationId: process.env.SIP_MEDIA_APPLICATION_ID, TransactionId: event.id, Arguments: {} })));'
+      : '',
+    // The MCP SDK's server and its stateless transport, made per request as the service makes them, answering a ping.
+    has('mcp')
+      ? "  const server = new McpServer({ name: 'floor', version: '0' }, { capabilities: { tools: {} }, jsonSchemaValidator: { getValidator: () => () => ({ valid: true, data: undefined, errorMessage: undefined }) } });"
+      : '',
+    has('mcp')
+      ? '  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });'
+      : '',
+    has('mcp') ? '  await server.connect(transport);' : '',
+    has('mcp')
+      ? "  out.push(await (await transport.handleRequest(new Request('https://floor.invalid/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: event.id, method: 'ping' }) }))).text());"
       : '',
     '  return out;',
     '};',
@@ -113,8 +135,8 @@ const buildOptions = (outdir: string): BuildOptions => ({
   metafile: true,
 });
 
-/** What put code in one output of a metafile: its npm packages and the service's schema modules. */
-function inputsOf(metafile: Metafile, outfile: string): Pick<Bundle, 'packages' | 'schemas'> {
+/** What put code in one output of a metafile: its npm packages, the service's schema modules and its SDK clients. */
+function inputsOf(metafile: Metafile, outfile: string): Pick<Bundle, 'packages' | 'schemas' | 'clients'> {
   const output = Object.entries(metafile.outputs).find(([path]) => resolve(PROJECT_ROOT, path) === outfile)?.[1];
   if (!output) throw new Error(`no output ${outfile} in the metafile`);
   const paths = Object.entries(output.inputs)
@@ -124,14 +146,13 @@ function inputsOf(metafile: Metafile, outfile: string): Pick<Bundle, 'packages' 
     [
       ...new Set(paths.map((path) => pattern.exec(path)?.[1]).filter((name): name is string => name !== undefined)),
     ].sort();
-  return {
-    packages: matches(/node_modules\/((?:@[^/]+\/)?[^/]+)\//),
-    schemas: matches(/^shared\/schemas\/([^/]+)\.ts$/),
-  };
-}
-
-function clientsOf(packages: readonly string[]): SdkClient[] {
-  return (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) => packages.includes(SDK_CLIENTS[c]));
+  const packages = matches(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
+  // The MCP SDK's code comes from its entries pre-built (infra/mcp-sdk.ts), not from its package's files.
+  const mcpSdk = paths.some((path) => path.startsWith(`${MCP_SDK_BUILD_DIR}/`));
+  const clients = (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((c) =>
+    c === 'mcp' ? mcpSdk : packages.includes(SDK_CLIENTS[c]),
+  );
+  return { packages, schemas: matches(/^shared\/schemas\/([^/]+)\.ts$/), clients };
 }
 
 /**
@@ -160,8 +181,7 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
   const functions = await build({ ...buildOptions(outdir), entryPoints });
   const bundles: Bundle[] = handlers.map((name) => {
     const file = join(outdir, `${name}.mjs`);
-    const { packages, schemas } = inputsOf(functions.metafile!, file);
-    const clients = clientsOf(packages);
+    const { packages, schemas, clients } = inputsOf(functions.metafile!, file);
     return { name, file, bytes: statSync(file).size, clients, packages, schemas, floor: floorName(clients) };
   });
   const floorClients = new Map<string, SdkClient[]>([[DYNAMODB_FLOOR, []]]);
@@ -174,9 +194,10 @@ export async function bundleAll(outdir: string, handlers = stackHandlers()): Pro
     return { in: src, out: name };
   });
   const floors = await build({ ...buildOptions(outdir), entryPoints: floorEntries });
-  for (const [name, clients] of floorClients) {
+  for (const name of floorClients.keys()) {
     const file = join(outdir, `${name}.mjs`);
-    const { packages, schemas } = inputsOf(floors.metafile!, file);
+    // A floor's clients as its own bundle holds them, which the bundle test compares with its functions'.
+    const { packages, schemas, clients } = inputsOf(floors.metafile!, file);
     bundles.push({ name, file, bytes: statSync(file).size, clients, packages, schemas, floor: name });
   }
   return bundles;

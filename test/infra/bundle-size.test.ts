@@ -54,6 +54,8 @@ describe('function bundles', () => {
     // Only a job that places or steers calls holds the Chime client: a route asks telephonyConfigured().
     const chime = bundles.filter((b) => !isFloor(b) && b.clients.includes('chime')).map((b) => b.name);
     expect(chime.filter((name) => !name.startsWith('jobs/'))).toEqual([]);
+    // The MCP SDK's server only where POST /mcp answers through it; its floor holds it too (below).
+    expect(bundles.filter((b) => !isFloor(b) && b.clients.includes('mcp')).map((b) => b.name)).toEqual(['mcp/server']);
     // A floor holds exactly the clients of its functions.
     for (const b of bundles.filter((x) => !isFloor(x))) {
       const floor = bundles.find((f) => f.name === b.floor)!;
