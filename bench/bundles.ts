@@ -85,7 +85,7 @@ export function floorSource(clients: readonly SdkClient[]): string {
     has('chime')
       ? "import { ChimeSDKVoiceClient, UpdateSipMediaApplicationCallCommand } from '@aws-sdk/client-chime-sdk-voice';"
       : '',
-    has('mcp') ? "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';" : '',
+    has('mcp') ? "import { Server } from '@modelcontextprotocol/sdk/server/index.js';" : '',
     has('mcp')
       ? "import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';"
       : '',
@@ -108,7 +108,7 @@ export function floorSource(clients: readonly SdkClient[]): string {
       : '',
     // The MCP SDK's server and its stateless transport, made per request as the service makes them, answering a ping.
     has('mcp')
-      ? "  const server = new McpServer({ name: 'floor', version: '0' }, { capabilities: { tools: {} }, jsonSchemaValidator: { getValidator: () => () => ({ valid: true, data: undefined, errorMessage: undefined }) } });"
+      ? "  const server = new Server({ name: 'floor', version: '0' }, { capabilities: { tools: {} }, jsonSchemaValidator: { getValidator: () => () => ({ valid: true, data: undefined, errorMessage: undefined }) } });"
       : '',
     has('mcp')
       ? '  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });'

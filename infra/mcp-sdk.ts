@@ -1,23 +1,24 @@
 /**
- * Pre-builds the MCP SDK's server entries (MCP_SDK_ENTRIES, infra/constructs/app-function.ts) with
- * rollup into MCP_SDK_BUILD_DIR before the functions are bundled; BUNDLING aliases the entries there.
- * The SDK's own code as it is, less three things the server never runs, which a plain esbuild bundle
- * keeps (and runs at load):
+ * Pre-builds the MCP SDK's entries the MCP function imports (MCP_SDK_ENTRIES, infra/constructs/
+ * app-function.ts: the protocol server, the web-standard transport, the two request schemas the tools
+ * answer) with rollup into MCP_SDK_BUILD_DIR before the functions are bundled; BUNDLING aliases the
+ * entries there. The SDK's own code as it is, less three things the server never runs, which a plain
+ * esbuild bundle keeps (and runs at load):
  *
  * - Its default JSON Schema checker: `server/index.js` imports `AjvJsonSchemaValidator` by a relative
  *   path (`../validation/ajv-provider.js`), which no alias reaches, and with it ajv and ajv-formats.
  *   The server is given its own checker (shared/mcp/server.ts), so the default is never made; a
  *   stand-in that throws if it were takes its place.
  * - Its compatibility code for zod 3 schemas: zod 3 (`z3rt.object` for a zod 3 shape) and
- *   zod-to-json-schema (a zod 3 schema's JSON Schema). The tools' schemas are zod 4, which the SDK
- *   handles with zod 4 alone; stand-ins that throw take their place.
+ *   zod-to-json-schema (a zod 3 schema's JSON Schema). The server is given only the protocol's own
+ *   schemas, which are zod 4; stand-ins that throw take their place.
  * - The protocol's zod schemas that no server code refers to: `types.js` builds every one of its
  *   schemas when it loads (client requests, sampling, elicitation, resources, prompts...). Each of
  *   its top-level constants is marked pure, so rollup leaves out those nothing uses; those used are
  *   built where and when they were.
  *
  * The packages the SDK imports (zod 4, content-type) stay imports, which esbuild resolves as before
- * in the function bundle: zod there is the one zod the tools use too.
+ * in the function bundle.
  * Under MCP_SDK_BUILD_DIR (git-ignored: generated, never committed): `<entry>.mjs` per entry and
  * `shared-<hash>.mjs`, the code they share. test/integration/mcp-sdk.test.ts checks that the
  * bundled server answers as the unbundled one does.
@@ -43,11 +44,11 @@ const STAND_INS: Record<string, { matches: (source: string) => boolean; code: st
   },
   'zod-3': {
     matches: (source) => source === 'zod/v3',
-    code: `export function object() { ${refused('zod 3 schemas; the tools’ schemas are zod 4')} }`,
+    code: `export function object() { ${refused('zod 3 schemas; the protocol’s schemas are zod 4')} }`,
   },
   'zod-to-json-schema': {
     matches: (source) => source === 'zod-to-json-schema',
-    code: `export function zodToJsonSchema() { ${refused('zod 3 schemas; the tools’ schemas are zod 4')} }`,
+    code: `export function zodToJsonSchema() { ${refused('zod 3 schemas; the protocol’s schemas are zod 4')} }`,
   },
 };
 
@@ -115,14 +116,32 @@ const pureSchemas: Plugin = {
   },
 };
 
+const ENTRY = '\0mcp-sdk-entry:';
+
+/** Each entry as a module of its own: all the SDK module exports, or only the `names` it lists. */
+const entries: Plugin = {
+  name: 'mcp-sdk-entries',
+  resolveId(source) {
+    return source.startsWith(ENTRY) ? source : null;
+  },
+  load(id) {
+    if (!id.startsWith(ENTRY)) return null;
+    const entry: { specifier: string; names?: readonly string[] } =
+      MCP_SDK_ENTRIES[id.slice(ENTRY.length) as keyof typeof MCP_SDK_ENTRIES];
+    return entry.names
+      ? `export { ${entry.names.join(', ')} } from '${entry.specifier}';`
+      : `export * from '${entry.specifier}';`;
+  },
+};
+
 /** The entries' modules and the chunks they share, by file name. */
 async function bundleSdk(): Promise<Map<string, string>> {
   const bundle = await rollup({
-    input: MCP_SDK_ENTRIES,
+    input: Object.fromEntries(Object.keys(MCP_SDK_ENTRIES).map((entry) => [entry, ENTRY + entry])),
     // The SDK's own files are built here; the packages it imports stay imports (but those left out).
     external: (id) =>
       builtin(id) || (/^[@a-z]/i.test(id) && !id.startsWith('@modelcontextprotocol/sdk/') && !isLeftOut(id)),
-    plugins: [standIns, pureSchemas, nodeResolve({ rootDir: PROJECT_ROOT, preferBuiltins: true })],
+    plugins: [entries, standIns, pureSchemas, nodeResolve({ rootDir: PROJECT_ROOT, preferBuiltins: true })],
     onwarn(warning, warn) {
       // A module left unresolved, or a name a stand-in lacks, would fail at load: either fails the build.
       if (warning.code === 'UNRESOLVED_IMPORT' || warning.code === 'MISSING_EXPORT')

@@ -54,6 +54,8 @@ export function bundleEntry(handler: string): string {
 export const VALIDATORS_BUILD_DIR = '.build/validators';
 export const ANSWER_VALIDATORS_FILE = `${VALIDATORS_BUILD_DIR}/llm-answers.ts`;
 export const GENERATOR_ANSWER_VALIDATORS_FILE = `${VALIDATORS_BUILD_DIR}/generator-answers.ts`;
+/** The MCP tools' argument checks, precompiled: `#mcp-tool-validators` in the MCP function's bundle. */
+export const MCP_TOOL_VALIDATORS_FILE = `${VALIDATORS_BUILD_DIR}/mcp-tools.ts`;
 export const OTLP_BUILD_DIR = '.build/otlp';
 export const OTLP_MESSAGES_FILE = `${OTLP_BUILD_DIR}/messages.js`;
 
@@ -126,17 +128,22 @@ const FLAT_PACKAGE_ALIASES: Record<string, string> = Object.fromEntries(
 );
 
 /**
- * The MCP SDK's server entries the MCP function imports (shared/mcp/server.ts), pre-built with rollup
- * before the functions are bundled (infra/mcp-sdk.ts, into MCP_SDK_BUILD_DIR) and aliased there in
- * BUNDLING: the SDK as it is, less what the server never runs. Its default JSON Schema checker (ajv
- * and ajv-formats, imported by a relative path no alias reaches: the server gets its own checker),
- * its compatibility code for zod 3 schemas (zod 3 and zod-to-json-schema: the tools' schemas are zod
- * 4), and the protocol's zod schemas that no server code refers to.
+ * The MCP SDK's entries the MCP function imports (shared/mcp/server.ts, tools.ts), pre-built with
+ * rollup before the functions are bundled (infra/mcp-sdk.ts, into MCP_SDK_BUILD_DIR) and aliased
+ * there in BUNDLING: the SDK as it is, less what the server never runs. Its default JSON Schema
+ * checker (ajv and ajv-formats, imported by a relative path no alias reaches: the server gets its own
+ * checker), its compatibility code for zod 3 schemas, and the protocol's zod schemas that no server
+ * code refers to. An entry with `names` exports only those (of `types.js`, which exports every
+ * schema of the protocol).
  */
 export const MCP_SDK_ENTRIES = {
-  mcp: '@modelcontextprotocol/sdk/server/mcp.js',
-  webStandardStreamableHttp: '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js',
-} as const satisfies Record<string, string>;
+  server: { specifier: '@modelcontextprotocol/sdk/server/index.js' },
+  webStandardStreamableHttp: { specifier: '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js' },
+  types: {
+    specifier: '@modelcontextprotocol/sdk/types.js',
+    names: ['CallToolRequestSchema', 'ListToolsRequestSchema'],
+  },
+} as const satisfies Record<string, { specifier: string; names?: readonly string[] }>;
 export const MCP_SDK_BUILD_DIR = '.build/mcp-sdk';
 
 /** The module an MCP SDK entry resolves to in a function bundle. */
@@ -184,6 +191,8 @@ export const BUNDLING = {
     '#answer-validators': `./${ANSWER_VALIDATORS_FILE}`,
     // The shapes the generator's answer schemas are built on, precompiled the same way, for its bundle alone.
     '#generator-answer-validators': `./${GENERATOR_ANSWER_VALIDATORS_FILE}`,
+    // The MCP tools' argument checks, precompiled the same way (the local server compiles them on first use).
+    '#mcp-tool-validators': `./${MCP_TOOL_VALIDATORS_FILE}`,
     // The OTLP messages as protobufjs static code (infra/otlp-code.ts): no reflection at load.
     '#otlp-messages': `./${OTLP_MESSAGES_FILE}`,
     // Lambda gives every function its credentials in the environment: the default chain's other
@@ -199,7 +208,7 @@ export const BUNDLING = {
     ...FLAT_PACKAGE_ALIASES,
     // The MCP SDK's server entries without ajv, zod 3 and the schemas nothing refers to (MCP_SDK_ENTRIES).
     ...Object.fromEntries(
-      Object.entries(MCP_SDK_ENTRIES).map(([entry, specifier]) => [
+      Object.entries(MCP_SDK_ENTRIES).map(([entry, { specifier }]) => [
         specifier,
         `./${mcpSdkFile(entry as keyof typeof MCP_SDK_ENTRIES)}`,
       ]),

@@ -4,7 +4,7 @@
  * serves one request), acting for the caller's organization; the API Gateway event's body and
  * headers become a web-standard Request, the SDK's Response the Lambda's answer.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { AuthContext } from '../auth/context.js';
@@ -20,8 +20,8 @@ const INSTRUCTIONS =
   'monitor_status for production; next_review_item / label_review_item for human review.';
 
 /**
- * The SDK checks JSON Schemas only for elicitation and tool output schemas, neither of which this
- * server uses: this stands in for its default (ajv, built per server), which would cost every request.
+ * The SDK checks JSON Schemas only for elicitation, which this server never asks for: this stands
+ * in for its default (ajv, built per server), which would cost every request.
  */
 const noSchemaChecks: jsonSchemaValidator = {
   getValidator: () => () => ({
@@ -31,9 +31,12 @@ const noSchemaChecks: jsonSchemaValidator = {
   }),
 };
 
-/** A server with every tool, for one request of `auth`'s organization. */
-export function mcpServer(auth: AuthContext): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, {
+/**
+ * A server with every tool, for one request of `auth`'s organization: the SDK's protocol server,
+ * which answers the handshake and pings and routes `tools/list` and `tools/call` to the tools.
+ */
+export function mcpServer(auth: AuthContext): Server {
+  const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: noSchemaChecks,

@@ -18,6 +18,10 @@ export const DEFAULT_THRESHOLD = 0.5;
 /** How long the agent speaks before a PHONE run's barge-in interrupts it, at least and at most (ms). */
 export const MIN_BARGE_IN_MS = 100;
 export const MAX_BARGE_IN_MS = 10_000;
+/** The longest text (input, output, expected output, reason) a failing case carries, in characters. */
+export const MAX_CASE_TEXT = 2000;
+/** Most failing cases one page answers. */
+export const MAX_FAILING_CASES_LIMIT = 50;
 
 /** How a run reaches the agent: its CONVERSATION endpoint over HTTP, or its phone connection. */
 export const RUN_CHANNELS = ['HTTP', 'PHONE'] as const;

@@ -226,12 +226,14 @@ describe('function bundles', () => {
     ]);
   });
 
-  it('hold the MCP SDK pre-built without ajv, zod 3 or the protocol schemas nothing refers to (infra/mcp-sdk.ts)', () => {
+  it('hold the MCP SDK pre-built without ajv, zod 3 or the protocol schemas nothing refers to (infra/mcp-sdk.ts), the tools’ checks precompiled', () => {
     const server = bundles.find((b) => b.name === 'mcp/server')!;
     expect(server.packages).toContain('zod');
-    const leftOut = ['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'fast-uri', 'zod-to-json-schema'];
+    const leftOut = ['@modelcontextprotocol/sdk', 'ajv-formats', 'fast-uri', 'zod-to-json-schema'];
     expect(server.packages.filter((p) => leftOut.includes(p))).toEqual([]);
     const code = readFileSync(server.file, 'utf8');
+    // The tools' arguments are checked by precompiled validators: no ajv compiler.
+    expect(code).not.toContain('strictSchema');
     // The protocol's handshake is there; a client's notification the server never reads is not.
     expect(code).toContain('notifications/initialized');
     expect(code).not.toContain('notifications/roots/list_changed');

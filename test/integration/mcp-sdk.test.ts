@@ -3,28 +3,29 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import * as z3 from 'zod/v3';
-import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   esbuildOptions,
   LAZY_FOLDER,
   MCP_SDK_BUILD_DIR,
   MCP_SDK_ENTRIES,
+  MCP_TOOL_VALIDATORS_FILE,
   mcpSdkFile,
   PROJECT_ROOT,
 } from '../../infra/constructs/app-function.js';
 import { writeFlatPackages } from '../../infra/flat-packages.js';
 import { writeMcpSdk } from '../../infra/mcp-sdk.js';
+import { MCP_TOOL_VALIDATORS_PATH, mcpToolValidatorsModule, writeIfChanged } from '../../infra/validators.js';
 import type { AuthContext } from '../../shared/auth/context.js';
 import { answerMcp } from '../../shared/mcp/server.js';
 import { newTenant } from '../support/api.js';
 import { createMonitor, createProduct } from '../support/fixtures.js';
 
 /**
- * A function bundle resolves the MCP SDK's server entries to the modules infra/mcp-sdk.ts pre-builds
- * (no ajv, no zod 3, no protocol schema nothing refers to); everything unbundled imports the SDK
- * itself. The service's MCP server, bundled as a function is, must answer every request exactly as
+ * A function bundle resolves the MCP SDK's entries to the modules infra/mcp-sdk.ts pre-builds
+ * (no ajv, no zod 3, no protocol schema nothing refers to) and the tools' argument checks to the
+ * validators infra/validators.ts precompiles; everything unbundled imports the SDK itself and
+ * compiles the checks. The service's MCP server, bundled as a function is, must answer every request exactly as
  * it does unbundled: the protocol's handshake, the tools' list with their JSON Schemas, tool calls
  * that read the table, the tools' errors and the transport's refusals.
  */
@@ -37,6 +38,7 @@ let monitorId: string;
 beforeAll(async () => {
   await writeFlatPackages();
   await writeMcpSdk();
+  writeIfChanged(MCP_TOOL_VALIDATORS_PATH, mcpToolValidatorsModule());
   dir = mkdtempSync(join(tmpdir(), 'mcp-sdk-'));
   const entry = join(dir, 'entry.ts');
   writeFileSync(entry, `export { answerMcp } from ${JSON.stringify(resolve(PROJECT_ROOT, 'shared/mcp/server.ts'))};\n`);
@@ -102,20 +104,25 @@ const rpc = (method: string, params?: unknown) => ({
 const callTool = (name: string, args: Record<string, unknown>) => rpc('tools/call', { name, arguments: args });
 
 describe('the MCP SDK pre-built for the function bundles (infra/mcp-sdk.ts)', () => {
-  it('replaces the SDK in a bundle: its pre-built entries, no file of the SDK, ajv or zod 3', () => {
+  it('replaces the SDK in a bundle: its pre-built entries, no file of the SDK, ajv or zod 3; the tools’ checks precompiled', () => {
     const [output] = Object.values(metafile.outputs).filter((o) => o.entryPoint);
     const inputs = Object.entries(output!.inputs)
       .filter(([, input]) => input.bytesInOutput > 0)
       .map(([path]) => path);
+    // Every entry resolved (the schemas entry only re-exports, so it puts no byte of its own in).
     for (const entry of Object.keys(MCP_SDK_ENTRIES) as (keyof typeof MCP_SDK_ENTRIES)[])
-      expect(inputs).toContain(mcpSdkFile(entry));
+      expect(Object.keys(output!.inputs)).toContain(mcpSdkFile(entry));
+    // Of ajv, only the runtime helpers the precompiled checks call (as every route's do): no compiler.
     expect(
       inputs.filter((f) =>
-        /node_modules\/(@modelcontextprotocol\/sdk|ajv|ajv-formats|zod-to-json-schema|zod\/v3)\//.test(f),
+        /node_modules\/(@modelcontextprotocol\/sdk|ajv(?!\/dist\/runtime\/)|ajv-formats|zod-to-json-schema|zod\/v3)\//.test(
+          f,
+        ),
       ),
     ).toEqual([]);
-    // zod 4 once, for the SDK and the tools alike.
+    // zod 4 once, for the SDK's protocol; the tools' arguments are checked by precompiled validators.
     expect(inputs.filter((f) => f.includes('node_modules/zod/v4/classic/schemas.js'))).toHaveLength(1);
+    expect(inputs).toContain(MCP_TOOL_VALIDATORS_FILE);
   });
 
   it('answers the handshake, the tools’ list and a ping as the SDK does', async () => {
@@ -152,7 +159,7 @@ describe('the MCP SDK pre-built for the function bundles (infra/mcp-sdk.ts)', ()
       callTool('compare_runs', { runId: 'run_a', baseRunId: 'run_b' }),
       callTool('failing_cases', { runId: 'run_missing' }),
       callTool('next_review_item', { queueId: 'rq_missing', reviewer: 'ann' }),
-      // Broken rules, as zod finds them.
+      // Broken rules, as the tools' argument checks find them (precompiled in the bundle).
       callTool('list_runs', { limit: 0 }),
       callTool('list_runs', { status: ['DONE'] }),
       callTool('get_run', { runId: 'not an id!' }),
@@ -173,7 +180,7 @@ describe('the MCP SDK pre-built for the function bundles (infra/mcp-sdk.ts)', ()
     expect((await result(callTool('monitor_status', { monitorId }))).isError).toBeUndefined();
     expect(await result(callTool('list_runs', { limit: 0 }))).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringMatching(/Input validation error/) }],
+      content: [{ text: '400 Bad Request: limit must be at least 1' }],
     });
   });
 
@@ -191,19 +198,24 @@ describe('the MCP SDK pre-built for the function bundles (infra/mcp-sdk.ts)', ()
   });
 
   it('fails plainly where the server would need what was left out', async () => {
-    const { McpServer } = (await import(
-      pathToFileURL(join(PROJECT_ROOT, MCP_SDK_BUILD_DIR, 'mcp.mjs')).href
-    )) as typeof import('@modelcontextprotocol/sdk/server/mcp.js');
+    const { Server } = (await import(
+      pathToFileURL(join(PROJECT_ROOT, MCP_SDK_BUILD_DIR, 'server.mjs')).href
+    )) as typeof import('@modelcontextprotocol/sdk/server/index.js');
     // Without a checker of its own, the server would make ajv's.
-    expect(() => new McpServer({ name: 'x', version: '1' })).toThrow(/JSON Schema checker \(ajv\)/);
-    const server = new McpServer(
-      { name: 'x', version: '1' },
-      { jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'none' }) } },
-    );
-    // A tool's zod 4 shape is taken; a zod 3 one would need zod 3.
-    expect(() => server.registerTool('a', { inputSchema: { a: z.string() } }, () => ({ content: [] }))).not.toThrow();
-    expect(() => server.registerTool('b', { inputSchema: { b: z3.string() } }, () => ({ content: [] }))).toThrow(
-      /zod 3 schemas/,
-    );
+    expect(() => new Server({ name: 'x', version: '1' })).toThrow(/JSON Schema checker \(ajv\)/);
+    expect(
+      () =>
+        new Server(
+          { name: 'x', version: '1' },
+          {
+            jsonSchemaValidator: {
+              getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'none' }),
+            },
+          },
+        ),
+    ).not.toThrow();
+    // The schemas entry exports the two requests the tools answer, not the protocol's every schema.
+    const types = await import(pathToFileURL(join(PROJECT_ROOT, MCP_SDK_BUILD_DIR, 'types.mjs')).href);
+    expect(Object.keys(types).sort()).toEqual(['CallToolRequestSchema', 'ListToolsRequestSchema']);
   });
 });

@@ -81,19 +81,28 @@ describe('POST /mcp', () => {
     expect(runs.content[0]!.text).toBe('No runs match.');
   });
 
-  it('answers a broken rule as a tool error, as the route’s validation would refuse it', async () => {
+  it('answers a broken rule as a tool error with the route’s 400, and an unknown tool as a 404', async () => {
     for (const [name, args, pattern] of [
       ['list_runs', { limit: 0 }, /limit/],
       ['list_runs', { status: ['DONE'] }, /status/],
       ['get_run', { runId: 'not an id!' }, /runId/],
-      ['start_run', { versionId: 'ver_x', testId: 'test_x', metricIds: ['met_a', 'met_a'] }, /must not repeat an id/],
+      ['get_run', {}, /runId is required/],
+      ['list_runs', { limit: 5, sort: 'name' }, /unknown field 'sort'/],
+      [
+        'start_run',
+        { versionId: 'ver_x', testId: 'test_x', metricIds: ['met_a', 'met_a'] },
+        /must not contain duplicates/,
+      ],
       ['label_review_item', { queueId: 'rq_x', itemId: 'ri_x', reviewer: ' ', labels: [] }, /reviewer|labels/],
     ] as const) {
       const result = await tool(owner.key, name, args);
-      expect(result.isError, name).toBe(true);
-      expect(result.content[0]!.text, name).toMatch(/Input validation error/);
+      expect(result, name).toMatchObject({ isError: true, structuredContent: { status: 400, error: 'Bad Request' } });
+      expect(result.content[0]!.text, name).toMatch(/^400 Bad Request: /);
       expect(result.content[0]!.text, name).toMatch(pattern);
     }
+    const unknown = await tool(owner.key, 'no_such_tool', {});
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { status: 404, error: 'Not Found' } });
+    expect(unknown.content[0]!.text).toMatch(/^404 Not Found: no tool no_such_tool: the tools are list_runs, /);
     const notFound = await tool(owner.key, 'get_run', { runId: 'run_missing' });
     expect(notFound).toMatchObject({
       isError: true,

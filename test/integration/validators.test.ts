@@ -5,7 +5,14 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TObject } from '@sinclair/typebox';
-import { ANSWER_VALIDATOR_MODULES, precompiledPath, writeValidators } from '../../infra/validators.js';
+import {
+  ANSWER_VALIDATOR_MODULES,
+  MCP_TOOL_VALIDATORS_PATH,
+  precompiledPath,
+  writeValidators,
+} from '../../infra/validators.js';
+import { MCP_TOOL_INPUTS, type McpToolName } from '../../shared/mcp/inputs.js';
+import { toolInputValidator } from '../../shared/mcp/input-validators.js';
 import { newAnswerCompiler } from '../../shared/llm/answer-compiler.js';
 import type { AnswerValidator } from '../../shared/llm/answer.js';
 import { routes } from '../../shared/routes.js';
@@ -148,6 +155,43 @@ describe('precompiled validators', () => {
     );
     expect(compared).toBeGreaterThan(1000);
   }, 120_000);
+
+  it('check the MCP tools’ arguments exactly as the checks compiled at load (fuzzed arguments)', async () => {
+    const generated = readFileSync(MCP_TOOL_VALIDATORS_PATH, 'utf8');
+    expect(generated).not.toMatch(/from '[^']*(functions|infra)\//);
+    const precompiled = (await import(pathToFileURL(MCP_TOOL_VALIDATORS_PATH).href)) as {
+      toolInputValidator: typeof toolInputValidator;
+    };
+    // One call of each tool that passes, so passing arguments (defaults filled in) are compared too.
+    const passing: Record<McpToolName, Record<string, unknown>> = {
+      list_runs: { status: ['COMPLETED'] },
+      get_run: { runId: 'run_a' },
+      compare_runs: { runId: 'run_a', baseRunId: 'run_b' },
+      failing_cases: { runId: 'run_a', metricId: 'met_a', limit: 50 },
+      start_run: { versionId: 'ver_a', testId: 'test_a', metricIds: ['met_a'], repetitions: 2, threshold: 0.7 },
+      monitor_status: { monitorId: 'mon_a', days: 90 },
+      next_review_item: { queueId: 'rq_a', reviewer: 'ann' },
+      label_review_item: {
+        queueId: 'rq_a',
+        itemId: 'ri_a',
+        reviewer: 'ann',
+        labels: [{ metricId: 'met_a', score: 1 }],
+      },
+    };
+    for (const [name, schema] of Object.entries(MCP_TOOL_INPUTS) as [McpToolName, object][]) {
+      const expected = outcome(toolInputValidator(name), passing[name]);
+      expect(expected, name).toHaveProperty('value');
+      expect(outcome(precompiled.toolInputValidator(name), passing[name]), name).toEqual(expected);
+      fc.assert(
+        fc.property(valueNear(JSON.parse(JSON.stringify(schema))), (args) => {
+          expect(outcome(precompiled.toolInputValidator(name), args), name).toEqual(
+            outcome(toolInputValidator(name), args),
+          );
+        }),
+        { numRuns: 1000, seed: 45 },
+      );
+    }
+  });
 
   it.each(ANSWER_VALIDATOR_MODULES)(
     'check the fixed LLM answers of $record exactly as the answer compiler does (fuzzed answers)',

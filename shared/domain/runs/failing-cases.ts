@@ -11,12 +11,8 @@ import { getStoredRun } from '../../db/runs.js';
 import { listTurns } from '../../db/sessions.js';
 import { storedTestCases } from '../../db/test-case-reads.js';
 import { ValidationError } from '../../errors.js';
-import type { RunStatus } from '../../schemas/runs.js';
+import { MAX_CASE_TEXT, type RunStatus } from '../../schemas/runs.js';
 import { caseInputText, firstCharacters } from './pairing.js';
-
-/** The longest text (input, output, expected output, reason) a row carries, in characters. */
-export const MAX_CASE_TEXT = 2000;
-export const MAX_FAILING_CASES_LIMIT = 50;
 
 export interface FailingCasesQuery {
   /** Only the shortfalls of this metric (a session that FAILED as a whole is listed for any). */
