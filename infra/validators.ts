@@ -122,7 +122,7 @@ export function answerValidatorsModule({ path, record, schemas }: (typeof ANSWER
 }
 
 /** The MCP tools' argument checks (`#mcp-tool-validators` in the MCP function's bundle): each tool's schema as a route body's. */
-export function mcpToolValidatorsModule(): string {
+function mcpToolValidatorsModule(): string {
   const ajv = standaloneAjv(false);
   const rel = (target: string) => importPath(MCP_TOOL_VALIDATORS_PATH, target);
   return [
@@ -203,8 +203,13 @@ export async function writeValidators(): Promise<number> {
   const modules = await buildValidators();
   for (const [handler, code] of modules) writeIfChanged(precompiledPath(handler), code);
   for (const module of ANSWER_VALIDATOR_MODULES) writeIfChanged(module.path, answerValidatorsModule(module));
-  writeIfChanged(MCP_TOOL_VALIDATORS_PATH, mcpToolValidatorsModule());
+  writeMcpToolValidators();
   return modules.size;
+}
+
+/** Writes the MCP tools' precompiled argument checks (`#mcp-tool-validators`), unless already right. */
+export function writeMcpToolValidators(): void {
+  writeIfChanged(MCP_TOOL_VALIDATORS_PATH, mcpToolValidatorsModule());
 }
 
 /** A file whose content is already right is left alone; each is written whole, then renamed. */

@@ -137,7 +137,8 @@ export function registerTools(server: Server, auth: AuthContext): void {
       if (!Object.hasOwn(TOOLS, params.name))
         throw new NotFoundError(`no tool ${params.name}: the tools are ${Object.keys(TOOLS).join(', ')}`);
       const name = params.name as McpToolName;
-      const args = toolInputValidator(name)(structuredClone(params.arguments ?? {}));
+      // The request's own arguments, checked in place (defaults filled in), as a route's body is.
+      const args = toolInputValidator(name)(params.arguments ?? {});
       return (handlers[name] as (args: unknown) => Promise<Answer>)(args);
     }),
   );

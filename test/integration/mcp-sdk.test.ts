@@ -15,7 +15,7 @@ import {
 } from '../../infra/constructs/app-function.js';
 import { writeFlatPackages } from '../../infra/flat-packages.js';
 import { writeMcpSdk } from '../../infra/mcp-sdk.js';
-import { MCP_TOOL_VALIDATORS_PATH, mcpToolValidatorsModule, writeIfChanged } from '../../infra/validators.js';
+import { writeMcpToolValidators } from '../../infra/validators.js';
 import type { AuthContext } from '../../shared/auth/context.js';
 import { answerMcp } from '../../shared/mcp/server.js';
 import { newTenant } from '../support/api.js';
@@ -38,7 +38,7 @@ let monitorId: string;
 beforeAll(async () => {
   await writeFlatPackages();
   await writeMcpSdk();
-  writeIfChanged(MCP_TOOL_VALIDATORS_PATH, mcpToolValidatorsModule());
+  writeMcpToolValidators();
   dir = mkdtempSync(join(tmpdir(), 'mcp-sdk-'));
   const entry = join(dir, 'entry.ts');
   writeFileSync(entry, `export { answerMcp } from ${JSON.stringify(resolve(PROJECT_ROOT, 'shared/mcp/server.ts'))};\n`);
